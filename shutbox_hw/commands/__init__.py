@@ -1,0 +1,1 @@
+"""One module per ``shutbox-hw`` sub-command: ``add_parser`` and ``run``."""

@@ -1,0 +1,49 @@
+"""``shutbox-hw moves``: a referee's question answered by the rules engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..rules import check_dice, dice_choice, legal_closures, tiles_of, turn_score
+from .common import add_rules_options, parse_dice, parse_tile_list, rules_from_args
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("moves", help="legal closures, dice and score for a position")
+    add_rules_options(p, required=True)
+    p.add_argument("--open", required=True, metavar="LIST",
+                   help="open tiles: comma-separated numbers, or 'all'")
+    p.add_argument("--dice", nargs="+", metavar="FACE", help="the throw: one or two faces")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = rules_from_args(args)
+    open_mask = parse_tile_list(args.open, rules.tiles)
+    dice = parse_dice(args.dice)
+    answer: dict = {
+        "open": tiles_of(open_mask),
+        "dice_choice": dice_choice(rules, open_mask),
+        "score": turn_score(rules, open_mask),
+    }
+    if dice is not None:
+        check_dice(rules, open_mask, dice, allow_one_die=True)
+        answer["dice"] = list(dice)
+        answer["closures"] = sorted(tiles_of(c) for c in legal_closures(rules, open_mask, dice))
+    if args.json:
+        print(json.dumps(answer))
+        return 0
+    print(f"open tiles: {', '.join(map(str, answer['open'])) or 'none'}")
+    print(f"dice: {answer['dice_choice'].replace('-', ' ')}")
+    if dice is not None:
+        throw = " + ".join(map(str, dice))
+        if answer["closures"]:
+            print(f"{throw} lets you shut:")
+            for closure in answer["closures"]:
+                print("  " + ", ".join(map(str, closure)))
+        else:
+            print(f"{throw}: no move, the turn ends")
+    print(f"score if the turn ended now: {answer['score']}")
+    return 0

@@ -1,0 +1,180 @@
+"""The box's TOML config file: one table per part, each validated by its owner.
+
+``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
+:mod:`shutbox_hw.hal.config`), ``[game]`` and ``[storage]``. Every problem
+is reported with the key it concerns; :func:`check_config` gathers all of
+them so a builder can fix a file in one go.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+from .hal.config import HardwareConfig, parse_hardware
+from .rules import RuleSet, RulesError, rules_from_table
+
+DICE_SOURCES = ("software", "module", "manual")
+HINT_MODES = ("off", "on-request", "always")
+MAX_PLAYERS = 8
+SYSTEM_DB = Path("/var/lib/shutbox-hw/shutbox.db")
+TABLES = ("rules", "hardware", "game", "storage")
+
+
+class ConfigError(UserError):
+    """One or more problems in a config file, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    dice: str = "software"
+    player_names: tuple[str, ...] = ()
+    settle_ms: int = 2500
+    hints: str = "off"
+
+
+@dataclass(frozen=True)
+class Config:
+    rules: RuleSet
+    hardware: HardwareConfig
+    game: GameConfig = field(default_factory=GameConfig)
+    db: Path | None = None  # None: the default for where we run
+    source: Path | None = None
+
+
+def default_db_path() -> Path:
+    """/var/lib/shutbox-hw under systemd (StateDirectory), else the user's data dir."""
+    state = os.environ.get("STATE_DIRECTORY")
+    if state:
+        return Path(state.split(":")[0]) / "shutbox.db"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "shutbox-hw" / "shutbox.db"
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__.replace("str", "text").replace("int", "number")
+
+
+def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
+    known = {"dice", "player_names", "settle_ms", "hints"}
+    for key in table:
+        if key not in known:
+            problems.append(f"[game] {key}: unknown key (keys: {', '.join(sorted(known))})")
+    dice = table.get("dice", "software")
+    if dice not in DICE_SOURCES:
+        problems.append(f"[game] dice: {dice!r} is not one of {', '.join(DICE_SOURCES)}")
+        dice = "software"
+    hints = table.get("hints", "off")
+    if hints not in HINT_MODES:
+        problems.append(f"[game] hints: {hints!r} is not one of {', '.join(HINT_MODES)}")
+        hints = "off"
+    settle = table.get("settle_ms", 2500)
+    if isinstance(settle, bool) or not isinstance(settle, int) or not 0 <= settle <= 60_000:
+        problems.append(f"[game] settle_ms: expected a number of milliseconds 0..60000, "
+                        f"got {settle!r}")
+        settle = 2500
+    names = table.get("player_names", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+        problems.append("[game] player_names: expected a list of non-empty names")
+        names = []
+    elif len(names) > MAX_PLAYERS:
+        problems.append(f"[game] player_names: at most {MAX_PLAYERS} players, got {len(names)}")
+        names = names[:MAX_PLAYERS]
+    elif len(set(names)) != len(names):
+        problems.append("[game] player_names: every name must be different")
+        names = []
+    return GameConfig(dice=dice, player_names=tuple(n.strip() for n in names),
+                      settle_ms=settle, hints=hints)
+
+
+def parse_storage(table: Mapping[str, Any], problems: list[str]) -> Path | None:
+    for key in table:
+        if key != "db":
+            problems.append(f"[storage] {key}: unknown key (keys: db)")
+    db = table.get("db")
+    if db is None:
+        return None
+    if not isinstance(db, str) or not db.strip():
+        problems.append(f"[storage] db: expected a file path, got {db!r}")
+        return None
+    return Path(db).expanduser()
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError([f"{path}: no such config file"]) from None
+    except IsADirectoryError:
+        raise ConfigError([f"{path}: is a directory, not a config file"]) from None
+    except PermissionError:
+        raise ConfigError([f"{path}: cannot read the config file (permission denied)"]) from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError([f"{path}: not valid TOML: {error}"]) from None
+    except UnicodeDecodeError:
+        raise ConfigError([f"{path}: not a text file"]) from None
+
+
+def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
+                 rule_overrides: Mapping[str, Any] | None = None,
+                 source: Path | None = None) -> tuple[Config | None, list[str]]:
+    """Every table checked; returns the config (None if any problem) and the problems."""
+    problems: list[str] = []
+    for name, value in data.items():
+        if name not in TABLES:
+            problems.append(f"[{name}]: unknown table (tables: {', '.join(TABLES)})")
+        elif not isinstance(value, dict):
+            problems.append(f"{name}: expected a table [{name}]")
+    tables = {name: data.get(name) if isinstance(data.get(name), dict) else {}
+              for name in TABLES}
+    rules = None
+    try:
+        rules = rules_from_table(tables["rules"], rule_overrides, preset=preset)
+    except RulesError as error:
+        problems.append(f"[rules] {error}")
+    # with broken rules, still check the hardware against the tiles asked for
+    asked = tables["rules"].get("tiles")
+    tiles = rules.tiles if rules else asked if isinstance(asked, int) and 9 <= asked <= 12 else 9
+    hardware = parse_hardware(tables["hardware"], tiles, problems)
+    game = parse_game(tables["game"], problems)
+    db = parse_storage(tables["storage"], problems)
+    if problems or rules is None:
+        return None, problems
+    return Config(rules=rules, hardware=hardware, game=game, db=db, source=source), []
+
+
+def load_config(path: str | Path | None = None, *, preset: str | None = None,
+                rule_overrides: Mapping[str, Any] | None = None) -> Config:
+    """The config at ``path`` (or all defaults), with command-line rule overrides.
+
+    Raises :class:`ConfigError` listing every problem.
+    """
+    data: dict[str, Any] = {}
+    source = None
+    if path is not None:
+        source = Path(path)
+        data = read_toml(source)
+    config, problems = parse_config(data, preset=preset, rule_overrides=rule_overrides,
+                                    source=source)
+    if config is None:
+        raise ConfigError(problems)
+    return config
+
+
+def check_config(path: str | Path) -> list[str]:
+    """Every problem in the file, one line each (empty when it is fine)."""
+    try:
+        data = read_toml(Path(path))
+    except ConfigError as error:
+        return error.problems
+    return parse_config(data, source=Path(path))[1]

@@ -1,0 +1,59 @@
+"""What happens to the box, as plain values with a timestamp.
+
+The hardware adapters produce these (after debouncing), the simulator's
+script produces them, and the game controller consumes them. Time is always
+passed in (``at_ms``, milliseconds on whatever clock the daemon runs: the
+real monotonic clock on the box, a virtual one in the simulator and tests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+ButtonName = Literal["roll", "next"]
+
+
+@dataclass(frozen=True)
+class FlapChanged:
+    """A flap's switch settled: ``shut`` True when the flap was shut."""
+    tile: int
+    shut: bool
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class ButtonPressed:
+    """A press of ROLL or NEXT; ``long`` once it was held for the hold time."""
+    button: ButtonName
+    long: bool
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class DiceRolled:
+    """The faces of a throw, from software dice or the dice module."""
+    faces: tuple[int, ...]
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passed; lets the controller run its timers (settle, idle)."""
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class InputFault:
+    """An input that cannot be trusted: a chattering switch, a lost device.
+
+    ``source`` names it for a person ("flap 7", "ROLL", "MCP23017 0x20");
+    ``ok`` True reports that it recovered.
+    """
+    source: str
+    message: str
+    at_ms: int
+    ok: bool = False
+
+
+Event = Union[FlapChanged, ButtonPressed, DiceRolled, Tick, InputFault]

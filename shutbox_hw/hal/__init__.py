@@ -1,0 +1,1 @@
+"""Hardware: ports the game depends on, real adapters and their simulations."""

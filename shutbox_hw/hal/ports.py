@@ -1,0 +1,89 @@
+"""The ports: what the daemon needs from the box's hardware, nothing more.
+
+Like gpiozero's devices over pin factories, each port has a real adapter
+(GPIO via gpiozero, MCP23017 via smbus2, luma.oled) and runs in tests and
+the simulator over simulated pins and buses. Every port is polled from the
+daemon's single loop with the current time; adapters whose hardware calls
+back from other threads only record raw edges there, and do the work in
+``poll``. ``next_deadline_ms`` tells the loop when a poll is next needed
+(debounce expiry, hold time, blink phase, periodic read) so it can sleep,
+or so the virtual clock can jump straight there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from PIL import Image
+
+from ..events import ButtonPressed, FlapChanged, InputFault
+
+LedState = Literal["off", "on", "blink"]
+
+
+@dataclass(frozen=True)
+class LedFrame:
+    """The whole desired state of the lights: one entry per tile, and the status pair."""
+    flaps: tuple[LedState, ...]
+    green: LedState = "off"
+    red: LedState = "off"
+
+
+class FlapBank(Protocol):
+    """The microswitches under the flaps (shut flap = switch closed, pulled low)."""
+
+    tiles: int
+
+    def shut_mask(self) -> int:
+        """The debounced state now: bit t-1 set when flap t is shut."""
+
+    def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
+        """Debounced changes (and faults) that are due by ``now_ms``, in order."""
+
+    def next_deadline_ms(self) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+class Buttons(Protocol):
+    """ROLL and NEXT: a short press on release, a long press once held long enough."""
+
+    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]: ...
+
+    def next_deadline_ms(self) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+class Indicators(Protocol):
+    """Per-flap LEDs (optional) and the green/red status pair."""
+
+    def show(self, frame: LedFrame, now_ms: int) -> None:
+        """Apply a new desired state (only what changed is written)."""
+
+    def poll(self, now_ms: int) -> None:
+        """Advance blinking."""
+
+    def next_deadline_ms(self) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+class Display(Protocol):
+    """The 128x64 OLED. ``show`` never blocks: frames go out on another thread,
+    an unchanged frame is not sent again, and only the newest pending frame
+    is kept."""
+
+    width: int
+    height: int
+
+    def show(self, image: Image.Image, now_ms: int) -> None: ...
+
+    def poll(self, now_ms: int) -> None:
+        """Dimming and the screen saver after idle time; retry a lost display."""
+
+    def next_deadline_ms(self) -> int | None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,170 @@
+"""Rounds and matches: doubling, totals, elimination, races and the pool.
+
+Players are indices 0..n-1 in turn order; names belong to the game layer.
+A round is described by each player's open tiles when their turn ended
+(``None`` for a player who did not play: out of an elimination match, or
+after an instant win cut the round short).
+
+Ties, in every match format:
+
+- ``single-round``: every player with the lowest final score wins (a shared win).
+- ``elimination``: the last player left wins. If every remaining player goes
+  out in the same round, the lowest total among them wins (ties share).
+  A one-player match ends when that player goes out.
+- ``race``: the lowest total wins once the round in which someone reached the
+  threshold is finished; equal lowest totals share the win.
+- ``pool``: the round's lowest score takes the pot; equal lowest scores split
+  it evenly and an indivisible remainder stays in the pot for the next round.
+  When the players stop the match, the highest balance wins (ties share).
+- ``instant-win``: the first player to shut the box wins; nobody after them
+  plays that round, so two shutters cannot tie.
+- ``double-others``: if anyone shuts the box, every other player's score for
+  the round is doubled once, however many players shut it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from .ruleset import RuleSet
+from .scoring import turn_score
+from .tiles import Mask
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    number: int
+    open_masks: tuple[Mask | None, ...]
+    raw: tuple[int | None, ...]
+    final: tuple[int | None, ...]
+    shutters: tuple[int, ...]
+    winners: tuple[int, ...]
+    newly_out: tuple[int, ...] = ()
+    pot_paid: tuple[int, ...] = ()  # per player: what they took from the round (pool)
+
+
+@dataclass(frozen=True)
+class MatchState:
+    players: int
+    totals: tuple[int, ...]
+    out: frozenset[int] = frozenset()
+    balances: tuple[int, ...] = ()
+    pot: int = 0
+    rounds: tuple[RoundResult, ...] = field(default=())
+    over: bool = False
+    winners: tuple[int, ...] = ()
+
+    @property
+    def round_number(self) -> int:
+        """The number of the round being played (or about to be)."""
+        return len(self.rounds) + 1
+
+    def active(self) -> tuple[int, ...]:
+        """The players who take a turn in the next round, in order."""
+        return tuple(p for p in range(self.players) if p not in self.out)
+
+
+def new_match(players: int) -> MatchState:
+    if players < 1:
+        raise ValueError("a match needs at least one player")
+    return MatchState(players=players, totals=(0,) * players, balances=(0,) * players)
+
+
+def ends_round_at_once(rules: RuleSet, open_mask: Mask) -> bool:
+    """Whether the turn that left ``open_mask`` cuts the round short (instant win)."""
+    return rules.shut_the_box == "instant-win" and open_mask == 0
+
+
+def _lowest(values: dict[int, int]) -> tuple[int, ...]:
+    if not values:
+        return ()
+    best = min(values.values())
+    return tuple(p for p, v in values.items() if v == best)
+
+
+def finish_round(rules: RuleSet, state: MatchState,
+                 open_masks: Sequence[Mask | None]) -> MatchState:
+    """The match after a round in which each player's turn left ``open_masks``."""
+    if state.over:
+        raise ValueError("the match is already over")
+    if len(open_masks) != state.players:
+        raise ValueError(f"expected {state.players} players' tiles, got {len(open_masks)}")
+    played = [p for p, m in enumerate(open_masks) if m is not None]
+    raw: list[int | None] = [None if m is None else turn_score(rules, m) for m in open_masks]
+    shutters = tuple(p for p in played if open_masks[p] == 0)
+    final = list(raw)
+    if rules.shut_the_box == "double-others" and shutters:
+        for p in played:
+            if p not in shutters:
+                final[p] = 2 * raw[p]  # type: ignore[operator]
+
+    instant = rules.shut_the_box == "instant-win" and bool(shutters)
+    scored = {p: final[p] for p in played}
+    round_winners = shutters[:1] if instant else _lowest(scored)  # type: ignore[arg-type]
+    totals = list(state.totals)
+    for p in played:
+        totals[p] += final[p]  # type: ignore[operator]
+
+    balances, pot = list(state.balances), state.pot
+    paid = [0] * state.players
+    newly_out: tuple[int, ...] = ()
+    over, winners = False, ()
+    if rules.match == "pool":
+        # every player stakes at the start of the round, also those an
+        # instant win later leaves without a turn
+        staking = state.active()
+        for p in staking:
+            balances[p] -= rules.stake
+            pot += rules.stake
+        if instant:
+            shutter = shutters[0]
+            # the pot holds one stake from everyone; each other player pays
+            # one more, so the shutter collects twice the stake from each.
+            extra = rules.stake * (len(staking) - 1)
+            for p in staking:
+                if p != shutter:
+                    balances[p] -= rules.stake
+            paid[shutter] = pot + extra
+            pot = 0
+        elif round_winners:
+            share = pot // len(round_winners)
+            for p in round_winners:
+                paid[p] = share
+            pot -= share * len(round_winners)
+        for p in range(state.players):
+            balances[p] += paid[p]
+    elif instant:
+        over, winners = True, shutters[:1]
+    elif rules.match == "single-round":
+        over, winners = True, round_winners
+    elif rules.match == "race":
+        if any(totals[p] >= rules.threshold for p in played):  # type: ignore[operator]
+            over = True
+            winners = _lowest({p: totals[p] for p in range(state.players)})
+    elif rules.match == "elimination":
+        newly_out = tuple(p for p in played if totals[p] >= rules.threshold)  # type: ignore[operator]
+        remaining = [p for p in played if p not in newly_out]
+        if len(remaining) == 0 or (state.players > 1 and len(remaining) == 1):
+            over = True
+            winners = (tuple(remaining) if remaining
+                       else _lowest({p: totals[p] for p in newly_out}))
+
+    result = RoundResult(
+        number=state.round_number, open_masks=tuple(open_masks), raw=tuple(raw),
+        final=tuple(final), shutters=shutters, winners=round_winners,
+        newly_out=newly_out, pot_paid=tuple(paid))
+    return replace(state, totals=tuple(totals), out=state.out | frozenset(newly_out),
+                   balances=tuple(balances), pot=pot, rounds=state.rounds + (result,),
+                   over=over, winners=winners)
+
+
+def stop_match(rules: RuleSet, state: MatchState) -> MatchState:
+    """The players stop the match (the only way a pool ends): standings decide."""
+    if state.over:
+        return state
+    if rules.match == "pool":
+        winners = _lowest({p: -b for p, b in enumerate(state.balances)})
+    else:
+        winners = _lowest({p: state.totals[p] for p in state.active()})
+    return replace(state, over=True, winners=winners)

@@ -1,0 +1,180 @@
+"""Rule sets: immutable values built from a preset plus overrides.
+
+The three seed documents disagree on purpose; every point where they differ
+is one key here. The same keys are used in the config's ``[rules]`` table
+and in ``--set KEY=VALUE`` on the command line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UserError
+
+CLOSURES = ("any-sum", "sum-or-dice")
+ONE_DIE = ("never", "when-high-shut", "below-6")
+SCORINGS = ("sum", "digits")
+SHUT_THE_BOX = ("score-zero", "instant-win", "double-others")
+MATCHES = ("single-round", "elimination", "race", "pool")
+MIN_TILES, MAX_TILES = 9, 12
+RACE_DEFAULT_THRESHOLD = 100
+
+
+class RulesError(UserError, ValueError):
+    """A rule key, value or combination that the engine cannot play."""
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One complete, validated rule set. Build it with :func:`build_rules`."""
+
+    preset: str
+    tiles: int
+    closure: str
+    multiplication: bool
+    one_die: str
+    scoring: str
+    shut_the_box: str
+    match: str
+    threshold: int | None
+    stake: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The rule set as plain values (for JSON and the database)."""
+        return dataclasses.asdict(self)
+
+    def summary(self) -> str:
+        """A short human line, e.g. for the attract screen."""
+        parts = [f"{self.tiles} tiles", self.closure]
+        if self.multiplication:
+            parts.append("x allowed")
+        parts.append(f"{self.match}")
+        if self.threshold is not None and self.match in ("elimination", "race"):
+            parts[-1] += f" {self.threshold}"
+        return ", ".join(parts)
+
+
+# Each preset follows one seed document. threshold=None means "the default
+# for the match format" (elimination: the sum of all tiles, race: 100).
+PRESETS: dict[str, dict[str, Any]] = {
+    # seed 000 (German): any split of the total, one die once 7-9 are shut,
+    # penalties add up until all but one player reach 45.
+    "klappenspiel": dict(
+        tiles=9, closure="any-sum", multiplication=False, one_die="when-high-shut",
+        scoring="sum", shut_the_box="score-zero", match="elimination",
+        threshold=None, stake=1,
+    ),
+    # seed 001 (English, Creative Crafthouse 1-12): one die below a total of
+    # 6, shutting doubles everyone else, race to 100.
+    "crafthouse-12": dict(
+        tiles=12, closure="any-sum", multiplication=False, one_die="below-6",
+        scoring="sum", shut_the_box="double-others", match="race",
+        threshold=None, stake=1,
+    ),
+    # seed 002 (Italian, English pubs): a pool per round, shutting wins at once.
+    "pub": dict(
+        tiles=9, closure="any-sum", multiplication=False, one_die="when-high-shut",
+        scoring="sum", shut_the_box="instant-win", match="pool",
+        threshold=None, stake=1,
+    ),
+}
+
+DEFAULT_PRESET = "klappenspiel"
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "closure": CLOSURES,
+    "one_die": ONE_DIE,
+    "scoring": SCORINGS,
+    "shut_the_box": SHUT_THE_BOX,
+    "match": MATCHES,
+}
+_BOOLS = ("multiplication",)
+_INTS = ("tiles", "threshold", "stake")
+KEYS = ("tiles", "closure", "multiplication", "one_die", "scoring",
+        "shut_the_box", "match", "threshold", "stake")
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """Turn a TOML value or a ``--set`` string into the key's type."""
+    if key in _BOOLS:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+            return value.lower() in ("true", "yes", "1")
+        raise RulesError(f"rules key {key!r}: expected true or false, got {value!r}")
+    if key in _INTS:
+        if isinstance(value, bool):
+            raise RulesError(f"rules key {key!r}: expected a whole number, got {value!r}")
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                raise RulesError(
+                    f"rules key {key!r}: expected a whole number, got {value!r}") from None
+        if key == "tiles" and not MIN_TILES <= number <= MAX_TILES:
+            raise RulesError(
+                f"rules key 'tiles': must be {MIN_TILES}..{MAX_TILES}, got {number}")
+        if key in ("threshold", "stake") and number <= 0:
+            raise RulesError(f"rules key {key!r}: must be greater than 0, got {number}")
+        return number
+    choices = _CHOICES[key]
+    if not isinstance(value, str) or value not in choices:
+        raise RulesError(
+            f"rules key {key!r}: {value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def build_rules(preset: str = DEFAULT_PRESET,
+                overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """The rule set of ``preset`` with ``overrides`` applied and checked."""
+    if preset not in PRESETS:
+        raise RulesError(
+            f"unknown rules preset {preset!r} (presets: {', '.join(PRESETS)})")
+    values = dict(PRESETS[preset])
+    for key, raw in (overrides or {}).items():
+        if key not in KEYS:
+            raise RulesError(f"unknown rules key {key!r} (keys: {', '.join(KEYS)})")
+        values[key] = _coerce(key, raw)
+    if values["multiplication"] and values["closure"] != "any-sum":
+        raise RulesError(
+            "rules key 'multiplication': only works with closure = \"any-sum\"")
+    if values["threshold"] is None:
+        if values["match"] == "elimination":
+            values["threshold"] = values["tiles"] * (values["tiles"] + 1) // 2
+        elif values["match"] == "race":
+            values["threshold"] = RACE_DEFAULT_THRESHOLD
+    return RuleSet(preset=preset, **values)
+
+
+def parse_set_options(pairs: list[str] | None) -> dict[str, str]:
+    """``["tiles=12", "match=race"]`` -> ``{"tiles": "12", "match": "race"}``."""
+    overrides: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise RulesError(f"--set {pair!r}: expected KEY=VALUE")
+        overrides[key] = value.strip()
+    return overrides
+
+
+def rules_from_table(table: Mapping[str, Any],
+                     overrides: Mapping[str, Any] | None = None,
+                     preset: str | None = None) -> RuleSet:
+    """The rule set of a config ``[rules]`` table, then command-line overrides.
+
+    ``preset`` (from ``--rules``) replaces the table's preset; the table's
+    other keys still apply unless overridden.
+    """
+    values = dict(table)
+    chosen = preset or values.pop("preset", DEFAULT_PRESET)
+    values.pop("preset", None)
+    if not isinstance(chosen, str):
+        raise RulesError(f"rules key 'preset': expected a name, got {chosen!r}")
+    values.update(overrides or {})
+    return build_rules(chosen, values)
