@@ -1,0 +1,101 @@
+"""What the OLED should show, as plain data.
+
+The controller decides *what* to show by returning one of these values; the
+renderer (:mod:`shutbox_hw.render`) decides *how* it looks on 128x64 pixels.
+Keeping them apart keeps the controller free of Pillow and lets tests check
+the content of a screen without comparing pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class AttractScreen:
+    """Idle: the rule set and how to start."""
+    title: str                    # e.g. "Klappenspiel"
+    rules_line: str               # e.g. "9 tiles, any-sum, elimination 45"
+    players: tuple[str, ...]      # the players NEXT has chosen
+    prompt: str = "NEXT: players  ROLL: start"
+
+
+@dataclass(frozen=True)
+class PlayScreen:
+    """A turn in progress.
+
+    ``dice`` is None before the throw is known (``prompt`` then says what to
+    do: "ROLL to throw", "throw the dice"); ``message`` is a problem to fix
+    ("8 doesn't fit 3+4", "open flaps 3, 7") shown prominently instead of the
+    normal footer; ``hint`` is the optimal closure when hints are on;
+    ``shut_chance``/``move_chance`` are probabilities 0..1 from the solver.
+    """
+    player: str
+    round: int
+    tiles: int                    # board size, to draw every tile slot
+    open_tiles: tuple[int, ...]
+    total: int                    # the player's match total before this turn
+    dice: tuple[int, ...] | None = None
+    prompt: str = ""
+    message: str | None = None
+    hint: tuple[int, ...] | None = None
+    shut_chance: float | None = None
+    move_chance: float | None = None
+
+
+@dataclass(frozen=True)
+class TurnEndScreen:
+    """The turn is over: its score and what stayed open."""
+    player: str
+    score: int
+    open_tiles: tuple[int, ...]
+    shut: bool                    # "SHUT THE BOX!"
+    note: str = ""                # consequence: "wins at once", "others doubled", ...
+    prompt: str = "lift all flaps"
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    name: str
+    raw: int | None               # None: did not play this round
+    final: int | None             # after doubling
+    total: int
+    out: bool = False
+    shut: bool = False
+    balance: int | None = None    # pool only
+
+
+@dataclass(frozen=True)
+class ScoreboardScreen:
+    """After a round: seed 001's scorecard as a screen."""
+    round: int
+    rows: tuple[ScoreRow, ...]
+    note: str = ""                # "P2 wins the round", "pot 3"
+    prompt: str = "NEXT: continue"
+
+
+@dataclass(frozen=True)
+class ResultScreen:
+    """The match is over."""
+    winners: tuple[str, ...]
+    rows: tuple[ScoreRow, ...]
+    prompt: str = "ROLL: new game"
+
+
+@dataclass(frozen=True)
+class ConfirmScreen:
+    """A question answered with the buttons, e.g. "New game?"."""
+    question: str
+    prompt: str = "ROLL: yes  NEXT: no"
+
+
+@dataclass(frozen=True)
+class NoticeScreen:
+    """A problem with the box itself (a faulty switch, a lost device)."""
+    title: str
+    lines: tuple[str, ...] = ()
+
+
+Screen = Union[AttractScreen, PlayScreen, TurnEndScreen, ScoreboardScreen,
+               ResultScreen, ConfirmScreen, NoticeScreen]
