@@ -1,0 +1,134 @@
+"""The box's event loop: hardware ports in, controller, effects out.
+
+One loop serves the real box (monotonic clock, real adapters, systemd) and
+the simulator (virtual clock, simulated adapters): only what is plugged into
+:class:`Box` differs. The loop is single-threaded; adapters whose hardware
+calls back on other threads only record edges there.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .config import Config
+from .events import DiceRolled, Event, InputFault, Tick
+from .game.controller import Advisor, Controller
+from .game.effects import Effect, Emit, Lights, RollDice, Show
+from .hal.ports import Buttons, Display, FlapBank, Indicators
+from .store import Store
+
+log = logging.getLogger("shutbox_hw")
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+
+class DiceSource(Protocol):
+    """Where a throw's faces come from when the controller asks for one."""
+
+    def roll(self, count: int) -> tuple[int, ...] | None:
+        """The faces now, or None if they will arrive later as a DiceRolled event."""
+
+
+class SoftwareDice:
+    """ROLL rolls in software, with the operating system's randomness."""
+
+    def __init__(self) -> None:
+        self._random = secrets.SystemRandom()
+
+    def roll(self, count: int) -> tuple[int, ...]:
+        return tuple(self._random.randint(1, 6) for _ in range(count))
+
+
+@dataclass
+class Box:
+    """What the daemon is wired to: the real box or the simulated one."""
+    flaps: FlapBank
+    buttons: Buttons
+    indicators: Indicators
+    display: Display
+    dice: DiceSource
+
+    def close(self) -> None:
+        for part in (self.flaps, self.buttons, self.indicators, self.display):
+            try:
+                part.close()
+            except Exception:  # closing is best effort; the box is going down
+                log.exception("closing %s", type(part).__name__)
+
+
+class Daemon:
+    """Runs one :class:`Controller` against one :class:`Box`."""
+
+    def __init__(self, config: Config, box: Box, store: Store, clock: Clock, *,
+                 advisor: Advisor | None = None,
+                 on_event: Callable[[dict[str, Any]], None] | None = None,
+                 render: Callable[[Any], Any] | None = None) -> None:
+        self.config = config
+        self.box = box
+        self.store = store
+        self.clock = clock
+        self.on_event = on_event
+        if render is None:
+            from .render import render
+        self.render = render
+        self.controller = Controller(config.rules, config.game, advisor=advisor)
+
+    def start(self) -> None:
+        """Power on: resume the unfinished game, read the flaps, show the box."""
+        now = self.clock.now_ms()
+        saved = self.store.unfinished_game()
+        self._apply(self.controller.start(now, self.box.flaps.shut_mask(), saved), now)
+
+    def feed(self, event: Event) -> None:
+        self._apply(self.controller.handle(event), event.at_ms)
+
+    def step(self) -> None:
+        """Poll every port once and hand what happened to the controller."""
+        now = self.clock.now_ms()
+        for event in [*self.box.flaps.poll(now), *self.box.buttons.poll(now)]:
+            self.feed(event)
+        deadline = self.controller.next_deadline_ms()
+        if deadline is not None and now >= deadline:
+            self.feed(Tick(now))
+        self.box.indicators.poll(now)
+        self.box.display.poll(now)
+
+    def next_deadline_ms(self) -> int | None:
+        deadlines = [d for d in (self.box.flaps.next_deadline_ms(),
+                                 self.box.buttons.next_deadline_ms(),
+                                 self.box.indicators.next_deadline_ms(),
+                                 self.box.display.next_deadline_ms(),
+                                 self.controller.next_deadline_ms()) if d is not None]
+        return min(deadlines, default=None)
+
+    def _apply(self, effects: list[Effect], now: int) -> None:
+        # durable first: a commit is on disk before the box shows it
+        for effect in effects:
+            if isinstance(effect, Emit):
+                self._record(effect.data, now)
+        for effect in effects:
+            if isinstance(effect, Lights):
+                self.box.indicators.show(effect.leds, now)
+            elif isinstance(effect, Show):
+                self.box.display.show(self.render(effect.screen), now)
+            elif isinstance(effect, RollDice):
+                faces = self.box.dice.roll(effect.count)
+                if faces is not None:
+                    self.feed(DiceRolled(tuple(faces), now))
+
+    def _record(self, data: dict[str, Any], now: int) -> None:
+        try:
+            self.store.record(data)
+        except Exception as error:  # a full disk must not stop the game
+            log.error("could not store %s: %s", data.get("event"), error)
+            self._apply(self.controller.handle(
+                InputFault("storage", f"cannot save: {error}"[:60], now)), now)
+        log.info("%s", data)
+        if self.on_event is not None:
+            self.on_event(data)

@@ -1,0 +1,39 @@
+"""Short texts for a 128-pixel-wide screen: tile lists, throws, reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..rules import Dice, RuleSet
+
+
+def tile_ranges(tiles: Iterable[int]) -> str:
+    """``[1, 2, 3, 4, 7]`` -> ``"1-4, 7"`` (a runs of three or more become a range)."""
+    tiles = sorted(tiles)
+    parts: list[str] = []
+    i = 0
+    while i < len(tiles):
+        j = i
+        while j + 1 < len(tiles) and tiles[j + 1] == tiles[j] + 1:
+            j += 1
+        if j - i >= 2:
+            parts.append(f"{tiles[i]}-{tiles[j]}")
+        else:
+            parts.extend(str(t) for t in tiles[i:j + 1])
+        i = j + 1
+    return ", ".join(parts)
+
+
+def throw_text(rules: RuleSet, dice: Dice) -> str:
+    """``3+4``; ``4+6 or 4x6`` with the multiplication rule; ``5`` for one die."""
+    if len(dice) == 1:
+        return str(dice[0])
+    text = f"{dice[0]}+{dice[1]}"
+    if rules.multiplication:
+        text += f" or {dice[0]}x{dice[1]}"
+    return text
+
+
+def flaps_word(tiles: Iterable[int]) -> str:
+    tiles = list(tiles)
+    return ("flap " if len(tiles) == 1 else "flaps ") + tile_ranges(tiles)

@@ -1,0 +1,1 @@
+"""``shutbox-hw sim``: the real daemon wired to the simulated box."""

@@ -1,0 +1,103 @@
+"""Scripts for ``shutbox-hw sim --script``: parsed and checked before anything runs.
+
+One command per line; ``#`` starts a comment; blank lines are ignored::
+
+    start N          new game with N players (NEXT to choose, ROLL to start)
+    dice A [B]       the next throw shows these faces (manual dice: what was thrown)
+    roll | roll1     short | long press of ROLL
+    next | hold-next short | long press of NEXT
+    close T [T ...]  shut these flaps one after another
+    open T [T ...]   lift them
+    wait SECONDS     let time pass
+    restart          cut the power and start a new daemon on the same database
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UserError
+
+COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
+            "restart")
+
+
+class ScriptError(UserError):
+    """A script line the simulator cannot run; the message names the line."""
+
+
+@dataclass(frozen=True)
+class Step:
+    line: int
+    command: str
+    args: tuple[float | int, ...] = ()
+
+
+def _ints(where: str, words: list[str]) -> list[int]:
+    values = []
+    for word in words:
+        try:
+            values.append(int(word))
+        except ValueError:
+            raise ScriptError(f"{where}: {word!r} is not a whole number") from None
+    return values
+
+
+def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
+    """Every line checked against the board size; raises :class:`ScriptError`."""
+    steps: list[Step] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        command, rest = words[0].lower(), words[1:]
+        where = f"{name}:{number}: {command}"
+        if command not in COMMANDS:
+            raise ScriptError(f"{name}:{number}: unknown command {words[0]!r} "
+                              f"(commands: {', '.join(COMMANDS)})")
+        if command in ("roll", "roll1", "next", "hold-next", "restart"):
+            if rest:
+                raise ScriptError(f"{where}: takes no arguments")
+            steps.append(Step(number, command))
+        elif command == "start":
+            values = _ints(where, rest)
+            if len(values) != 1 or not 1 <= values[0] <= 8:
+                raise ScriptError(f"{where}: expected a number of players 1..8")
+            steps.append(Step(number, command, tuple(values)))
+        elif command == "dice":
+            values = _ints(where, rest)
+            if len(values) not in (1, 2):
+                raise ScriptError(f"{where}: expected one or two faces")
+            for face in values:
+                if not 1 <= face <= 6:
+                    raise ScriptError(f"{where}: die face {face} is outside 1..6")
+            steps.append(Step(number, command, tuple(values)))
+        elif command in ("close", "open"):
+            values = _ints(where, rest)
+            if not values:
+                raise ScriptError(f"{where}: expected flap numbers")
+            for tile in values:
+                if not 1 <= tile <= tiles:
+                    raise ScriptError(f"{where}: flap {tile} is not on this {tiles}-flap box")
+            steps.append(Step(number, command, tuple(values)))
+        elif command == "wait":
+            try:
+                seconds = float(rest[0]) if len(rest) == 1 else -1.0
+            except ValueError:
+                seconds = -1.0
+            if not 0 <= seconds <= 86_400:
+                raise ScriptError(f"{where}: expected a number of seconds")
+            steps.append(Step(number, command, (seconds,)))
+    return steps
+
+
+def load_script(path: str | Path, tiles: int) -> list[Step]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScriptError(f"{path}: no such script file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScriptError(f"{path}: cannot read the script: {error}") from None
+    return parse_script(text, tiles, name=str(path))

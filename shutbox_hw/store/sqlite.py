@@ -1,0 +1,234 @@
+"""The box's memory: games, players, rounds, turns, throws and rejected flaps.
+
+The controller's events are written here as they happen, each in its own
+transaction (WAL, synchronous=FULL), so a throw is durable before the box
+shows it. After a power cut :meth:`Store.unfinished_game` rebuilds exactly
+what the rules need to carry on.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from ..game.saved import SavedGame, SavedTurn
+from ..rules import mask_of
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    rules TEXT NOT NULL,
+    dice_mode TEXT NOT NULL,
+    winners TEXT,
+    abandoned INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS players (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    number INTEGER NOT NULL,
+    ended_at REAL NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (game_id, number)
+);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    round INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    open_tiles TEXT,
+    score INTEGER,
+    final_score INTEGER,
+    shut INTEGER,
+    UNIQUE (game_id, round, seat)
+);
+CREATE TABLE IF NOT EXISTS throws (
+    id INTEGER PRIMARY KEY,
+    turn_id INTEGER NOT NULL REFERENCES turns(id),
+    number INTEGER NOT NULL,
+    dice TEXT,
+    closed TEXT,
+    rolled_at REAL NOT NULL,
+    committed_at REAL,
+    UNIQUE (turn_id, number)
+);
+CREATE TABLE IF NOT EXISTS rejected_flaps (
+    id INTEGER PRIMARY KEY,
+    turn_id INTEGER NOT NULL REFERENCES turns(id),
+    flap INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    at REAL NOT NULL
+);
+"""
+
+
+class StoreError(UserError):
+    """The database cannot be opened or is not ours."""
+
+
+class Store:
+    """One SQLite file. ``record`` takes the controller's event dicts."""
+
+    def __init__(self, path: str | Path, clock=time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            raise StoreError(f"cannot open the database {self.path}: {error}") from None
+        self.game_id: int | None = None
+        self.seats: dict[str, int] = {}
+        row = self.db.execute(
+            "SELECT id FROM games WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        if row:
+            self._select_game(row[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _select_game(self, game_id: int) -> None:
+        self.game_id = game_id
+        self.seats = {name: seat for seat, name in self.db.execute(
+            "SELECT seat, name FROM players WHERE game_id = ?", (game_id,))}
+
+    # ------------------------------------------------------------------ writing
+
+    def record(self, event: dict[str, Any]) -> None:
+        """Write one controller event durably (ignores events it has no table for)."""
+        handler = getattr(self, "_on_" + event.get("event", ""), None)
+        if handler is None:
+            return
+        with self.db:  # one transaction
+            self.db.execute("BEGIN IMMEDIATE")
+            handler(event, self._clock())
+
+    def _turn_id(self, event: dict[str, Any]) -> int | None:
+        row = self.db.execute(
+            "SELECT id FROM turns WHERE game_id = ? AND round = ? AND seat = ?",
+            (self.game_id, event["round"], self.seats[event["player"]])).fetchone()
+        return row[0] if row else None
+
+    def _current_turn_id(self) -> int | None:
+        row = self.db.execute(
+            "SELECT id FROM turns WHERE game_id = ? AND ended_at IS NULL ORDER BY id DESC LIMIT 1",
+            (self.game_id,)).fetchone()
+        return row[0] if row else None
+
+    def _on_game_started(self, event: dict[str, Any], now: float) -> None:
+        # a new game abandons any unfinished one
+        self.db.execute("UPDATE games SET ended_at = ?, abandoned = 1 WHERE ended_at IS NULL",
+                        (now,))
+        cur = self.db.execute(
+            "INSERT INTO games (started_at, rules, dice_mode) VALUES (?, ?, ?)",
+            (now, json.dumps(event["rules"]), event.get("dice", "software")))
+        game_id = cur.lastrowid
+        self.db.executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
+                            [(game_id, seat, name) for seat, name in enumerate(event["players"])])
+        self._select_game(game_id)
+
+    def _on_turn_started(self, event: dict[str, Any], now: float) -> None:
+        self.db.execute("INSERT INTO turns (game_id, round, seat, started_at) VALUES (?, ?, ?, ?)",
+                        (self.game_id, event["round"], self.seats[event["player"]], now))
+
+    def _on_rolled(self, event: dict[str, Any], now: float) -> None:
+        dice = event.get("dice")
+        self.db.execute(
+            "INSERT OR REPLACE INTO throws (turn_id, number, dice, rolled_at) VALUES (?, ?, ?, ?)",
+            (self._turn_id(event), event["throw"], json.dumps(dice) if dice else None, now))
+
+    def _on_throw_committed(self, event: dict[str, Any], now: float) -> None:
+        turn_id = self._turn_id(event)
+        closed = json.dumps(event["closed"])
+        updated = self.db.execute(
+            "UPDATE throws SET closed = ?, committed_at = ? WHERE turn_id = ? AND number = ?",
+            (closed, now, turn_id, event["throw"])).rowcount
+        if not updated:
+            dice = event.get("dice")
+            self.db.execute(
+                "INSERT INTO throws (turn_id, number, dice, closed, rolled_at, committed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (turn_id, event["throw"], json.dumps(dice) if dice else None, closed, now, now))
+
+    def _on_flap_rejected(self, event: dict[str, Any], now: float) -> None:
+        turn_id = self._current_turn_id()
+        if turn_id is not None:
+            self.db.execute("INSERT INTO rejected_flaps (turn_id, flap, reason, at) "
+                            "VALUES (?, ?, ?, ?)", (turn_id, event["flap"], event["reason"], now))
+
+    def _on_turn_ended(self, event: dict[str, Any], now: float) -> None:
+        self.db.execute(
+            "UPDATE turns SET ended_at = ?, open_tiles = ?, score = ?, shut = ? WHERE id = ?",
+            (now, json.dumps(event["open"]), event["score"], int(event["shut"]),
+             self._turn_id(event)))
+
+    def _on_round_ended(self, event: dict[str, Any], now: float) -> None:
+        self.db.execute("INSERT INTO rounds (game_id, number, ended_at, result) VALUES (?, ?, ?, ?)",
+                        (self.game_id, event["round"], now, json.dumps(event)))
+        for name, final in event["scores"].items():
+            self.db.execute("UPDATE turns SET final_score = ? WHERE game_id = ? AND round = ?"
+                            " AND seat = ?", (final, self.game_id, event["round"], self.seats[name]))
+
+    def _on_game_ended(self, event: dict[str, Any], now: float) -> None:
+        self.db.execute("UPDATE games SET ended_at = ?, winners = ?, abandoned = ? WHERE id = ?",
+                        (now, json.dumps(event["winners"]), int(event.get("abandoned", False)),
+                         self.game_id))
+        self.game_id, self.seats = None, {}
+
+    # ------------------------------------------------------------------ resuming
+
+    def unfinished_game(self) -> SavedGame | None:
+        """The game a power cut interrupted, as the controller needs it."""
+        if self.game_id is None:
+            return None
+        rules_json, = self.db.execute("SELECT rules FROM games WHERE id = ?",
+                                      (self.game_id,)).fetchone()
+        players = [name for name, in self.db.execute(
+            "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (self.game_id,))]
+        ended_rounds = {n for n, in self.db.execute(
+            "SELECT number FROM rounds WHERE game_id = ?", (self.game_id,))}
+        by_round: dict[int, dict[int, int]] = {}
+        current: tuple[int, int] | None = None  # (turn id, seat)
+        for turn_id, rnd, seat, open_json, ended in self.db.execute(
+                "SELECT id, round, seat, open_tiles, ended_at FROM turns WHERE game_id = ?"
+                " ORDER BY round, id", (self.game_id,)):
+            if ended is None:
+                current = (turn_id, seat)
+            else:
+                by_round.setdefault(rnd, {})[seat] = mask_of(json.loads(open_json))
+        rounds = tuple(tuple(by_round.get(r, {}).get(seat) for seat in range(len(players)))
+                       for r in sorted(ended_rounds))
+        open_round = max(ended_rounds, default=0) + 1
+        played = tuple(sorted(by_round.get(open_round, {}).items()))
+        turn = None
+        if current is not None:
+            turn_id, seat = current
+            closed, dice, started = [], None, False
+            for dice_json, closed_json in self.db.execute(
+                    "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number",
+                    (turn_id,)):
+                if closed_json is not None:
+                    closed.append(mask_of(json.loads(closed_json)))
+                else:
+                    dice = tuple(json.loads(dice_json)) if dice_json else None
+                    started = True
+            turn = SavedTurn(player=seat, closed=tuple(closed), dice=dice,
+                             throw_started=started)
+        return SavedGame(rules=json.loads(rules_json), players=tuple(players), rounds=rounds,
+                         played=played, turn=turn)

@@ -1,0 +1,75 @@
+"""A bare table for controller tests: events in by hand, effects collected.
+
+Dice asked for with RollDice are taken from a queue the test fills, the way
+a player would set the dice in seed 001's practice round.
+"""
+
+from __future__ import annotations
+
+from shutbox_hw.config import GameConfig
+from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
+from shutbox_hw.game.controller import Controller
+from shutbox_hw.game.effects import Emit, Lights, RollDice, Show
+from shutbox_hw.rules import build_rules
+
+
+class Table:
+    def __init__(self, preset="klappenspiel", overrides=None, shut=0, saved=None,
+                 advisor=None, **game):
+        self.rules = build_rules(preset, overrides or {})
+        self.controller = Controller(self.rules, GameConfig(**game), advisor=advisor)
+        self.now = 0
+        self.events: list[dict] = []
+        self.screen = None
+        self.leds = None
+        self.dice: list[tuple[int, ...]] = []
+        self.rolls: list[int] = []
+        self._apply(self.controller.start(0, shut, saved))
+
+    def _apply(self, effects):
+        for effect in effects:
+            if isinstance(effect, Emit):
+                self.events.append(effect.data)
+            elif isinstance(effect, Show):
+                self.screen = effect.screen
+            elif isinstance(effect, Lights):
+                self.leds = effect.leds
+            elif isinstance(effect, RollDice):
+                self.rolls.append(effect.count)
+                if self.dice:
+                    self.send(DiceRolled(self.dice.pop(0), self.now))
+
+    def send(self, event):
+        self._apply(self.controller.handle(event))
+
+    def step(self, ms=5):
+        self.now += ms
+        return self.now
+
+    # the script's verbs
+    def press(self, button, long=False):
+        self.send(ButtonPressed(button, long, self.step()))
+
+    def roll(self, *faces, long=False):
+        if faces:
+            self.dice.append(tuple(faces))
+        self.press("roll", long)
+
+    def close(self, *tiles):
+        for t in tiles:
+            self.send(FlapChanged(t, True, self.step()))
+
+    def open(self, *tiles):
+        for t in tiles:
+            self.send(FlapChanged(t, False, self.step()))
+
+    def wait(self, ms):
+        self.send(Tick(self.step(ms)))
+
+    def start(self, players):
+        while self.controller.player_count != players:
+            self.press("next")
+        self.press("roll")
+
+    def names(self, kind):
+        return [e for e in self.events if e["event"] == kind]

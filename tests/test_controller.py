@@ -1,0 +1,307 @@
+"""The referee, driven event by event without hardware (see table.py)."""
+
+from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen,
+                                     ScoreboardScreen, TurnEndScreen)
+from table import Table
+
+# seed 001's practice round: (dice, closed) per throw; None = no move
+SEVEN = [((6, 6), [12]), ((5, 6), [11]), ((4, 6), [10]), ((4, 5), [9]), ((3, 5), [8]),
+         ((3, 4), [7]), ((3, 3), [6])]
+PLAYER_A = SEVEN + [((2, 3), [5]), ((2, 2), [4]), ((1, 1), [2]), ((2,), None)]
+PLAYER_B = SEVEN + [((3, 4), [3, 4]), ((3, 3), [1, 5]), ((1,), None)]
+
+
+def play(table, throws):
+    for dice, closed in throws:
+        table.roll(*dice)
+        if closed:
+            table.close(*closed)
+
+
+def lift_all(table):
+    table.open(*range(1, table.rules.tiles + 1))
+
+
+def test_practice_round_of_seed_001():
+    t = Table("crafthouse-12", {"match": "single-round"})
+    t.start(2)
+    play(t, PLAYER_A)
+    assert t.names("turn_ended")[-1] == {"event": "turn_ended", "player": "P1", "score": 4,
+                                         "open": [1, 3], "shut": False, "round": 1}
+    lift_all(t)
+    play(t, PLAYER_B)
+    ended = t.names("turn_ended")[-1]
+    assert (ended["player"], ended["score"], ended["open"]) == ("P2", 2, [2])
+    rnd = t.names("round_ended")[0]
+    assert rnd["scores"] == {"P1": 4, "P2": 2} and rnd["winners"] == ["P2"]
+    assert t.names("game_ended")[0]["winners"] == ["P2"]
+    # the last throw of each player used one die: the box rolled one
+    assert t.rolls.count(1) == 2
+    assert isinstance(t.screen, ResultScreen) and t.screen.winners == ("P2",)
+
+
+def test_turn_waits_for_every_flap_open():
+    t = Table("klappenspiel", shut=(1 << 2) | (1 << 6))  # flaps 3 and 7 shut at power on
+    t.start(1)
+    assert not t.names("turn_started")
+    assert t.screen.message == "open flaps 3, 7"
+    assert t.leds.flaps[2] == "blink" and t.leds.flaps[6] == "blink"
+    t.open(3)
+    assert not t.names("turn_started")
+    t.open(7)
+    assert t.names("turn_started") == [{"event": "turn_started", "player": "P1", "round": 1}]
+
+
+def test_rejected_flap_names_it_and_waits_until_lifted():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(3, 4)
+    t.close(8)
+    assert t.names("flap_rejected") == [{"event": "flap_rejected", "player": "P1", "flap": 8,
+                                         "reason": "8 doesn't fit 3+4"}]
+    assert t.screen.message == "8 doesn't fit 3+4"
+    assert t.leds.flaps[7] == "blink" and t.leds.red == "on"
+    t.close(7)  # legal, but play waits for 8 to be lifted
+    assert not t.names("throw_committed")
+    t.open(8)
+    assert t.names("throw_committed")[0]["closed"] == [7]
+    assert t.leds.red == "off" and t.screen.message is None
+
+
+def test_partial_closure_that_cannot_complete_is_rejected():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(3, 4)
+    t.close(3)
+    t.close(5)  # 3 + 5 is already over 7
+    assert t.names("flap_rejected")[0]["flap"] == 5
+    t.open(5)
+    t.close(4)
+    assert t.names("throw_committed")[0]["closed"] == [3, 4]
+
+
+def test_lifting_a_flap_of_this_throw_takes_it_back():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(3, 4)
+    t.close(1)
+    t.open(1)
+    t.close(7)
+    assert t.names("throw_committed")[0]["closed"] == [7]
+    assert not t.names("flap_rejected")
+
+
+def test_flap_shut_before_the_roll_is_rejected():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.close(5)
+    assert t.names("flap_rejected")[0]["reason"] == "5 was shut before the roll"
+    t.roll(2, 3)   # ROLL does nothing until 5 is lifted
+    assert t.rolls == [] and not t.names("rolled")
+    t.open(5)
+    t.roll()       # the queued 2+3 is used now
+    assert t.names("rolled")[0]["dice"] == [2, 3]
+
+
+def test_reopened_earlier_flap_must_be_shut_again():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(2, 3)
+    t.close(5)
+    t.open(5)
+    assert t.names("flap_reopened") == [{"event": "flap_reopened", "player": "P1", "flap": 5}]
+    assert t.screen.message == "flap 5 was shut earlier: shut it again"
+    t.roll(3, 4)
+    assert not t.names("rolled")[1:]  # play waits
+    t.close(5)     # restored, not part of the next closure
+    t.roll()
+    t.close(7)
+    assert [e["closed"] for e in t.names("throw_committed")] == [[5], [7]]
+
+
+def test_multiplication_settles_after_settle_ms_or_roll():
+    t = Table("crafthouse-12", {"multiplication": True}, settle_ms=2500)
+    t.start(1)
+    t.roll(4, 6)
+    t.close(2, 12)       # 2x12 = 24, but 2+10+12 = 24 could follow
+    assert not t.names("throw_committed")
+    assert t.screen.prompt == "more? ROLL: done"
+    t.wait(2000)
+    assert not t.names("throw_committed")
+    t.close(10)          # a change restarts the wait; {2,10,12} cannot grow any more
+    assert t.names("throw_committed")[0]["closed"] == [2, 10, 12]
+    t.roll(4, 6)
+    t.close(3, 8)        # 3x8 = 24; 1x3x8 could follow
+    t.wait(2600)
+    assert t.names("throw_committed")[1]["closed"] == [3, 8]
+    t.roll(3, 5)
+    t.close(5)           # 3x5 = 15? no: 5 alone is only part of 3+5 or 15
+    t.close(11)          # 5 + 11 = 16? no: rejected
+    assert t.names("flap_rejected")[-1]["flap"] == 11
+    t.open(11)
+    t.close(1)           # 1 x 5 x 3? 3 is shut; 1+5 = 6? no; {1, 5, 9} = 15 fits
+    t.close(9)
+    assert t.names("throw_committed")[-1]["closed"] == [1, 5, 9]
+
+
+def test_roll_commits_an_extendable_closure_at_once():
+    t = Table("crafthouse-12", {"multiplication": True})
+    t.start(1)
+    t.roll(4, 6)
+    t.close(10)          # 10, and 1x10 could follow
+    assert not t.names("throw_committed")
+    t.roll(2, 2)         # ROLL: this throw is done, then the next one
+    assert t.names("throw_committed")[0]["closed"] == [10]
+    assert t.names("rolled")[-1]["dice"] == [2, 2]
+
+
+def test_one_die_on_a_long_press_where_the_rules_allow():
+    t = Table("klappenspiel")
+    t.start(1)
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7])]:
+        t.roll(*dice)
+        t.close(*tiles)
+    t.roll(6, long=True)
+    assert t.rolls[-1] == 1 and t.names("rolled")[-1]["dice"] == [6]
+
+
+def test_no_move_ends_the_turn_at_once_and_shutting_scores_zero():
+    t = Table("klappenspiel", {"match": "single-round"})
+    t.start(2)
+    t.roll(6, 6)  # 12 on a 9 board: 3+9, 4+8, ... are fine
+    t.close(3, 9)
+    t.roll(1, 1)
+    t.close(2)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(1, 6, long=False)  # open 1, 6: 7 = 1 + 6 shuts the box
+    t.close(1, 6)
+    ended = t.names("turn_ended")[0]
+    assert ended["shut"] and ended["score"] == 0 and ended["open"] == []
+    assert isinstance(t.screen, TurnEndScreen) and t.screen.shut
+    lift_all(t)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)  # 12 again: 4+8, 5+7 ... 
+    t.close(4, 8)
+    t.roll(1, 1)  # 2 is open: fine
+    t.close(2)
+    t.roll(5, 6)  # 11: 5+6 
+    t.close(5, 6)
+    t.roll(6, 6)  # open 1, 7: 12? no move
+    assert t.names("turn_ended")[1]["score"] == 8
+    assert t.names("game_ended")[0]["winners"] == ["P1"]
+
+
+def test_instant_win_ends_the_round_in_a_pool():
+    t = Table("pub", {"stake": 2})
+    t.start(3)
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),
+                        ((2, 3), [5]), ((2, 2), [4]), ((1, 2), [3]), ((1, 2), [1, 2])]:
+        t.roll(*dice)
+        t.close(*tiles)
+    rnd = t.names("round_ended")[0]
+    assert rnd["shut"] == ["P1"] and rnd["balances"] == {"P1": 8, "P2": -4, "P3": -4}
+    assert not t.names("game_ended")  # a pool goes on
+    assert isinstance(t.screen, TurnEndScreen) or isinstance(t.screen, ScoreboardScreen)
+    lift_all(t)
+    assert t.names("turn_started")[-1] == {"event": "turn_started", "player": "P1", "round": 2}
+    t.press("next", long=True)
+    assert isinstance(t.screen, ConfirmScreen)
+    t.press("next")              # no: back to the game
+    assert isinstance(t.screen, PlayScreen)
+    t.press("next", long=True)
+    t.press("roll")              # yes: the players stop the pool
+    assert t.names("game_ended")[0]["winners"] == ["P1"]
+    assert isinstance(t.screen, ResultScreen)
+    t.press("roll")
+    assert isinstance(t.screen, AttractScreen)
+
+
+def test_elimination_to_the_end():
+    t = Table("klappenspiel", {"threshold": 10})
+    t.start(2)
+    t.roll(6, 6)          # P1: 12 -> 3+9
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(1, 1)          # open 1, 2, 6: 2
+    t.close(2)
+    t.roll(3, 4)          # open 1, 6: 7
+    t.close(1, 6)         # shut: 0
+    lift_all(t)
+    t.roll(6, 6)          # P2: 12 -> 3+9; then no move with 1+1? 2 open -> close 2
+    t.close(3, 9)
+    t.roll(6, 6)          # 12 from 1,2,4,5,6,7,8: 4+8
+    t.close(4, 8)
+    t.roll(6, 6)          # 5+7
+    t.close(5, 7)
+    t.roll(6, 6)          # open 1, 2, 6: 12? no move -> 9 points
+    rnd = t.names("round_ended")[0]
+    assert rnd["totals"] == {"P1": 0, "P2": 9} and rnd["out"] == []
+    lift_all(t)
+    t.roll(6, 6)          # round 2, P1: no 12? 3+9 exists; close then stop
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)          # P1 stuck with 1, 2, 6: 9 points
+    lift_all(t)
+    t.roll(6, 6)          # P2: 12 -> 3+9
+    t.close(3, 9)
+    t.roll(6, 6)          # P2 gets 4+8, then stuck at 12 with 1,2,5,6,7 (=21 total)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)
+    end = t.names("game_ended")[0]
+    assert end["totals"] == {"P1": 9, "P2": 18} and end["winners"] == ["P1"]
+    assert t.names("round_ended")[-1]["out"] == ["P2"]
+
+
+def test_manual_dice_checks_against_any_throw():
+    t = Table("klappenspiel", dice="manual")
+    t.start(1)
+    t.close(8)
+    assert t.names("flap_rejected")[0]["reason"] == "8: press ROLL as you throw"
+    t.open(8)
+    t.press("roll")                       # the player throws (the box cannot see it)
+    assert t.names("rolled")[0]["dice"] is None
+    t.close(1)                            # 1 alone: not a throw of two dice, but 1+x can be
+    t.close(9)                            # 1 + 9 = 10: fine (4+6, 5+5)
+    t.close(8)                            # 18 is beyond two dice
+    assert t.names("flap_rejected")[-1]["flap"] == 8
+    t.open(8)
+    t.press("roll")                       # next throw: commits 1 + 9
+    assert t.names("throw_committed")[0]["closed"] == [1, 9]
+    t.close(2)
+    t.press("next")                       # 2 is a legal throw (1+1): committed, turn ends
+    ended = t.names("turn_ended")[0]
+    assert ended["open"] == [3, 4, 5, 6, 7, 8] and ended["score"] == 33
+
+
+def test_manual_next_with_an_incomplete_closure_is_refused():
+    t = Table("klappenspiel", dice="manual")
+    t.start(1)
+    t.press("roll")
+    t.close(1)          # 1 alone cannot come from two dice
+    t.press("next")
+    assert not t.names("turn_ended")
+    assert t.screen.prompt == "not a whole move yet"
+
+
+def test_attract_screen_cycles_players_with_configured_names():
+    t = Table("pub", player_names=["Ann", "Bob", "Cy"])
+    assert t.screen.players == ("Ann", "Bob", "Cy")
+    t.press("next")
+    assert t.screen.players == ("Ann", "Bob", "Cy", "P4")
+    for _ in range(4):
+        t.press("next")
+    assert len(t.screen.players) == 8
+    t.press("next")
+    assert t.screen.players == ("Ann",)
