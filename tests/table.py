@@ -15,9 +15,12 @@ from shutbox_hw.rules import build_rules
 
 class Table:
     def __init__(self, preset="klappenspiel", overrides=None, shut=0, saved=None,
-                 advisor=None, **game):
+                 advisor=None, store=None, **game):
         self.rules = build_rules(preset, overrides or {})
-        self.controller = Controller(self.rules, GameConfig(**game), advisor=advisor)
+        self.game = GameConfig(**game)
+        self.advisor = advisor
+        self.store = store
+        self.controller = Controller(self.rules, self.game, advisor=advisor)
         self.now = 0
         self.events: list[dict] = []
         self.screen = None
@@ -29,6 +32,8 @@ class Table:
     def _apply(self, effects):
         for effect in effects:
             if isinstance(effect, Emit):
+                if self.store is not None:
+                    self.store.record(effect.data)
                 self.events.append(effect.data)
             elif isinstance(effect, Show):
                 self.screen = effect.screen
@@ -38,6 +43,12 @@ class Table:
                 self.rolls.append(effect.count)
                 if self.dice:
                     self.send(DiceRolled(self.dice.pop(0), self.now))
+
+    def restart(self):
+        """Power cut: a new controller on the same store, flaps as they are."""
+        shut = self.controller.shut
+        self.controller = Controller(self.rules, self.game, advisor=self.advisor)
+        self._apply(self.controller.start(self.step(), shut, self.store.unfinished_game()))
 
     def send(self, event):
         self._apply(self.controller.handle(event))

@@ -25,7 +25,7 @@ from typing import Protocol
 from ..config import GameConfig
 from ..events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
 from ..hal.ports import LedFrame, LedState
-from ..rules import (Dice, Mask, MatchState, RuleSet, allowed_dice_counts, build_rules,
+from ..rules import (Dice, Mask, MatchState, RuleSet, allowed_dice_counts, rules_from_dict,
                      can_complete, can_complete_any_throw, can_extend, dice_choice,
                      ends_round_at_once, finish_round, full_board, is_legal, new_match,
                      stop_match, throws_for, tile_bit, tiles_of, turn_score)
@@ -173,8 +173,7 @@ class Controller:
         return out + self._maybe_start_turn()
 
     def _restore(self, saved: SavedGame) -> None:
-        rules_values = {k: v for k, v in saved.rules.items() if k != "preset"}
-        self.rules = build_rules(saved.rules.get("preset", self.rules.preset), rules_values)
+        self.rules = rules_from_dict(saved.rules)  # the game goes on under its own rules
         self.board = full_board(self.rules.tiles)
         self.players = tuple(saved.players)
         self.match = new_match(len(self.players))

@@ -11,7 +11,8 @@ from .moves import (ONE_DIE_THROWS, TWO_DICE_THROWS, Dice, DiceChoice,
                     can_extend, check_dice, dice_choice, has_any_move, is_legal,
                     legal_closures, targets, throws_for)
 from .ruleset import (DEFAULT_PRESET, KEYS, PRESETS, RuleSet, RulesError,
-                      build_rules, parse_set_options, rules_from_table)
+                      build_rules, parse_set_options, rules_from_dict,
+                       rules_from_table)
 from .scoring import turn_score
 from .tiles import Mask, full_board, is_subset, mask_of, tile_bit, tiles_of
 
@@ -21,6 +22,6 @@ __all__ = [
     "allowed_dice_counts", "build_rules", "can_complete", "can_complete_any_throw",
     "can_extend", "check_dice", "dice_choice", "ends_round_at_once", "finish_round",
     "full_board", "has_any_move", "is_legal", "is_subset", "legal_closures", "mask_of",
-    "new_match", "parse_set_options", "rules_from_table", "stop_match", "targets",
+    "new_match", "parse_set_options", "rules_from_dict", "rules_from_table", "stop_match", "targets",
     "throws_for", "tile_bit", "tiles_of", "turn_score",
 ]

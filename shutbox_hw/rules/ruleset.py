@@ -151,6 +151,12 @@ def build_rules(preset: str = DEFAULT_PRESET,
     return RuleSet(preset=preset, **values)
 
 
+def rules_from_dict(values: Mapping[str, Any]) -> RuleSet:
+    """The rule set that :meth:`RuleSet.as_dict` wrote (e.g. back from the database)."""
+    overrides = {k: v for k, v in values.items() if k in KEYS and v is not None}
+    return build_rules(values.get("preset", DEFAULT_PRESET), overrides)
+
+
 def parse_set_options(pairs: list[str] | None) -> dict[str, str]:
     """``["tiles=12", "match=race"]`` -> ``{"tiles": "12", "match": "race"}``."""
     overrides: dict[str, str] = {}
