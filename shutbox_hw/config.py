@@ -21,6 +21,7 @@ from .rules import RuleSet, RulesError, rules_from_table
 
 DICE_SOURCES = ("software", "module", "manual")
 HINT_MODES = ("off", "on-request", "always")
+HINT_OBJECTIVES = ("min-score", "max-shut")
 MAX_PLAYERS = 8
 SYSTEM_DB = Path("/var/lib/shutbox-hw/shutbox.db")
 TABLES = ("rules", "hardware", "game", "storage")
@@ -40,6 +41,7 @@ class GameConfig:
     player_names: tuple[str, ...] = ()
     settle_ms: int = 2500
     hints: str = "off"
+    hint_objective: str = "min-score"
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ def _type_name(value: Any) -> str:
 
 
 def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
-    known = {"dice", "player_names", "settle_ms", "hints"}
+    known = {"dice", "player_names", "settle_ms", "hints", "hint_objective"}
     for key in table:
         if key not in known:
             problems.append(f"[game] {key}: unknown key (keys: {', '.join(sorted(known))})")
@@ -77,6 +79,11 @@ def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
     if hints not in HINT_MODES:
         problems.append(f"[game] hints: {hints!r} is not one of {', '.join(HINT_MODES)}")
         hints = "off"
+    objective = table.get("hint_objective", "min-score")
+    if objective not in HINT_OBJECTIVES:
+        problems.append(f"[game] hint_objective: {objective!r} is not one of "
+                        f"{', '.join(HINT_OBJECTIVES)}")
+        objective = "min-score"
     settle = table.get("settle_ms", 2500)
     if isinstance(settle, bool) or not isinstance(settle, int) or not 0 <= settle <= 60_000:
         problems.append(f"[game] settle_ms: expected a number of milliseconds 0..60000, "
@@ -93,7 +100,7 @@ def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
         problems.append("[game] player_names: every name must be different")
         names = []
     return GameConfig(dice=dice, player_names=tuple(n.strip() for n in names),
-                      settle_ms=settle, hints=hints)
+                      settle_ms=settle, hints=hints, hint_objective=objective)
 
 
 def parse_storage(table: Mapping[str, Any], problems: list[str]) -> Path | None:

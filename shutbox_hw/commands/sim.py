@@ -1,0 +1,62 @@
+"""``shutbox-hw sim``: the real daemon on a simulated box, scripted or interactive."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from ..config import load_config
+from ..errors import UserError
+from ..rules import parse_set_options
+from .common import add_rules_options
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sim", help="play on a simulated box (interactive, or --script)")
+    p.add_argument("--config", metavar="FILE", help="a config file; its [hardware] picks the "
+                   "simulated hardware (direct GPIO by default)")
+    add_rules_options(p)
+    p.add_argument("--db", metavar="PATH", help="database (default: a fresh temporary one)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="seed for the simulated dice and switch bounce")
+    p.add_argument("--script", metavar="FILE", help="run a script on a virtual clock and "
+                   "print one JSON object per event")
+    p.add_argument("--frames", metavar="DIR", help="also save every frame sent to the "
+                   "display as a numbered PNG")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config, preset=args.rules,
+                         rule_overrides=parse_set_options(args.set))
+    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="shutbox-sim-")) / "sim.db"
+    frames = Path(args.frames) if args.frames else None
+    if frames is not None:
+        try:
+            frames.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UserError(f"--frames: cannot use {frames}: {error}") from None
+    seed = args.seed if args.seed is not None else 0
+    from ..hints import advisor_for
+    advisor = advisor_for(config)
+    if args.script:
+        from ..sim.runner import SimRunner
+        from ..sim.script import load_script
+        steps = load_script(args.script, config.rules.tiles)
+
+        def emit(event: dict) -> None:
+            print(json.dumps(event), flush=False)
+
+        runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
+                           advisor=advisor)
+        for step in steps:
+            runner.run(step)
+        sys.stdout.flush()
+        return 0
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError("the interactive simulator needs a terminal; use --script FILE")
+    from ..sim.terminal import run_terminal
+    return run_terminal(config, db, seed=args.seed, frames_dir=frames, advisor=advisor)
