@@ -119,11 +119,11 @@ def _column(canvas: ImageDraw.ImageDraw, x0: int, top: int, rows: tuple[ScoreRow
     """Half-width compact list: name, total (or balance), marks."""
     y = top
     for r in rows:
-        name = text.shorten(r.name, TINY, 34)
+        name = text.shorten(r.name, TINY, 34)  # 8 letters; the total needs the rest
         text.draw(canvas, x0, y, name, TINY)
-        widgets.right_text(canvas, x0 + 56, y, _last_value(r, pool), TINY)
+        widgets.right_text(canvas, x0 + 54, y, _last_value(r, pool), TINY)
         if r.out:
-            text.draw(canvas, x0 + 58, y, "X", TINY)
+            text.draw(canvas, x0 + 56, y, "X", TINY)
         if r.shut:
-            canvas.rectangle((x0 + 58, y + 1, x0 + 60, y + 3), fill=1)
+            canvas.rectangle((x0 + 56, y + 1, x0 + 58, y + 3), fill=1)
         y += 7
