@@ -7,7 +7,7 @@ from PIL import ImageDraw
 from ..game.screens import PlayScreen, TurnEndScreen
 from . import text, widgets
 from .fonts import SMALL, TINY
-from .widgets import DIE, HEIGHT, TILE_H, WIDTH
+from .widgets import DIE, HEIGHT, WIDTH
 
 DICE_Y = 16
 TILES_Y = 37
@@ -101,5 +101,3 @@ def draw_turn_end(canvas: ImageDraw.ImageDraw, s: TurnEndScreen) -> None:
         widgets.footer(canvas, line, y)
         y += SMALL.height + 1
 
-
-__all__ = ["draw_play", "draw_turn_end", "TILE_H"]

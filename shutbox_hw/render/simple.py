@@ -70,7 +70,7 @@ def draw_notice(canvas: ImageDraw.ImageDraw, s: NoticeScreen) -> None:
     for line in s.lines:
         out.extend(text.wrap(line, SMALL, WIDTH, 5))
     if len(out) > 5:
-        out = out[:4] + [text.shorten(" ".join(out[4:]) + " " + "W" * 30, SMALL, WIDTH)]
+        out = out[:4] + [text.mark_cut(out[4], SMALL, WIDTH)]
     y = 18
     for line in out:
         text.draw(canvas, 0, y, line, SMALL)

@@ -86,10 +86,17 @@ def wrap(text: str, font: Font, max_width: int, max_lines: int, scale: int = 1) 
     if len(lines) > max_lines:
         rest = " ".join(lines[max_lines - 1:])
         lines = lines[:max_lines - 1] + [shorten(rest, font, max_width - 1, scale)]
-        # shorten() only cuts at the end; make sure the ".." shows it was cut
         if not lines[-1].endswith(ELLIPSIS):
-            lines[-1] = shorten(lines[-1] + " " + "W" * 30, font, max_width, scale)
+            lines[-1] = mark_cut(lines[-1], font, max_width, scale)
     return lines
+
+
+def mark_cut(line: str, font: Font, max_width: int, scale: int = 1) -> str:
+    """``line`` ending in ".." (cut further if needed): shows the reader
+    that more text was dropped after it."""
+    while line and width(line.rstrip() + ELLIPSIS, font, scale) > max_width:
+        line = line[:-1]
+    return line.rstrip() + ELLIPSIS
 
 
 def fit_big(text: str, font: Font, max_width: int) -> tuple[str, int, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from . import text
-from .fonts import NARROW, SMALL, TINY
+from .fonts import NARROW, SMALL
 
 WIDTH, HEIGHT = 128, 64
 DIE = 20                 # die edge in pixels: big enough to count pips at a metre
@@ -109,6 +109,3 @@ def number(n: int | None, digits: int, signed: bool = False) -> str:
             break
         s = f"{int(n / div)}{suffix}"
     return s
-
-__all__ = ["WIDTH", "HEIGHT", "DIE", "TILE_H", "die", "tile_row", "bar", "footer",
-           "right_text", "number", "TINY"]
