@@ -1,0 +1,47 @@
+"""One example of every main screen: the golden images, the benchmark and
+anyone wanting to see the renderer at work draw these."""
+
+from __future__ import annotations
+
+from ..game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
+                            ResultScreen, ScoreboardScreen, ScoreRow, Screen, TurnEndScreen)
+
+_EIGHT = (
+    ScoreRow("Anna", 12, 24, 57),
+    ScoreRow("Bernhard", 0, 0, 31, shut=True),
+    ScoreRow("Carla", 7, 14, 45, out=True),
+    ScoreRow("Dieter", 9, 18, 40),
+    ScoreRow("Eva", 3, 6, 22),
+    ScoreRow("Franziska", 21, 42, 88),
+    ScoreRow("Gustav", None, None, 47, out=True),
+    ScoreRow("Hanna", 5, 10, 19),
+)
+
+SAMPLES: dict[str, Screen] = {
+    "attract": AttractScreen("Klappenspiel", "9 tiles, any-sum, elimination 45",
+                             ("P1", "P2", "P3")),
+    "play_before_throw": PlayScreen("Anna", 1, 9, tuple(range(1, 10)), 0,
+                                    prompt="ROLL to throw"),
+    "play_dice_message": PlayScreen("Bernhard", 3, 9, (1, 2, 5, 6, 7, 8, 9), 27, dice=(3, 4),
+                                    message="8 doesn't fit 3+4"),
+    "play_long_message": PlayScreen("Franzi", 2, 9, (1, 3, 4, 6, 9), 12, dice=(6, 2),
+                                    message="flap 5 was shut earlier: shut it again"),
+    "play_hint": PlayScreen("P1", 1, 12, (1, 2, 3, 5, 7, 8, 10, 11, 12), 0, dice=(6, 5),
+                            prompt="shut flaps for 11", hint=(11,), shut_chance=0.034,
+                            move_chance=0.82),
+    "play_one_die": PlayScreen("P2", 4, 10, (1, 2), 55, dice=(3,), prompt="shut flaps for 3"),
+    "turn_end_shut": TurnEndScreen("Carla", 0, (), True, note="others doubled"),
+    "turn_end_open": TurnEndScreen("P1", 4, (1, 3), False),
+    "scoreboard_2": ScoreboardScreen(1, (ScoreRow("P1", 4, 4, 4), ScoreRow("P2", 2, 2, 2)),
+                                     note="P2 wins the round"),
+    "scoreboard_8": ScoreboardScreen(5, _EIGHT, note="Hanna lowest"),
+    "scoreboard_pool": ScoreboardScreen(2, (ScoreRow("P1", 7, 7, 9, balance=-2),
+                                            ScoreRow("P2", 0, 0, 3, shut=True, balance=4),
+                                            ScoreRow("P3", 11, 11, 20, balance=-2)),
+                                        note="P2 takes the pot"),
+    "result": ResultScreen(("P2",), (ScoreRow("P1", 4, 4, 104), ScoreRow("P2", 2, 2, 96))),
+    "result_8": ResultScreen(("Hanna", "Eva"), _EIGHT),
+    "confirm": ConfirmScreen("New game?"),
+    "notice": NoticeScreen("Flap 7", ("switch reads shut and open 40 times a second:",
+                                      "check its wire")),
+}

@@ -1,0 +1,111 @@
+"""The drawn pieces screens share: dice, the row of flaps, bars of text."""
+
+from __future__ import annotations
+
+from PIL import ImageDraw
+
+from . import text
+from .fonts import NARROW, SMALL
+
+WIDTH, HEIGHT = 128, 64
+DIE = 20                 # die edge in pixels: big enough to count pips at a metre
+TILE_H = 10              # height of a flap slot
+
+
+def _pip_spots(face: int) -> list[tuple[int, int]]:
+    """Pip positions on a 3x3 grid (column, row) for a die face."""
+    corners = [(0, 0), (2, 2), (2, 0), (0, 2)]
+    return {
+        1: [(1, 1)],
+        2: corners[:2],
+        3: corners[:2] + [(1, 1)],
+        4: corners,
+        5: corners + [(1, 1)],
+        6: corners + [(0, 1), (2, 1)],
+    }[face]
+
+
+def die(canvas: ImageDraw.ImageDraw, x: int, y: int, face: int | None, size: int = DIE) -> None:
+    """A die: a lit square with dark pips, or an outline with "?" if unknown.
+
+    Corners are cut by hand (not rounded_rectangle) so the pixels cannot
+    change with Pillow's anti-aliasing-free arc code between releases."""
+    x1, y1 = x + size - 1, y + size - 1
+    corners = [(x, y), (x1, y), (x, y1), (x1, y1)]
+    if face is None:
+        canvas.rectangle((x, y, x1, y1), outline=1, fill=0)
+        canvas.point(corners, fill=0)
+        q = "?"
+        canvas_x = x + (size - text.width(q, SMALL)) // 2
+        text.draw(canvas, canvas_x, y + (size - SMALL.height) // 2, q, SMALL)
+        return
+    canvas.rectangle((x, y, x1, y1), fill=1)
+    canvas.point(corners, fill=0)
+    pip = max(2, size // 5)
+    grid = (3, (size - pip) // 2, size - 3 - pip)
+    for col, row in _pip_spots(face):
+        px, py = x + grid[col], y + grid[row]
+        canvas.rectangle((px, py, px + pip - 1, py + pip - 1), fill=0)
+
+
+def tile_row(canvas: ImageDraw.ImageDraw, y: int, numbers: list[int], open_tiles: set[int],
+             hint: set[int] = frozenset(), left: int = 0, right: int = WIDTH) -> None:
+    """One slot per flap across [left, right): open flaps show their number,
+    shut flaps a low bar (the flap lying down), hinted flaps are inverted.
+
+    Up to 9 slots use the 5x7 digits; 10..12 slots (two-digit numbers in
+    10 px) use the 3x7 narrow digits for the whole row so it reads evenly."""
+    if not numbers:
+        return
+    n = len(numbers)
+    slot = min(14, (right - left) // n)
+    x = left + ((right - left) - slot * n) // 2
+    font = SMALL if max(numbers) < 10 and slot >= 9 else NARROW
+    for number in numbers:
+        label = str(number)
+        if number in hint:
+            canvas.rectangle((x, y, x + slot - 2, y + TILE_H - 1), fill=1)
+        if number in open_tiles or number in hint:
+            lx = x + (slot - 1 - text.width(label, font)) // 2
+            text.draw(canvas, lx, y + 1, label, font, fill=0 if number in hint else 1)
+        else:
+            canvas.rectangle((x + 1, y + TILE_H - 2, x + slot - 3, y + TILE_H - 1), fill=1)
+        x += slot
+
+
+def bar(canvas: ImageDraw.ImageDraw, top: int, lines: list[str], bottom: int = HEIGHT - 1) -> None:
+    """An inverted bar from ``top`` to ``bottom`` with centred dark text:
+    the one style that says "fix this" on the whole screen."""
+    canvas.rectangle((0, top, WIDTH - 1, bottom), fill=1)
+    pitch = SMALL.height + 1
+    y = top + (bottom - top + 1 - (pitch * len(lines) - 1)) // 2
+    for line in lines:
+        text.draw(canvas, text.centred_x(line, SMALL, 0, WIDTH), y, line, SMALL, fill=0)
+        y += pitch
+
+
+def footer(canvas: ImageDraw.ImageDraw, line: str, y: int = HEIGHT - SMALL.height - 1) -> None:
+    """The prompt ("ROLL to throw") centred on the last text line."""
+    line = text.shorten(line, SMALL, WIDTH)
+    text.draw(canvas, text.centred_x(line, SMALL, 0, WIDTH), y, line, SMALL)
+
+
+def right_text(canvas: ImageDraw.ImageDraw, right: int, y: int, s: str, font=SMALL,
+               scale: int = 1, fill: int = 1) -> int:
+    """Draw ``s`` ending at x = right - 1 (numbers in columns); returns its left x."""
+    x = right - text.width(s, font, scale)
+    text.draw(canvas, x, y, s, font, scale, fill)
+    return x
+
+
+def number(n: int | None, digits: int, signed: bool = False) -> str:
+    """A score in at most ``digits`` characters: "-" for none, then k/M
+    suffixes for the huge numbers digit scoring can make (123456789)."""
+    if n is None:
+        return "-"
+    s = f"{n:+d}" if signed and n else str(n)
+    for div, suffix in ((1000, "k"), (1_000_000, "M"), (1_000_000_000, "G")):
+        if len(s) <= digits or abs(n) < div:
+            break
+        s = f"{int(n / div)}{suffix}"
+    return s
