@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import NoReturn
 
-from .commands import moves, rules
+from .commands import check_config, moves, rules
 from .errors import UserError
 
-COMMANDS = [moves, rules]
+COMMANDS = [moves, rules, check_config]
 
 
 class Parser(argparse.ArgumentParser):
