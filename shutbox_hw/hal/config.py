@@ -213,8 +213,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     elif "mcp23017" in table:
         check.add("mcp23017", 'only used with backend = "mcp23017" (backend is gpio)')
 
-    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none",
-                    expander=expander)
+    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none")
     if expander is not None:
         pins.claim("mcp23017.int_pin", expander.int_pin, "the MCP23017 INT line")
     main = expander.address if expander else None
@@ -237,8 +236,10 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     flap_leds: tuple[Pin, ...] = ()
     if table.get("flap_leds", []) != []:  # an empty list: no per-flap LEDs
         if backend == "mcp23017" and leds is None:
-            check.add("flap_leds", "per-flap LEDs on the MCP23017 backend need "
-                                   "mcp23017.led_address (the second expander)")
+            # a bad led_address is already reported: no second line about it
+            if "led_address" not in expander_table:
+                check.add("flap_leds", "per-flap LEDs on the MCP23017 backend need "
+                                       "mcp23017.led_address (the second expander)")
         else:
             flap_leds = _parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
     if expander is not None and display.driver != "none" and display.port == expander.bus:
@@ -335,11 +336,9 @@ def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
 class _PinBook:
     """Which pin is used by what, so a second use names the first."""
 
-    def __init__(self, check: _Checker, *, i2c_in_use: bool,
-                 expander: ExpanderConfig | None) -> None:
+    def __init__(self, check: _Checker, *, i2c_in_use: bool) -> None:
         self.check = check
         self.i2c_in_use = i2c_in_use
-        self.expander = expander
         self.used: dict[Pin, str] = {}
 
     def take(self, table: Mapping[str, Any], key: str, default: Any, what: str,
