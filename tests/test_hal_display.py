@@ -17,6 +17,9 @@ from shutbox_hw.hal.config import DisplayConfig, HardwareConfig
 from shutbox_hw.hal.display import (GatedDevice, NullDisplay, OledDisplay, dummy_device,
                                     make_display)
 
+# luma's ssd1306 calls Image.getdata (deprecated in Pillow 13; Pillow<14 is pinned)
+pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
+
 WAIT = 10  # seconds; only a safety net against a hang, never a measurement
 
 
@@ -242,3 +245,72 @@ def test_real_factory_on_a_machine_without_the_bus_keeps_running():
         assert display.last_error and "i2c-31" in display.last_error
     finally:
         display.close()
+
+
+class FakeBus:
+    """The two smbus2 calls luma's i2c interface makes when handed a bus."""
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[int, int, list[int]]] = []
+        self.fail: OSError | None = None
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.writes.append((address, register, list(data)))
+
+    def data_bytes(self) -> list[int]:
+        return [b for _, register, data in self.writes if register == 0x40 for b in data]
+
+
+def test_real_ssd1306_driver_on_a_fake_bus(opened):
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import ssd1306
+
+    bus = FakeBus()
+    display = opened(lambda: ssd1306(i2c(bus=bus, address=0x3C)))
+    assert display.wait_idle(WAIT)
+    bus.writes.clear()
+    image = Image.new("1", (128, 64))
+    image.putpixel((5, 10), 1)
+    display.show(image, 0)
+    assert display.wait_idle(WAIT)
+    sent = bus.data_bytes()
+    # SSD1306 page layout: byte x + 128 * (y // 8), bit y % 8
+    expected = [0] * 1024
+    expected[5 + 128 * 1] = 1 << 2
+    assert sent == expected
+    assert all(address == 0x3C for address, _, _ in bus.writes)
+    display.show(image.copy(), 10)
+    assert display.wait_idle(WAIT)
+    assert len(bus.data_bytes()) == 1024  # the same frame again: nothing on the bus
+
+
+def test_real_ssd1306_bus_error_is_survived(opened):
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import ssd1306
+
+    bus = FakeBus()
+    display = opened(lambda: ssd1306(i2c(bus=bus, address=0x3C)), retry_ms=100)
+    assert display.wait_idle(WAIT) and display.connected
+    bus.fail = OSError(121, "Remote I/O error")
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    assert not display.connected
+    bus.fail = None
+    bus.writes.clear()
+    display.poll(1)
+    display.poll(101)
+    assert display.wait_idle(WAIT)
+    assert display.connected
+    assert bus.data_bytes()[-1024:] == list(_ssd1306_bytes(frame("A")))
+
+
+def _ssd1306_bytes(image: Image.Image) -> bytes:
+    """The frame in SSD1306 page order, computed here independently of luma."""
+    out = bytearray(1024)
+    for y in range(64):
+        for x in range(128):
+            if image.getpixel((x, y)):
+                out[x + 128 * (y // 8)] |= 1 << (y % 8)
+    return bytes(out)
