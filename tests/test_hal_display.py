@@ -314,3 +314,40 @@ def _ssd1306_bytes(image: Image.Image) -> bytes:
             if image.getpixel((x, y)):
                 out[x + 128 * (y // 8)] |= 1 << (y % 8)
     return bytes(out)
+
+
+def test_rotation_on_its_side_takes_portrait_frames():
+    hw = HardwareConfig(display=DisplayConfig(rotation=1))
+    device = dummy_device(rotation=1)
+    display = make_display(hw, device_factory=lambda: device)
+    try:
+        assert (display.width, display.height) == (64, 128)
+        image = Image.new("1", (64, 128))
+        image.putpixel((0, 0), 1)
+        display.show(image, 0)
+        assert display.wait_idle(WAIT)
+        # a quarter turn clockwise: the portrait top-left lands top-right on the panel
+        assert device.image.size == (128, 64)
+        assert device.image.getpixel((127, 0)) and not device.image.getpixel((0, 0))
+    finally:
+        display.close()
+
+
+def test_a_driver_bug_does_not_kill_the_sender(opened):
+    calls: list[int] = []
+
+    class Broken:
+        def contrast(self, level):
+            calls.append(level)
+            if len(calls) == 1:
+                raise AssertionError("size mismatch")
+
+        display = show = hide = cleanup = lambda self, *a: None
+
+    display = opened(Broken, retry_ms=50)
+    assert display.wait_idle(WAIT)
+    assert "AssertionError" in display.last_error
+    display.show(frame("A"), 0)
+    display.poll(50)
+    assert display.wait_idle(WAIT)
+    assert display.connected and len(calls) == 2

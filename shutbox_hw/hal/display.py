@@ -200,6 +200,8 @@ class OledDisplay:
                 error = None
             except DEVICE_ERRORS as exc:
                 error = f"display: {exc}"
+            except Exception as exc:  # noqa: BLE001 - the sender must outlive a driver bug
+                error = f"display: {type(exc).__name__}: {exc}"
             with self._cond:
                 self._busy = False
                 if error is None:
@@ -303,6 +305,9 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
         return chip(i2c(port=cfg.port, address=cfg.address), width=WIDTH, height=HEIGHT,
                     rotate=cfg.rotation)
 
-    return OledDisplay(device_factory or real_device, idle_dim_ms=cfg.dim_after_s * 1000,
+    # rotation 1 and 3 turn the panel on its side: the renderer draws 64x128
+    width, height = (HEIGHT, WIDTH) if cfg.rotation % 2 else (WIDTH, HEIGHT)
+    return OledDisplay(device_factory or real_device, width=width, height=height,
+                       idle_dim_ms=cfg.dim_after_s * 1000,
                        idle_off_ms=cfg.off_after_s * 1000, contrast=cfg.contrast,
                        dim_contrast=cfg.dim_contrast, retry_ms=cfg.retry_s * 1000)
