@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import NoReturn
 
-from .commands import history, moves, rules
+from .commands import check_config, history, moves, rules, sim
 from .errors import UserError
 
-COMMANDS = [moves, rules, history]
+COMMANDS = [moves, rules, check_config, sim, history]
 
 
 class Parser(argparse.ArgumentParser):

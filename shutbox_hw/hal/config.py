@@ -1,22 +1,391 @@
-"""The ``[hardware]`` table. (Interim: the hardware issue replaces this with the
-full schema; the signature of :func:`parse_hardware` stays.)"""
+"""The ``[hardware]`` table: where every switch, LED and the display are wired.
+
+The key names are a contract the box's builder types; they are documented
+in ``hardware/README.md``. An empty table is reference build (a): flaps,
+buttons and status LEDs on direct GPIO, an SSD1306 on I2C bus 1. Every
+problem is appended to ``problems`` as one line naming the key, so a
+builder can fix a whole file in one go; the returned config is then only
+good for further checking, never for running.
+
+Pins are plain values the adapter builders read directly: an ``int`` is a
+BCM GPIO number on the Pi, an :class:`ExpanderPin` a pin on an MCP23017.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+BACKENDS = ("gpio", "mcp23017")
+DRIVERS = ("ssd1306", "sh1106", "none")
+MAX_TILES = 12
+BCM_RANGE = range(0, 28)
+I2C_PINS = {2: "SDA", 3: "SCL"}
+ADDRESS_RANGE = range(0x03, 0x78)
+
+# Reference build (a): flaps on the header's odd side top to bottom, tiles
+# 10..12 at the bottom of the even side; clear of I2C (2, 3), the HAT ID
+# EEPROM (0, 1) and the UART (14, 15), so up to 12 tiles fit.
+DEFAULT_GPIO_FLAPS = (4, 17, 27, 22, 5, 6, 13, 19, 26, 16, 20, 21)
+DEFAULT_GPIO_ROLL = 23
+DEFAULT_GPIO_NEXT = 24
+DEFAULT_GPIO_GREEN = 12
+DEFAULT_GPIO_RED = 25
+# Reference build (b): 12 flaps and both buttons on the 14 input-capable
+# pins; GPA7/GPB7 (outputs only) carry the status LEDs.
+DEFAULT_EXPANDER_FLAPS = ("GPA0", "GPA1", "GPA2", "GPA3", "GPA4", "GPA5", "GPA6",
+                          "GPB0", "GPB1", "GPB2", "GPB3", "GPB4")
+DEFAULT_EXPANDER_ROLL = "GPB5"
+DEFAULT_EXPANDER_NEXT = "GPB6"
+DEFAULT_EXPANDER_GREEN = "GPA7"
+DEFAULT_EXPANDER_RED = "GPB7"
+
+_EXPANDER_NAME = re.compile(r"GP([AB])([0-7])")
+
+
+@dataclass(frozen=True)
+class ExpanderPin:
+    """One pin of an MCP23017: ``index`` 0..15 is GPA0..GPA7 then GPB0..GPB7."""
+    address: int
+    index: int
+
+    @property
+    def port(self) -> str:
+        return "AB"[self.index // 8]
+
+    @property
+    def bit(self) -> int:
+        return self.index % 8
+
+    @property
+    def name(self) -> str:
+        return f"GP{self.port}{self.bit}"
+
+    @property
+    def input_capable(self) -> bool:
+        """GPA7/GPB7 as inputs can corrupt SDA (datasheet DS20001952 revision)."""
+        return self.bit != 7
+
+    def __str__(self) -> str:
+        return f"{self.name}@0x{self.address:02X}"
+
+
+Pin = Union[int, ExpanderPin]
+
+
+@dataclass(frozen=True)
+class ExpanderConfig:
+    """The MCP23017 carrying flaps and buttons, and the optional LED expander."""
+    bus: int = 1
+    address: int = 0x20
+    int_pin: int = 4                # BCM pin on the Pi watching the mirrored INT line
+    led_address: int | None = None  # second chip for per-flap LEDs
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """The OLED (luma.oled); ``driver`` "none" runs the box without one."""
+    driver: str = "ssd1306"
+    port: int = 1
+    address: int = 0x3C
+    rotation: int = 0
+    contrast: int = 207         # the SSD1306's own power-on value 0xCF
+    dim_contrast: int = 16
+    dim_after_s: int = 60       # 0: never dim
+    off_after_s: int = 600      # 0: never blank (burn-in: keep it on in a pub)
+    retry_s: int = 10           # a missing display is looked for again this often
 
 
 @dataclass(frozen=True)
 class HardwareConfig:
+    """Everything the adapter builders need; defaults are reference build (a)."""
     backend: str = "gpio"
+    tiles: int = 9
+    flaps: tuple[Pin, ...] = DEFAULT_GPIO_FLAPS[:9]
+    roll: Pin = DEFAULT_GPIO_ROLL
+    next: Pin = DEFAULT_GPIO_NEXT
+    green_led: Pin | None = DEFAULT_GPIO_GREEN
+    red_led: Pin | None = DEFAULT_GPIO_RED
+    flap_leds: tuple[Pin, ...] = ()
+    debounce_ms: int = 20
+    hold_ms: int = 1000
+    read_interval_ms: int = 250
+    mcp23017: ExpanderConfig | None = None
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+
+    def summary(self) -> str:
+        """One line for ``check-config``."""
+        where = ("GPIO" if self.backend == "gpio" else
+                 f"MCP23017 0x{self.mcp23017.address:02X} on bus {self.mcp23017.bus}"
+                 if self.mcp23017 else "MCP23017")
+        leds = f", {len(self.flap_leds)} flap LEDs" if self.flap_leds else ""
+        shown = ("no display" if self.display.driver == "none" else
+                 f"{self.display.driver} at 0x{self.display.address:02X}")
+        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}"
+
+
+HARDWARE_KEYS = ("backend", "flaps", "roll", "next", "green_led", "red_led", "flap_leds",
+                 "debounce_ms", "hold_ms", "read_interval_ms", "mcp23017", "display")
+EXPANDER_KEYS = ("bus", "address", "int_pin", "led_address")
+DISPLAY_KEYS = ("driver", "port", "address", "rotation", "contrast", "dim_contrast",
+                "dim_after_s", "off_after_s", "retry_s")
+
+
+class _Checker:
+    """Collects problems; each helper returns a usable value even after a problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+
+    def add(self, key: str, message: str) -> None:
+        self.problems.append(f"[hardware] {key}: {message}")
+
+    def unknown_keys(self, table: Mapping[str, Any], known: tuple[str, ...],
+                     prefix: str = "") -> None:
+        for key in table:
+            if key not in known:
+                self.add(prefix + key, f"unknown key (keys: {', '.join(known)})")
+
+    def integer(self, table: Mapping[str, Any], key: str, default: int, low: int, high: int,
+                prefix: str = "", what: str = "a number") -> int:
+        value = table.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.add(prefix + key, f"expected {what} {low}..{high}, got {_shown(value)}")
+            return default
+        if not low <= value <= high:
+            self.add(prefix + key, f"{value} is outside {low}..{high}")
+            return default
+        return value
+
+    def address(self, table: Mapping[str, Any], key: str, default: int | None,
+                prefix: str) -> int | None:
+        value = table.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.add(prefix + key, f"expected an I2C address such as 0x20, got {_shown(value)}")
+            return default
+        if value not in ADDRESS_RANGE:
+            self.add(prefix + key, f"address 0x{value:02X} is outside 0x03..0x77")
+            return default
+        return value
+
+    def choice(self, table: Mapping[str, Any], key: str, default: str,
+               choices: tuple[str, ...], prefix: str = "") -> str:
+        value = table.get(key, default)
+        if value not in choices:
+            shown = repr(value) if isinstance(value, str) else _shown(value)
+            self.add(prefix + key, f"{shown} is not one of {', '.join(choices)}")
+            return default
+        return value
+
+
+def _shown(value: Any) -> str:
+    """A TOML value as a person typed it, with its kind for a type mistake."""
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (true/false)"
+    if isinstance(value, str):
+        return f"{value!r} (text)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
 
 
 def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) -> HardwareConfig:
     """Check the table, append one line per problem to ``problems``, return the config."""
-    backend = table.get("backend", "gpio")
-    if backend not in ("gpio", "mcp23017"):
-        problems.append(f"[hardware] backend: {backend!r} is not one of gpio, mcp23017")
-        backend = "gpio"
-    return HardwareConfig(backend=backend)
+    check = _Checker(problems)
+    check.unknown_keys(table, HARDWARE_KEYS)
+    backend = check.choice(table, "backend", "gpio", BACKENDS)
+    debounce = check.integer(table, "debounce_ms", 20, 1, 500, what="milliseconds")
+    hold = check.integer(table, "hold_ms", 1000, 100, 10_000, what="milliseconds")
+    if hold <= debounce:
+        check.add("hold_ms", f"{hold} must be longer than debounce_ms ({debounce})")
+    interval = check.integer(table, "read_interval_ms", 250, 10, 10_000, what="milliseconds")
+    display = _parse_display(_subtable(check, table, "display"), check)
+    expander_table = _subtable(check, table, "mcp23017")
+    expander = None
+    if backend == "mcp23017":
+        expander = _parse_expander(expander_table, check)
+    elif "mcp23017" in table:
+        check.add("mcp23017", 'only used with backend = "mcp23017" (backend is gpio)')
+
+    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none")
+    if expander is not None:
+        pins.claim("mcp23017.int_pin", expander.int_pin, "the MCP23017 INT line")
+    main = expander.address if expander else None
+    leds = expander.led_address if expander else None
+    flaps = _parse_flaps(table, "flaps", tiles, pins, main, required=True)
+    if backend == "gpio":
+        roll = pins.take(table, "roll", DEFAULT_GPIO_ROLL, "ROLL", None, output=False)
+        nxt = pins.take(table, "next", DEFAULT_GPIO_NEXT, "NEXT", None, output=False)
+        green = pins.take(table, "green_led", DEFAULT_GPIO_GREEN, "the green LED", None,
+                          output=True, optional=True)
+        red = pins.take(table, "red_led", DEFAULT_GPIO_RED, "the red LED", None,
+                        output=True, optional=True)
+    else:
+        roll = pins.take(table, "roll", DEFAULT_EXPANDER_ROLL, "ROLL", main, output=False)
+        nxt = pins.take(table, "next", DEFAULT_EXPANDER_NEXT, "NEXT", main, output=False)
+        green = pins.take(table, "green_led", DEFAULT_EXPANDER_GREEN, "the green LED", main,
+                          output=True, optional=True)
+        red = pins.take(table, "red_led", DEFAULT_EXPANDER_RED, "the red LED", main,
+                        output=True, optional=True)
+    flap_leds: tuple[Pin, ...] = ()
+    if table.get("flap_leds", []) != []:  # an empty list: no per-flap LEDs
+        if backend == "mcp23017" and leds is None:
+            # a bad led_address is already reported: no second line about it
+            if "led_address" not in expander_table:
+                check.add("flap_leds", "per-flap LEDs on the MCP23017 backend need "
+                                       "mcp23017.led_address (the second expander)")
+        else:
+            flap_leds = _parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
+    if expander is not None and display.driver != "none" and display.port == expander.bus:
+        for key, address in (("mcp23017.address", expander.address),
+                             ("mcp23017.led_address", expander.led_address)):
+            if address == display.address:
+                check.add(key, f"0x{address:02X} is also the display's address on bus "
+                               f"{display.port}")
+    return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=roll, next=nxt,
+                          green_led=green, red_led=red, flap_leds=flap_leds,
+                          debounce_ms=debounce, hold_ms=hold, read_interval_ms=interval,
+                          mcp23017=expander, display=display)
+
+
+def _subtable(check: _Checker, table: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        check.add(key, f"expected a table [hardware.{key}], got {_shown(value)}")
+        return {}
+    return value
+
+
+def _parse_expander(table: Mapping[str, Any], check: _Checker) -> ExpanderConfig:
+    prefix = "mcp23017."
+    check.unknown_keys(table, EXPANDER_KEYS, prefix)
+    bus = check.integer(table, "bus", 1, 0, 31, prefix, what="an I2C bus number")
+    address = check.address(table, "address", 0x20, prefix) or 0x20
+    int_pin = check.integer(table, "int_pin", 4, 0, 27, prefix, what="a BCM pin")
+    led_address = check.address(table, "led_address", None, prefix)
+    if led_address is not None and led_address == address:
+        check.add("mcp23017.led_address", f"0x{led_address:02X} is also mcp23017.address; "
+                                          "the LED expander needs its own address")
+        led_address = None
+    return ExpanderConfig(bus=bus, address=address, int_pin=int_pin, led_address=led_address)
+
+
+def _parse_display(table: Mapping[str, Any], check: _Checker) -> DisplayConfig:
+    prefix = "display."
+    check.unknown_keys(table, DISPLAY_KEYS, prefix)
+    d = DisplayConfig()
+    driver = check.choice(table, "driver", d.driver, DRIVERS, prefix)
+    port = check.integer(table, "port", d.port, 0, 31, prefix, what="an I2C bus number")
+    address = check.address(table, "address", d.address, prefix) or d.address
+    rotation = check.integer(table, "rotation", d.rotation, 0, 3, prefix,
+                             what="quarter turns")
+    contrast = check.integer(table, "contrast", d.contrast, 0, 255, prefix)
+    dim_contrast = check.integer(table, "dim_contrast", d.dim_contrast, 0, 255, prefix)
+    if dim_contrast > contrast:
+        check.add("display.dim_contrast", f"{dim_contrast} is brighter than display.contrast "
+                                          f"({contrast})")
+    day = 86_400
+    dim_after = check.integer(table, "dim_after_s", d.dim_after_s, 0, day, prefix,
+                              what="seconds")
+    off_after = check.integer(table, "off_after_s", d.off_after_s, 0, day, prefix,
+                              what="seconds")
+    if dim_after and off_after and off_after <= dim_after:
+        check.add("display.off_after_s", f"{off_after} must be longer than "
+                                         f"display.dim_after_s ({dim_after}), or 0 for never")
+    retry = check.integer(table, "retry_s", d.retry_s, 1, 3600, prefix, what="seconds")
+    return DisplayConfig(driver=driver, port=port, address=address, rotation=rotation,
+                         contrast=contrast, dim_contrast=dim_contrast, dim_after_s=dim_after,
+                         off_after_s=off_after, retry_s=retry)
+
+
+def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
+                 address: int | None, *, required: bool) -> tuple[Pin, ...]:
+    """One pin per tile 1..N; ``key.T`` names tile T in every message."""
+    output = key == "flap_leds"
+    if address is None:
+        default: tuple[Any, ...] = DEFAULT_GPIO_FLAPS
+    else:
+        default = DEFAULT_EXPANDER_FLAPS
+    value = table.get(key, list(default[:tiles]) if required else [])
+    if not isinstance(value, list):
+        pins.check.add(key, f"expected a list with one pin per tile 1..{tiles}, "
+                            f"got {_shown(value)}")
+        return ()
+    if len(value) < tiles:
+        first = len(value) + 1
+        missing = f"tile {first}" if first == tiles else f"tiles {first}..{tiles}"
+        pins.check.add(key, f"{len(value)} entries for {tiles} tiles: no pin for {missing}")
+    for tile in range(tiles + 1, len(value) + 1):
+        pins.check.add(f"{key}.{tile}", f"a pin for tile {tile}, but the rules have "
+                                        f"{tiles} tiles")
+    what = "the LED of flap" if output else "flap"
+    result = []
+    for tile, raw in enumerate(value[:tiles], start=1):
+        pin = pins.claim_value(f"{key}.{tile}", raw, f"{what} {tile}", address, output=output)
+        if pin is not None:
+            result.append(pin)
+    return tuple(result)
+
+
+class _PinBook:
+    """Which pin is used by what, so a second use names the first."""
+
+    def __init__(self, check: _Checker, *, i2c_in_use: bool) -> None:
+        self.check = check
+        self.i2c_in_use = i2c_in_use
+        self.used: dict[Pin, str] = {}
+
+    def take(self, table: Mapping[str, Any], key: str, default: Any, what: str,
+             address: int | None, *, output: bool, optional: bool = False) -> Pin | None:
+        raw = table.get(key, default)
+        if optional and raw == "none":
+            return None
+        # status LEDs may sit on the Pi even when the switches are on the expander
+        if isinstance(raw, int) and not isinstance(raw, bool) and output:
+            address = None
+        return self.claim_value(key, raw, what, address, output=output)
+
+    def claim_value(self, key: str, raw: Any, what: str, address: int | None, *,
+                    output: bool) -> Pin | None:
+        pin = self._parse(key, raw, address, output)
+        if pin is not None:
+            self.claim(key, pin, what)
+        return pin
+
+    def _parse(self, key: str, raw: Any, address: int | None, output: bool) -> Pin | None:
+        if address is None:
+            if isinstance(raw, bool) or not isinstance(raw, int):
+                self.check.add(key, f"expected a BCM pin number 0..27, got {_shown(raw)}")
+                return None
+            if raw not in BCM_RANGE:
+                self.check.add(key, f"BCM pin {raw} is outside 0..27")
+                return None
+            return raw
+        match = _EXPANDER_NAME.fullmatch(raw) if isinstance(raw, str) else None
+        if match is None:
+            self.check.add(key, f"expected an expander pin GPA0..GPA7 or GPB0..GPB7, "
+                                f"got {_shown(raw)}")
+            return None
+        pin = ExpanderPin(address, "AB".index(match[1]) * 8 + int(match[2]))
+        if not output and not pin.input_capable:
+            self.check.add(key, f"{pin.name} can only be an output on the MCP23017 "
+                                "(inputs: GPA0..GPA6, GPB0..GPB6)")
+            return None
+        return pin
+
+    def claim(self, key: str, pin: Pin, what: str) -> None:
+        if pin in self.used:
+            shown = f"pin {pin}" if isinstance(pin, int) else f"{pin.name} (0x{pin.address:02X})"
+            self.check.add(key, f"{shown} is also used by {self.used[pin]}")
+            return
+        if isinstance(pin, int) and pin in I2C_PINS and self.i2c_in_use:
+            self.check.add(key, f"BCM {pin} is I2C {I2C_PINS[pin]}, in use by the "
+                                "display or the MCP23017")
+            return
+        self.used[pin] = what

@@ -1,0 +1,35 @@
+"""``shutbox-hw check-config FILE``: every problem in a config file, before the box runs it.
+
+A builder edits the file on a laptop or over ssh; finding all mistakes in
+one go (not one per restart of the daemon) is the point, so every table is
+checked and every problem printed, one line each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..config import check_config, load_config
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check-config", help="validate a config file (every table)")
+    p.add_argument("file", metavar="FILE", help="the TOML config file")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    problems = check_config(path)
+    if problems:
+        for line in problems:
+            print(line if line.startswith(f"{path}:") else f"{path}: {line}", file=sys.stderr)
+        return 2
+    config = load_config(path)
+    print(f"{path}: ok")
+    dice = config.game.dice
+    print(f"rules {config.rules.preset} ({config.rules.summary()}); "
+          f"{config.hardware.summary()}; dice {dice}")
+    return 0

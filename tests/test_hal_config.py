@@ -1,0 +1,165 @@
+"""The [hardware] table: defaults are reference build (a), problems name their key."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from shutbox_hw.config import parse_config
+from shutbox_hw.hal.config import ExpanderPin, HardwareConfig, parse_hardware
+
+# BCM pins that must stay free by default: HAT EEPROM, I2C (the OLED), UART
+RESERVED = {0, 1, 2, 3, 14, 15}
+
+
+def parse(table: dict, tiles: int = 9) -> tuple[HardwareConfig, list[str]]:
+    problems: list[str] = []
+    return parse_hardware(table, tiles, problems), problems
+
+
+def test_empty_table_is_reference_build_a():
+    hw, problems = parse({})
+    assert problems == []
+    assert hw.backend == "gpio"
+    # the wiring table in hardware/gpio-9/README.md
+    assert hw.flaps == (4, 17, 27, 22, 5, 6, 13, 19, 26)
+    assert (hw.roll, hw.next, hw.green_led, hw.red_led) == (23, 24, 12, 25)
+    assert hw.flap_leds == ()
+    assert (hw.debounce_ms, hw.hold_ms, hw.read_interval_ms) == (20, 1000, 250)
+    assert hw.mcp23017 is None
+    assert (hw.display.driver, hw.display.port, hw.display.address) == ("ssd1306", 1, 0x3C)
+    assert hw == HardwareConfig()
+
+
+@pytest.mark.parametrize("tiles", [10, 11, 12])
+def test_default_pins_fit_larger_boxes(tiles):
+    hw, problems = parse({}, tiles)
+    assert problems == []
+    assert len(hw.flaps) == tiles
+    everything = [*hw.flaps, hw.roll, hw.next, hw.green_led, hw.red_led]
+    assert len(set(everything)) == len(everything)
+    assert not set(everything) & RESERVED
+    assert all(0 <= pin <= 27 for pin in everything)
+
+
+def test_mcp23017_defaults_use_the_14_input_pins():
+    hw, problems = parse({"backend": "mcp23017"}, 12)
+    assert problems == []
+    assert hw.mcp23017 is not None and hw.mcp23017.address == 0x20
+    assert [pin.name for pin in hw.flaps] == [
+        "GPA0", "GPA1", "GPA2", "GPA3", "GPA4", "GPA5", "GPA6",
+        "GPB0", "GPB1", "GPB2", "GPB3", "GPB4"]
+    assert (hw.roll.name, hw.next.name) == ("GPB5", "GPB6")
+    assert (hw.green_led.name, hw.red_led.name) == ("GPA7", "GPB7")
+    assert all(pin.address == 0x20 for pin in hw.flaps)
+
+
+def test_expander_pin_numbering():
+    pin = ExpanderPin(0x21, 13)
+    assert (pin.port, pin.bit, pin.name, str(pin)) == ("B", 5, "GPB5", "GPB5@0x21")
+    assert not ExpanderPin(0x20, 7).input_capable
+    assert not ExpanderPin(0x20, 15).input_capable
+    assert ExpanderPin(0x20, 14).input_capable
+
+
+def test_flap_leds_on_the_second_expander():
+    hw, problems = parse({"backend": "mcp23017", "mcp23017": {"led_address": 0x21},
+                          "flap_leds": ["GPA0", "GPA1", "GPA2", "GPA3", "GPA4", "GPA5",
+                                        "GPA6", "GPA7", "GPB0"]})
+    assert problems == []
+    assert [(p.address, p.index) for p in hw.flap_leds] == [(0x21, i) for i in range(9)]
+
+
+def test_status_led_on_a_pi_pin_with_the_expander_backend():
+    hw, problems = parse({"backend": "mcp23017", "green_led": 12, "red_led": "none"})
+    assert problems == []
+    assert hw.green_led == 12 and hw.red_led is None
+
+
+def test_gpio_flap_leds_and_custom_pins():
+    hw, problems = parse({"flaps": [5, 6, 13, 19, 26, 16, 20, 21, 4],
+                          "flap_leds": [7, 8, 9, 10, 11, 17, 18, 22, 27]})
+    assert problems == []
+    assert hw.flaps[8] == 4 and hw.flap_leds[0] == 7
+
+
+BROKEN = [
+    # (table, tiles, key, word that must be in the line)
+    ({"flaps": [4, 17, 27, 22, 5, 6, 13, 19, 26], "roll": 13}, 9, "roll", "flap 7"),
+    ({"flaps": [4, 17, 27, 22, 5, 6, 13, 19]}, 9, "flaps", "no pin for tile 9"),
+    ({"flaps": [4, 17, 27, 22, 5, 6, 13, 19]}, 10, "flaps", "tiles 9..10"),
+    ({"flaps": [4, 17, 27, 22, 5, 6, 13, 19, 26, 16]}, 9, "flaps.10", "rules have 9"),
+    ({"backend": "mcp23017", "roll": "GPA7"}, 9, "roll", "only be an output"),
+    ({"backend": "mcp23017", "flaps": ["GPB7"] + [f"GPA{i}" for i in range(7)] + ["GPB0"]},
+     9, "flaps.1", "only be an output"),
+    ({"backend": "mcp23017", "mcp23017": {"address": 0x78}}, 9, "mcp23017.address",
+     "0x03..0x77"),
+    ({"display": {"address": 0x02}}, 9, "display.address", "0x03..0x77"),
+    ({"display": {"driver": "ssd1309"}}, 9, "display.driver", "ssd1306, sh1106, none"),
+    ({"backend": "spi"}, 9, "backend", "gpio, mcp23017"),
+    ({"roll": "23"}, 9, "roll", "expected a BCM pin"),
+    ({"hold_ms": "long"}, 9, "hold_ms", "expected milliseconds"),
+    ({"debounce_ms": True}, 9, "debounce_ms", "true"),
+    ({"colour": "red"}, 9, "colour", "unknown key"),
+    ({"display": {"brightness": 3}}, 9, "display.brightness", "unknown key"),
+    ({"next": 28}, 9, "next", "outside 0..27"),
+    ({"green_led": 2}, 9, "green_led", "I2C SDA"),
+    ({"flaps": [3, 17, 27, 22, 5, 6, 13, 19, 26]}, 9, "flaps.1", "I2C SCL"),
+    ({"backend": "mcp23017", "roll": 23}, 9, "roll", "expected an expander pin"),
+    ({"backend": "mcp23017", "flaps": ["GPC0"] * 9}, 9, "flaps.1", "expected an expander pin"),
+    ({"backend": "mcp23017", "flap_leds": ["GPA0"] * 9}, 9, "flap_leds", "led_address"),
+    ({"backend": "mcp23017", "mcp23017": {"led_address": 0x20}}, 9,
+     "mcp23017.led_address", "own address"),
+    ({"backend": "mcp23017", "mcp23017": {"address": 0x3C}}, 9, "mcp23017.address",
+     "display"),
+    ({"mcp23017": {"bus": 1}}, 9, "mcp23017", "only used with backend"),
+    ({"backend": "mcp23017", "green_led": 23, "mcp23017": {"int_pin": 23}}, 9, "green_led",
+     "INT line"),
+    ({"backend": "mcp23017", "mcp23017": {"int_pin": 3}}, 9, "mcp23017.int_pin", "I2C SCL"),
+    ({"display": {"rotation": 4}}, 9, "display.rotation", "outside 0..3"),
+    ({"display": {"contrast": 256}}, 9, "display.contrast", "outside 0..255"),
+    ({"display": {"dim_after_s": 600, "off_after_s": 60}}, 9, "display.off_after_s",
+     "longer than"),
+    ({"debounce_ms": 200, "hold_ms": 150}, 9, "hold_ms", "longer than debounce_ms"),
+    ({"flaps": "4,17"}, 9, "flaps", "expected a list"),
+    ({"display": "ssd1306"}, 9, "display", "expected a table"),
+    ({"flap_leds": [7, 8, 9]}, 9, "flap_leds", "no pin for tiles 4..9"),
+]
+
+
+@pytest.mark.parametrize("table,tiles,key,word", BROKEN)
+def test_broken_table_names_the_key(table, tiles, key, word):
+    _, problems = parse(table, tiles)
+    assert problems, "expected a problem"
+    lines = [line for line in problems if line.startswith(f"[hardware] {key}: ")]
+    assert lines, problems
+    assert any(word in line for line in lines), problems
+
+
+def test_pin_used_twice_names_both_users():
+    _, problems = parse({"flaps": [4, 17, 27, 22, 5, 6, 17, 19, 26]})
+    assert problems == ["[hardware] flaps.7: pin 17 is also used by flap 2"]
+
+
+def test_every_problem_is_reported_at_once():
+    _, problems = parse({"backend": "mcp23017", "roll": "GPA7", "next": "GPB7",
+                         "mcp23017": {"address": 0x80}, "display": {"rotation": 9}})
+    keys = sorted(line.split(":")[0] for line in problems)
+    assert keys == ["[hardware] display.rotation", "[hardware] mcp23017.address",
+                    "[hardware] next", "[hardware] roll"]
+
+
+def test_config_is_frozen():
+    hw, _ = parse({})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        hw.backend = "mcp23017"  # type: ignore[misc]
+
+
+def test_tiles_come_from_the_rules_table():
+    config, problems = parse_config({"rules": {"preset": "crafthouse-12"}})
+    assert problems == []
+    assert config.hardware.tiles == 12 and len(config.hardware.flaps) == 12
+    _, problems = parse_config({"rules": {"preset": "crafthouse-12"},
+                                "hardware": {"flaps": [4, 17, 27, 22, 5, 6, 13, 19, 26]}})
+    assert problems == ["[hardware] flaps: 9 entries for 12 tiles: no pin for tiles 10..12"]

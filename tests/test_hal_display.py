@@ -1,0 +1,353 @@
+"""The OLED adapter over luma's dummy device: sending, coalescing, idle, lost display.
+
+No wall-clock assertions: slowness is played by a device that waits on an
+Event the test controls, idle time runs on the virtual now_ms.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from luma.core.error import DeviceNotFoundError
+from PIL import Image, ImageDraw
+
+from shutbox_hw.hal.config import DisplayConfig, HardwareConfig
+from shutbox_hw.hal.display import (GatedDevice, NullDisplay, OledDisplay, dummy_device,
+                                    make_display)
+
+# luma's ssd1306 calls Image.getdata (deprecated in Pillow 13; Pillow<14 is pinned)
+pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
+
+WAIT = 10  # seconds; only a safety net against a hang, never a measurement
+
+
+def frame(text: str) -> Image.Image:
+    image = Image.new("1", (128, 64))
+    ImageDraw.Draw(image).text((0, 0), text, fill=1)
+    return image
+
+
+def pixels(image: Image.Image) -> bytes:
+    return image.convert("1").tobytes()
+
+
+@pytest.fixture
+def opened():
+    displays: list[OledDisplay] = []
+
+    def open_display(factory, **kwargs) -> OledDisplay:
+        display = OledDisplay(factory, **kwargs)
+        displays.append(display)
+        return display
+
+    yield open_display
+    for display in displays:
+        display.close()
+
+
+def test_frames_differ_from_each_other():
+    # guards the other tests: distinct texts must give distinct pixels
+    assert len({pixels(frame(t)) for t in "ABC"}) == 3
+
+
+def test_unchanged_frame_is_not_sent_again(opened):
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device)
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    display.show(frame("A"), 10)
+    display.poll(20)
+    assert display.wait_idle(WAIT)
+    assert device.frames() == [pixels(frame("A"))]
+    display.show(frame("B"), 30)
+    assert display.wait_idle(WAIT)
+    assert device.frames() == [pixels(frame("A")), pixels(frame("B"))]
+    assert pixels(device.device.image) == pixels(frame("B"))
+
+
+def test_slow_display_does_not_block_show_and_newest_frame_wins(opened):
+    gate = threading.Event()
+    device = GatedDevice(dummy_device(), gate)
+    display = opened(lambda: device)
+    display.show(frame("A"), 0)
+    assert device.entered.wait(WAIT)  # the sender is now stuck inside display()
+    display.show(frame("B"), 1)
+    display.show(frame("C"), 2)
+    # both calls returned while the device was still blocked
+    assert not gate.is_set()
+    assert device.frames() == []
+    gate.set()
+    assert display.wait_idle(WAIT)
+    assert device.frames() == [pixels(frame("A")), pixels(frame("C"))]
+
+
+def test_frame_back_to_the_last_sent_one_is_not_sent(opened):
+    gate = threading.Event()
+    device = GatedDevice(dummy_device(), gate)
+    display = opened(lambda: device)
+    display.show(frame("A"), 0)
+    assert device.entered.wait(WAIT)
+    display.show(frame("B"), 1)
+    display.show(frame("A"), 2)
+    gate.set()
+    assert display.wait_idle(WAIT)
+    assert device.frames() == [pixels(frame("A"))]
+
+
+def test_dims_then_blanks_when_idle_and_wakes_on_activity(opened):
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device, idle_dim_ms=1000, idle_off_ms=5000, contrast=200,
+                     dim_contrast=10)
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    assert display.next_deadline_ms() == 1000
+    display.poll(999)
+    assert display.mode == "on"
+    display.poll(1000)
+    assert display.wait_idle(WAIT)
+    assert display.mode == "dim"
+    assert device.calls[-1] == ("contrast", 10)
+    assert display.next_deadline_ms() == 5000
+    display.poll(5000)
+    assert display.wait_idle(WAIT)
+    assert display.mode == "off"
+    assert device.calls[-1] == ("hide", None)
+    assert display.next_deadline_ms() is None
+    display.show(frame("A"), 6000)  # the same frame is not activity
+    assert display.wait_idle(WAIT)
+    assert display.mode == "off"
+    display.wake(7000)  # a flap or a button
+    assert display.wait_idle(WAIT)
+    assert display.mode == "on"
+    assert device.calls[-2:] == [("contrast", 200), ("show", None)]
+    assert display.next_deadline_ms() == 8000
+
+
+def test_changed_frame_wakes_a_blank_screen_with_the_new_frame_first(opened):
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device, idle_dim_ms=0, idle_off_ms=100)
+    display.show(frame("A"), 0)
+    display.poll(100)
+    assert display.wait_idle(WAIT)
+    assert display.mode == "off"
+    mark = len(device.calls)
+    display.show(frame("B"), 150)
+    assert display.wait_idle(WAIT)
+    names = [name for name, _ in device.calls[mark:]]
+    # the new frame is drawn before the panel comes back: no flash of the old one
+    assert names.index("display") < names.index("show")
+    assert display.mode == "on"
+
+
+def test_missing_display_is_retried_every_retry_ms(opened):
+    attempts: list[int] = []
+    device = GatedDevice(dummy_device())
+
+    def factory():
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise OSError(121, "Remote I/O error")
+        return device
+
+    display = opened(factory, retry_ms=3000)
+    assert display.wait_idle(WAIT)  # the first attempt (at start) has failed
+    assert not display.connected
+    assert "Remote I/O" in display.last_error
+    display.show(frame("A"), 0)  # the first time seen after the failure
+    assert display.next_deadline_ms() == 3000
+    display.show(frame("B"), 20)  # the box plays on; the newest frame is kept
+    display.poll(2999)
+    assert display.wait_idle(WAIT)
+    assert len(attempts) == 1
+    display.poll(3000)
+    assert display.wait_idle(WAIT)
+    assert len(attempts) == 2
+    assert display.connected
+    assert display.next_deadline_ms() == 20 + 60_000  # only the dim timer is left
+    assert device.frames() == [pixels(frame("B"))]
+
+
+def test_a_failing_send_drops_the_device_and_a_retry_resends_everything(opened):
+    devices = [GatedDevice(dummy_device()), GatedDevice(dummy_device())]
+    made: list[GatedDevice] = []
+
+    def factory():
+        made.append(devices[len(made)])
+        return made[-1]
+
+    display = opened(factory, retry_ms=500)
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    devices[0].fail_next = OSError(5, "Input/output error")
+    display.show(frame("B"), 10)
+    assert display.wait_idle(WAIT)
+    assert not display.connected
+    display.poll(20)
+    display.poll(520)
+    assert display.wait_idle(WAIT)
+    assert display.connected and len(made) == 2
+    # the new device starts blank: contrast, frame and power all go out again
+    assert [name for name, _ in devices[1].calls] == ["contrast", "display", "show"]
+    assert devices[1].frames() == [pixels(frame("B"))]
+
+
+def test_luma_device_not_found_is_survived(opened):
+    def factory():
+        raise DeviceNotFoundError("I2C device not found on address: 0x3C")
+
+    display = opened(factory)
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    assert not display.connected and "0x3C" in display.last_error
+
+
+def test_wrong_frame_size_is_a_programming_error(opened):
+    display = opened(dummy_device)
+    with pytest.raises(ValueError):
+        display.show(Image.new("1", (64, 32)), 0)
+
+
+def test_make_display_uses_the_config():
+    hw = HardwareConfig(display=DisplayConfig(contrast=99, dim_contrast=5, dim_after_s=2,
+                                              off_after_s=0, retry_s=1))
+    device = GatedDevice(dummy_device())
+    display = make_display(hw, device_factory=lambda: device)
+    try:
+        display.show(frame("A"), 0)
+        assert display.wait_idle(WAIT)
+        assert device.calls[0] == ("contrast", 99)
+        assert display.next_deadline_ms() == 2000
+        display.poll(2000)
+        assert display.wait_idle(WAIT)
+        assert device.calls[-1] == ("contrast", 5)
+        assert display.next_deadline_ms() is None  # off_after_s = 0: never blank
+    finally:
+        display.close()
+    assert device.calls[-1] == ("cleanup", None)
+
+
+def test_make_display_without_a_display():
+    display = make_display(HardwareConfig(display=DisplayConfig(driver="none")))
+    assert isinstance(display, NullDisplay)
+    display.show(frame("A"), 0)
+    assert display.next_deadline_ms() is None
+
+
+@pytest.mark.skipif(Path("/dev/i2c-31").exists(), reason="a real bus 31 exists here")
+def test_real_factory_on_a_machine_without_the_bus_keeps_running():
+    display = make_display(HardwareConfig(display=DisplayConfig(port=31)))
+    try:
+        display.show(frame("A"), 0)
+        assert display.wait_idle(WAIT)
+        assert not display.connected
+        assert display.last_error and "i2c-31" in display.last_error
+    finally:
+        display.close()
+
+
+class FakeBus:
+    """The two smbus2 calls luma's i2c interface makes when handed a bus."""
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[int, int, list[int]]] = []
+        self.fail: OSError | None = None
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.writes.append((address, register, list(data)))
+
+    def data_bytes(self) -> list[int]:
+        return [b for _, register, data in self.writes if register == 0x40 for b in data]
+
+
+def test_real_ssd1306_driver_on_a_fake_bus(opened):
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import ssd1306
+
+    bus = FakeBus()
+    display = opened(lambda: ssd1306(i2c(bus=bus, address=0x3C)))
+    assert display.wait_idle(WAIT)
+    bus.writes.clear()
+    image = Image.new("1", (128, 64))
+    image.putpixel((5, 10), 1)
+    display.show(image, 0)
+    assert display.wait_idle(WAIT)
+    sent = bus.data_bytes()
+    # SSD1306 page layout: byte x + 128 * (y // 8), bit y % 8
+    expected = [0] * 1024
+    expected[5 + 128 * 1] = 1 << 2
+    assert sent == expected
+    assert all(address == 0x3C for address, _, _ in bus.writes)
+    display.show(image.copy(), 10)
+    assert display.wait_idle(WAIT)
+    assert len(bus.data_bytes()) == 1024  # the same frame again: nothing on the bus
+
+
+def test_real_ssd1306_bus_error_is_survived(opened):
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import ssd1306
+
+    bus = FakeBus()
+    display = opened(lambda: ssd1306(i2c(bus=bus, address=0x3C)), retry_ms=100)
+    assert display.wait_idle(WAIT) and display.connected
+    bus.fail = OSError(121, "Remote I/O error")
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    assert not display.connected
+    bus.fail = None
+    bus.writes.clear()
+    display.poll(1)
+    display.poll(101)
+    assert display.wait_idle(WAIT)
+    assert display.connected
+    assert bus.data_bytes()[-1024:] == list(_ssd1306_bytes(frame("A")))
+
+
+def _ssd1306_bytes(image: Image.Image) -> bytes:
+    """The frame in SSD1306 page order, computed here independently of luma."""
+    out = bytearray(1024)
+    for y in range(64):
+        for x in range(128):
+            if image.getpixel((x, y)):
+                out[x + 128 * (y // 8)] |= 1 << (y % 8)
+    return bytes(out)
+
+
+def test_rotation_on_its_side_takes_portrait_frames():
+    hw = HardwareConfig(display=DisplayConfig(rotation=1))
+    device = dummy_device(rotation=1)
+    display = make_display(hw, device_factory=lambda: device)
+    try:
+        assert (display.width, display.height) == (64, 128)
+        image = Image.new("1", (64, 128))
+        image.putpixel((0, 0), 1)
+        display.show(image, 0)
+        assert display.wait_idle(WAIT)
+        # a quarter turn clockwise: the portrait top-left lands top-right on the panel
+        assert device.image.size == (128, 64)
+        assert device.image.getpixel((127, 0)) and not device.image.getpixel((0, 0))
+    finally:
+        display.close()
+
+
+def test_a_driver_bug_does_not_kill_the_sender(opened):
+    calls: list[int] = []
+
+    class Broken:
+        def contrast(self, level):
+            calls.append(level)
+            if len(calls) == 1:
+                raise AssertionError("size mismatch")
+
+        display = show = hide = cleanup = lambda self, *a: None
+
+    display = opened(Broken, retry_ms=50)
+    assert display.wait_idle(WAIT)
+    assert "AssertionError" in display.last_error
+    display.show(frame("A"), 0)
+    display.poll(50)
+    assert display.wait_idle(WAIT)
+    assert display.connected and len(calls) == 2
