@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .config import Config
-from .events import DiceRolled, Event, InputFault, Tick
+from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
 from .game.controller import Advisor, Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .hal.ports import Buttons, Display, FlapBank, Indicators
@@ -91,8 +91,12 @@ class Daemon:
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
         now = self.clock.now_ms()
+        touched = False
         for event in [*self.box.flaps.poll(now), *self.box.buttons.poll(now)]:
+            touched = touched or isinstance(event, (FlapChanged, ButtonPressed))
             self.feed(event)
+        if touched:
+            self.box.display.wake(now)
         deadline = self.controller.next_deadline_ms()
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))

@@ -81,6 +81,9 @@ class Display(Protocol):
 
     def show(self, image: Image.Image, now_ms: int) -> None: ...
 
+    def wake(self, now_ms: int) -> None:
+        """Someone touched the box: undo dimming or the screen saver."""
+
     def poll(self, now_ms: int) -> None:
         """Dimming and the screen saver after idle time; retry a lost display."""
 
