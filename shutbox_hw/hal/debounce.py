@@ -62,11 +62,16 @@ class Debouncer:
         self._last_edge: int | None = None
         self._unstable_since: int | None = None   # first edge after the last stable period
         self._out: list[Settled | Chatter] = []
+        self._polled: int | None = None
 
     def edge(self, level: bool, at_ms: int) -> None:
         """Record a raw level seen at ``at_ms``; a repeat of the raw level is ignored."""
-        if self._last_edge is not None and at_ms < self._last_edge:
-            at_ms = self._last_edge      # threads may stamp slightly out of order
+        # Never before the last edge or the last poll: threads may stamp slightly
+        # out of order, and an edge read late (an interrupt captured while the
+        # bus was down) must not produce an event older than ones already given.
+        for floor in (self._last_edge, self._polled):
+            if floor is not None and at_ms < floor:
+                at_ms = floor
         self._advance(at_ms)
         if level == self._raw:
             return
@@ -78,6 +83,7 @@ class Debouncer:
     def poll(self, now_ms: int) -> list[Settled | Chatter]:
         """Everything that became due by ``now_ms``, oldest first."""
         self._advance(now_ms)
+        self._polled = now_ms if self._polled is None else max(self._polled, now_ms)
         out, self._out = self._out, []
         return out
 

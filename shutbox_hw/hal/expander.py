@@ -141,9 +141,8 @@ class ExpanderInputs:
                 snap = self.chip.read_all()
                 int_at = None     # what was latched before the reset means nothing now
         except Mcp23017Error as exc:
-            if int_at is not None:
-                with self._lock:     # still unacknowledged: keep it for the next read
-                    self._int_at = int_at if self._int_at is None else min(int_at, self._int_at)
+            # The interrupt stays latched in the chip, but its capture is old news
+            # by the time the chip answers again: the next read uses GPIO only.
             self._lost(exc, now_ms)
             return
         if self._absent:
