@@ -23,7 +23,7 @@ Rules, per input line:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
@@ -245,7 +245,3 @@ class ButtonInputs(_Lines):
                  if t is not None]
         return min(times, default=None)
 
-
-def merge_sorted(*streams: Sequence) -> list:
-    """Events of several sources in time order (each source already sorted)."""
-    return sorted((e for s in streams for e in s), key=lambda e: e.at_ms)

@@ -10,6 +10,19 @@ at their deadlines and collects the events they produce.
 A :class:`SimSwitch` is a microswitch: asked to close or open at time t, it
 schedules a seeded burst of edges over a few milliseconds before it settles,
 on a gpiozero mock pin or on an input of a :class:`~.mcp23017.SimMcp23017`.
+
+Typical use (flaps on mock GPIO pins)::
+
+    factory = MockFactory()
+    world = SimWorld()
+    bank = GpioFlapBank({1: 5, 2: 6}, world.clock, pin_factory=factory)
+    flap1 = SimSwitch(world, mock_pin_setter(factory.pin(5)), rng=random.Random(7))
+    flap1.set(True, 1000)              # shut at t=1000, bouncing for a few ms
+    events = world.run([bank], 2000)   # [FlapChanged(1, True, <last edge + 20>)]
+
+On an expander use ``expander_pin_setter(chip, pin)`` instead, and the
+``flaps``/``buttons`` views of :class:`~shutbox_hw.hal.expander.ExpanderInputs`
+as the ports.
 """
 
 from __future__ import annotations
