@@ -269,3 +269,22 @@ def test_failed_led_write_is_retried():
     assert led_chip.output_level(0) is False      # waiting for the retry time
     leds.poll(1010)
     assert led_chip.output_level(0) is True
+
+
+def test_status_leds_come_back_after_an_input_chip_brownout():
+    bus = SimBus(1)
+    in_chip = SimMcp23017()
+    bus.attach(0x20, in_chip)
+    world = SimWorld()
+    ins = ExpanderInputs(bus, world.clock, flap_pins={1: 0})
+    leds = ExpanderIndicators(bus, address=None, status=ins.chip)
+    leds.show(LedFrame(flaps=(), green="on", red="off"), 0)
+    assert [in_chip.output_level(7), in_chip.output_level(15)] == [True, False]
+    in_chip.brownout()
+    assert in_chip.output_level(7) is None
+    events = world.run([ins.flaps, leds], 300)
+    assert [e.message for e in events] == ["registers were reset (brownout?)",
+                                           "reconfigured after reset"]
+    assert [in_chip.output_level(7), in_chip.output_level(15)] == [True, False]
+    leds.close()
+    assert in_chip.output_level(7) is False

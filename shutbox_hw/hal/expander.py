@@ -68,7 +68,6 @@ class ExpanderInputs:
         self._faults: list[InputFault] = []
         self._absent = False
         self._next_read = 0
-        self._serviced_at: int | None = None
 
         now = clock.now_ms()
         start: dict[Hashable, bool] = {key: False for key in lines}
@@ -124,7 +123,8 @@ class ExpanderInputs:
 
     def service(self, now_ms: int) -> None:
         """Read the chip if an interrupt is pending or a periodic read is due,
-        and feed what it shows to the debounce logic. Idempotent per time."""
+        and feed what it shows to the debounce logic. Both views call it; the
+        second call at the same time finds nothing due."""
         with self._lock:
             pending = self._int_at is not None
         if now_ms < self._next_read and not (pending and not self._absent):
@@ -309,4 +309,11 @@ class ExpanderIndicators:
         return _earliest(next_blink_ms(self._frame, self._now, self.blink_ms), verify)
 
     def close(self) -> None:
-        pass
+        """Leave the lights off (best effort: the bus may be gone)."""
+        try:
+            if self.leds is not None and self._configured:
+                self.leds.write_outputs(0)
+            if self.status is not None and self._status_pins:
+                self.status.write_outputs(0, sum(1 << p for p in self._status_pins.values()))
+        except Mcp23017Error:
+            pass
