@@ -1,0 +1,247 @@
+"""Debouncing on timestamps, the same for every backend.
+
+gpiozero's backends debounce differently and its MockFactory not at all
+(DESIGN.md), so adapters record raw edges with the time they saw them and
+everything below decides, from those times alone, what really happened.
+Nothing here reads a clock: the same edges give the same events on the box,
+in the simulator and in tests.
+
+Rules, per input line:
+
+- A change counts once the level has been stable for ``debounce_ms``
+  (default 20). Its event carries the time it became stable (last edge +
+  ``debounce_ms``), so the result does not depend on when ``poll`` runs.
+  A glitch that returns to the reported level before settling gives nothing.
+- Chatter: a line that has no stable period of ``debounce_ms`` for
+  ``chatter_ms`` (default 1000) while edges keep coming is reported once as
+  faulty ("switch chattering"), at the moment that window ran out. While
+  faulty it needs ``recover_ms`` of quiet (default 250, never less than
+  ``debounce_ms``) to be reported ok again; then its level is reported as a
+  normal change if it differs from the last one reported. So a broken
+  switch gives two fault events, not a storm of moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+
+from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
+
+CHATTER_MESSAGE = "switch chattering"
+SETTLED_MESSAGE = "switch settled again"
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The line's level changed and held: ``level`` True = active (shut / pressed)."""
+    level: bool
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Chatter:
+    """The line started (``ok`` False) or stopped (``ok`` True) chattering."""
+    ok: bool
+    at_ms: int
+
+
+class Debouncer:
+    """One input line: raw edges in, settled changes and chatter reports out."""
+
+    def __init__(self, level: bool, *, debounce_ms: int = 20, chatter_ms: int = 1000,
+                 recover_ms: int = 250) -> None:
+        if debounce_ms < 0 or chatter_ms <= debounce_ms:
+            raise ValueError("need 0 <= debounce_ms < chatter_ms")
+        self.debounce_ms = debounce_ms
+        self.chatter_ms = chatter_ms
+        self.recover_ms = max(recover_ms, debounce_ms)
+        self.level = level          # last level reported (or the starting level)
+        self.faulty = False
+        self._raw = level
+        self._last_edge: int | None = None
+        self._unstable_since: int | None = None   # first edge after the last stable period
+        self._out: list[Settled | Chatter] = []
+        self._polled: int | None = None
+
+    def edge(self, level: bool, at_ms: int) -> None:
+        """Record a raw level seen at ``at_ms``; a repeat of the raw level is ignored."""
+        # Never before the last edge or the last poll: threads may stamp slightly
+        # out of order, and an edge read late (an interrupt captured while the
+        # bus was down) must not produce an event older than ones already given.
+        for floor in (self._last_edge, self._polled):
+            if floor is not None and at_ms < floor:
+                at_ms = floor
+        self._advance(at_ms)
+        if level == self._raw:
+            return
+        self._raw = level
+        self._last_edge = at_ms
+        if self._unstable_since is None:
+            self._unstable_since = at_ms
+
+    def poll(self, now_ms: int) -> list[Settled | Chatter]:
+        """Everything that became due by ``now_ms``, oldest first."""
+        self._advance(now_ms)
+        self._polled = now_ms if self._polled is None else max(self._polled, now_ms)
+        out, self._out = self._out, []
+        return out
+
+    def next_deadline_ms(self) -> int | None:
+        """When something may next become due (None: nothing pending)."""
+        if self._unstable_since is None:
+            return None
+        settle = self._settle_at()
+        if self.faulty:
+            return settle
+        return min(settle, self._unstable_since + self.chatter_ms)
+
+    def _settle_at(self) -> int:
+        assert self._last_edge is not None
+        return self._last_edge + (self.recover_ms if self.faulty else self.debounce_ms)
+
+    def _advance(self, now_ms: int) -> None:
+        if self._unstable_since is None:
+            return
+        fault_at = self._unstable_since + self.chatter_ms
+        if not self.faulty and fault_at < self._settle_at() and fault_at <= now_ms:
+            self.faulty = True
+            self._out.append(Chatter(ok=False, at_ms=fault_at))
+        settle_at = self._settle_at()
+        if settle_at > now_ms:
+            return
+        if self.faulty:
+            self.faulty = False
+            self._out.append(Chatter(ok=True, at_ms=settle_at))
+        if self._raw != self.level:
+            self.level = self._raw
+            self._out.append(Settled(level=self._raw, at_ms=settle_at))
+        self._unstable_since = None
+
+
+class HoldTimer:
+    """Short press on release before ``hold_ms``; long press once held ``hold_ms``.
+
+    Fed settled levels (from a :class:`Debouncer`). The long press fires when
+    the hold time is reached, not on release, and that release gives nothing.
+    """
+
+    def __init__(self, hold_ms: int = 800) -> None:
+        if hold_ms <= 0:
+            raise ValueError("hold_ms must be positive")
+        self.hold_ms = hold_ms
+        self._pressed_at: int | None = None
+        self._out: list[tuple[bool, int]] = []   # (long, at_ms)
+
+    def press(self, at_ms: int) -> None:
+        self._advance(at_ms)
+        self._pressed_at = at_ms
+
+    def release(self, at_ms: int) -> None:
+        self._advance(at_ms)
+        if self._pressed_at is not None:
+            self._out.append((False, at_ms))
+        self._pressed_at = None
+
+    def cancel(self) -> None:
+        """Forget a press in progress (the switch became untrustworthy)."""
+        self._pressed_at = None
+
+    def poll(self, now_ms: int) -> list[tuple[bool, int]]:
+        """Presses due by ``now_ms`` as (long, at_ms), oldest first."""
+        self._advance(now_ms)
+        out, self._out = self._out, []
+        return out
+
+    def next_deadline_ms(self) -> int | None:
+        return None if self._pressed_at is None else self._pressed_at + self.hold_ms
+
+    def _advance(self, now_ms: int) -> None:
+        if self._pressed_at is not None and self._pressed_at + self.hold_ms <= now_ms:
+            self._out.append((True, self._pressed_at + self.hold_ms))
+            self._pressed_at = None
+
+
+class _Lines:
+    """Debouncers for named lines, fed raw edges in time order."""
+
+    def __init__(self, levels: Mapping[Hashable, bool], debounce_ms: int, chatter_ms: int,
+                 recover_ms: int) -> None:
+        self.lines = {key: Debouncer(level, debounce_ms=debounce_ms, chatter_ms=chatter_ms,
+                                     recover_ms=recover_ms)
+                      for key, level in levels.items()}
+
+    def edge(self, key: Hashable, level: bool, at_ms: int) -> None:
+        self.lines[key].edge(level, at_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        times = [t for d in self.lines.values() if (t := d.next_deadline_ms()) is not None]
+        return min(times, default=None)
+
+
+class FlapInputs(_Lines):
+    """The debounce logic of a flap bank, whatever carries its switches."""
+
+    def __init__(self, shut: Mapping[int, bool], *, debounce_ms: int = 20,
+                 chatter_ms: int = 1000, recover_ms: int = 250) -> None:
+        super().__init__(shut, debounce_ms, chatter_ms, recover_ms)
+
+    def shut_mask(self) -> int:
+        """Bit t-1 set for every tile whose last reported state is shut."""
+        return sum(1 << (tile - 1) for tile, d in self.lines.items() if d.level)
+
+    def poll(self, now_ms: int) -> list[FlapChanged | InputFault]:
+        events: list[tuple[int, int, FlapChanged | InputFault]] = []
+        for tile, d in self.lines.items():
+            for i, item in enumerate(d.poll(now_ms)):
+                if isinstance(item, Settled):
+                    ev: FlapChanged | InputFault = FlapChanged(tile, item.level, item.at_ms)
+                else:
+                    ev = InputFault(f"flap {tile}", SETTLED_MESSAGE if item.ok else CHATTER_MESSAGE,
+                                    item.at_ms, ok=item.ok)
+                events.append((item.at_ms, i, ev))
+        events.sort(key=lambda e: (e[0], e[1]))   # stable: per-line order kept
+        return [e[2] for e in events]
+
+
+class ButtonInputs(_Lines):
+    """The debounce and hold logic of ROLL and NEXT (True = pressed)."""
+
+    def __init__(self, pressed: Mapping[ButtonName, bool], *, hold_ms: int = 800,
+                 debounce_ms: int = 20, chatter_ms: int = 1000, recover_ms: int = 250) -> None:
+        super().__init__(pressed, debounce_ms, chatter_ms, recover_ms)
+        # A button already held at start is not a press: it must be released first.
+        self.timers = {name: HoldTimer(hold_ms) for name in pressed}
+
+    def poll(self, now_ms: int) -> list[ButtonPressed | InputFault]:
+        events: list[tuple[int, int, ButtonPressed | InputFault]] = []
+        for name, d in self.lines.items():
+            timer = self.timers[name]
+            seq = 0
+            for item in d.poll(now_ms):
+                if isinstance(item, Chatter):
+                    for long, at in timer.poll(item.at_ms):
+                        events.append((at, seq, ButtonPressed(name, long, at)))
+                        seq += 1
+                    if not item.ok:
+                        timer.cancel()
+                    events.append((item.at_ms, seq, InputFault(
+                        name.upper(), SETTLED_MESSAGE if item.ok else CHATTER_MESSAGE,
+                        item.at_ms, ok=item.ok)))
+                    seq += 1
+                elif item.level:
+                    timer.press(item.at_ms)
+                else:
+                    timer.release(item.at_ms)
+            for long, at in timer.poll(now_ms):
+                events.append((at, seq, ButtonPressed(name, long, at)))
+                seq += 1
+        events.sort(key=lambda e: (e[0], e[1]))
+        return [e[2] for e in events]
+
+    def next_deadline_ms(self) -> int | None:
+        times = [t for t in (super().next_deadline_ms(),
+                             *(h.next_deadline_ms() for h in self.timers.values()))
+                 if t is not None]
+        return min(times, default=None)
+

@@ -1,0 +1,319 @@
+"""Flaps, buttons and LEDs on MCP23017 expanders.
+
+:class:`ExpanderInputs`: up to 12 flap switches plus ROLL and NEXT on one
+chip, its open-drain INT line on a Pi pin watched through gpiozero (falling
+edge). The gpiozero callback only notes the time; the registers are read in
+``poll`` from the daemon's loop. Every read fetches all 22 registers in one
+transfer, which both acknowledges the interrupt and shows whether the
+configuration survived: after a brownout the chip is reconfigured before its
+pins are trusted (without pull-ups every open switch would read shut). A
+full read also runs every ``read_ms`` (default 250) in case an interrupt was
+missed. Bus errors are retried by the driver; a chip that stays silent is
+reported once as an :class:`~shutbox_hw.events.InputFault` (on the flap
+view) and retried every ``retry_ms`` while the box keeps running on the
+last known state. Levels go through the same debounce logic as GPIO.
+
+:class:`ExpanderIndicators`: per-flap LEDs on a second chip (0x21..0x27) and
+optionally the status pair on GPA7/GPB7 of the input chip.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+from gpiozero import DigitalInputDevice
+
+from ..events import ButtonPressed, FlapChanged, InputFault
+from .debounce import ButtonInputs, FlapInputs
+from .gpio import Clock, Pin, frame_levels, next_blink_ms
+from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
+from .ports import LedFrame
+
+BROWNOUT_MESSAGE = "registers were reset (brownout?)"
+RECONFIGURED_MESSAGE = "reconfigured after reset"
+BACK_MESSAGE = "answering again"
+
+
+class ExpanderInputs:
+    """The input chip; use its :attr:`flaps` (FlapBank) and :attr:`buttons` (Buttons)."""
+
+    def __init__(self, bus: Any, clock: Clock, *, flap_pins: Mapping[int, int],
+                 roll_pin: int | None = None, next_pin: int | None = None,
+                 int_pin: Pin | None = None, address: int = 0x20, debounce_ms: int = 20,
+                 hold_ms: int = 800, chatter_ms: int = 1000, read_ms: int = 250,
+                 retry_ms: int = 1000, pin_factory: Any = None,
+                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
+        lines: dict[Hashable, int] = {("flap", t): p for t, p in flap_pins.items()}
+        if roll_pin is not None:
+            lines[("button", "roll")] = roll_pin
+        if next_pin is not None:
+            lines[("button", "next")] = next_pin
+        pins = list(lines.values())
+        if len(set(pins)) != len(pins):
+            raise ValueError("an expander pin is used twice")
+        if any(not 0 <= p <= 15 for p in pins):
+            raise ValueError("expander pins are 0..15 (GPA0..GPB7)")
+        self.chip = Mcp23017(bus, address, sleep=sleep, attempts=attempts)
+        self.source = f"MCP23017 0x{address:02x}"
+        self.read_ms = read_ms
+        self.retry_ms = retry_ms
+        self._clock = clock
+        self._lines = lines
+        self._mask = sum(1 << p for p in pins)
+        self._lock = threading.Lock()
+        self._int_at: int | None = None
+        self._faults: list[InputFault] = []
+        self._absent = False
+        self._next_read = 0
+
+        now = clock.now_ms()
+        start: dict[Hashable, bool] = {key: False for key in lines}
+        try:
+            self.chip.configure(self._mask)
+            snap = self.chip.read_all()
+            start = {key: not (snap.gpio >> p & 1) for key, p in lines.items()}
+            self._next_read = now + read_ms
+        except Mcp23017Error as exc:
+            self._lost(exc, now)
+        self._flap_logic = FlapInputs({k[1]: v for k, v in start.items() if k[0] == "flap"},
+                                      debounce_ms=debounce_ms, chatter_ms=chatter_ms)
+        self._button_logic = None
+        if roll_pin is not None and next_pin is not None:
+            self._button_logic = ButtonInputs(
+                {k[1]: v for k, v in start.items() if k[0] == "button"},
+                hold_ms=hold_ms, debounce_ms=debounce_ms, chatter_ms=chatter_ms)
+        elif (roll_pin is None) != (next_pin is None):
+            raise ValueError("give both ROLL and NEXT pins on the expander, or neither")
+        self.flaps = ExpanderFlapBank(self, max(flap_pins, default=0))
+        self.buttons = ExpanderButtons(self) if self._button_logic else None
+
+        self._int_device = None
+        if int_pin is not None:
+            # Open drain with the Pi's pull-up: active (low) = interrupt pending.
+            self._int_device = DigitalInputDevice(int_pin, pull_up=True, pin_factory=pin_factory)
+            self._int_device.when_activated = self._on_interrupt
+
+    def _on_interrupt(self) -> None:
+        """gpiozero thread: only note when; the read happens in poll."""
+        with self._lock:
+            if self._int_at is None:
+                self._int_at = self._clock.now_ms()
+
+    def _take_interrupt(self) -> int | None:
+        with self._lock:
+            at, self._int_at = self._int_at, None
+        return at
+
+    def _lost(self, exc: Mcp23017Error, now: int) -> None:
+        if not self._absent:
+            self._absent = True
+            self._faults.append(InputFault(self.source, str(exc).split(": ", 1)[-1], now))
+        self._next_read = now + self.retry_ms
+
+    def io_deadline_ms(self) -> int:
+        """When the chip must next be read (now-ish if an interrupt is pending)."""
+        with self._lock:
+            int_at = self._int_at
+        if int_at is not None and not self._absent:
+            return min(int_at, self._next_read)
+        return self._next_read
+
+    def service(self, now_ms: int) -> None:
+        """Read the chip if an interrupt is pending or a periodic read is due,
+        and feed what it shows to the debounce logic. Both views call it; the
+        second call at the same time finds nothing due."""
+        with self._lock:
+            pending = self._int_at is not None
+        if now_ms < self._next_read and not (pending and not self._absent):
+            return
+        int_at = self._take_interrupt()
+        try:
+            snap = self.chip.read_all()
+            if not self.chip.configured(snap):
+                if not self._absent:
+                    self._faults.append(InputFault(self.source, BROWNOUT_MESSAGE, now_ms))
+                    self._faults.append(InputFault(self.source, RECONFIGURED_MESSAGE, now_ms,
+                                                   ok=True))
+                self.chip.configure(self._mask)
+                snap = self.chip.read_all()
+                int_at = None     # what was latched before the reset means nothing now
+        except Mcp23017Error as exc:
+            # The interrupt stays latched in the chip, but its capture is old news
+            # by the time the chip answers again: the next read uses GPIO only.
+            self._lost(exc, now_ms)
+            return
+        if self._absent:
+            self._absent = False
+            self._faults.append(InputFault(self.source, BACK_MESSAGE, now_ms, ok=True))
+        self._feed(snap, int_at, now_ms)
+        self._next_read = now_ms + self.read_ms
+
+    def _feed(self, snap: Snapshot, int_at: int | None, now_ms: int) -> None:
+        # The captured port value is the level when the interrupt fired; GPIO is now.
+        if int_at is not None and snap.intf:
+            ports = (0xFF if snap.intf & 0xFF else 0) | (0xFF00 if snap.intf & 0xFF00 else 0)
+            self._levels(snap.intcap, ports, min(int_at, now_ms))
+        self._levels(snap.gpio, 0xFFFF, now_ms)
+
+    def _levels(self, word: int, ports: int, at_ms: int) -> None:
+        for (kind, name), pin in self._lines.items():
+            if not ports >> pin & 1:
+                continue
+            shut = not (word >> pin & 1)       # switch to ground: closed reads low
+            if kind == "flap":
+                self._flap_logic.edge(name, shut, at_ms)
+            elif self._button_logic is not None:
+                self._button_logic.edge(name, shut, at_ms)
+
+    def take_faults(self) -> list[InputFault]:
+        out, self._faults = self._faults, []
+        return out
+
+    def close(self) -> None:
+        if self._int_device is not None:
+            self._int_device.close()
+            self._int_device = None
+
+
+def _earliest(*times: int | None) -> int | None:
+    return min((t for t in times if t is not None), default=None)
+
+
+class ExpanderFlapBank:
+    """The flap view of :class:`ExpanderInputs` (a FlapBank); carries the chip's faults."""
+
+    def __init__(self, owner: ExpanderInputs, tiles: int) -> None:
+        self._owner = owner
+        self.tiles = tiles
+
+    def shut_mask(self) -> int:
+        return self._owner._flap_logic.shut_mask()
+
+    def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
+        self._owner.service(now_ms)
+        events: list[FlapChanged | InputFault] = [*self._owner.take_faults(),
+                                                  *self._owner._flap_logic.poll(now_ms)]
+        return sorted(events, key=lambda e: e.at_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        return _earliest(self._owner.io_deadline_ms(), self._owner._flap_logic.next_deadline_ms())
+
+    def close(self) -> None:
+        self._owner.close()
+
+
+class ExpanderButtons:
+    """The ROLL/NEXT view of :class:`ExpanderInputs` (a Buttons)."""
+
+    def __init__(self, owner: ExpanderInputs) -> None:
+        self._owner = owner
+
+    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]:
+        self._owner.service(now_ms)
+        assert self._owner._button_logic is not None
+        return self._owner._button_logic.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        assert self._owner._button_logic is not None
+        return _earliest(self._owner.io_deadline_ms(),
+                         self._owner._button_logic.next_deadline_ms())
+
+    def close(self) -> None:
+        self._owner.close()
+
+
+class ExpanderIndicators:
+    """Per-flap LEDs on an output chip, status LEDs on outputs of another chip
+    (usually GPA7/GPB7 of the input chip). An Indicators port.
+
+    A chip that fails a write is marked dirty and written again after
+    ``retry_ms``; the LED chip's configuration is re-checked every
+    ``verify_ms`` (a brownout turns every pin back into an input).
+    """
+
+    def __init__(self, bus: Any, *, address: int | None = 0x21,
+                 flap_pins: Mapping[int, int] | None = None, status: Mcp23017 | None = None,
+                 green_pin: int | None = 7, red_pin: int | None = 15, blink_ms: int = 400,
+                 verify_ms: int = 1000, retry_ms: int = 1000,
+                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
+        if blink_ms <= 0:
+            raise ValueError("blink_ms must be positive")
+        self.blink_ms = blink_ms
+        self.verify_ms = verify_ms
+        self.retry_ms = retry_ms
+        self._flap_pins = dict(flap_pins or {})
+        if self._flap_pins and address is None:
+            raise ValueError("flap LEDs need the LED chip's address")
+        self.leds = (Mcp23017(bus, address, sleep=sleep, attempts=attempts)
+                     if address is not None and self._flap_pins else None)
+        if self.leds is not None and status is not None and self.leds.address == status.address:
+            raise ValueError("the LED chip must not be the input chip")
+        self.status = status
+        self._status_pins: dict[str, int] = {}
+        if status is not None:
+            for name, pin in (("green", green_pin), ("red", red_pin)):
+                if pin is not None:
+                    if status.inputs >> pin & 1:
+                        raise ValueError(f"status LED pin {pin} is an input on the chip")
+                    self._status_pins[name] = pin
+        self._frame: LedFrame | None = None
+        self._now = 0
+        self._written: dict[str, int | None] = {"leds": None, "status": None}
+        self._retry_at: int | None = None
+        self._next_verify = 0
+        self._configured = False
+
+    def show(self, frame: LedFrame, now_ms: int) -> None:
+        self._frame = frame
+        self.poll(now_ms)
+
+    def _wanted(self, now_ms: int) -> tuple[int, int]:
+        if self._frame is None:
+            return 0, 0
+        levels = frame_levels(self._frame, now_ms, self.blink_ms)
+        leds = sum(1 << p for t, p in self._flap_pins.items() if levels.get(t, False))
+        status = sum(1 << p for n, p in self._status_pins.items() if levels[n])
+        return leds, status
+
+    def poll(self, now_ms: int) -> None:
+        self._now = now_ms
+        if self._retry_at is not None and now_ms < self._retry_at:
+            return
+        self._retry_at = None
+        leds, status = self._wanted(now_ms)
+        try:
+            if self.leds is not None:
+                if not self._configured or now_ms >= self._next_verify:
+                    if not self._configured or not self.leds.configured(self.leds.read_all()):
+                        self.leds.configure(0, olat=leds)
+                        self._written["leds"] = leds
+                        self._configured = True
+                    self._next_verify = now_ms + self.verify_ms
+                if self._written["leds"] != leds:
+                    self.leds.write_outputs(leds)
+                    self._written["leds"] = leds
+            if self.status is not None and self._status_pins and self._written["status"] != status:
+                mask = sum(1 << p for p in self._status_pins.values())
+                self.status.write_outputs(status, mask)
+                self._written["status"] = status
+        except Mcp23017Error:
+            self._retry_at = now_ms + self.retry_ms
+
+    def next_deadline_ms(self) -> int | None:
+        if self._retry_at is not None:
+            return self._retry_at
+        verify = self._next_verify if self.leds is not None else None
+        return _earliest(next_blink_ms(self._frame, self._now, self.blink_ms), verify)
+
+    def close(self) -> None:
+        """Leave the lights off (best effort: the bus may be gone)."""
+        try:
+            if self.leds is not None and self._configured:
+                self.leds.write_outputs(0)
+            if self.status is not None and self._status_pins:
+                self.status.write_outputs(0, sum(1 << p for p in self._status_pins.values()))
+        except Mcp23017Error:
+            pass

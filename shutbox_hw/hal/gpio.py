@@ -1,0 +1,239 @@
+"""Flaps, buttons and LEDs on the Pi's own pins, through gpiozero.
+
+Works over any gpiozero pin factory (lgpio or RPi.GPIO on the box,
+``MockFactory`` in tests and the simulator). Switches are wired to ground
+with the Pi's pull-up: shut / pressed reads low. gpiozero's callbacks run on
+its own threads (synchronously for the mock), so they only record
+``(line, level, clock.now_ms())`` under a lock; debouncing happens in
+``poll`` (see :mod:`.debounce`). ``bounce_time`` is never set: the mock
+ignores it and the real backends disagree about it (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Protocol
+
+from gpiozero import DigitalInputDevice, DigitalOutputDevice
+
+from ..errors import UserError
+from ..events import ButtonPressed, FlapChanged, InputFault
+from .debounce import ButtonInputs, FlapInputs
+from .ports import LedFrame, LedState
+
+Pin = int | str
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+
+PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
+
+
+def make_pin_factory(name: str = "lgpio") -> Any:
+    """The gpiozero pin factory called ``name``.
+
+    ``lgpio`` is the default because it works on every Pi including the Pi 5;
+    ``rpigpio`` is for older boards; ``mock`` is gpiozero's simulated pins.
+    A missing library is a setup mistake, so it raises :class:`UserError`.
+    """
+    if name == "mock":
+        from gpiozero.pins.mock import MockFactory
+        return MockFactory()
+    if name == "lgpio":
+        module, cls, lib = "gpiozero.pins.lgpio", "LGPIOFactory", "lgpio"
+    elif name == "rpigpio":
+        module, cls, lib = "gpiozero.pins.rpigpio", "RPiGPIOFactory", "RPi.GPIO"
+    else:
+        raise UserError(f"pin factory {name!r} is not one of {', '.join(PIN_FACTORIES)}")
+    try:
+        mod = __import__(module, fromlist=[cls])
+    except ImportError as exc:
+        raise UserError(f"pin factory {name!r} needs the {lib} library, which is not "
+                        f"installed (pip install 'shutbox-hw[pi]'): {exc}") from None
+    try:
+        return getattr(mod, cls)()
+    except Exception as exc:  # noqa: BLE001 - the backends raise many kinds
+        raise UserError(f"pin factory {name!r} cannot start here: {exc}") from None
+
+
+class EdgeRecorder:
+    """Raw edges from gpiozero's threads, kept until the daemon loop takes them."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._edges: list[tuple[Hashable, bool, int]] = []
+
+    def callback(self, key: Hashable, level: bool) -> Callable[[], None]:
+        """A gpiozero ``when_*`` handler that records ``level`` for ``key``."""
+        def record() -> None:
+            with self._lock:
+                self._edges.append((key, level, self._clock.now_ms()))
+        return record
+
+    def take(self) -> list[tuple[Hashable, bool, int]]:
+        with self._lock:
+            edges, self._edges = self._edges, []
+        return edges
+
+
+def _switch(pin: Pin, key: Hashable, recorder: EdgeRecorder, pin_factory: Any) -> DigitalInputDevice:
+    dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
+    dev.when_activated = recorder.callback(key, True)
+    dev.when_deactivated = recorder.callback(key, False)
+    return dev
+
+
+class GpioFlapBank:
+    """The flap switches on Pi pins (a :class:`~.ports.FlapBank`)."""
+
+    def __init__(self, tile_pins: Mapping[int, Pin], clock: Clock, *, debounce_ms: int = 20,
+                 chatter_ms: int = 1000, pin_factory: Any = None) -> None:
+        self.tiles = max(tile_pins, default=0)
+        self._recorder = EdgeRecorder(clock)
+        self._devices: dict[int, DigitalInputDevice] = {}
+        try:
+            for tile, pin in tile_pins.items():
+                self._devices[tile] = _switch(pin, tile, self._recorder, pin_factory)
+        except Exception:
+            self.close()
+            raise
+        self._logic = FlapInputs({t: bool(d.is_active) for t, d in self._devices.items()},
+                                 debounce_ms=debounce_ms, chatter_ms=chatter_ms)
+
+    def _feed(self) -> None:
+        for tile, level, at in self._recorder.take():
+            self._logic.edge(tile, level, at)
+
+    def shut_mask(self) -> int:
+        return self._logic.shut_mask()
+
+    def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
+        self._feed()
+        return self._logic.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        self._feed()
+        return self._logic.next_deadline_ms()
+
+    def close(self) -> None:
+        for dev in self._devices.values():
+            dev.close()
+        self._devices.clear()
+
+
+class GpioButtons:
+    """ROLL and NEXT on Pi pins (a :class:`~.ports.Buttons`)."""
+
+    def __init__(self, roll_pin: Pin, next_pin: Pin, clock: Clock, *, hold_ms: int = 800,
+                 debounce_ms: int = 20, chatter_ms: int = 1000, pin_factory: Any = None) -> None:
+        self._recorder = EdgeRecorder(clock)
+        self._devices: dict[str, DigitalInputDevice] = {}
+        try:
+            for name, pin in (("roll", roll_pin), ("next", next_pin)):
+                self._devices[name] = _switch(pin, name, self._recorder, pin_factory)
+        except Exception:
+            self.close()
+            raise
+        self._logic = ButtonInputs(
+            {"roll": bool(self._devices["roll"].is_active),
+             "next": bool(self._devices["next"].is_active)},
+            hold_ms=hold_ms, debounce_ms=debounce_ms, chatter_ms=chatter_ms)
+
+    def _feed(self) -> None:
+        for name, level, at in self._recorder.take():
+            self._logic.edge(name, level, at)
+
+    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]:
+        self._feed()
+        return self._logic.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        self._feed()
+        return self._logic.next_deadline_ms()
+
+    def close(self) -> None:
+        for dev in self._devices.values():
+            dev.close()
+        self._devices.clear()
+
+
+def blink_level(state: LedState, now_ms: int, blink_ms: int) -> bool:
+    """Whether an LED is lit at ``now_ms``. Blinking LEDs share one phase,
+    counted from time 0, so they flash together and tests can predict them."""
+    if state == "blink":
+        return (now_ms // blink_ms) % 2 == 0
+    return state == "on"
+
+
+def frame_levels(frame: LedFrame, now_ms: int, blink_ms: int) -> dict[Hashable, bool]:
+    """Every light's level at ``now_ms``: keys are tile numbers, "green", "red"."""
+    levels: dict[Hashable, bool] = {tile: blink_level(s, now_ms, blink_ms)
+                                    for tile, s in enumerate(frame.flaps, start=1)}
+    levels["green"] = blink_level(frame.green, now_ms, blink_ms)
+    levels["red"] = blink_level(frame.red, now_ms, blink_ms)
+    return levels
+
+
+def next_blink_ms(frame: LedFrame | None, now_ms: int, blink_ms: int) -> int | None:
+    """The next phase change if anything blinks."""
+    if frame is None or "blink" not in (*frame.flaps, frame.green, frame.red):
+        return None
+    return (now_ms // blink_ms + 1) * blink_ms
+
+
+class GpioIndicators:
+    """Flap LEDs and the status pair on Pi pins (an :class:`~.ports.Indicators`).
+
+    Blinking is worked out from ``now_ms`` in ``poll``, not by gpiozero's
+    background blink thread, so it follows a virtual clock exactly.
+    A pin is written only when its level changes.
+    """
+
+    def __init__(self, flap_pins: Mapping[int, Pin], green_pin: Pin | None, red_pin: Pin | None,
+                 *, blink_ms: int = 400, pin_factory: Any = None) -> None:
+        if blink_ms <= 0:
+            raise ValueError("blink_ms must be positive")
+        self.blink_ms = blink_ms
+        pins: dict[Hashable, Pin] = dict(flap_pins)
+        if green_pin is not None:
+            pins["green"] = green_pin
+        if red_pin is not None:
+            pins["red"] = red_pin
+        self._leds: dict[Hashable, DigitalOutputDevice] = {}
+        try:
+            for key, pin in pins.items():
+                self._leds[key] = DigitalOutputDevice(pin, initial_value=False,
+                                                      pin_factory=pin_factory)
+        except Exception:
+            self.close()
+            raise
+        self._lit = {key: False for key in self._leds}
+        self._frame: LedFrame | None = None
+        self._now = 0
+
+    def show(self, frame: LedFrame, now_ms: int) -> None:
+        self._frame = frame
+        self.poll(now_ms)
+
+    def poll(self, now_ms: int) -> None:
+        self._now = now_ms
+        if self._frame is None:
+            return
+        levels = frame_levels(self._frame, now_ms, self.blink_ms)
+        for key, led in self._leds.items():
+            level = levels.get(key, False)
+            if level != self._lit[key]:
+                led.value = level
+                self._lit[key] = level
+
+    def next_deadline_ms(self) -> int | None:
+        return next_blink_ms(self._frame, self._now, self.blink_ms)
+
+    def close(self) -> None:
+        for led in self._leds.values():
+            led.close()
+        self._leds.clear()

@@ -1,0 +1,127 @@
+"""A virtual time line for simulated hardware, and switches that bounce.
+
+:class:`SimWorld` owns a :class:`~shutbox_hw.hal.clock.VirtualClock` and a
+queue of timed actions (pin edges, mostly). ``advance_to(t)`` runs every
+action due by ``t`` in time order, setting the clock to each action's time
+first, so gpiozero callbacks that read the clock stamp the edge exactly.
+:meth:`SimWorld.run` is the loop the daemon would run: it also polls ports
+at their deadlines and collects the events they produce.
+
+A :class:`SimSwitch` is a microswitch: asked to close or open at time t, it
+schedules a seeded burst of edges over a few milliseconds before it settles,
+on a gpiozero mock pin or on an input of a :class:`~.mcp23017.SimMcp23017`.
+
+Typical use (flaps on mock GPIO pins)::
+
+    factory = MockFactory()
+    world = SimWorld()
+    bank = GpioFlapBank({1: 5, 2: 6}, world.clock, pin_factory=factory)
+    flap1 = SimSwitch(world, mock_pin_setter(factory.pin(5)), rng=random.Random(7))
+    flap1.set(True, 1000)              # shut at t=1000, bouncing for a few ms
+    events = world.run([bank], 2000)   # [FlapChanged(1, True, <last edge + 20>)]
+
+On an expander use ``expander_pin_setter(chip, pin)`` instead, and the
+``flaps``/``buttons`` views of :class:`~shutbox_hw.hal.expander.ExpanderInputs`
+as the ports.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from ..clock import VirtualClock
+
+
+class Pollable(Protocol):
+    def poll(self, now_ms: int) -> Any: ...
+
+    def next_deadline_ms(self) -> int | None: ...
+
+
+class SimWorld:
+    """Virtual time plus the actions scheduled on it."""
+
+    def __init__(self, start_ms: int = 0) -> None:
+        self.clock = VirtualClock(start_ms)
+        self._queue: list[tuple[int, int, Callable[[], None]]] = []
+        self._seq = itertools.count()   # keeps actions at the same time in order
+
+    def now_ms(self) -> int:
+        return self.clock.now_ms()
+
+    def at(self, at_ms: int, action: Callable[[], None]) -> None:
+        """Run ``action`` when time reaches ``at_ms`` (not before now)."""
+        heapq.heappush(self._queue, (max(at_ms, self.now_ms()), next(self._seq), action))
+
+    def next_action_ms(self) -> int | None:
+        return self._queue[0][0] if self._queue else None
+
+    def advance_to(self, t_ms: int) -> None:
+        """Run every action due by ``t_ms`` in time order, then set the clock to ``t_ms``."""
+        while self._queue and self._queue[0][0] <= t_ms:
+            at, _, action = heapq.heappop(self._queue)
+            self.clock.set(at)
+            action()
+        self.clock.set(t_ms)
+
+    def run(self, ports: Iterable[Pollable], until_ms: int) -> list[Any]:
+        """Advance to ``until_ms`` stopping at every action and every port deadline,
+        polling all ports at each stop; returns everything the polls returned."""
+        ports = list(ports)
+        events: list[Any] = []
+        while True:
+            now = self.now_ms()
+            for port in ports:
+                events.extend(port.poll(now) or ())
+            stops = [t for t in (self.next_action_ms(),
+                                 *(p.next_deadline_ms() for p in ports))
+                     if t is not None and t > now]
+            nxt = min(stops, default=until_ms)
+            if now >= until_ms:
+                return events
+            self.advance_to(min(nxt, until_ms))
+
+
+def mock_pin_setter(pin: Any) -> Callable[[bool], None]:
+    """Closing a switch wired to ground pulls a gpiozero mock pin low."""
+    def set_closed(closed: bool) -> None:
+        pin.drive_low() if closed else pin.drive_high()
+    return set_closed
+
+
+def expander_pin_setter(chip: Any, pin: int) -> Callable[[bool], None]:
+    """Closing a switch grounds the expander pin; open leaves it to the pull-up."""
+    def set_closed(closed: bool) -> None:
+        chip.set_input(pin, False if closed else None)
+    return set_closed
+
+
+class SimSwitch:
+    """A microswitch that bounces: ``set(closed, at_ms)`` schedules up to
+    ``max_bounces`` extra edges within ``bounce_ms`` (seeded), ending closed/open."""
+
+    def __init__(self, world: SimWorld, setter: Callable[[bool], None], *,
+                 rng: random.Random | None = None, bounce_ms: int = 5,
+                 max_bounces: int = 6) -> None:
+        self.world = world
+        self.setter = setter
+        self.rng = rng or random.Random(0)
+        self.bounce_ms = bounce_ms
+        self.max_bounces = max_bounces
+
+    def set(self, closed: bool, at_ms: int) -> int:
+        """Schedule the change; returns the time of its last edge."""
+        # an even number of bounce edges, so the burst starts and ends on the new level
+        n = self.rng.randint(0, self.max_bounces // 2) * 2
+        offsets = sorted(self.rng.randint(0, self.bounce_ms) for _ in range(n + 1))
+        level = closed
+        for off in offsets[:-1]:
+            self.world.at(at_ms + off, lambda lv=level: self.setter(lv))
+            level = not level
+        last = at_ms + offsets[-1]
+        self.world.at(last, lambda: self.setter(closed))
+        return last

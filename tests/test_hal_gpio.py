@@ -1,0 +1,145 @@
+"""The gpiozero adapters on MockFactory pins, driven through the simulated world."""
+
+import random
+
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPin
+from hypothesis import given, settings, strategies as st
+
+from shutbox_hw.errors import UserError
+from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
+from shutbox_hw.hal.gpio import GpioButtons, GpioFlapBank, GpioIndicators, make_pin_factory
+from shutbox_hw.hal.ports import LedFrame
+from shutbox_hw.hal.sim import SimSwitch, SimWorld, mock_pin_setter
+
+FLAP_PINS = {1: 5, 2: 6, 3: 13}
+
+
+@pytest.fixture
+def factory():
+    f = MockFactory()
+    yield f
+    f.reset()
+
+
+class ClosedSwitchPin(MockPin):
+    """A pin whose switch is already closed: the pull-up cannot lift it."""
+
+    def _set_pull(self, value):
+        super()._set_pull(value)
+        self.drive_low()
+
+
+def test_shut_at_start_is_in_mask_without_event(factory):
+    factory.pin(6, pin_class=ClosedSwitchPin)
+    world = SimWorld()
+    bank = GpioFlapBank(FLAP_PINS, world.clock, pin_factory=factory)
+    assert bank.tiles == 3
+    assert bank.shut_mask() == 0b010
+    assert world.run([bank], 1000) == []
+    bank.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.lists(st.tuples(st.sampled_from([1, 2, 3]),
+                                                      st.integers(30, 400)),
+                                            min_size=1, max_size=15))
+def test_bouncing_flaps_give_one_event_per_real_change(seed, script):
+    factory = MockFactory()
+    try:
+        world = SimWorld()
+        bank = GpioFlapBank(FLAP_PINS, world.clock, pin_factory=factory)
+        rng = random.Random(seed)
+        switches = {t: SimSwitch(world, mock_pin_setter(factory.pin(p)), rng=rng)
+                    for t, p in FLAP_PINS.items()}
+        shut = {t: False for t in FLAP_PINS}
+        expected = []
+        t = 0
+        for tile, gap in script:       # gaps >= 30 ms: every change is a real one
+            t += gap
+            shut[tile] = not shut[tile]
+            last = switches[tile].set(shut[tile], t)
+            expected.append(FlapChanged(tile, shut[tile], last + 20))
+        events = world.run([bank], t + 1000)
+        assert sorted(events, key=lambda e: (e.at_ms, e.tile)) == \
+            sorted(expected, key=lambda e: (e.at_ms, e.tile))
+        assert bank.shut_mask() == sum(1 << (k - 1) for k, v in shut.items() if v)
+        bank.close()
+    finally:
+        factory.reset()
+
+
+def test_chattering_flap_is_one_fault_not_a_storm(factory):
+    world = SimWorld()
+    bank = GpioFlapBank(FLAP_PINS, world.clock, pin_factory=factory)
+    pin = factory.pin(13)
+    for i in range(300):                 # 3 s of an edge every 10 ms
+        world.at(i * 10, (pin.drive_low if i % 2 == 0 else pin.drive_high))
+    world.at(3005, pin.drive_low)        # then it rests shut
+    events = world.run([bank], 5000)
+    assert events == [InputFault("flap 3", "switch chattering", 1000),
+                      InputFault("flap 3", "switch settled again", 3255, ok=True),
+                      FlapChanged(3, True, 3255)]
+
+
+def test_buttons_short_and_long(factory):
+    world = SimWorld()
+    buttons = GpioButtons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
+    roll = SimSwitch(world, mock_pin_setter(factory.pin(17)), rng=random.Random(1))
+    nxt = SimSwitch(world, mock_pin_setter(factory.pin(27)), rng=random.Random(2))
+    p1 = roll.set(True, 100)
+    r1 = roll.set(False, 400)
+    p2 = nxt.set(True, 1000)
+    nxt.set(False, 3000)
+    events = world.run([buttons], 4000)
+    assert events == [ButtonPressed("roll", False, r1 + 20),
+                      ButtonPressed("next", True, p2 + 20 + 800)]
+    assert p1 < r1
+    buttons.close()
+
+
+def test_long_press_fires_while_still_held(factory):
+    world = SimWorld()
+    buttons = GpioButtons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
+    world.at(100, factory.pin(27).drive_low)
+    assert world.run([buttons], 919) == []
+    assert world.run([buttons], 920) == [ButtonPressed("next", True, 920)]
+
+
+def test_leds_on_pins_follow_frames_and_blink(factory):
+    world = SimWorld()
+    leds = GpioIndicators({1: 20, 2: 21}, 22, 23, blink_ms=400, pin_factory=factory)
+    pins = {k: factory.pin(p) for k, p in {1: 20, 2: 21, "g": 22, "r": 23}.items()}
+    assert [pins[k].state for k in pins] == [False] * 4
+    leds.show(LedFrame(flaps=("on", "blink", "on"), green="on", red="off"), 100)
+    assert [pins[k].state for k in pins] == [True, True, True, False]
+    assert leds.next_deadline_ms() == 400
+    for pin in pins.values():
+        pin.clear_states()
+    world.advance_to(100)
+    world.run([leds], 1700)
+    # flap 2 blinks with period 800 from time 0: off at 400, on at 800, off 1200, on 1600
+    assert [s.state for s in pins[2].states] == [True, False, True, False, True]
+    assert [s.state for s in pins[1].states] == [True]        # untouched
+    leds.show(LedFrame(flaps=("off", "off"), green="off", red="blink"), 1700)
+    assert [pins[k].state for k in pins] == [False, False, False, True]
+    leds.close()
+
+
+def test_pin_factory_by_name():
+    assert type(make_pin_factory("mock")).__name__ == "MockFactory"
+    with pytest.raises(UserError, match="not one of lgpio, rpigpio, mock"):
+        make_pin_factory("pigpio")
+
+
+def test_missing_backend_library_is_a_user_error(monkeypatch):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_lgpio(name, *a, **k):
+        if name == "gpiozero.pins.lgpio":
+            raise ImportError("No module named 'lgpio'")
+        return real_import(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_lgpio)
+    with pytest.raises(UserError, match="needs the lgpio library"):
+        make_pin_factory("lgpio")

@@ -1,0 +1,55 @@
+"""The simulated time line and bouncing switches."""
+
+import random
+
+from shutbox_hw.hal.sim import SimSwitch, SimWorld
+
+
+def test_actions_run_in_time_order_with_the_clock_set():
+    world = SimWorld()
+    seen = []
+    world.at(30, lambda: seen.append(("b", world.now_ms())))
+    world.at(10, lambda: seen.append(("a", world.now_ms())))
+    world.at(30, lambda: seen.append(("c", world.now_ms())))
+    world.advance_to(20)
+    assert seen == [("a", 10)] and world.now_ms() == 20
+    world.advance_to(100)
+    assert seen == [("a", 10), ("b", 30), ("c", 30)] and world.now_ms() == 100
+    assert world.next_action_ms() is None
+
+
+def test_switch_bursts_start_and_end_on_the_new_level_within_bounce_time():
+    world = SimWorld()
+    levels = []
+    sw = SimSwitch(world, lambda closed: levels.append((world.now_ms(), closed)),
+                   rng=random.Random(5), bounce_ms=5, max_bounces=6)
+    bursts = 0
+    for i in range(50):
+        levels.clear()
+        t = 1000 * (i + 1)
+        last = sw.set(i % 2 == 0, t)
+        world.advance_to(t + 100)
+        assert levels[-1] == (last, i % 2 == 0)
+        assert all(t <= at <= t + 5 for at, _ in levels)
+        assert [lv for _, lv in levels] == [(i % 2 == 0) == (k % 2 == 0) for k in range(len(levels))]
+        bursts += len(levels) > 1
+    assert bursts > 20          # most changes do bounce
+
+
+def test_run_polls_ports_at_their_deadlines():
+    world = SimWorld()
+
+    class Port:
+        def __init__(self):
+            self.polls = []
+
+        def poll(self, now):
+            self.polls.append(now)
+            return [now] if now in (150, 300) else []
+
+        def next_deadline_ms(self):
+            return next((t for t in (150, 300) if t > world.now_ms()), None)
+
+    port = Port()
+    assert world.run([port], 400) == [150, 300]
+    assert port.polls == [0, 150, 300, 400]
