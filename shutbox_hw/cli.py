@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import NoReturn
 
-from .commands import moves, rules
+from .commands import moves, rules, solve
 from .errors import UserError
 
-COMMANDS = [moves, rules]
+COMMANDS = [moves, rules, solve]
 
 
 class Parser(argparse.ArgumentParser):

@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Literal
 
 from ..errors import UserError
-from ..rules import (ONE_DIE_THROWS, TWO_DICE_THROWS, Mask, RuleSet,
+from ..rules import (ONE_DIE_THROWS, TWO_DICE_THROWS, Dice, Mask, RuleSet,
                      allowed_dice_counts, dice_choice, full_board, legal_closures,
                      turn_score)
 
@@ -39,7 +39,7 @@ OBJECTIVES: tuple[Objective, ...] = ("min-score", "max-shut")
 Number = float | Fraction
 # Throws with their weight out of the denominator: ordered outcomes of two
 # dice (a double once, any other pair twice, out of 36); one die: 1 of 6.
-_THROWS = {
+THROWS: dict[int, tuple[int, tuple[tuple[Dice, int], ...]]] = {
     2: (36, tuple((dice, 1 if dice[0] == dice[1] else 2) for dice in TWO_DICE_THROWS)),
     1: (6, tuple((dice, 1) for dice in ONE_DIE_THROWS)),
 }
@@ -130,7 +130,7 @@ def _moves(rules: RuleSet) -> _Moves:
     lists: dict[tuple[Mask, ...], int] = {}
     used_by: dict[int, set[int]] = {}
     groups: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
-    for count, (denominator, throws) in _THROWS.items():
+    for count, (denominator, throws) in THROWS.items():
         weights: dict[int, int] = {}
         for dice, weight in throws:
             closures = legal_closures(rules, full, dice)
