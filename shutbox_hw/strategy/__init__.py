@@ -9,7 +9,8 @@ from __future__ import annotations
 from ..rules import Dice, Mask, RuleSet
 from .cache import default_cache_dir, forget_loaded, solver_for
 from .solver import Solver
-from .tables import OBJECTIVES, Number, Objective, ObjectiveError, Solution, solve
+from .tables import (OBJECTIVES, Number, Objective, ObjectiveError, Solution, solve,
+                     solve_all)
 
 
 def best_closure(rules: RuleSet, objective: str, open_mask: Mask, dice: Dice) -> Mask | None:
@@ -36,5 +37,5 @@ def move_probability(rules: RuleSet, open_mask: Mask) -> float:
 __all__ = [
     "OBJECTIVES", "Number", "Objective", "ObjectiveError", "Solution", "Solver",
     "best_closure", "closure_values", "default_cache_dir", "forget_loaded",
-    "move_probability", "shut_probability", "solve", "solver_for",
+    "move_probability", "shut_probability", "solve", "solve_all", "solver_for",
 ]

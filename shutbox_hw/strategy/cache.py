@@ -18,7 +18,7 @@ from typing import Any
 
 from ..rules import RuleSet
 from .solver import Solver
-from .tables import OBJECTIVES, Solution, rules_key, solve
+from .tables import OBJECTIVES, Solution, rules_key, solve_all
 
 FORMAT_VERSION = 1
 _LOADED: dict[tuple, Solver] = {}
@@ -117,7 +117,7 @@ def _save(path: Path, rules: RuleSet, solver: Solver) -> None:
 
 def solve_both(rules: RuleSet) -> Solver:
     """Both objectives' float tables, computed now."""
-    return Solver(rules, {objective: solve(rules, objective) for objective in OBJECTIVES})
+    return Solver(rules, solve_all(rules))
 
 
 def solver_for(rules: RuleSet, cache_dir: Path | str | None = None) -> Solver:

@@ -159,14 +159,10 @@ def _moves(rules: RuleSet) -> _Moves:
     return _Moves(after, groups, counts, terminal)
 
 
-_MOVES_CACHE: dict[tuple, _Moves] = {}
-
-
-def _moves_for(rules: RuleSet) -> _Moves:
-    key = rules_key(rules)
-    if key not in _MOVES_CACHE:
-        _MOVES_CACHE[key] = _moves(rules)
-    return _MOVES_CACHE[key]
+def solve_all(rules: RuleSet) -> dict[str, Solution]:
+    """Both objectives' float tables, sharing one precomputation of the moves."""
+    moves = _moves(rules)
+    return {objective: _solve(rules, objective, moves, exact=False) for objective in OBJECTIVES}
 
 
 def solve(rules: RuleSet, objective: str, *, exact: bool = False) -> Solution:
@@ -174,8 +170,10 @@ def solve(rules: RuleSet, objective: str, *, exact: bool = False) -> Solution:
 
     ``exact`` uses :class:`fractions.Fraction` throughout (slower).
     """
-    objective = check_objective(objective)
-    moves = _moves_for(rules)
+    return _solve(rules, check_objective(objective), _moves(rules), exact=exact)
+
+
+def _solve(rules: RuleSet, objective: Objective, moves: _Moves, *, exact: bool) -> Solution:
     size = len(moves.counts)
     one: Number = Fraction(1) if exact else 1.0
     zero: Number = one - one
