@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rules import Dice, Mask, RuleSet, full_board, has_any_move, legal_closures
-from .tables import THROWS, Number, Objective, Solution, check_objective, policy_key
+from .tables import THROWS, Number, Solution, check_objective, policy_key
 
 
 @dataclass(frozen=True)
