@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import NoReturn
 
-from .commands import check_config, history, moves, rules, sim
+from .commands import check_config, history, moves, rules, sim, solve
 from .errors import UserError
 
-COMMANDS = [moves, rules, check_config, sim, history]
+COMMANDS = [moves, rules, solve, check_config, sim, history]
 
 
 class Parser(argparse.ArgumentParser):
