@@ -285,6 +285,10 @@ def _parse_display(table: Mapping[str, Any], check: _Checker) -> DisplayConfig:
     address = check.address(table, "address", d.address, prefix) or d.address
     rotation = check.integer(table, "rotation", d.rotation, 0, 3, prefix,
                              what="quarter turns")
+    if rotation in (1, 3):
+        # the screens are laid out 128 wide and 64 high; 2 mounts the panel upside down
+        check.add("display.rotation", f"{rotation} would turn the screen on its side; "
+                                      "use 0, or 2 for a panel mounted upside down")
     contrast = check.integer(table, "contrast", d.contrast, 0, 255, prefix)
     dim_contrast = check.integer(table, "dim_contrast", d.dim_contrast, 0, 255, prefix)
     if dim_contrast > contrast:

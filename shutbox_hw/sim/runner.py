@@ -65,21 +65,20 @@ class SimRunner:
             self.world.advance_to(min(min(stops, default=target), target))
         self.sim.settle_display()
 
-    def _switch(self, switch: Any, closed: bool) -> None:
-        last = switch.set(closed, self.world.now_ms())
-        self.advance(last - self.world.now_ms() + self.sim.debounce_ms + SETTLE_MARGIN_MS)
+    def _settle_after(self, last_edge_ms: int) -> None:
+        self.advance(last_edge_ms - self.world.now_ms() + self.sim.debounce_ms + SETTLE_MARGIN_MS)
 
     # ------------------------------------------------------------------ the person
 
     def flap(self, tile: int, shut: bool) -> None:
-        self._switch(self.sim.flap_switch(tile), shut)
+        self._settle_after(self.sim.move_flap(tile, shut, self.world.now_ms()))
 
     def press(self, button: str, long: bool = False) -> None:
         switch = self.sim.button_switch(button)
         last = switch.set(True, self.world.now_ms())
         hold = self.sim.hold_ms + 50 if long else PRESS_MS
         self.advance(last - self.world.now_ms() + hold)
-        self._switch(switch, False)
+        self._settle_after(switch.set(False, self.world.now_ms()))
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""

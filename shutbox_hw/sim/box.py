@@ -1,0 +1,193 @@
+"""The simulated box: the reference hardware as simulated pins, chips and panel.
+
+Which hardware is simulated follows the config's ``[hardware]`` table, so
+``sim --config hardware/mcp23017-12/shutbox.toml`` runs the real MCP23017
+driver against the register-level model. The ports are built by the same
+:func:`~shutbox_hw.hal.box.build_ports` the real box uses.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory, MockPin
+from PIL import Image
+
+from ..config import Config
+from ..daemon import Box
+from ..hal.box import Ports, build_ports
+from ..hal.config import ExpanderPin, Pin
+from ..hal.display import NullDisplay, dummy_device, make_display
+from ..hal.sim.bus import SimBus
+from ..hal.sim.mcp23017 import SimMcp23017
+from ..hal.sim.world import SimSwitch, SimWorld, expander_pin_setter
+
+
+@dataclass(frozen=True)
+class Lamps:
+    """Which LEDs are lit at this moment."""
+    flaps: tuple[bool, ...]
+    green: bool
+    red: bool
+
+
+class WiredPin(MockPin):
+    """A mock pin with a switch to ground: the pull-up cannot lift a closed switch
+    (gpiozero's mock would drive the pin high when a new device sets its pull)."""
+
+    grounded = False
+
+    def drive_high(self) -> None:
+        if not self.grounded:
+            super().drive_high()
+
+
+def wired_pin_setter(pin: WiredPin):
+    def set_closed(closed: bool) -> None:
+        pin.grounded = closed
+        pin.drive_low() if closed else pin.drive_high()
+    return set_closed
+
+
+class QueuedDice:
+    """``dice A B`` in a script queues a throw; without one, seeded random faces."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.pending: deque[tuple[int, ...]] = deque()
+
+    def queue(self, faces: tuple[int, ...]) -> None:
+        self.pending.append(faces)
+
+    def roll(self, count: int) -> tuple[int, ...]:
+        if self.pending:
+            # a queued throw with the wrong number of dice is shown as it is:
+            # the controller refuses it like a bad reading of the dice module
+            return self.pending.popleft()
+        return tuple(self.rng.randint(1, 6) for _ in range(count))
+
+
+class PanelRecorder:
+    """A luma dummy panel that also keeps every frame it was sent (``--frames``)."""
+
+    def __init__(self, frames_dir: Path | None) -> None:
+        self.device = dummy_device()
+        self.frames_dir = frames_dir
+        self.count = 0
+        self.on = True
+
+    def display(self, image: Image.Image) -> None:
+        self.device.display(image)
+        self.count += 1
+        if self.frames_dir is not None:
+            image.convert("1").save(self.frames_dir / f"frame-{self.count:05d}.png")
+
+    def contrast(self, level: int) -> None:
+        self.device.contrast(level)
+
+    def show(self) -> None:
+        self.on = True
+
+    def hide(self) -> None:
+        self.on = False
+
+    def cleanup(self) -> None:
+        pass
+
+
+class SimulatedBox:
+    def __init__(self, config: Config, *, seed: int = 0, frames_dir: Path | None = None) -> None:
+        self.config = config
+        hw = self.hw = config.hardware
+        self.world = SimWorld()
+        rng = random.Random(seed)
+        self.dice = QueuedDice(random.Random(rng.random()))
+        self.factory = MockFactory(pin_class=WiredPin)
+        self.bus = SimBus()
+        self.chips: dict[int, SimMcp23017] = {}
+        if hw.backend == "mcp23017" and hw.mcp23017 is not None:
+            self.chips[hw.mcp23017.address] = SimMcp23017(
+                int_pin=self.factory.pin(hw.mcp23017.int_pin))
+            if hw.mcp23017.led_address is not None:
+                self.chips[hw.mcp23017.led_address] = SimMcp23017()
+            for address, chip in self.chips.items():
+                self.bus.attach(address, chip)
+        switch_rng = random.Random(rng.random())
+        self.flaps = {tile: self._switch(pin, switch_rng)
+                      for tile, pin in enumerate(hw.flaps, start=1)}
+        self.buttons = {"roll": self._switch(hw.roll, switch_rng),
+                        "next": self._switch(hw.next, switch_rng)}
+        self.shut: set[int] = set()
+        self.panel = PanelRecorder(frames_dir)
+        self.box = self._build()
+
+    @property
+    def debounce_ms(self) -> int:
+        return self.hw.debounce_ms
+
+    @property
+    def hold_ms(self) -> int:
+        return self.hw.hold_ms
+
+    def _switch(self, pin: Pin, rng: random.Random) -> SimSwitch:
+        if isinstance(pin, ExpanderPin):
+            setter = expander_pin_setter(self.chips[pin.address], pin.index)
+        else:
+            setter = wired_pin_setter(self.factory.pin(pin))
+        return SimSwitch(self.world, setter, rng=rng)
+
+    def _build(self) -> Box:
+        self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
+                                        bus=lambda number: self.bus, sleep=lambda s: None)
+        display = make_display(self.hw, device_factory=lambda: self.panel)
+        return Box(self.ports.flaps, self.ports.buttons, self.ports.indicators, display,
+                   self.dice)
+
+    def power_cut(self) -> None:
+        """The plug is pulled and put back: the Pi's pins are released, the
+        chips lose their registers; flap positions and queued dice stay."""
+        self.box.close()
+        for chip in self.chips.values():
+            chip.brownout()
+        self.box = self._build()
+
+    # -- what a person touches and sees ---------------------------------------------
+
+    def move_flap(self, tile: int, shut: bool, at_ms: int) -> int:
+        """Shut or lift a flap by hand; returns when its switch stops bouncing."""
+        (self.shut.add if shut else self.shut.discard)(tile)
+        return self.flaps[tile].set(shut, at_ms)
+
+    def button_switch(self, name: str) -> SimSwitch:
+        return self.buttons[name]
+
+    def settle_display(self) -> None:
+        """Let the display's sender thread finish, so frames are deterministic."""
+        display = self.box.display
+        if hasattr(display, "wait_idle"):
+            display.wait_idle(5.0)
+
+    def last_frame(self) -> Image.Image | None:
+        if isinstance(self.box.display, NullDisplay) or not self.panel.on:
+            return None
+        return self.panel.device.image
+
+    def is_shut(self, tile: int) -> bool:
+        return tile in self.shut
+
+    def lamp_states(self) -> Lamps:
+        """The LEDs as they are lit right now (blinking included), read off the pins."""
+        def lit(pin: Pin | None) -> bool:
+            if pin is None:
+                return False
+            if isinstance(pin, ExpanderPin):
+                return bool(self.chips[pin.address].output_level(pin.index))
+            return bool(self.factory.pin(pin).state)
+        leds = self.hw.flap_leds
+        flaps = tuple(lit(leds[t - 1]) if t <= len(leds) else False
+                      for t in range(1, self.hw.tiles + 1))
+        return Lamps(flaps=flaps, green=lit(self.hw.green_led), red=lit(self.hw.red_led))
