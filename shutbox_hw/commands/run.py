@@ -1,0 +1,89 @@
+"""``shutbox-hw run``: the daemon on the real box (what systemd starts)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import time
+from typing import Any
+
+from ..config import Config, default_db_path, load_config
+from ..daemon import Box, Daemon, SoftwareDice
+from ..errors import UserError
+from ..hal.box import build_ports
+from ..hal.clock import MonotonicClock
+from ..hal.display import make_display
+from ..hal.gpio import make_pin_factory
+from ..hints import advisor_for
+from ..sdnotify import Notifier
+from ..store import Store
+
+log = logging.getLogger("shutbox_hw")
+LOOP_MS = 5   # gpiozero records edges on its own threads; look at them this often
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the box (under systemd, or by hand on the Pi)")
+    p.add_argument("--config", metavar="FILE", help="the box's config file")
+    p.add_argument("--pin-factory", metavar="NAME",
+                   default=os.environ.get("GPIOZERO_PIN_FACTORY", "lgpio"),
+                   help="gpiozero pin backend: lgpio (default, every Pi), rpigpio "
+                        "(older boards), mock")
+    p.add_argument("--for-seconds", type=float, metavar="S", help=argparse.SUPPRESS)
+    p.set_defaults(run=run)
+
+
+def open_i2c(number: int) -> Any:
+    try:
+        from smbus2 import SMBus
+        return SMBus(number)
+    except (FileNotFoundError, PermissionError, OSError) as error:
+        raise UserError(f"I2C bus {number} cannot be opened ({error}): enable I2C "
+                        "(dtparam=i2c_arm=on) and add the user to the i2c group") from None
+
+
+def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str) -> Box:
+    if config.game.dice == "module":
+        raise UserError("[game] dice: the dice module is not supported by this version yet; "
+                        "use \"software\" or \"manual\"")
+    ports = build_ports(config.hardware, clock, pin_factory=make_pin_factory(pin_factory),
+                        bus=open_i2c)
+    return Box(ports.flaps, ports.buttons, ports.indicators, make_display(config.hardware),
+               SoftwareDice())
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    config = load_config(args.config)
+    clock = MonotonicClock()
+    box = build_real_box(config, clock, args.pin_factory)
+    store = Store(config.db or default_db_path())
+    stop = False
+
+    def on_signal(signum: int, frame: Any) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    notifier = Notifier()
+    daemon = Daemon(config, box, store, clock, advisor=advisor_for(config))
+    daemon.start()
+    notifier.ready(f"{config.rules.preset}, {config.hardware.summary()}")
+    log.info("shutbox-hw running: %s; database %s", config.hardware.summary(), store.path)
+    end = None if args.for_seconds is None else clock.now_ms() + int(args.for_seconds * 1000)
+    try:
+        while not stop and (end is None or clock.now_ms() < end):
+            daemon.step()
+            now = clock.now_ms()
+            notifier.watchdog(now)
+            deadline = daemon.next_deadline_ms()
+            wait = LOOP_MS if deadline is None else max(0, min(LOOP_MS, deadline - now))
+            time.sleep(wait / 1000)
+    finally:
+        notifier.stopping()
+        box.close()
+        store.close()
+    return 0
