@@ -29,7 +29,7 @@ def test_unit_runs_the_daemon_with_notify_and_watchdog():
     assert service["StateDirectory"] == "shutbox-hw"
     assert "StartLimitIntervalSec" in unit["Unit"]  # belongs in [Unit] (DESIGN.md)
     assert "DeviceAllow=char-gpiochip rw" in text and "DeviceAllow=char-i2c rw" in text
-    assert "PrivateDevices" not in text  # it would hide the pins and the bus
+    assert "PrivateDevices" not in unit["Service"]  # it would hide the pins and the bus
     assert "SupplementaryGroups=gpio i2c" in text
 
 
