@@ -154,7 +154,7 @@ def test_frames_are_written_and_match_the_screen(capsys, tmp_path):
     from shutbox_hw.render import render
     from shutbox_hw.rules import build_rules
     rules = build_rules("crafthouse-12")
-    attract = render(AttractScreen(title=rules.preset, rules_line=rules.summary(),
+    attract = render(AttractScreen(title=rules.title, rules_line=rules.summary(),
                                    players=("P1", "P2")))
     assert first.convert("1").tobytes() == attract.tobytes()
 

@@ -594,7 +594,7 @@ class Controller:
 
     def screen(self) -> Screen:
         if self.phase == "idle":
-            return AttractScreen(title=self.rules.preset, rules_line=self.rules.summary(),
+            return AttractScreen(title=self.rules.title, rules_line=self.rules.summary(),
                                  players=self._names(self.player_count))
         if self.phase == "confirm":
             return ConfirmScreen(question="New game?")

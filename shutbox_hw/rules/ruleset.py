@@ -46,6 +46,11 @@ class RuleSet:
         """The rule set as plain values (for JSON and the database)."""
         return dataclasses.asdict(self)
 
+    @property
+    def title(self) -> str:
+        """The preset's name for the attract screen (fits 128 pixels in big type)."""
+        return PRESET_TITLES.get(self.preset, self.preset)
+
     def summary(self) -> str:
         """A short human line, e.g. for the attract screen."""
         parts = [f"{self.tiles} tiles", self.closure]
@@ -83,6 +88,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 DEFAULT_PRESET = "klappenspiel"
+PRESET_TITLES = {"klappenspiel": "Klappenspiel", "crafthouse-12": "1-12 Race",
+                 "pub": "Pub Pool"}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "closure": CLOSURES,
