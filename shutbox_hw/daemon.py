@@ -112,7 +112,8 @@ class Daemon:
         return min(deadlines, default=None)
 
     def _apply(self, effects: list[Effect], now: int) -> None:
-        # durable first: a commit is on disk before the box shows it
+        # durable first: a commit is on disk before the box shows it; dice
+        # last, since their faces start a new round of effects
         for effect in effects:
             if isinstance(effect, Emit):
                 self._record(effect.data, now)
@@ -121,7 +122,8 @@ class Daemon:
                 self.box.indicators.show(effect.leds, now)
             elif isinstance(effect, Show):
                 self.box.display.show(self.render(effect.screen), now)
-            elif isinstance(effect, RollDice):
+        for effect in effects:
+            if isinstance(effect, RollDice):
                 faces = self.box.dice.roll(effect.count)
                 if faces is not None:
                     self.feed(DiceRolled(tuple(faces), now))
