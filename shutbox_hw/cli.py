@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import NoReturn
 
-from .commands import check_config, history, moves, rules, sim, solve
+from .commands import check_config, history, moves, rules, selftest, sim, solve
 from .errors import UserError
 
-COMMANDS = [moves, rules, solve, check_config, sim, history]
+COMMANDS = [moves, rules, solve, check_config, sim, history, selftest]
 
 
 class Parser(argparse.ArgumentParser):
