@@ -243,3 +243,10 @@ def test_terminal_person_rewrites_one_status_line_on_a_tty_only():
     assert tty.getvalue() == ("\r\x1b[K  flaps shut: 3; last button: none"
                               "\r\x1b[Kflap 3 (BCM 27): ok\n")
     assert pipe.getvalue() == "flap 3 (BCM 27): ok\n"
+
+
+def test_a_short_between_a_flap_and_a_button_is_found():
+    code, lines, _ = run_selftest("gpio-9", lambda sim: sim.short_inputs(5, "roll"))
+    assert code == 1
+    assert lines[lines.index("selftest: 1 fault(s):") + 1:] == [
+        "  - ROLL (BCM 23) and flap 5 (BCM 5) change together: a short between their wires"]
