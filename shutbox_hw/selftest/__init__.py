@@ -271,7 +271,7 @@ class SelfTest:
                                    self.rig.clock.now_ms())
                 self._pump(self.rig.clock.now_ms() + QUIET_MS)
             self._judge(("flap", tile), seen[tile])
-        self._corrected("flaps", {t: seen.get(t, set()) for t in range(1, self.hw.tiles + 1)})
+        self._corrected({t: seen.get(t, set()) for t in range(1, self.hw.tiles + 1)})
 
     def check_buttons(self) -> None:
         seen: dict[Line, set[Line]] = {}
@@ -295,7 +295,7 @@ class SelfTest:
         if lines == {asked}:
             self.out(f"{what}: ok")
         elif not lines:
-            self.fault(f"{what}: nothing changed within {self.timeout_ms // 1000} s: "
+            self.fault(f"{what}: nothing changed within {self.timeout_ms / 1000:g} s: "
                        "broken switch or wire")
         elif len(lines) > 1:
             names = " and ".join(self.line_name(line) for line in sorted(lines, key=str))
@@ -305,7 +305,7 @@ class SelfTest:
             self.fault(f"{what}: the input of {self.line_name(other)} changed instead: "
                        "wires swapped")
 
-    def _corrected(self, key: str, seen: dict[int, set[Line]]) -> None:
+    def _corrected(self, seen: dict[int, set[Line]]) -> None:
         """Print ``flaps = [...]`` when wires are swapped: each flap moved exactly
         one flap input, all different, some not the configured one."""
         if not any(len(lines) == 1 and lines != {("flap", t)} for t, lines in seen.items()):
@@ -314,8 +314,8 @@ class SelfTest:
                  for _, lines in sorted(seen.items())]
         if (None in moved or any(line[0] != "flap" for line in moved if line)
                 or len(set(moved)) != len(moved)):
-            self.out(f"no corrected {key} map: fix the other faults first, then run again")
+            self.out("no corrected flaps map: fix the other faults first, then run again")
             return
         pins = [pin_text(self.hw.flaps[int(line[1]) - 1]) for line in moved if line]
         self.out("corrected [hardware] line (paste into the config):")
-        self.out(f"{key} = [{', '.join(pins)}]")
+        self.out(f"flaps = [{', '.join(pins)}]")
