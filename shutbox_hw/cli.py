@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import NoReturn
 
-from .commands import check_config, history, moves, rules, run, sim, solve
+from .commands import check_config, history, moves, rules, run, selftest, sim, solve
 from .errors import UserError
 
-COMMANDS = [moves, rules, solve, check_config, sim, run, history]
+COMMANDS = [moves, rules, solve, check_config, selftest, sim, run, history]
 
 
 class Parser(argparse.ArgumentParser):

@@ -99,6 +99,18 @@ class PanelRecorder:
         pass
 
 
+class AckingChip:
+    """Something on the simulated bus that acknowledges its address (the OLED
+    panel's I2C side), so probing the display's address finds it; the frames
+    themselves go to luma's dummy device."""
+
+    def i2c_read(self, register: int, length: int) -> list[int]:
+        return [0] * length
+
+    def i2c_write(self, register: int, data: list[int]) -> None:
+        pass
+
+
 class SimulatedBox:
     def __init__(self, config: Config, *, seed: int = 0, frames_dir: Path | None = None) -> None:
         self.config = config
@@ -116,6 +128,8 @@ class SimulatedBox:
                 self.chips[hw.mcp23017.led_address] = SimMcp23017()
             for address, chip in self.chips.items():
                 self.bus.attach(address, chip)
+        if hw.display.driver != "none" and hw.display.address not in self.bus.devices:
+            self.bus.attach(hw.display.address, AckingChip())
         switch_rng = random.Random(rng.random())
         self.flaps = {tile: self._switch(pin, switch_rng)
                       for tile, pin in enumerate(hw.flaps, start=1)}
@@ -164,6 +178,42 @@ class SimulatedBox:
 
     def button_switch(self, name: str) -> SimSwitch:
         return self.buttons[name]
+
+    # -- wiring faults a builder makes (planted by the self-test's tests) --------------
+
+    def _input(self, name: int | str) -> SimSwitch:
+        """A flap's switch by tile number, a button's by "roll" / "next"."""
+        return self.flaps[name] if isinstance(name, int) else self.buttons[name]
+
+    def swap_inputs(self, a: int | str, b: int | str) -> None:
+        """The wires of two switches swapped: moving ``a`` changes ``b``'s input."""
+        sa, sb = self._input(a), self._input(b)
+        sa.setter, sb.setter = sb.setter, sa.setter
+
+    def short_inputs(self, a: int | str, b: int | str) -> None:
+        """Two inputs' wires touch: either switch closed pulls both lines low."""
+        sa, sb = self._input(a), self._input(b)
+        set_a, set_b = sa.setter, sb.setter
+        closed = [False, False]
+
+        def joined(i: int):
+            def set_closed(value: bool) -> None:
+                closed[i] = value
+                set_a(any(closed))
+                set_b(any(closed))
+            return set_closed
+        sa.setter, sb.setter = joined(0), joined(1)
+
+    def stick_flap(self, tile: int) -> None:
+        """The flap jammed shut (or its line shorted to ground): shut now and for good."""
+        switch = self.flaps[tile]
+        switch.setter(True)
+        switch.setter = lambda closed: None
+        self.shut.add(tile)
+
+    def break_switch(self, name: int | str) -> None:
+        """A broken switch or wire: moving it changes nothing on its input."""
+        self._input(name).setter = lambda closed: None
 
     def settle_display(self) -> None:
         """Let the display's sender thread finish, so frames are deterministic."""

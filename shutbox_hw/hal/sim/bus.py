@@ -40,6 +40,12 @@ class SimBus:
         except KeyError:
             raise _absent() from None
 
+    def write_quick(self, i2c_addr: int, force: bool | None = None) -> None:
+        """Address only, no data (how i2cdetect probes); a chip marked ``absent``
+        does not acknowledge either."""
+        if getattr(self._device(i2c_addr), "absent", False):
+            raise _absent()
+
     def read_byte_data(self, i2c_addr: int, register: int, force: bool | None = None) -> int:
         return self._device(i2c_addr).i2c_read(register, 1)[0]
 
