@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -159,37 +160,45 @@ def test_frames_are_written_and_match_the_screen(capsys, tmp_path):
     assert first.convert("1").tobytes() == attract.tobytes()
 
 
-def test_hints_light_the_flaps(capsys, tmp_path):
-    cfg = tmp_path / "hints.toml"
-    cfg.write_text('[game]\nhints = "always"\nhint_objective = "max-shut"\n')
+def run_with_hints(tmp_path, toml_text, text, tiles):
     from shutbox_hw.config import load_config
     from shutbox_hw.hints import advisor_for
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import parse_script
+    run_dir = Path(tempfile.mkdtemp(dir=tmp_path))   # a fresh database for every run
+    cfg = run_dir / "hints.toml"
+    cfg.write_text(toml_text)
     config = load_config(cfg)
     events = []
-    runner = SimRunner(config, tmp_path / "h.db", on_event=events.append,
+    runner = SimRunner(config, run_dir / "hints.db", on_event=events.append,
                        advisor=advisor_for(config))
-    for step in parse_script("start 1\ndice 3 4\nroll\n", 9):
+    for step in parse_script(text, tiles):
         runner.run(step)
+    return runner, events
+
+
+def test_hints_light_the_flaps(tmp_path):
+    _, events = run_with_hints(tmp_path, '[game]\nhints = "always"\n'
+                               'hint_objective = "max-shut"\n', "start 1\ndice 3 4\nroll\n", 9)
     hint = of(events, "hint")[0]
     assert hint["player"] == "P1" and hint["dice"] == [3, 4]
-    # the hinted closure is legal for 3+4, and its LEDs are lit on the pins
-    assert sum(hint["closure"]) == 7
+    assert sum(hint["closure"]) == 7          # a legal closure for 3+4
     assert 0 < hint["shut_probability"] < 1
-    # a flap LED needs pins: the default build has none, so use the MCP23017 build
-    cfg2 = tmp_path / "hints12.toml"
-    cfg2.write_text((HARDWARE / "mcp23017-12" / "shutbox.toml").read_text()
-                    .replace('hints = "on-request"', 'hints = "always"'))
-    config2 = load_config(cfg2)
-    events2 = []
-    runner2 = SimRunner(config2, tmp_path / "h2.db", on_event=events2.append,
-                        advisor=advisor_for(config2))
-    for step in parse_script("start 1\ndice 3 4\nroll\n", 12):
-        runner2.run(step)
-    closure = of(events2, "hint")[0]["closure"]
-    lamps = runner2.sim.lamp_states()
+    # flap LEDs need pins: the MCP23017 build has them on its second chip
+    toml_text = (HARDWARE / "mcp23017-12" / "shutbox.toml").read_text() \
+        .replace('hints = "on-request"', 'hints = "always"')
+    runner, events = run_with_hints(tmp_path, toml_text, "start 1\ndice 3 4\nroll\n", 12)
+    closure = of(events, "hint")[0]["closure"]
+    lamps = runner.sim.lamp_states()
     assert [t for t in range(1, 13) if lamps.flaps[t - 1]] == closure
+
+
+def test_hints_on_request_after_a_long_roll(tmp_path):
+    toml_text = '[game]\nhints = "on-request"\n'
+    _, events = run_with_hints(tmp_path, toml_text, "start 1\ndice 3 4\nroll\n", 9)
+    assert of(events, "hint") == []
+    _, events = run_with_hints(tmp_path, toml_text, "start 1\ndice 3 4\nroll\nroll1\n", 9)
+    assert sum(of(events, "hint")[0]["closure"]) == 7
 
 
 @pytest.mark.parametrize("text,line,word", [

@@ -80,85 +80,70 @@ class EdgeRecorder:
         return edges
 
 
-def _switch(pin: Pin, key: Hashable, recorder: EdgeRecorder, pin_factory: Any) -> DigitalInputDevice:
-    dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
-    dev.when_activated = recorder.callback(key, True)
-    dev.when_deactivated = recorder.callback(key, False)
-    return dev
+class _GpioSwitches:
+    """Switches to ground on Pi pins, keyed by tile or button name.
+
+    gpiozero's callbacks only record edges; ``poll`` hands them to the pure
+    debounce logic (:mod:`.debounce`) that the subclass chose.
+    """
+
+    def __init__(self, pins: Mapping[Hashable, Pin], clock: Clock, pin_factory: Any) -> None:
+        self._recorder = EdgeRecorder(clock)
+        self._devices: dict[Hashable, DigitalInputDevice] = {}
+        try:
+            for key, pin in pins.items():
+                dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
+                dev.when_activated = self._recorder.callback(key, True)
+                dev.when_deactivated = self._recorder.callback(key, False)
+                self._devices[key] = dev
+        except Exception:
+            self.close()
+            raise
+
+    def _levels(self) -> dict[Hashable, bool]:
+        """Closed (True) or open, as the pins read now."""
+        return {key: bool(dev.is_active) for key, dev in self._devices.items()}
+
+    def _feed(self) -> None:
+        for key, level, at in self._recorder.take():
+            self._logic.edge(key, level, at)
+
+    def poll(self, now_ms: int) -> Sequence[FlapChanged | ButtonPressed | InputFault]:
+        self._feed()
+        return self._logic.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        self._feed()
+        return self._logic.next_deadline_ms()
+
+    def close(self) -> None:
+        for dev in self._devices.values():
+            dev.close()
+        self._devices.clear()
 
 
-class GpioFlapBank:
+class GpioFlapBank(_GpioSwitches):
     """The flap switches on Pi pins (a :class:`~.ports.FlapBank`)."""
 
     def __init__(self, tile_pins: Mapping[int, Pin], clock: Clock, *, debounce_ms: int = 20,
                  chatter_ms: int = 1000, pin_factory: Any = None) -> None:
+        super().__init__(tile_pins, clock, pin_factory)
         self.tiles = max(tile_pins, default=0)
-        self._recorder = EdgeRecorder(clock)
-        self._devices: dict[int, DigitalInputDevice] = {}
-        try:
-            for tile, pin in tile_pins.items():
-                self._devices[tile] = _switch(pin, tile, self._recorder, pin_factory)
-        except Exception:
-            self.close()
-            raise
-        self._logic = FlapInputs({t: bool(d.is_active) for t, d in self._devices.items()},
-                                 debounce_ms=debounce_ms, chatter_ms=chatter_ms)
-
-    def _feed(self) -> None:
-        for tile, level, at in self._recorder.take():
-            self._logic.edge(tile, level, at)
+        self._logic = FlapInputs(self._levels(), debounce_ms=debounce_ms,
+                                 chatter_ms=chatter_ms)
 
     def shut_mask(self) -> int:
         return self._logic.shut_mask()
 
-    def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
-        self._feed()
-        return self._logic.poll(now_ms)
 
-    def next_deadline_ms(self) -> int | None:
-        self._feed()
-        return self._logic.next_deadline_ms()
-
-    def close(self) -> None:
-        for dev in self._devices.values():
-            dev.close()
-        self._devices.clear()
-
-
-class GpioButtons:
+class GpioButtons(_GpioSwitches):
     """ROLL and NEXT on Pi pins (a :class:`~.ports.Buttons`)."""
 
     def __init__(self, roll_pin: Pin, next_pin: Pin, clock: Clock, *, hold_ms: int = 800,
                  debounce_ms: int = 20, chatter_ms: int = 1000, pin_factory: Any = None) -> None:
-        self._recorder = EdgeRecorder(clock)
-        self._devices: dict[str, DigitalInputDevice] = {}
-        try:
-            for name, pin in (("roll", roll_pin), ("next", next_pin)):
-                self._devices[name] = _switch(pin, name, self._recorder, pin_factory)
-        except Exception:
-            self.close()
-            raise
-        self._logic = ButtonInputs(
-            {"roll": bool(self._devices["roll"].is_active),
-             "next": bool(self._devices["next"].is_active)},
-            hold_ms=hold_ms, debounce_ms=debounce_ms, chatter_ms=chatter_ms)
-
-    def _feed(self) -> None:
-        for name, level, at in self._recorder.take():
-            self._logic.edge(name, level, at)
-
-    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]:
-        self._feed()
-        return self._logic.poll(now_ms)
-
-    def next_deadline_ms(self) -> int | None:
-        self._feed()
-        return self._logic.next_deadline_ms()
-
-    def close(self) -> None:
-        for dev in self._devices.values():
-            dev.close()
-        self._devices.clear()
+        super().__init__({"roll": roll_pin, "next": next_pin}, clock, pin_factory)
+        self._logic = ButtonInputs(self._levels(), hold_ms=hold_ms, debounce_ms=debounce_ms,
+                                   chatter_ms=chatter_ms)
 
 
 def blink_level(state: LedState, now_ms: int, blink_ms: int) -> bool:
