@@ -275,7 +275,7 @@ def test_manual_dice_checks_against_any_throw():
     t.close(1)                            # 1 alone: not a throw of two dice, but 1+x can be
     t.close(9)                            # 1 + 9 = 10: fine (4+6, 5+5)
     t.close(8)                            # 18 is beyond two dice
-    assert t.names("flap_rejected")[-1]["flap"] == 8
+    assert t.names("flap_rejected")[-1]["reason"] == "8 doesn't fit with 1, 9"
     t.open(8)
     t.press("roll")                       # next throw: commits 1 + 9
     assert t.names("throw_committed")[0]["closed"] == [1, 9]
@@ -305,3 +305,11 @@ def test_attract_screen_cycles_players_with_configured_names():
     assert len(t.screen.players) == 8
     t.press("next")
     assert t.screen.players == ("Ann",)
+
+
+def test_tile_lists_read_as_ranges():
+    from shutbox_hw.game.text import tile_ranges
+    assert tile_ranges([3, 7]) == "3, 7"
+    assert tile_ranges([1, 2, 3, 4, 7]) == "1-4, 7"
+    assert tile_ranges([2, 4, 5, 6, 7, 8, 9, 10, 11, 12]) == "2, 4-12"
+    assert tile_ranges([5, 6]) == "5, 6"

@@ -34,7 +34,7 @@ from .effects import Effect, Emit, Lights, RollDice, Show
 from .saved import SavedGame
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, TurnEndScreen)
-from .text import flaps_word, throw_text
+from .text import flaps_word, throw_text, tile_ranges
 
 MAX_PLAYERS = 8
 DEFAULT_PLAYERS = 2
@@ -432,8 +432,9 @@ class Controller:
                 return f"{tile}: press ROLL as you throw"
             if can_complete_any_throw(self.rules, open_mask, candidate):
                 return None
-            return f"{tile} doesn't fit any throw" if not turn.pending else \
-                f"{tile} doesn't fit with {flaps_word(tiles_of(turn.pending))[5:].strip()}"
+            if not turn.pending:
+                return f"{tile} doesn't fit any throw"
+            return f"{tile} doesn't fit with {tile_ranges(tiles_of(turn.pending))}"
         if turn.dice is None:
             return f"{tile} was shut before the roll"
         if can_complete(self.rules, open_mask, turn.dice, candidate):
