@@ -42,6 +42,13 @@ DEFAULT_EXPANDER_NEXT = "GPB6"
 DEFAULT_EXPANDER_GREEN = "GPA7"
 DEFAULT_EXPANDER_RED = "GPB7"
 
+DEFAULT_BUTTONS_AND_LEDS = {
+    "gpio": {"roll": DEFAULT_GPIO_ROLL, "next": DEFAULT_GPIO_NEXT,
+             "green_led": DEFAULT_GPIO_GREEN, "red_led": DEFAULT_GPIO_RED},
+    "mcp23017": {"roll": DEFAULT_EXPANDER_ROLL, "next": DEFAULT_EXPANDER_NEXT,
+                 "green_led": DEFAULT_EXPANDER_GREEN, "red_led": DEFAULT_EXPANDER_RED},
+}
+
 _EXPANDER_NAME = re.compile(r"GP([AB])([0-7])")
 
 
@@ -219,20 +226,14 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     main = expander.address if expander else None
     leds = expander.led_address if expander else None
     flaps = _parse_flaps(table, "flaps", tiles, pins, main, required=True)
-    if backend == "gpio":
-        roll = pins.take(table, "roll", DEFAULT_GPIO_ROLL, "ROLL", None, output=False)
-        nxt = pins.take(table, "next", DEFAULT_GPIO_NEXT, "NEXT", None, output=False)
-        green = pins.take(table, "green_led", DEFAULT_GPIO_GREEN, "the green LED", None,
-                          output=True, optional=True)
-        red = pins.take(table, "red_led", DEFAULT_GPIO_RED, "the red LED", None,
-                        output=True, optional=True)
-    else:
-        roll = pins.take(table, "roll", DEFAULT_EXPANDER_ROLL, "ROLL", main, output=False)
-        nxt = pins.take(table, "next", DEFAULT_EXPANDER_NEXT, "NEXT", main, output=False)
-        green = pins.take(table, "green_led", DEFAULT_EXPANDER_GREEN, "the green LED", main,
-                          output=True, optional=True)
-        red = pins.take(table, "red_led", DEFAULT_EXPANDER_RED, "the red LED", main,
-                        output=True, optional=True)
+    chip = main if backend == "mcp23017" else None   # buttons and status LEDs sit here
+    default = DEFAULT_BUTTONS_AND_LEDS[backend]
+    roll = pins.take(table, "roll", default["roll"], "ROLL", chip, output=False)
+    nxt = pins.take(table, "next", default["next"], "NEXT", chip, output=False)
+    green = pins.take(table, "green_led", default["green_led"], "the green LED", chip,
+                      output=True, optional=True)
+    red = pins.take(table, "red_led", default["red_led"], "the red LED", chip,
+                    output=True, optional=True)
     flap_leds: tuple[Pin, ...] = ()
     if table.get("flap_leds", []) != []:  # an empty list: no per-flap LEDs
         if backend == "mcp23017" and leds is None:
