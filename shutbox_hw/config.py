@@ -23,7 +23,6 @@ DICE_SOURCES = ("software", "module", "manual")
 HINT_MODES = ("off", "on-request", "always")
 HINT_OBJECTIVES = ("min-score", "max-shut")
 MAX_PLAYERS = 8
-SYSTEM_DB = Path("/var/lib/shutbox-hw/shutbox.db")
 TABLES = ("rules", "hardware", "game", "storage")
 
 
@@ -60,10 +59,6 @@ def default_db_path() -> Path:
         return Path(state.split(":")[0]) / "shutbox.db"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "shutbox-hw" / "shutbox.db"
-
-
-def _type_name(value: Any) -> str:
-    return type(value).__name__.replace("str", "text").replace("int", "number")
 
 
 def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:

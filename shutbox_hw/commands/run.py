@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import time
 from typing import Any
@@ -15,7 +14,7 @@ from ..errors import UserError
 from ..hal.box import build_ports
 from ..hal.clock import MonotonicClock
 from ..hal.display import make_display
-from ..hal.gpio import make_pin_factory
+from ..hal.gpio import default_pin_factory, make_pin_factory
 from ..hints import advisor_for
 from ..sdnotify import Notifier
 from ..store import Store
@@ -28,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the box (under systemd, or by hand on the Pi)")
     p.add_argument("--config", metavar="FILE", help="the box's config file")
     p.add_argument("--pin-factory", metavar="NAME",
-                   default=os.environ.get("GPIOZERO_PIN_FACTORY", "lgpio"),
+                   default=default_pin_factory(),
                    help="gpiozero pin backend: lgpio (default, every Pi), rpigpio "
                         "(older boards), mock")
     p.add_argument("--for-seconds", type=float, metavar="S", help=argparse.SUPPRESS)

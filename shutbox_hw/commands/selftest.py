@@ -8,7 +8,7 @@ import sys
 
 from ..config import load_config
 from ..errors import UserError
-from ..hal.gpio import PIN_FACTORIES
+from ..hal.gpio import PIN_FACTORIES, default_pin_factory
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                    help="how long to wait for each flap or button (default 20)")
     p.add_argument("--pin-factory", choices=[f for f in PIN_FACTORIES if f != "mock"],
-                   default="lgpio", help="gpiozero pin factory on the box (default lgpio)")
+                   default=default_pin_factory(),
+                   help="gpiozero pin factory on the box (default lgpio, or "
+                        "$GPIOZERO_PIN_FACTORY)")
     p.set_defaults(run=run)
 
 

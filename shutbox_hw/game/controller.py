@@ -240,11 +240,6 @@ class Controller:
                       "open": tiles_of(open_mask), "shut_probability": turn.shut_chance,
                       "move_probability": turn.move_chance})]
 
-    def _throw_label(self) -> str:
-        turn = self.turn
-        assert turn is not None
-        return throw_text(self.rules, turn.dice) if turn.dice else "the throw"
-
     def _dice(self, faces: Dice) -> list[Effect]:
         turn = self.turn
         if self.phase != "play" or turn is None or turn.dice is not None \

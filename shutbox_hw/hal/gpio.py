@@ -11,6 +11,7 @@ ignores it and the real backends disagree about it (DESIGN.md).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Protocol
@@ -30,6 +31,11 @@ class Clock(Protocol):
 
 
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
+
+
+def default_pin_factory() -> str:
+    """gpiozero's own setting ``GPIOZERO_PIN_FACTORY`` if set, else lgpio."""
+    return os.environ.get("GPIOZERO_PIN_FACTORY", "lgpio")
 
 
 def make_pin_factory(name: str = "lgpio") -> Any:

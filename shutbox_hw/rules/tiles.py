@@ -40,9 +40,5 @@ def tile_bit(tile: int) -> Mask:
     return 1 << (tile - 1)
 
 
-def tile_sum(mask: Mask) -> int:
-    return sum(tiles_of(mask))
-
-
 def is_subset(part: Mask, whole: Mask) -> bool:
     return part & ~whole == 0

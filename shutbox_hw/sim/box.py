@@ -12,7 +12,6 @@ import random
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPin
 from PIL import Image

@@ -33,22 +33,20 @@ class SimRunner:
         self.advisor = advisor
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
         self.world = self.sim.world
-        self.daemon = self._boot()
+        self._boot()
 
     # ------------------------------------------------------------------ power
 
-    def _boot(self) -> Daemon:
-        daemon = Daemon(self.config, self.sim.box, Store(self.db_path), self.world.clock,
-                        advisor=self.advisor, on_event=self.on_event)
-        daemon.start()
-        self.daemon = daemon
+    def _boot(self) -> None:
+        self.daemon = Daemon(self.config, self.sim.box, Store(self.db_path), self.world.clock,
+                             advisor=self.advisor, on_event=self.on_event)
+        self.daemon.start()
         self.advance(0)
-        return daemon
 
     def restart(self) -> None:
         """Cut the power: drop the daemon with no cleanup, boot a new one."""
         self.sim.power_cut()
-        self.daemon = self._boot()
+        self._boot()
 
     # ------------------------------------------------------------------ time
 
