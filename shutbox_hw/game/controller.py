@@ -94,10 +94,11 @@ class Controller:
     def start(self, now_ms: int, shut_mask: Mask, saved: SavedGame | None = None) -> list[Effect]:
         """Power on: the flaps as read now, and the unfinished game if there is one."""
         self.now = now_ms
-        self.shut = shut_mask & self.board
         out: list[Effect] = []
         if saved is not None:
-            self._restore(saved)
+            self._restore(saved)   # the saved game's rules, and so its board size
+        self.shut = shut_mask & self.board
+        if saved is not None:
             turn_player = self.turn.player if self.turn else self._next_player()
             out.append(Emit({"event": "resumed",
                              "player": self.players[turn_player] if turn_player is not None

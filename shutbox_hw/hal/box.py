@@ -47,7 +47,6 @@ class Ports:
     flaps: FlapBank
     buttons: Buttons
     indicators: Indicators
-    expander: ExpanderInputs | None = None
 
 
 def _pi_pins(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
@@ -101,4 +100,4 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
         parts.append(GpioIndicators({}, pi_status.get("green"), pi_status.get("red"),
                                     pin_factory=pin_factory))
     indicators = parts[0] if len(parts) == 1 else CombinedIndicators(*parts)
-    return Ports(inputs.flaps, inputs.buttons, indicators, inputs)
+    return Ports(inputs.flaps, inputs.buttons, indicators)
