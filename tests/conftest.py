@@ -1,0 +1,70 @@
+"""Fixtures shared by several test modules."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+INSTALLER = CHECKOUT / "systemd" / "install.sh"
+# the Python the installer builds its venv with (as on a Pi)
+INSTALLER_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+# a config.txt as Raspberry Pi OS ships it: I2C commented out, sections present
+SHIPPED_CONFIG_TXT = "#dtparam=i2c_arm=on\n#dtparam=spi=on\n[pi4]\narm_boost=1\n"
+
+
+def run_installer(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(INSTALLER), *map(str, args)],
+                          capture_output=True, text=True, timeout=600)
+
+
+@dataclass
+class Installed:
+    root: Path             # the scratch tree
+    wheels: Path           # the folder of wheels it was installed from
+    first: subprocess.CompletedProcess
+    second: subprocess.CompletedProcess
+    edited: str            # the config as edited between the two runs
+
+
+def _wheel_folder(dest: Path) -> None:
+    """The project's dependencies (and setuptools to build it) as wheels, from
+    pip's cache or the index: the installer then runs with no index."""
+    project = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())
+    wanted = (project["project"]["dependencies"]
+              + project["project"]["optional-dependencies"]["pi"]
+              + project["build-system"]["requires"])
+    version = subprocess.run([INSTALLER_PYTHON, "-c",
+                              "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
+                    "--python-version", version, "-d", str(dest), *wanted],
+                   check=True, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory) -> Installed:
+    """The checkout installed by systemd/install.sh into a scratch tree, then
+    installed again over it after the config was edited. The one venv build
+    of the test run (pip takes seconds even from wheels)."""
+    wheels = tmp_path_factory.mktemp("wheels")
+    _wheel_folder(wheels)
+    root = tmp_path_factory.mktemp("root")
+    (root / "boot" / "firmware").mkdir(parents=True)
+    (root / "boot" / "firmware" / "config.txt").write_text(SHIPPED_CONFIG_TXT)
+    first = run_installer("--root", root, "--wheels", wheels)
+    assert first.returncode == 0, first.stderr
+    config = root / "etc" / "shutbox-hw" / "shutbox.toml"
+    edited = config.read_text().replace('player_names = ["Anna", "Ben"]',
+                                        'player_names = ["Maud", "Ted"]')
+    assert edited != config.read_text()
+    config.write_text(edited)
+    second = run_installer("--root", root, "--wheels", wheels, "--skip-system-packages",
+                           "--build", "mcp23017-12")
+    assert second.returncode == 0, second.stderr
+    return Installed(root, wheels, first, second, edited)

@@ -1,0 +1,153 @@
+"""systemd/install.sh on a scratch tree (--root): the files it writes, what it
+keeps when run again, the commands it would run, and how it refuses mistakes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+from conftest import CHECKOUT, INSTALLER, SHIPPED_CONFIG_TXT, run_installer
+
+PREFIX = "would run: "
+
+
+def would_run(out: str) -> list[str]:
+    return [line[len(PREFIX):] for line in out.splitlines() if line.startswith(PREFIX)]
+
+
+def test_the_tree_holds_unit_config_modules_and_docs(installed):
+    root = installed.root
+    assert (root / "etc/systemd/system/shutbox-hw.service").read_text() == \
+        (CHECKOUT / "systemd/shutbox-hw.service").read_text()
+    assert (root / "etc/modules-load.d/shutbox-hw.conf").read_text().split() == ["i2c-dev"]
+    assert (root / "opt/shutbox-hw/README.md").read_text() == (CHECKOUT / "README.md").read_text()
+    assert (root / "opt/shutbox-hw/hardware/gpio-9/README.md").is_file()
+    venv_cfg = (root / "opt/shutbox-hw/.venv/pyvenv.cfg").read_text()
+    assert "include-system-site-packages = true" in venv_cfg
+
+
+def test_config_txt_gets_i2c_at_400khz_once_and_keeps_the_rest(installed):
+    text = (installed.root / "boot/firmware/config.txt").read_text()
+    lines = [line.strip() for line in text.splitlines()]
+    assert lines.count("dtparam=i2c_arm=on") == 1
+    assert lines.count("dtparam=i2c_arm_baudrate=400000") == 1
+    assert text.startswith(SHIPPED_CONFIG_TXT)      # nothing of the Pi's own removed
+    # the lines are in force on every board, not inside the [pi4] section
+    assert lines[lines.index("dtparam=i2c_arm=on") - 1] == "[all]"
+
+
+def test_a_second_run_keeps_the_edited_config(installed):
+    config = installed.root / "etc/shutbox-hw/shutbox.toml"
+    assert config.read_text() == installed.edited
+    assert "keeping" in installed.second.stdout
+    # the first run chose the default build, gpio-9; --build does not overwrite
+    assert 'backend = "gpio"' in installed.edited
+
+
+def test_the_installed_command_works(installed):
+    exe = installed.root / "opt/shutbox-hw/.venv/bin/shutbox-hw"
+    out = subprocess.run([str(exe), "rules"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "klappenspiel" in out.stdout
+    check = subprocess.run([str(exe), "check-config",
+                            str(installed.root / "etc/shutbox-hw/shutbox.toml")],
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stderr
+
+
+def test_it_prints_the_system_commands_instead_of_running_them(installed):
+    first = would_run(installed.first.stdout)
+    assert "apt-get update" in first
+    install = next(c for c in first if "apt-get install" in c)
+    for package in ("python3-venv", "python3-lgpio", "i2c-tools"):
+        assert package in install.split()
+    assert "groupadd --system gpio" in first and "groupadd --system i2c" in first
+    useradd = next(c for c in first if c.startswith("useradd"))
+    assert "--groups gpio,i2c" in useradd and useradd.split()[-1] == "shutbox"
+    assert first[-3:] == ["systemctl daemon-reload", "systemctl enable shutbox-hw.service",
+                          "systemctl restart shutbox-hw.service"]
+    second = would_run(installed.second.stdout)
+    assert not any("apt-get" in c for c in second)     # --skip-system-packages
+
+
+def test_it_installed_from_the_wheels_alone(installed):
+    # pip ran with --no-index: every distribution in the venv came from the folder
+    site = next((installed.root / "opt/shutbox-hw/.venv/lib").glob("python3*/site-packages"))
+    names = {p.name.split("-")[0].lower().replace("_", "-")
+             for p in site.glob("*.dist-info")}
+    offered = {p.name.split("-")[0].lower().replace("_", "-")
+               for p in installed.wheels.glob("*.whl")}
+    assert {"shutbox-hw", "gpiozero", "smbus2", "luma-oled", "pillow"} <= names
+    assert names - {"shutbox-hw", "pip", "setuptools"} <= offered
+
+
+def _copy(installed, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(installed.root, root, symlinks=True)
+    db = root / "var/lib/shutbox-hw/shutbox.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"games")
+    return root, db
+
+
+def test_uninstall_keeps_config_and_database_and_purge_removes_them(installed, tmp_path):
+    root, db = _copy(installed, tmp_path)
+    out = run_installer("--root", root, "--uninstall")
+    assert out.returncode == 0, out.stderr
+    assert "systemctl disable --now shutbox-hw.service" in would_run(out.stdout)
+    assert not (root / "etc/systemd/system/shutbox-hw.service").exists()
+    assert not (root / "opt/shutbox-hw").exists()
+    assert db.read_bytes() == b"games"
+    assert (root / "etc/shutbox-hw/shutbox.toml").read_text() == installed.edited
+
+    out = run_installer("--root", root, "--uninstall", "--purge")
+    assert out.returncode == 0, out.stderr
+    assert not db.exists() and not (root / "etc/shutbox-hw").exists()
+    assert not (root / "etc/modules-load.d/shutbox-hw.conf").exists()
+    assert "userdel shutbox" in would_run(out.stdout)
+    assert "dtparam=i2c_arm=on" in (root / "boot/firmware/config.txt").read_text()
+
+
+def _one_line_error(out: subprocess.CompletedProcess, words: str) -> None:
+    assert out.returncode == 2, out
+    assert out.stderr.count("\n") == 1 and words in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_mistakes_are_one_line(tmp_path):
+    _one_line_error(run_installer("--frobnicate"), "unknown option --frobnicate")
+    _one_line_error(run_installer("--root"), "--root needs a value")
+    _one_line_error(run_installer("--root", tmp_path, "--build", "gpio-99"), "gpio-9")
+    _one_line_error(run_installer("--root", tmp_path, "--purge"), "--uninstall")
+    _one_line_error(run_installer("--root", tmp_path, "--wheels", tmp_path / "none"),
+                    "--wheels: no directory")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    _one_line_error(run_installer("--root", tmp_path / "r", "--wheels", empty), "setuptools")
+    assert not (tmp_path / "r" / "opt").exists()        # refused before doing anything
+
+
+def test_outside_a_checkout_it_refuses(tmp_path):
+    lone = tmp_path / "systemd" / "install.sh"
+    lone.parent.mkdir()
+    shutil.copy(INSTALLER, lone)
+    out = subprocess.run(["bash", str(lone), "--root", str(tmp_path / "r")],
+                         capture_output=True, text=True)
+    _one_line_error(out, "checkout")
+
+
+def test_without_root_it_refuses():
+    command = ["bash", str(INSTALLER)]
+    if os.geteuid() == 0:
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    out = subprocess.run(command, capture_output=True, text=True, cwd="/")
+    _one_line_error(out, "must run as root")
+
+
+def test_help_names_every_option():
+    out = run_installer("--help")
+    assert out.returncode == 0
+    for option in ("--root", "--wheels", "--skip-system-packages", "--build",
+                   "--uninstall", "--purge"):
+        assert option in out.stdout
