@@ -3,6 +3,7 @@
 # checkout, as root: sudo systemd/install.sh [options]. See --help and
 # systemd/README.md for what it does and why.
 set -euo pipefail
+umask 022    # the venv, config and docs must be readable by the service's user
 
 usage() {
     cat <<'EOF'
