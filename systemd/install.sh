@@ -208,7 +208,8 @@ if "$VENV/bin/python" -c 'import lgpio' 2>/dev/null \
     say "lgpio comes from the system without metadata pip can see: installing without the pi extra"
 fi
 if [[ $TARGET == *.whl ]]; then SPEC="shutbox-hw$EXTRA @ file://$TARGET"; else SPEC="$TARGET$EXTRA"; fi
-"${PIP[@]}" "$SPEC" || die "pip could not install $SPEC (see its message above)"
+"${PIP[@]}" "$SPEC" \
+    || die "pip could not install shutbox-hw$EXTRA (above; on a Pi lgpio comes from apt's python3-lgpio)"
 SHUTBOX=$VENV/bin/shutbox-hw
 say "installed $("$VENV/bin/python" -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"))')"
 
