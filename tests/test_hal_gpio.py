@@ -1,14 +1,17 @@
 """The gpiozero adapters on MockFactory pins, driven through the simulated world."""
 
+import os
 import random
 
 import pytest
+from gpiozero.exc import PinUnknownPi
 from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given, settings, strategies as st
 
 from shutbox_hw.errors import UserError
 from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.gpio import GpioButtons, GpioFlapBank, GpioIndicators, make_pin_factory
+from shutbox_hw.hal.gpio import (GpioButtons, GpioFlapBank, GpioIndicators,
+                                 gpio_device_problem, make_pin_factory)
 from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.sim import SimSwitch, SimWorld, mock_pin_setter
 
@@ -141,5 +144,87 @@ def test_missing_backend_library_is_a_user_error(monkeypatch):
             raise ImportError("No module named 'lgpio'")
         return real_import(name, *a, **k)
     monkeypatch.setattr(builtins, "__import__", no_lgpio)
-    with pytest.raises(UserError, match="needs the lgpio library"):
+    with pytest.raises(UserError, match="lgpio library is not installed.*python3-lgpio"):
         make_pin_factory("lgpio")
+
+
+class RaisesOnCreate:
+    """A backend module whose factory fails the way a real one does."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def __call__(self, name, *a, **k):
+        if name == "gpiozero.pins.lgpio":
+            exc = self.exc
+
+            class Module:
+                @staticmethod
+                def LGPIOFactory():
+                    raise exc
+            return Module
+        return self.real(name, *a, **k)
+
+
+@pytest.mark.parametrize("exc,words", [
+    # gpiozero off a Pi (seen here, x86) and under ProcSubset=pid (seen with unshare)
+    (PinUnknownPi("unable to locate Pi revision in /proc/device-tree or /proc/cpuinfo"),
+     ["cannot tell which board", "ProcSubset=pid"]),
+    (FileNotFoundError(2, "No such file or directory", "/proc/cpuinfo"),
+     ["cannot tell which board", "/proc/cpuinfo"]),
+    # RPi.GPIO on a Pi 5
+    (RuntimeError("Cannot determine SOC peripheral base address"), ["--pin-factory lgpio"]),
+    (ValueError("something\nnew"), ["cannot start here: ValueError: something new"]),
+])
+def test_a_backend_that_cannot_start_is_one_line_with_the_cause(monkeypatch, exc, words):
+    import builtins
+    fake = RaisesOnCreate(exc)
+    fake.real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(UserError) as info:
+        make_pin_factory("lgpio")
+    message = str(info.value)
+    assert message.startswith("pin factory 'lgpio': ") and "\n" not in message
+    assert all(w in message for w in words), message
+
+
+def test_lgpio_failing_at_import_names_the_directory(monkeypatch, tmp_path):
+    # the real lgpio raises this from its import when it cannot make its FIFO
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("LG_WD", raising=False)
+    fake = RaisesOnCreate(FileNotFoundError(2, "No such file or directory", ".lgd-nfy-3"))
+    import builtins
+    fake.real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(UserError, match=f"FIFO .* in {tmp_path} .*set LG_WD"):
+        make_pin_factory("lgpio")
+    monkeypatch.setenv("LG_WD", "/run/shutbox-hw")
+    with pytest.raises(UserError, match="in /run/shutbox-hw "):
+        make_pin_factory("lgpio")
+
+
+def test_gpiochip_without_permission_names_the_gpio_group(tmp_path, monkeypatch):
+    dev = tmp_path / "dev"
+    assert "no " + str(dev) + "/gpiochip*" in gpio_device_problem(str(dev))
+    dev.mkdir()
+    assert "no " + str(dev) + "/gpiochip*" in gpio_device_problem(str(dev))
+    chip = dev / "gpiochip0"
+    chip.write_text("")
+    assert "another program" in gpio_device_problem(str(dev))
+    chip.chmod(0o000)
+    if os.geteuid() == 0:   # root may open anything: answer as a plain user would
+        real_access = os.access
+        monkeypatch.setattr(os, "access", lambda p, m: real_access(p, m) and
+                            os.stat(p).st_mode & 0o777 != 0)
+    assert "no permission on " + str(chip) + ": add the user to the gpio group" \
+        in gpio_device_problem(str(dev))
+
+
+def test_lgpio_error_opening_the_chip_adds_what_is_wrong(monkeypatch):
+    import builtins
+    fake = RaisesOnCreate(Exception("can not open gpiochip"))
+    fake.real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(UserError) as info:
+        make_pin_factory("lgpio")
+    assert str(info.value) == f"pin factory 'lgpio': can not open gpiochip: {gpio_device_problem()}"
