@@ -228,3 +228,43 @@ def test_lgpio_error_opening_the_chip_adds_what_is_wrong(monkeypatch):
     with pytest.raises(UserError) as info:
         make_pin_factory("lgpio")
     assert str(info.value) == f"pin factory 'lgpio': can not open gpiochip: {gpio_device_problem()}"
+
+
+def drop_edge(pin: MockPin, level: bool) -> None:
+    """The pin changes but the backend never calls back (a lost edge)."""
+    pin._change_state(level)
+
+
+def test_a_lost_flap_edge_is_repaired_by_the_periodic_read(factory):
+    world = SimWorld()
+    bank = GpioFlapBank(FLAP_PINS, world.clock, read_ms=250, pin_factory=factory)
+    pin = factory.pin(13)
+    assert world.run([bank], 1000) == []          # levels agree: nothing invented
+    world.at(1100, lambda: drop_edge(pin, False))  # tile 3 shut, no callback
+    events = world.run([bank], 1100 + 250 + 20)    # one read interval plus debounce
+    assert events == [FlapChanged(3, True, 1250 + 20)]   # read at 1250, settled 20 ms on
+    assert bank.shut_mask() == 0b100
+    world.at(2010, lambda: drop_edge(pin, True))   # lifted, lost again
+    events = world.run([bank], 3000)
+    assert events == [FlapChanged(3, False, 2250 + 20)]
+    bank.close()
+
+
+def test_the_read_interval_follows_the_config(factory):
+    world = SimWorld()
+    bank = GpioFlapBank(FLAP_PINS, world.clock, read_ms=100, pin_factory=factory)
+    world.run([bank], 0)
+    world.at(30, lambda: drop_edge(factory.pin(5), False))
+    assert world.run([bank], 200) == [FlapChanged(1, True, 120)]
+    bank.close()
+
+
+def test_a_lost_button_release_still_gives_the_press(factory):
+    world = SimWorld()
+    buttons = GpioButtons(23, 24, world.clock, hold_ms=800, read_ms=250, pin_factory=factory)
+    pin = factory.pin(23)
+    world.run([buttons], 0)
+    world.at(100, pin.drive_low)                   # pressed, seen
+    world.at(300, lambda: drop_edge(pin, True))    # released, lost
+    assert world.run([buttons], 1000) == [ButtonPressed("roll", False, 520)]
+    buttons.close()

@@ -169,12 +169,20 @@ class _GpioSwitches:
     """Switches to ground on Pi pins, keyed by tile or button name.
 
     gpiozero's callbacks only record edges; ``poll`` hands them to the pure
-    debounce logic (:mod:`.debounce`) that the subclass chose.
+    debounce logic (:mod:`.debounce`) that the subclass chose. Every
+    ``read_ms`` ``poll`` also reads every pin's level, as the expander does: a
+    level that differs from the last edge seen is an edge the backend lost,
+    and goes through the same debouncer (a level equal to it changes nothing).
     """
 
-    def __init__(self, pins: Mapping[Hashable, Pin], clock: Clock, pin_factory: Any) -> None:
+    def __init__(self, pins: Mapping[Hashable, Pin], clock: Clock, pin_factory: Any,
+                 read_ms: int = 250) -> None:
+        if read_ms <= 0:
+            raise ValueError("read_ms must be positive")
         self._recorder = EdgeRecorder(clock)
         self._devices: dict[Hashable, DigitalInputDevice] = {}
+        self.read_ms = read_ms
+        self._next_read: int | None = None
         try:
             for key, pin in pins.items():
                 dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
@@ -193,13 +201,25 @@ class _GpioSwitches:
         for key, level, at in self._recorder.take():
             self._logic.edge(key, level, at)
 
+    def _read_levels(self, now_ms: int) -> None:
+        """The periodic read: after the recorded edges, so it only adds what they lack."""
+        if self._next_read is None:
+            self._next_read = now_ms + self.read_ms
+        if now_ms < self._next_read:
+            return
+        for key, level in self._levels().items():
+            self._logic.edge(key, level, now_ms)
+        self._next_read = now_ms + self.read_ms
+
     def poll(self, now_ms: int) -> Sequence[FlapChanged | ButtonPressed | InputFault]:
         self._feed()
+        self._read_levels(now_ms)
         return self._logic.poll(now_ms)
 
     def next_deadline_ms(self) -> int | None:
         self._feed()
-        return self._logic.next_deadline_ms()
+        times = [t for t in (self._logic.next_deadline_ms(), self._next_read) if t is not None]
+        return min(times, default=None)
 
     def close(self) -> None:
         for dev in self._devices.values():
@@ -211,8 +231,8 @@ class GpioFlapBank(_GpioSwitches):
     """The flap switches on Pi pins (a :class:`~.ports.FlapBank`)."""
 
     def __init__(self, tile_pins: Mapping[int, Pin], clock: Clock, *, debounce_ms: int = 20,
-                 chatter_ms: int = 1000, pin_factory: Any = None) -> None:
-        super().__init__(tile_pins, clock, pin_factory)
+                 chatter_ms: int = 1000, read_ms: int = 250, pin_factory: Any = None) -> None:
+        super().__init__(tile_pins, clock, pin_factory, read_ms)
         self.tiles = max(tile_pins, default=0)
         self._logic = FlapInputs(self._levels(), debounce_ms=debounce_ms,
                                  chatter_ms=chatter_ms)
@@ -225,8 +245,9 @@ class GpioButtons(_GpioSwitches):
     """ROLL and NEXT on Pi pins (a :class:`~.ports.Buttons`)."""
 
     def __init__(self, roll_pin: Pin, next_pin: Pin, clock: Clock, *, hold_ms: int = 800,
-                 debounce_ms: int = 20, chatter_ms: int = 1000, pin_factory: Any = None) -> None:
-        super().__init__({"roll": roll_pin, "next": next_pin}, clock, pin_factory)
+                 debounce_ms: int = 20, chatter_ms: int = 1000, read_ms: int = 250,
+                 pin_factory: Any = None) -> None:
+        super().__init__({"roll": roll_pin, "next": next_pin}, clock, pin_factory, read_ms)
         self._logic = ButtonInputs(self._levels(), hold_ms=hold_ms, debounce_ms=debounce_ms,
                                    chatter_ms=chatter_ms)
 
