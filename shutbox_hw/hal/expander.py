@@ -62,6 +62,8 @@ class ExpanderInputs:
         self.read_ms = read_ms
         self.retry_ms = retry_ms
         self._debounce_ms = debounce_ms
+        self._word: int | None = None   # the levels the last read gave the debouncers
+        self._changed = 0               # the lines whose level that read changed
         self._clock = clock
         self._lines = lines
         self._mask = sum(1 << p for p in pins)
@@ -77,6 +79,7 @@ class ExpanderInputs:
             self.chip.configure(self._mask)
             snap = self.chip.read_all()
             start = {key: not (snap.gpio >> p & 1) for key, p in lines.items()}
+            self._word = snap.gpio
             self._next_read = now + read_ms
         except Mcp23017Error as exc:
             self._lost(exc, now)
@@ -170,16 +173,21 @@ class ExpanderInputs:
         capture until INTCAP or GPIO is read).
         """
         ports = (0xFF if snap.intf & 0xFF else 0) | (0xFF00 if snap.intf & 0xFF00 else 0)
+        over = 0
         if not ports or stale:
             self._levels(snap.gpio, 0xFFFF, now_ms)
-            return False
-        if int_at is not None:
+        elif int_at is not None:
             self._levels(snap.intcap, ports, min(int_at, now_ms))
             self._levels(snap.gpio, 0xFFFF, now_ms)
-            return False
-        over = (snap.intcap ^ snap.gpio) & ports & self._mask
-        self._levels(snap.intcap, over, now_ms)
-        self._levels(snap.gpio, 0xFFFF & ~over, now_ms)
+        else:
+            # A line that changed at the last read may still be bouncing: a capture
+            # that differs on it is the bounce, not a second change.
+            over = (snap.intcap ^ snap.gpio) & ports & self._mask & ~self._changed
+            self._levels(snap.intcap, over, now_ms)
+            self._levels(snap.gpio, 0xFFFF & ~over, now_ms)
+        word = (snap.gpio & ~over) | (snap.intcap & over)
+        self._changed = (word ^ self._word) & self._mask if self._word is not None else 0
+        self._word = word
         return bool(over)
 
     def _levels(self, word: int, ports: int, at_ms: int) -> None:
