@@ -129,6 +129,18 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
     return f"cannot start here: {type(exc).__name__}: {text}"
 
 
+def pin_claim_problem(exc: BaseException) -> str | None:
+    """One line for a pin the backend would not give us (busy, not there), or None
+    when ``exc`` is not that kind of error (a bug keeps its traceback)."""
+    from gpiozero.exc import GPIOZeroError
+    if not (isinstance(exc, GPIOZeroError) or type(exc).__module__ in ("lgpio", "RPi.GPIO")):
+        return None
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return (f"cannot claim the box's pins ({text}): another program holds one (a second "
+            "shutbox-hw: sudo systemctl stop shutbox-hw; or a kernel driver from a dtoverlay "
+            "in config.txt)")
+
+
 def gpio_device_problem(dev: str = "/dev") -> str:
     """What is wrong with the GPIO character devices, as far as can be seen."""
     chips = sorted(p for p in os.listdir(dev) if p.startswith("gpiochip")) \
