@@ -1,9 +1,10 @@
 """The OLED over luma: frames go out on a sender thread, never on the input path.
 
-A full SSD1306/SH1106 frame is 1 KiB on I2C: ~93 ms at the Pi's default
-100 kHz, ~23 ms at 400 kHz (DESIGN.md). The daemon's loop also reads the
-flaps, so :meth:`OledDisplay.show` only records the *desired* state (frame,
-contrast, on/off) and a sender thread brings the device there: a newer
+A full SSD1306/SH1106 frame is 1 KiB on I2C (luma sends all of it every
+time): at 9 bits a byte ~93 ms at the Pi's default 100 kHz, ~23 ms at
+400 kHz. The daemon's loop also reads the flaps, so :meth:`OledDisplay.show`
+only records the *desired* state (frame, contrast, on/off) and a sender
+thread brings the device there: a newer
 frame replaces a pending one, a frame equal to the last one sent is not
 sent again. Idle time (on the caller's clock, so the virtual clock works)
 dims the panel and then blanks it, because OLEDs burn in; for the same
@@ -15,7 +16,7 @@ is missing or fails on the bus is dropped and looked for again every
 
 :class:`LumaPanel` makes the real device: luma's ``i2c()`` opens an SMBus
 file descriptor each time it is built, and every luma device registers an
-exit hook that keeps it (and a 1 KiB page map) alive for good, so the
+exit hook that keeps it (with its 8192-entry pixel maps) alive for good, so the
 serial interface is opened once and the device built once; a retry replays
 the device's init sequence on the same descriptor.
 """
@@ -224,7 +225,6 @@ class OledDisplay:
     def _update(self, now_ms: int) -> None:
         """Idle timers, the retry timer and the burn-in orbit; called with the lock held."""
         self._now = now_ms
-        self._shift(now_ms)
         if self._last_activity_ms is None:
             self._last_activity_ms = now_ms
         idle = now_ms - self._last_activity_ms
@@ -239,6 +239,7 @@ class OledDisplay:
             elif now_ms >= self._retry_at_ms:
                 self._retry_at_ms = None
                 self._want_device = True
+        self._shift(now_ms)
 
     def _shift(self, now_ms: int) -> None:
         """The frame to send: the rendered one, moved to this period's orbit position."""
@@ -249,6 +250,9 @@ class OledDisplay:
         key = (self._source_version, want)
         if key == self._shifted_for:
             return
+        if (not self._want_on and self._shifted_for is not None
+                and self._shifted_for[0] == self._source_version):
+            return   # blank: move it when it is shown again
         self._shifted_for = key
         self._frame, self.offset = shift_within_blank(self._source, want)
         self._frame_bytes = self._frame.tobytes()

@@ -6,7 +6,14 @@ with the Pi's pull-up: shut / pressed reads low. gpiozero's callbacks run on
 its own threads (synchronously for the mock), so they only record
 ``(line, level, clock.now_ms())`` under a lock; debouncing happens in
 ``poll`` (see :mod:`.debounce`). ``bounce_time`` is never set: the mock
-ignores it and the real backends disagree about it (DESIGN.md).
+ignores it and the real backends disagree about it.
+
+Every ``read_ms`` the levels are also read, so an edge the backend lost is
+repaired. Starting a backend can fail in ways a person can fix (lgpio makes
+a FIFO ``.lgd-nfy*`` in ``$LG_WD`` or the working directory when imported;
+gpiozero reads the board's revision from ``/proc/device-tree`` or
+``/proc/cpuinfo``; ``/dev/gpiochip*`` belongs to the gpio group):
+:func:`make_pin_factory` says which, in one line.
 """
 
 from __future__ import annotations
