@@ -1,7 +1,7 @@
 """Debouncing on timestamps, the same for every backend.
 
 gpiozero's backends debounce differently and its MockFactory not at all
-(DESIGN.md), so adapters record raw edges with the time they saw them and
+(docs/hardware-facts.md), so adapters record raw edges with the time they saw them and
 everything below decides, from those times alone, what really happened.
 Nothing here reads a clock: the same edges give the same events on the box,
 in the simulator and in tests.

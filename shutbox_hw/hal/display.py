@@ -1,7 +1,7 @@
 """The OLED over luma: frames go out on a sender thread, never on the input path.
 
 A full SSD1306/SH1106 frame is 1 KiB on I2C: ~93 ms at the Pi's default
-100 kHz, ~23 ms at 400 kHz (DESIGN.md). The daemon's loop also reads the
+100 kHz, ~23 ms at 400 kHz (docs/hardware-facts.md). The daemon's loop also reads the
 flaps, so :meth:`OledDisplay.show` only records the *desired* state (frame,
 contrast, on/off) and a sender thread brings the device there: a newer
 frame replaces a pending one, a frame equal to the last one sent is not

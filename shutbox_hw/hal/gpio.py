@@ -6,7 +6,7 @@ with the Pi's pull-up: shut / pressed reads low. gpiozero's callbacks run on
 its own threads (synchronously for the mock), so they only record
 ``(line, level, clock.now_ms())`` under a lock; debouncing happens in
 ``poll`` (see :mod:`.debounce`). ``bounce_time`` is never set: the mock
-ignores it and the real backends disagree about it (DESIGN.md).
+ignores it and the real backends disagree about it (docs/hardware-facts.md).
 """
 
 from __future__ import annotations
