@@ -161,7 +161,8 @@ class SimDiceModule:
         self._corrupt.append((register, xor))
 
     def fail_next(self, *codes: int) -> None:
-        """The next transfers fail with these errnos (121, 5, 110, 11...)."""
+        """The next transfers fail with these errnos (121, 5, 110, 11...); a 0
+        lets that transfer through."""
         self._failures.extend(codes)
 
     @property
@@ -200,7 +201,9 @@ class SimDiceModule:
             raise _bus_error()
         self._sync()
         if self._failures:
-            raise _bus_error(self._failures.popleft())
+            code = self._failures.popleft()
+            if code:
+                raise _bus_error(code)
 
     # -- internals -------------------------------------------------------------
 
