@@ -16,10 +16,15 @@ from dice_core import DiceCore
 
 
 def main():
+    button = Pin(cfg.BUTTON_PIN, Pin.IN, Pin.PULL_UP)
+    if button.value() == 0:
+        # Once started, the watchdog cannot be stopped, not even by a soft reset,
+        # so it would reset the Pico in the middle of an mpremote session.
+        print("dice: button held at power-up: not starting (flash, then reset)")
+        return
     mem = bytearray(r.MEM_SIZE)
     core = DiceCore(mem, os.urandom)        # fills mem before the Pi can read it
     leds = [[Pin(p, Pin.OUT, value=0) for p in die] for die in cfg.LED_PINS]
-    button = Pin(cfg.BUTTON_PIN, Pin.IN, Pin.PULL_UP)
     tilt = Pin(cfg.TILT_PIN, Pin.IN, Pin.PULL_UP)
     ready = Pin(cfg.READY_PIN, Pin.OPEN_DRAIN, value=1)    # released: the Pi's pull-up
     target = I2CTarget(cfg.I2C_ID, cfg.ADDRESS, mem=mem,
