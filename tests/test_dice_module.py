@@ -241,3 +241,106 @@ def test_the_count_is_checked_on_both_sides():
     state = rig.drv.read_state()
     assert state.status == dm.STATUS_ERROR and state.error == 1
     assert rig.roll(4, 4).faces == (4, 4)       # writing a good count clears it
+
+
+# -- DiceLink: the module on the daemon's clock, with fallback and recovery ----
+
+class LinkRig(Rig):
+    """The daemon's side: a virtual clock, the link ticking every 10 ms."""
+
+    def __init__(self, with_ready: bool = False, poll_ms: int = 250) -> None:
+        self.clock = VirtualClock()
+        super().__init__(clock=self.clock, with_ready=with_ready)
+        self.link = dm.DiceLink(self.drv, poll_ms=poll_ms, retry_ms=2000)
+
+    def run(self, ms: int, step: int = 10) -> list[dm.LinkEvent]:
+        events = []
+        for _ in range(ms // step):
+            self.clock.advance(step)
+            self.sim.sync()
+            events += self.link.tick(self.clock.now_ms())
+        return events
+
+
+def kinds(events: list[dm.LinkEvent]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def test_link_plays_throws_from_roll_and_from_the_module_on_the_ready_line():
+    rig = LinkRig(with_ready=True, poll_ms=60_000)     # only the ready line brings results
+    assert rig.link.start(0) == [] and rig.link.online
+    rig.sim.next_faces(2, 6)
+    assert rig.link.request_roll(2, 0) == (True, [])
+    before = rig.bus.transactions
+    events = rig.run(1200)
+    assert kinds(events) == ["throw"] and events[0].throw.faces == (2, 6)
+    assert rig.bus.transactions - before == 2          # one read, one ACK
+    assert rig.link.set_count(1, rig.clock.now_ms()) == []
+    rig.sim.next_faces(3)
+    rig.sim.button_down = True
+    assert rig.run(100) == []
+    rig.sim.button_down = False
+    events = rig.run(1200)
+    assert [(e.throw.faces, e.throw.source) for e in events] == [((3,), "button")]
+    with pytest.raises(ValueError):
+        rig.link.set_count(0, rig.clock.now_ms())
+
+
+def test_link_without_a_ready_line_polls_every_poll_ms():
+    rig = LinkRig()
+    rig.link.start(0)
+    before = rig.bus.transactions
+    assert rig.run(1000) == []
+    assert rig.bus.transactions - before == 4       # at 250, 500, 750, 1000 ms
+    rig.sim.next_faces(1, 1)
+    rig.link.request_roll(2, rig.clock.now_ms())
+    events = rig.run(1300)
+    assert kinds(events) == ["throw"] and events[0].throw.faces == (1, 1)
+
+
+def test_link_unplugged_mid_game_falls_back_and_returns_when_plugged():
+    rig = LinkRig(with_ready=True)
+    rig.link.start(0)
+    rig.link.set_count(1, 0)
+    rig.sim.unplug()
+    ok, events = rig.link.request_roll(1, rig.clock.now_ms())
+    assert not ok and kinds(events) == ["lost"] and "errno 121" in events[0].reason
+    assert not rig.link.online
+    assert rig.link.request_roll(1, rig.clock.now_ms()) == (False, [])   # software dice
+    rig.link.set_count(2, rig.clock.now_ms())        # the rules moved on meanwhile
+    assert rig.run(5000) == []                       # still away: looked for, quietly
+    rig.sim.plug()
+    events = rig.run(2000)
+    assert kinds(events) == ["recovered"] and rig.link.online
+    assert rig.sim.mem[dm.COUNT] == 2
+    rig.sim.next_faces(5, 4)
+    assert rig.link.request_roll(2, rig.clock.now_ms()) == (True, [])
+    assert [e.throw.faces for e in rig.run(1200)] == [(5, 4)]
+
+
+def test_link_notices_a_silent_module_by_its_liveness_poll():
+    rig = LinkRig(with_ready=True)
+    rig.link.start(0)
+    rig.sim.unplug()
+    events = rig.run(300)
+    assert kinds(events) == ["lost"]
+
+
+def test_link_reports_a_module_missing_at_start():
+    rig = LinkRig()
+    rig.sim.unplug()
+    events = rig.link.start(0)
+    assert kinds(events) == ["lost"] and not rig.link.online
+    rig.sim.plug()
+    assert kinds(rig.run(2500)) == ["recovered"]
+
+
+def test_a_module_that_reboots_gets_its_dice_count_back():
+    rig = LinkRig(with_ready=True)
+    rig.link.start(0)
+    rig.link.set_count(1, 0)
+    rig.sim.rng.seed(3)
+    rig.sim.power_on()                      # a brownout: COUNT back to 2
+    assert rig.sim.mem[dm.COUNT] == 2
+    rig.run(300)                            # the liveness poll sees the new BOOT
+    assert rig.sim.mem[dm.COUNT] == 1 and rig.drv.restarts == 1 and rig.link.online

@@ -19,6 +19,11 @@ Transient bus errors (errno 121, 5, 110, 11) and CRC mismatches are retried
 ``attempts`` times with a doubling backoff; after that the module counts as
 missing and :class:`DiceModuleMissing` says why. :meth:`DiceModule.find`
 brings it back.
+
+:class:`DiceLink` is the daemon's view on its own clock: polling on the
+ready line or every ``poll_ms``, ``lost`` / ``recovered`` events, the dice
+count kept across a module's reboot, ROLL that says whether the module
+throws or the daemon must roll software dice.
 """
 
 from __future__ import annotations
@@ -56,6 +61,12 @@ def crc8(data: bytes | list[int]) -> int:
         for _ in range(8):
             crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
     return crc
+
+
+def _checked_count(count: int) -> int:
+    if not 1 <= count <= MAX_DICE:
+        raise ValueError(f"the module throws 1 or 2 dice, not {count}")
+    return count
 
 
 class DiceModuleMissing(Exception):
@@ -113,10 +124,14 @@ class DiceModule:
         self.backoff_s = backoff_s
         self.sleep = sleep
         self.present = False
+        self.problem = ""       # why it counts as missing, for the log and the screen
+        self.count: int | None = None    # the dice count last set, written again after a reboot
+        self.boot: int | None = None     # BOOT of the module as last read
         self.last: tuple[int, int] | None = None    # (boot, seq) of the last result taken
-        self.retries = 0        # bus errors survived
+        self.retries = 0        # failed transfers and bad reads survived
         self.crc_errors = 0     # corrupted reads caught
         self.stale = 0          # results seen again and ignored
+        self.restarts = 0       # times the module was found booted again
 
     # -- finding it ------------------------------------------------------------
 
@@ -125,10 +140,9 @@ class DiceModule:
         already waiting is acknowledged and never returned."""
         try:
             state = self.read_state()
+            self._sync_count(state)
         except DiceModuleMissing:
-            self.present = False
             return False
-        self.present = True
         if state.seq:
             self.last = (state.boot, state.seq)
             if state.status == STATUS_READY:
@@ -142,8 +156,7 @@ class DiceModule:
     def set_count(self, count: int) -> None:
         """The number of dice (1 or 2) for the next throw, on the module's
         button or by :meth:`request_roll`; write it whenever the rules decide."""
-        if not 1 <= count <= MAX_DICE:
-            raise ValueError(f"the module throws 1 or 2 dice, not {count}")
+        self.count = _checked_count(count)
         self._guard(lambda: self.bus.write_byte_data(self.address, COUNT, count))
 
     def request_roll(self, count: int | None = None) -> None:
@@ -161,6 +174,7 @@ class DiceModule:
         if self.ready is not None and not force and not self.ready():
             return None
         state = self.read_state()
+        self._sync_count(state)
         throw = state.throw
         if state.status != STATUS_READY or throw is None:
             return None
@@ -199,6 +213,16 @@ class DiceModule:
         return ModuleState(status=regs[STATUS], error=regs[ERROR], count=regs[COUNT],
                            boot=regs[BOOT], seq=seq, throw=throw)
 
+    def _sync_count(self, state: ModuleState) -> None:
+        """Give the module the count the rules set if it holds another: it booted
+        again (a brownout, a replug: back to two dice) or was away when it was set."""
+        if state.boot != self.boot:
+            if self.boot is not None:
+                self.restarts += 1
+            self.boot = state.boot
+        if self.count is not None and state.count != self.count:
+            self.set_count(self.count)
+
     def _ack(self, seq: int) -> None:
         try:
             self._guard(lambda: self.bus.write_byte_data(self.address, ACK, seq))
@@ -214,7 +238,8 @@ class DiceModule:
             except OSError as exc:
                 if exc.errno not in RETRY_ERRNOS:
                     self.present = False
-                    raise DiceModuleMissing(self.address, f"bus error: {exc}") from exc
+                    self.problem = f"bus error: {exc}"
+                    raise DiceModuleMissing(self.address, self.problem) from exc
                 reason = f"no answer after {self.attempts} attempts (errno {exc.errno})"
             except _Garbled as exc:
                 reason = f"{exc} after {self.attempts} attempts"
@@ -226,4 +251,91 @@ class DiceModule:
                 self.sleep(delay)
                 delay *= 2
         self.present = False
+        self.problem = reason
         raise DiceModuleMissing(self.address, reason)
+
+
+@dataclass(frozen=True)
+class LinkEvent:
+    """What :class:`DiceLink` has to tell the daemon."""
+    kind: str                  # "throw", "lost" or "recovered"
+    throw: Throw | None = None
+    reason: str = ""
+
+
+class DiceLink:
+    """The module as the daemon sees it, on the daemon's clock.
+
+    Call :meth:`tick` from the loop (and at once when the ready line falls):
+    it polls on the ready line, or every ``poll_ms`` without one (also a
+    liveness check), and while the module is lost it looks for it every
+    ``retry_ms``. ``lost`` means: roll software dice; ``recovered``: the
+    module throws again. ROLL goes through :meth:`request_roll`.
+    """
+
+    def __init__(self, module: DiceModule, *, poll_ms: int = 250, retry_ms: int = 2000) -> None:
+        self.module = module
+        self.poll_ms = poll_ms
+        self.retry_ms = retry_ms
+        self.online = False
+        self._next_poll = 0
+        self._next_find = 0
+
+    def start(self, now_ms: int) -> list[LinkEvent]:
+        """Look for the module once at boot; ``lost`` if it is not there."""
+        if self.module.find():
+            self.online = True
+            self._next_poll = now_ms + self.poll_ms
+            return []
+        return self._lose(now_ms)
+
+    def set_count(self, count: int, now_ms: int) -> list[LinkEvent]:
+        """The dice count for the next throw (kept and written again after a
+        reboot or a replug of the module)."""
+        self.module.count = _checked_count(count)
+        if not self.online:
+            return []
+        try:
+            self.module.set_count(count)
+        except DiceModuleMissing:
+            return self._lose(now_ms)
+        return []
+
+    def request_roll(self, count: int, now_ms: int) -> tuple[bool, list[LinkEvent]]:
+        """ROLL: True if the module throws (the result comes from :meth:`tick`),
+        False if the daemon must roll software dice itself."""
+        if not self.online:
+            self.module.count = _checked_count(count)
+            return False, []
+        try:
+            self.module.request_roll(count)
+        except DiceModuleMissing:
+            return False, self._lose(now_ms)
+        return True, []
+
+    def tick(self, now_ms: int) -> list[LinkEvent]:
+        if not self.online:
+            if now_ms < self._next_find:
+                return []
+            if not self.module.find():
+                self._next_find = now_ms + self.retry_ms
+                return []
+            self.online = True
+            self._next_poll = now_ms + self.poll_ms
+            return [LinkEvent("recovered")]
+        due = now_ms >= self._next_poll
+        if not due and self.module.ready is None:
+            return []
+        try:
+            throw = self.module.poll(force=due)
+        except DiceModuleMissing:
+            return self._lose(now_ms)
+        if due:
+            self._next_poll = now_ms + self.poll_ms
+        return [LinkEvent("throw", throw=throw)] if throw else []
+
+    def _lose(self, now_ms: int) -> list[LinkEvent]:
+        self.online = False
+        self._next_find = now_ms + self.retry_ms
+        reason = self.module.problem or "no answer"
+        return [LinkEvent("lost", reason=f"dice module 0x{self.module.address:02x}: {reason}")]

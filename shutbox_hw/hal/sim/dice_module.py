@@ -69,7 +69,7 @@ class SimDiceModule:
     def __init__(self, *, clock: _Clock | None = None, ready_pin: Any = None,
                  rng: random.Random | None = None) -> None:
         self.fw = load_firmware()
-        self.regs = sys.modules["dice_regs"]
+        self.regmap = sys.modules["dice_regs"]
         self.faces = sys.modules["dice_faces"]
         self.clock = clock
         self.ready_pin = ready_pin
@@ -87,7 +87,7 @@ class SimDiceModule:
 
     def power_on(self) -> None:
         """A fresh boot: new memory, BOOT drawn again, SEQ back to 0."""
-        self.mem = bytearray(self.regs.MEM_SIZE)
+        self.mem = bytearray(self.regmap.MEM_SIZE)
         self.core = self.fw.DiceCore(self.mem, self._entropy)
         self._drive_ready()
 
@@ -105,17 +105,21 @@ class SimDiceModule:
 
     # -- time ------------------------------------------------------------------
 
-    def advance(self, ms: int) -> None:
-        """Run the Pico's main loop for ``ms`` (no clock: the only way time moves)."""
+    def advance(self, ms: int, step_ms: int = STEP_MS) -> None:
+        """Run the Pico's main loop for ``ms`` in passes of ``step_ms`` (no clock:
+        the only way time moves)."""
         if self.absent:
             return
         while ms > 0:
-            step = min(STEP_MS, ms)
+            step = min(step_ms, ms)
             self.core.tick(step, self.button_down, self.tilt_closed)
             ms -= step
         self._drive_ready()
 
-    def _sync(self) -> None:
+    def sync(self) -> None:
+        """Run the module up to the clock's now. Bus transfers do this by
+        themselves; the simulator calls it every tick so that the ready line
+        falls on time while the Pi leaves the bus alone."""
         if self.clock is None:
             return
         now = self.clock.now_ms()
@@ -125,8 +129,8 @@ class SimDiceModule:
     def settle(self, limit_ms: int = 5000) -> None:
         """Run (without a clock) until no throw is tumbling."""
         while self.core.tumble is not None and limit_ms > 0:
-            self.advance(STEP_MS)
-            limit_ms -= STEP_MS
+            self.advance(20, step_ms=20)    # a tumble frame lasts 40 ms or more
+            limit_ms -= 20
 
     # -- test hooks ------------------------------------------------------------
 
@@ -141,7 +145,9 @@ class SimDiceModule:
             self._queued.extend((255, byte + 6 * self.rng.randrange(42)))
 
     def press(self, hold_ms: int = 100) -> None:
-        """Press and release the module's own button (a throw starts on release)."""
+        """Press and release the module's own button (a throw starts on release).
+        This and :meth:`shake` run the module's time themselves; with a clock,
+        set ``button_down`` / ``tilt_closed`` and let the clock run instead."""
         self.button_down = True
         self.advance(hold_ms)
         self.button_down = False
@@ -199,7 +205,7 @@ class SimDiceModule:
     def _transfer(self) -> None:
         if self.absent:
             raise _bus_error()
-        self._sync()
+        self.sync()
         if self._failures:
             code = self._failures.popleft()
             if code:
