@@ -149,21 +149,20 @@ def moves_for(rules: RuleSet) -> Moves:
     one_die_masks = [s for s in range(full + 1) if 1 in counts[s]]
     after: list[list[Sequence[Mask]]] = []
     for closures, group in lists.items():
-        rests: list[Sequence[Mask]] = [NO_MOVE] * (full + 1)
+        rests: list[Sequence[Mask]]
         if 2 in used_by[group]:
+            lists_by_mask: list[list[Mask]] = [[] for _ in range(full + 1)]
             for closure in closures:
                 outside = full & ~closure
                 sub = outside
                 while True:  # every sub-mask of the tiles outside the closure
-                    entry = rests[closure | sub]
-                    if entry:
-                        entry.append(sub)  # type: ignore[attr-defined]
-                    else:
-                        rests[closure | sub] = [sub]
+                    lists_by_mask[closure | sub].append(sub)
                     if not sub:
                         break
                     sub = (sub - 1) & outside
+            rests = [entry or NO_MOVE for entry in lists_by_mask]
         else:
+            rests = [NO_MOVE] * (full + 1)
             for s in one_die_masks:
                 rests[s] = [s ^ c for c in closures if c & s == c] or NO_MOVE
         after.append(rests)
@@ -203,7 +202,7 @@ def _solve(rules: RuleSet, objective: Objective, moves: Moves, *, exact: bool) -
             for group, weight in weights:
                 rests = after[group][s]
                 if rests:
-                    rest = rests[0] if len(rests) == 1 else min(rests, key=pick)
+                    rest = min(rests, key=pick)
                     total_score += weight * score[rest]
                     total_shut += weight * shut[rest]
                 else:  # no move: the turn ends with s open (shut stays 0)
