@@ -79,20 +79,22 @@ def child(mode: str, *args: str, env: dict[str, str] | None = None) -> dict[str,
 
 # --- the run loop on mock pins: latency and idle -------------------------------------
 
-def wakeups(skip_thread: int) -> int:
-    """Voluntary context switches of every thread of this process but one: each is
-    the thread going to sleep, i.e. once per wake-up."""
-    total = 0
+def wakeups(skip_thread: int) -> dict[str, int]:
+    """Voluntary context switches of every thread of this process but one, by
+    thread name: each is the thread going to sleep, i.e. once per wake-up."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    counts: dict[str, int] = {}
     for task in Path("/proc/self/task").iterdir():
         if int(task.name) == skip_thread:
             continue
         try:
             for line in (task / "status").read_text().splitlines():
                 if line.startswith("voluntary_ctxt_switches:"):
-                    total += int(line.split()[1])
+                    name = names.get(int(task.name), "other")
+                    counts[name] = counts.get(name, 0) + int(line.split()[1])
         except OSError:
             pass  # the thread ended meanwhile
-    return total
+    return counts
 
 
 def cpu_seconds() -> float:
@@ -168,7 +170,10 @@ def loop_child() -> dict[str, Any]:
             time.sleep(IDLE_SECONDS)
             cpu1, woke1, t1 = cpu_seconds(), wakeups(me), time.perf_counter()
             result["idle_cpu_percent"] = (cpu1 - cpu0) / (t1 - t0) * 100
-            result["idle_wakeups_per_s"] = (woke1 - woke0) / (t1 - t0)
+            by_thread = {name: (woke1[name] - woke0.get(name, 0)) / (t1 - t0)
+                         for name in woke1}
+            result["idle_wakeups_per_s"] = sum(by_thread.values())
+            result["idle_wakeups_by_thread"] = by_thread
             roll, flap, red = (pins[name[hw.roll]], pins[name[hw.flaps[8]]],
                                pins[name[hw.red_led]])
             roll.drive_low()                      # ROLL, short: a new game, P1's turn
@@ -302,6 +307,7 @@ def measure() -> tuple[dict[str, float], dict[str, Any]]:
                                                     round(0.99 * (len(latencies) - 1)))]
     figures["idle_cpu_percent"] = loop["idle_cpu_percent"]
     figures["idle_wakeups_per_s"] = loop["idle_wakeups_per_s"]
+    extra["wakeups_by_thread"] = loop["idle_wakeups_by_thread"]
     extra["latency_samples"] = len(latencies)
     extra["latency_missed"] = loop["missed"]
 
@@ -386,6 +392,8 @@ def main() -> None:
           f"change)")
     for key in FIGURES:
         print(f"{key:22s} {figures[key]:10.3f}  {verdict(key, figures[key], extra)}")
+    print("idle wake-ups a second by thread: " + ", ".join(
+        f"{name} {rate:.0f}" for name, rate in sorted(extra["wakeups_by_thread"].items())))
 
 
 if __name__ == "__main__":
