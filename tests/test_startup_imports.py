@@ -3,6 +3,7 @@ luma, smbus2): each is run in a fresh interpreter, which then lists what it
 loaded."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +33,6 @@ def loaded_by(argv, env_extra=None):
 
 @pytest.fixture
 def env(tmp_path):
-    import os
     return dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
 
 
