@@ -17,6 +17,7 @@ import json
 import os
 import random
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -170,12 +171,11 @@ def loop_child() -> dict[str, Any]:
             time.sleep(IDLE_SECONDS)
             cpu1, woke1, t1 = cpu_seconds(), wakeups(me), time.perf_counter()
             result["idle_cpu_percent"] = (cpu1 - cpu0) / (t1 - t0) * 100
-            by_thread = {name: (woke1[name] - woke0.get(name, 0)) / (t1 - t0)
-                         for name in woke1}
+            by_thread = {thread: (woke1[thread] - woke0.get(thread, 0)) / (t1 - t0)
+                         for thread in woke1}
             result["idle_wakeups_per_s"] = sum(by_thread.values())
             result["idle_wakeups_by_thread"] = by_thread
-            roll, flap, red = (pins[name[hw.roll]], pins[name[hw.flaps[8]]],
-                               pins[name[hw.red_led]])
+            roll, flap = pins[name[hw.roll]], pins[name[hw.flaps[8]]]
             roll.drive_low()                      # ROLL, short: a new game, P1's turn
             time.sleep(0.1)
             roll.drive_high()
@@ -197,7 +197,7 @@ def loop_child() -> dict[str, Any]:
         except Exception as error:  # noqa: BLE001 - reported by the parent
             result["error"] = repr(error)
         finally:
-            os.kill(os.getpid(), __import__("signal").SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)   # the loop stops as under systemd
 
     args = build_parser("run").parse_args(["run", "--config", str(path), "--pin-factory",
                                            "mock"])
@@ -347,6 +347,7 @@ def measure() -> tuple[dict[str, float], dict[str, Any]]:
             raise SystemExit(f"benchmarks/run.py: {rss['error']}")
         figures["rss_mb"] = rss["mb"]
 
+    # an absolute script path: run_once's tests/scripts/ prefix gives way to it
     figures["game_replay_ms"] = median_of(lambda: run_once(
         None, "klappenspiel", HERE / "four-player.txt", {"threshold": "10"})[0] * 1000, 5)
     extra["startup_target_ms"] = 3 * extra["python_pass_ms"]
