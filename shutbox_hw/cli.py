@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import NoReturn
 
 from .commands import check_config, history, moves, rules, run, selftest, sim, solve
-from .errors import UserError
+from .errors import UserError, clip, one_line
 
 COMMANDS = [moves, rules, solve, check_config, selftest, sim, run, history]
 
@@ -16,7 +17,12 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line on stderr and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message}\n")
+        self.exit(2, one_line(f"{self.prog}: {_clip_quotes(message)}") + "\n")
+
+
+def _clip_quotes(message: str) -> str:
+    """argparse quotes the bad value whole ('invalid int value: ...'): clip each quote."""
+    return re.sub(r"'[^'\n]*'", lambda m: clip(m.group(0)[1:-1]).join("''"), message)
 
 
 def build_parser() -> Parser:
@@ -31,12 +37,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
-        parser.print_help()
+        parser.print_usage(sys.stderr)  # a command is required: a usage mistake
+        print("shutbox-hw: a COMMAND is required (shutbox-hw -h lists them)", file=sys.stderr)
         return 2
     try:
         return args.run(args)
     except UserError as error:
-        print(f"shutbox-hw {args.command}: {error}", file=sys.stderr)
+        # every line of a multi-line error (a config's problems) says where it comes from
+        for line in str(error).splitlines() or [""]:
+            print(one_line(f"shutbox-hw {args.command}: {_clip_quotes(line)}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

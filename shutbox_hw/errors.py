@@ -7,3 +7,34 @@ Anything raised as :class:`UserError` reaches the person as one plain line
 
 class UserError(Exception):
     """Bad input from a person: a config file, a script, an argument."""
+
+
+QUOTE_LIMIT = 60   # characters of a bad value quoted back to the person
+PATH_LIMIT = 80    # characters of a path named in a message
+LINE_LIMIT = 200   # characters of one message line
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis: never echo a whole bad input."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr`` of a value from the person, clipped (a 1 MB line is not a message)."""
+    return clip(repr(value), limit)
+
+
+def shown_path(path: object, limit: int = PATH_LIMIT) -> str:
+    """A path for a message: its start and its end when it is too long to print whole."""
+    text = str(path)
+    if len(text) <= limit:
+        return text
+    tail = limit // 2
+    return text[:limit - tail - 1] + "…" + text[-tail:]
+
+
+def one_line(text: str, limit: int = LINE_LIMIT) -> str:
+    """One message line of at most ``limit`` characters (control characters made visible)."""
+    text = "".join(c if c.isprintable() else "?" for c in str(text))
+    return clip(text, limit)
