@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from typing import NoReturn
 
 from .commands import check_config, history, moves, rules, run, selftest, sim, solve
-from .errors import UserError, clip, one_line
+from .errors import UserError, one_line
 
 COMMANDS = [moves, rules, solve, check_config, selftest, sim, run, history]
 
@@ -17,12 +16,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line on stderr and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, one_line(f"{self.prog}: {_clip_quotes(message)}") + "\n")
-
-
-def _clip_quotes(message: str) -> str:
-    """argparse quotes the bad value whole ('invalid int value: ...'): clip each quote."""
-    return re.sub(r"'[^'\n]*'", lambda m: clip(m.group(0)[1:-1]).join("''"), message)
+        self.exit(2, one_line(f"{self.prog}: {message}") + "\n")
 
 
 def build_parser() -> Parser:
@@ -45,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as error:
         # every line of a multi-line error (a config's problems) says where it comes from
         for line in str(error).splitlines() or [""]:
-            print(one_line(f"shutbox-hw {args.command}: {_clip_quotes(line)}"), file=sys.stderr)
+            print(one_line(f"shutbox-hw {args.command}: {line}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -4,6 +4,8 @@ Anything raised as :class:`UserError` reaches the person as one plain line
 (on stderr, or on the OLED), never as a traceback.
 """
 
+import re
+
 
 class UserError(Exception):
     """Bad input from a person: a config file, a script, an argument."""
@@ -22,7 +24,12 @@ def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
 
 def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``repr`` of a value from the person, clipped (a 1 MB line is not a message)."""
-    return clip(repr(value), limit)
+    return repr(clip(str(value), limit))
+
+
+def clip_quotes(message: str) -> str:
+    """Every '...' in a message clipped: argparse and the rules quote bad values whole."""
+    return re.sub(r"'[^'\n]*'", lambda m: clip(m.group(0)[1:-1]).join("''"), message)
 
 
 def shown_path(path: object, limit: int = PATH_LIMIT) -> str:
@@ -35,6 +42,6 @@ def shown_path(path: object, limit: int = PATH_LIMIT) -> str:
 
 
 def one_line(text: str, limit: int = LINE_LIMIT) -> str:
-    """One message line of at most ``limit`` characters (control characters made visible)."""
-    text = "".join(c if c.isprintable() else "?" for c in str(text))
+    """One message line of at most ``limit`` characters, quoted values clipped first."""
+    text = "".join(c if c.isprintable() else "?" for c in clip_quotes(str(text)))
     return clip(text, limit)
