@@ -17,7 +17,6 @@ import pytest
 from shutbox_hw.cli import main
 from shutbox_hw.store import Store, StoreError
 from shutbox_hw.store.schema import APP_ID, SCHEMA_1, VERSION
-from table import Table
 
 SCHEMA1_DB = Path(__file__).parent / "data" / "schema1.db"
 
