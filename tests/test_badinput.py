@@ -170,6 +170,23 @@ def test_history_reads_a_database_in_a_read_only_directory(box_db):
     assert done.stdout.startswith("#1 ")
 
 
+def test_history_says_a_read_only_copy_with_a_wal_file_must_be_copied(box_db):
+    con = sqlite3.connect(box_db, isolation_level=None)
+    con.execute("PRAGMA wal_autocheckpoint = 0")
+    con.execute("UPDATE games SET abandoned = 1")  # in the -wal file only
+    copy = box_db.parent / "copy"
+    copy.mkdir()
+    shutil.copy(box_db, copy / "box.db")
+    shutil.copy(f"{box_db}-wal", copy / "box.db-wal")  # without its -shm: a crash's leftovers
+    con.close()
+    copy.chmod(0o555)
+    done = history_as_nobody(copy / "box.db")
+    copy.chmod(0o755)
+    assert done.returncode == 2
+    assert "is read-only here and its last writes are still in its -wal file" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
 def test_history_says_an_unreadable_database_is_unreadable(box_db):
     box_db.chmod(0o600)
     if os.geteuid() != 0:

@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection, int]:
+def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
     """The database read-only and its schema version, or one line saying why not."""
     path = Path(args.db) if args.db else None
     if path is None and args.config:
@@ -64,9 +64,11 @@ def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection, int]:
             # a copy in a read-only directory: SQLite cannot make its -shm file; without a
             # -wal file there is nothing in it to miss, so read the file as it is
             code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-            if code not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) or \
-                    Path(f"{path}-wal").exists():
+            if code not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
                 raise
+            if Path(f"{path}-wal").exists():
+                raise UserError(f"{name} is read-only here and its last writes are still in "
+                                f"its -wal file: copy both somewhere writable") from None
             db = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=LOCK_WAIT_S)
             version = version_of(db, path)
     except SchemaError as error:
@@ -75,7 +77,7 @@ def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection, int]:
         raise UserError(f"{name} {sqlite_problem(error)}") from None
     if version == 0:
         raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
-    return db, version
+    return db, version, path
 
 
 def _when(stamp: float | None, synced: bool | None) -> str:
@@ -87,12 +89,11 @@ def _when(stamp: float | None, synced: bool | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    db, version = _open(args)
+    db, version, path = _open(args)
     try:
         return _show(args, db, version)
-    except sqlite3.Error as error:
-        raise UserError(f"{shown_path(args.db or 'the database')} "
-                        f"{sqlite_problem(error)}") from None
+    except sqlite3.Error as error:  # e.g. a damaged page met half-way
+        raise UserError(f"{shown_path(path)} {sqlite_problem(error)}") from None
 
 
 def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int:
