@@ -1,8 +1,9 @@
 """Reading a file a person names (a config, a script): refused cleanly, never a hang.
 
-``open()`` on a FIFO waits for a writer and ``read()`` of ``/dev/zero`` never
-ends, so the file is opened non-blocking, checked to be a regular file before
-a byte is read, and read only up to a size limit.
+``open()`` on a FIFO waits for a writer, ``read()`` of ``/dev/zero`` never
+ends and opening some devices has effects, so the path must be a regular file
+before it is opened; it is opened non-blocking, checked again, and read only
+up to a size limit.
 """
 
 from __future__ import annotations
@@ -51,10 +52,13 @@ def read_text_file(path: str | Path, what: str, limit: int) -> str:
     """
     name = shown_path(path)
     try:
+        # stat first: merely opening some devices acts (/dev/watchdog arms the watchdog)
+        kind = file_kind(os.stat(path).st_mode)
+        if kind:
+            raise UserError(f"{name}: is {kind}, not a {what}")
+        # non-blocking: if it was swapped for a FIFO since, the open does not wait
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as error:
-        if error.errno == errno.EISDIR:
-            raise UserError(f"{name}: is a directory, not a {what}") from None
         raise UserError(f"{name}: {os_problem(error, what)}") from None
     kind = file_kind(os.fstat(fd).st_mode)
     if kind:

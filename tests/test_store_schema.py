@@ -242,3 +242,11 @@ def test_history_lists_a_damaged_game_and_refuses_its_scorecard(old_db, capsys):
     code, out, err = history(capsys, "--db", str(old_db), "--game", "1")
     assert code == 2 and err == ("shutbox-hw history: game 1 is damaged: its record cannot be"
                                  " read back (JSONDecodeError)\n")
+
+
+def test_history_opens_a_path_with_uri_characters(tmp_path, capsys):
+    db = tmp_path / "odd #1 ?x=y %20.db"
+    Store(db).close()
+    code, out, err = history(capsys, "--db", str(db))
+    assert (code, out, err) == (0, "no games yet\n", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [db.name]  # no stray file opened

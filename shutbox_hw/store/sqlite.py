@@ -45,12 +45,16 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None)
-            migrate(self.db, self.path)  # reads the schema before changing anything
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            row = self.db.execute(
-                "SELECT id FROM games WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+            try:
+                migrate(self.db, self.path)  # reads the schema before changing anything
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                row = self.db.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                                      " ORDER BY id DESC LIMIT 1").fetchone()
+            except BaseException:
+                self.db.close()  # a refused file is not held open
+                raise
         except SchemaError as error:
             raise StoreError(str(error)) from None
         except sqlite3.Error as error:
