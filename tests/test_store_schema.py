@@ -249,4 +249,5 @@ def test_history_opens_a_path_with_uri_characters(tmp_path, capsys):
     Store(db).close()
     code, out, err = history(capsys, "--db", str(db))
     assert (code, out, err) == (0, "no games yet\n", "")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [db.name]  # no stray file opened
+    # the file itself was read, not a stray "odd " cut at the '#'
+    assert all(p.name.startswith(db.name) for p in tmp_path.iterdir())

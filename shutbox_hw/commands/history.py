@@ -55,7 +55,7 @@ def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
         raise UserError(f"no game database at {name}")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name} cannot be read (permission denied)")
-    uri = "file:" + urllib.parse.quote(str(path.absolute()))
+    uri = "file:" + urllib.parse.quote(str(path.absolute()))  # "#" and "?" are not URI text
     try:
         try:
             db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=LOCK_WAIT_S)
@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         return _show(args, db, version)
     except sqlite3.Error as error:  # e.g. a damaged page met half-way
         raise UserError(f"{shown_path(path)} {sqlite_problem(error)}") from None
+    finally:
+        db.close()
 
 
 def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int:
