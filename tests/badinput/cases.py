@@ -151,6 +151,12 @@ CASES: list[Case] = [
          ("db", "f.db", "foreign")),
     case("history-db-newer", "history --db {t}/n.db", "newer shutbox-hw (schema 3); upgrade",
          ("db", "n.db", "newer")),
+    case("history-db-lookalike", "history --db {t}/l.db", "not a shutbox-hw database",
+         ("db", "l.db", "lookalike")),
+    case("history-db-stamped-empty", "history --db {t}/s.db", "damaged",
+         ("db", "s.db", "stamped-empty")),
+    case("sim-db-lookalike", "sim --db {t}/l.db --script {t}/s.txt", "not a shutbox-hw database",
+         ("db", "l.db", "lookalike"), text("s.txt", OK_SCRIPT)),
     case("history-db-directory", "history --db {t}", "is a directory"),
     case("history-db-fifo", "history --db {t}/pipe.db", "FIFO", ("fifo", "pipe.db"), proc=True),
     case("history-db-dev-zero", "history --db /dev/zero", "character device", proc=True),
@@ -207,9 +213,16 @@ def make(tmp: Path, spec: tuple, hold: list) -> None:
 def make_db(path: Path, kind: str, hold: list) -> None:
     from shutbox_hw.store import Store
     from shutbox_hw.store.schema import APP_ID, VERSION
-    if kind == "foreign":
+    if kind in ("foreign", "lookalike", "stamped-empty"):
         con = sqlite3.connect(path)
-        con.execute("CREATE TABLE games (name TEXT, score INTEGER)")
+        if kind == "foreign":
+            con.execute("CREATE TABLE games (name TEXT, score INTEGER)")
+        elif kind == "lookalike":  # our table names, but games has other columns
+            for table in ("games", "players", "rounds", "turns", "throws", "rejected_flaps"):
+                con.execute(f"CREATE TABLE {table} (id INTEGER PRIMARY KEY)")
+        else:  # our stamp on a file without our tables
+            con.execute(f"PRAGMA application_id = {APP_ID}")
+            con.execute(f"PRAGMA user_version = {VERSION}")
         con.close()
         return
     store = Store(path)
