@@ -12,7 +12,7 @@ import importlib
 import sys
 from typing import NoReturn
 
-from .errors import UserError
+from .errors import UserError, one_line
 
 # command name -> module under shutbox_hw.commands, in the order --help lists them
 COMMANDS = {
@@ -25,7 +25,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line on stderr and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message}\n")
+        self.exit(2, one_line(f"{self.prog}: {message}") + "\n")
 
 
 def build_parser(only: str | None = None) -> Parser:
@@ -43,12 +43,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
-        parser.print_help()
+        parser.print_usage(sys.stderr)  # a command is required: a usage mistake
+        print("shutbox-hw: a COMMAND is required (shutbox-hw -h lists them)", file=sys.stderr)
         return 2
     try:
         return int(args.run(args))
     except UserError as error:
-        print(f"shutbox-hw {args.command}: {error}", file=sys.stderr)
+        # every line of a multi-line error (a config's problems) says where it comes from
+        for line in str(error).splitlines() or [""]:
+            print(one_line(f"shutbox-hw {args.command}: {line}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
