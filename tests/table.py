@@ -33,8 +33,8 @@ class Table:
         for effect in effects:
             if isinstance(effect, Emit):
                 if self.store is not None:
-                    self.store.record(effect.data)
-                self.events.append(effect.data)
+                    self.store.record(effect.event)
+                self.events.append(effect.event.as_json())
             elif isinstance(effect, Show):
                 self.screen = effect.screen
             elif isinstance(effect, Lights):

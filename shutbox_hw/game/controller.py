@@ -31,6 +31,8 @@ from ..rules import (Dice, Mask, MatchState, RuleSet, allowed_dice_counts, rules
                      stop_match, throws_for, tile_bit, tiles_of, turn_score)
 from ..rules import legal_closures
 from .effects import Effect, Emit, Lights, RollDice, Show
+from .events import (Chances, Fault, FlapRejected, FlapReopened, GameEnded, GameStarted, Hint,
+                     Resumed, Rolled, RoundEnded, ThrowCommitted, TurnEnded, TurnStarted)
 from .saved import SavedGame
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, TurnEndScreen)
@@ -100,10 +102,10 @@ class Controller:
         self.shut = shut_mask & self.board
         if saved is not None:
             turn_player = self.turn.player if self.turn else self._next_player()
-            out.append(Emit({"event": "resumed",
-                             "player": self.players[turn_player] if turn_player is not None
-                             else None,
-                             "round": self.match.round_number if self.match else 1}))
+            out.append(Emit(Resumed(
+                seat=turn_player,
+                player=self.players[turn_player] if turn_player is not None else None,
+                round=self.match.round_number if self.match else 1)))
             out += self._maybe_start_turn()
         return out + self._refresh()
 
@@ -169,8 +171,8 @@ class Controller:
         self.between = None
         self.reasons = {}
         self.phase = "play"
-        out: list[Effect] = [Emit({"event": "game_started", "players": list(self.players),
-                                   "rules": self.rules.as_dict(), "dice": self.dice_mode})]
+        out: list[Effect] = [Emit(GameStarted(players=self.players, rules=self.rules.as_dict(),
+                                              dice=self.dice_mode))]
         return out + self._maybe_start_turn()
 
     def _restore(self, saved: SavedGame) -> None:
@@ -214,8 +216,8 @@ class Controller:
         self.turn = Turn(player=player)
         self.between = None
         self.reasons = {}
-        out: list[Effect] = [Emit({"event": "turn_started", "player": self.players[player],
-                                   "round": self.match.round_number})]
+        out: list[Effect] = [Emit(TurnStarted(seat=player, player=self.players[player],
+                                              round=self.match.round_number))]
         return out + self._after_board_change()
 
     def _after_board_change(self) -> list[Effect]:
@@ -237,9 +239,10 @@ class Controller:
             return []
         turn.shut_chance = self.advisor.shut_probability(open_mask)
         turn.move_chance = self.advisor.move_probability(open_mask)
-        return [Emit({"event": "chances", "player": self.players[turn.player],
-                      "open": tiles_of(open_mask), "shut_probability": turn.shut_chance,
-                      "move_probability": turn.move_chance})]
+        return [Emit(Chances(seat=turn.player, player=self.players[turn.player],
+                             open=tuple(tiles_of(open_mask)),
+                             shut_probability=turn.shut_chance,
+                             move_probability=turn.move_chance))]
 
     def _dice(self, faces: Dice) -> list[Effect]:
         turn = self.turn
@@ -253,9 +256,9 @@ class Controller:
             return []
         turn.dice = faces
         turn.note = ""
-        out: list[Effect] = [Emit({"event": "rolled", "player": self.players[turn.player],
-                                   "dice": list(faces), "round": self.match.round_number,
-                                   "throw": turn.throws + 1})]
+        out: list[Effect] = [Emit(Rolled(seat=turn.player, player=self.players[turn.player],
+                                         dice=faces, round=self.match.round_number,
+                                         throw=turn.throws + 1))]
         if not legal_closures(self.rules, open_mask, faces):
             return out + self._end_turn()
         self._prepare_hint()
@@ -280,10 +283,10 @@ class Controller:
         turn = self.turn
         if turn is None or not self._hint_visible(turn):
             return []
-        return [Emit({"event": "hint", "player": self.players[turn.player],
-                      "dice": list(turn.dice or ()), "closure": tiles_of(turn.hint or 0),
-                      "shut_probability": turn.shut_chance,
-                      "move_probability": turn.move_chance})]
+        return [Emit(Hint(seat=turn.player, player=self.players[turn.player],
+                          dice=turn.dice or (), closure=tuple(tiles_of(turn.hint or 0)),
+                          shut_probability=turn.shut_chance,
+                          move_probability=turn.move_chance))]
 
     def _commit(self) -> list[Effect]:
         turn = self.turn
@@ -292,11 +295,10 @@ class Controller:
         closed, turn.pending = turn.pending, 0
         turn.throws += 1
         turn.settle_at = None
-        out: list[Effect] = [Emit({
-            "event": "throw_committed", "player": self.players[turn.player],
-            "dice": list(turn.dice) if turn.dice else None,
-            "closed": tiles_of(closed), "open": tiles_of(self.board & ~turn.committed),
-            "round": self.match.round_number, "throw": turn.throws})]
+        out: list[Effect] = [Emit(ThrowCommitted(
+            seat=turn.player, player=self.players[turn.player], dice=turn.dice or None,
+            closed=tuple(tiles_of(closed)), open=tuple(tiles_of(self.board & ~turn.committed)),
+            round=self.match.round_number, throw=turn.throws))]
         turn.dice = None
         turn.throw_started = False
         turn.hint = None
@@ -312,9 +314,9 @@ class Controller:
         name = self.players[turn.player]
         self.round_played[turn.player] = open_mask
         self.turn = None
-        out: list[Effect] = [Emit({"event": "turn_ended", "player": name, "score": score,
-                                   "open": tiles_of(open_mask), "shut": open_mask == 0,
-                                   "round": match.round_number})]
+        out: list[Effect] = [Emit(TurnEnded(seat=turn.player, player=name, score=score,
+                                            open=tuple(tiles_of(open_mask)),
+                                            shut=open_mask == 0, round=match.round_number))]
         note = ""
         if open_mask == 0:
             note = {"instant-win": "wins at once!" if self.rules.match != "pool"
@@ -334,16 +336,13 @@ class Controller:
         result = self.match.rounds[-1]
         self.round_played = {}
         names = self.players
-        out: list[Effect] = [Emit({
-            "event": "round_ended", "round": result.number,
-            "scores": {names[p]: s for p, s in enumerate(result.final) if s is not None},
-            "raw": {names[p]: s for p, s in enumerate(result.raw) if s is not None},
-            "totals": dict(zip(names, self.match.totals)),
-            "out": [names[p] for p in sorted(self.match.out)],
-            "shut": [names[p] for p in result.shutters],
-            "winners": [names[p] for p in result.winners],
-            **({"balances": dict(zip(names, self.match.balances)), "pot": self.match.pot}
-               if self.rules.match == "pool" else {})})]
+        pool = self.rules.match == "pool"
+        out: list[Effect] = [Emit(RoundEnded(
+            players=names, round=result.number, final=result.final, raw=result.raw,
+            totals=self.match.totals, out=tuple(sorted(self.match.out)),
+            shut=result.shutters, winners=result.winners,
+            balances=self.match.balances if pool else None,
+            pot=self.match.pot if pool else None))]
         if self.match.over:
             return out + self._end_game(abandoned=False)
         winners = " & ".join(names[p] for p in result.winners)
@@ -377,13 +376,10 @@ class Controller:
         self.turn = None
         self.between = None
         names = self.players
-        data = {"event": "game_ended", "winners": [names[p] for p in match.winners],
-                "totals": dict(zip(names, match.totals)), "rounds": len(match.rounds)}
-        if self.rules.match == "pool":
-            data["balances"] = dict(zip(names, match.balances))
-        if abandoned:
-            data["abandoned"] = True
-        return [Emit(data)]
+        return [Emit(GameEnded(
+            players=names, winners=match.winners, totals=match.totals, rounds=len(match.rounds),
+            balances=match.balances if self.rules.match == "pool" else None,
+            abandoned=abandoned))]
 
     # ------------------------------------------------------------------ inputs
 
@@ -404,8 +400,8 @@ class Controller:
                 turn.pending &= ~bit          # taken back
                 return self._settle_check(changed=True)
             if turn.committed & bit:
-                return [Emit({"event": "flap_reopened", "player": self.players[turn.player],
-                              "flap": tile})]
+                return [Emit(FlapReopened(seat=turn.player, round=self.match.round_number,
+                                          player=self.players[turn.player], flap=tile))]
             return self._settle_check(changed=False)
         if turn.committed & bit:              # shut again after a lift: restored
             return self._settle_check(changed=False)
@@ -414,8 +410,8 @@ class Controller:
             turn.pending |= bit
             return self._settle_check(changed=True)
         self.reasons[tile] = reason
-        return [Emit({"event": "flap_rejected", "player": self.players[turn.player],
-                      "flap": tile, "reason": reason})]
+        return [Emit(FlapRejected(seat=turn.player, round=self.match.round_number,
+                                  player=self.players[turn.player], flap=tile, reason=reason))]
 
     def _check_new_flap(self, tile: int) -> str | None:
         """None if ``tile`` may join the flaps shut since the throw, else why not."""
@@ -536,8 +532,8 @@ class Controller:
     def _start_manual_throw(self, turn: Turn) -> list[Effect]:
         turn.throw_started = True
         turn.note = ""
-        return [Emit({"event": "rolled", "player": self.players[turn.player], "dice": None,
-                      "round": self.match.round_number, "throw": turn.throws + 1})]
+        return [Emit(Rolled(seat=turn.player, player=self.players[turn.player], dice=None,
+                            round=self.match.round_number, throw=turn.throws + 1))]
 
     def _next_pressed(self, turn: Turn) -> list[Effect]:
         """Manual dice: NEXT ends the turn when the player cannot move."""
@@ -559,8 +555,7 @@ class Controller:
             self.faults.pop(fault.source, None)
         else:
             self.faults[fault.source] = fault.message
-        return [Emit({"event": "fault", "source": fault.source, "message": fault.message,
-                      "ok": fault.ok})]
+        return [Emit(Fault(source=fault.source, message=fault.message, ok=fault.ok))]
 
     # ------------------------------------------------------------------ output
 
