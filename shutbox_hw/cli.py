@@ -8,6 +8,7 @@ from typing import NoReturn
 
 from .commands import check_config, history, moves, rules, run, selftest, sim, solve
 from .errors import UserError
+from .rules import RulesError
 
 COMMANDS = [moves, rules, solve, check_config, selftest, sim, run, history]
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.run(args)
-    except UserError as error:
+    except (UserError, RulesError) as error:
         print(f"shutbox-hw {args.command}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

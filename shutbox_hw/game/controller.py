@@ -22,14 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from ..config import GameConfig
 from ..events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
-from ..hal.ports import LedFrame, LedState
+from ..leds import LedFrame, LedState
 from ..rules import (Dice, Mask, MatchState, RuleSet, allowed_dice_counts, rules_from_dict,
                      can_complete, can_complete_any_throw, can_extend, dice_choice,
                      ends_round_at_once, finish_round, full_board, is_legal, new_match,
                      stop_match, throws_for, tile_bit, tiles_of, turn_score)
 from ..rules import legal_closures
+from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, RollDice, Show
 from .events import (Chances, Fault, FlapRejected, FlapReopened, GameEnded, GameStarted, Hint,
                      Resumed, Rolled, RoundEnded, ThrowCommitted, TurnEnded, TurnStarted)
@@ -38,7 +38,6 @@ from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, Sc
                       ScoreRow, Screen, TurnEndScreen)
 from .text import flaps_word, throw_text, tile_ranges
 
-MAX_PLAYERS = 8
 DEFAULT_PLAYERS = 2
 
 
