@@ -95,3 +95,38 @@ def test_match_totals_are_the_sum_of_round_scores(match, shut, players, rounds):
         assert state.totals[p] == sum(r.final[p] or 0 for r in state.rounds)
         assert all(r.final[p] is None or r.final[p] >= 0 for r in state.rounds)
     assert sum(state.balances) + state.pot == 0  # the pool only moves money around
+
+
+one_die_rules = st.sampled_from(["never", "when-high-shut", "below-6"])
+
+
+@settings(max_examples=200)
+@given(rule_sets, masks, throws, masks)
+def test_a_throw_answers_like_the_functions(rules, open_mask, dice, shut):
+    from shutbox_hw.rules import Throw, is_legal
+    open_mask &= full_board(rules.tiles)
+    shut &= open_mask
+    throw = Throw(rules, open_mask, dice)
+    assert throw.legal_closures() == legal_closures(rules, open_mask, dice)
+    assert throw.has_move() == bool(legal_closures(rules, open_mask, dice))
+    assert throw.can_complete(shut) == can_complete(rules, open_mask, dice, shut)
+    assert throw.is_legal(shut) == is_legal(rules, open_mask, dice, shut)
+    assert throw.can_extend(shut) == can_extend(rules, open_mask, dice, shut)
+
+
+@settings(max_examples=200)
+@given(rule_sets, one_die_rules, masks, masks)
+def test_any_throw_is_some_allowed_throw(rules, one_die, open_mask, shut):
+    from dataclasses import replace
+
+    from shutbox_hw.rules import (AnyThrow, Throw, can_complete_any_throw, dice_choice,
+                                  throws_for)
+    rules = replace(rules, one_die=one_die)
+    open_mask &= full_board(rules.tiles)
+    shut &= open_mask
+    unseen = AnyThrow(rules, open_mask)
+    known = [Throw(rules, open_mask, d) for d in throws_for(dice_choice(rules, open_mask))]
+    assert unseen.can_complete(shut) == can_complete_any_throw(rules, open_mask, shut)
+    assert unseen.is_legal(shut) == any(t.is_legal(shut) for t in known)
+    assert unseen.can_extend(shut) == any(t.can_extend(shut) for t in known)
+    assert unseen.has_move() == any(t.has_move() for t in known)

@@ -10,6 +10,7 @@ from .moves import (ONE_DIE_THROWS, TWO_DICE_THROWS, Dice, DiceChoice,
                     allowed_dice_counts, can_complete, can_complete_any_throw,
                     can_extend, check_dice, dice_choice, has_any_move, is_legal,
                     legal_closures, targets, throws_for)
+from .position import AnyThrow, Position, Throw
 from .ruleset import (DEFAULT_PRESET, KEYS, PRESETS, RuleSet, RulesError,
                       build_rules, parse_set_options, rules_from_dict,
                        rules_from_table)
@@ -18,10 +19,10 @@ from .tiles import Mask, full_board, is_subset, mask_of, tile_bit, tiles_of
 
 __all__ = [
     "DEFAULT_PRESET", "KEYS", "PRESETS", "ONE_DIE_THROWS", "TWO_DICE_THROWS",
-    "Dice", "DiceChoice", "Mask", "MatchState", "RoundResult", "RuleSet", "RulesError",
+    "AnyThrow", "Dice", "DiceChoice", "Mask", "MatchState", "RoundResult", "RuleSet", "RulesError",
     "allowed_dice_counts", "build_rules", "can_complete", "can_complete_any_throw",
     "can_extend", "check_dice", "dice_choice", "ends_round_at_once", "finish_round",
     "full_board", "has_any_move", "is_legal", "is_subset", "legal_closures", "mask_of",
-    "new_match", "parse_set_options", "rules_from_dict", "rules_from_table", "stop_match", "targets",
-    "throws_for", "tile_bit", "tiles_of", "turn_score",
+    "new_match", "parse_set_options", "Position", "rules_from_dict", "rules_from_table", "stop_match", "targets",
+    "Throw", "throws_for", "tile_bit", "tiles_of", "turn_score",
 ]
