@@ -46,7 +46,7 @@ class Table:
 
     def restart(self):
         """Power cut: a new controller on the same store, flaps as they are."""
-        shut = self.controller.shut
+        shut = self.controller.state.shut
         self.controller = Controller(self.rules, self.game, advisor=self.advisor)
         self._apply(self.controller.start(self.step(), shut, self.store.unfinished_game()))
 

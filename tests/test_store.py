@@ -71,11 +71,11 @@ def test_resume_keeps_known_dice_and_asks_for_differences(tmp_path):
     resumed = t.events[-1] if t.events[-1]["event"] == "resumed" else \
         [e for e in t.events if e["event"] == "resumed"][0]
     assert resumed == {"event": "resumed", "player": "P1", "round": 1}
-    c = t.controller
-    assert c.turn.dice == (3, 4) and c.turn.committed == 1 << 8
-    assert c.rejected() == 1 << 2 and c.reopened() == 1 << 8  # lift 3, shut 9 again
+    assert t.screen.dice == (3, 4) and 9 not in t.screen.open_tiles
+    assert t.screen.message == "lift flap 3"          # 3 was never committed
+    assert [i + 1 for i, led in enumerate(t.leds.flaps) if led == "blink"] == [3, 9]
     t.roll(6, 6)      # no new throw while the dice of this one are known
-    assert t.controller.turn.dice == (3, 4)
+    assert t.screen.dice == (3, 4)
     t.open(3)
     t.close(9)
     t.close(3, 4)
