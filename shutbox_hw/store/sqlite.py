@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import UserError
@@ -87,7 +88,7 @@ def _dice_json(dice: tuple[int, ...] | None) -> str | None:
 class Store:
     """One SQLite file. ``record`` takes the controller's game events."""
 
-    def __init__(self, path: str | Path, clock=time.time) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self._clock = clock
         try:
