@@ -22,6 +22,7 @@ class Table:
         self.store = store
         self.controller = Controller(self.rules, self.game, advisor=advisor)
         self.now = 0
+        self.shut = shut              # the flaps as the test moved them
         self.events: list[dict] = []
         self.screen = None
         self.leds = None
@@ -46,9 +47,8 @@ class Table:
 
     def restart(self):
         """Power cut: a new controller on the same store, flaps as they are."""
-        shut = self.controller.state.shut
         self.controller = Controller(self.rules, self.game, advisor=self.advisor)
-        self._apply(self.controller.start(self.step(), shut, self.store.unfinished_game()))
+        self._apply(self.controller.start(self.step(), self.shut, self.store.unfinished_game()))
 
     def send(self, event):
         self._apply(self.controller.handle(event))
@@ -68,17 +68,20 @@ class Table:
 
     def close(self, *tiles):
         for t in tiles:
+            self.shut |= 1 << (t - 1)
             self.send(FlapChanged(t, True, self.step()))
 
     def open(self, *tiles):
         for t in tiles:
+            self.shut &= ~(1 << (t - 1))
             self.send(FlapChanged(t, False, self.step()))
 
     def wait(self, ms):
         self.send(Tick(self.step(ms)))
 
     def start(self, players):
-        while self.controller.player_count != players:
+        """NEXT until the attract screen lists ``players`` players, then ROLL."""
+        while len(self.screen.players) != players:
             self.press("next")
         self.press("roll")
 
