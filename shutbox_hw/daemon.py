@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 from .config import Config
 from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
-from .game.controller import Advisor, Controller
+from .game.advice import Advisor
+from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .game.events import AnyGameEvent
 from .hal.ports import Buttons, Display, FlapBank, Indicators

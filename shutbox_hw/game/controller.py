@@ -13,33 +13,19 @@ flap, a flap shut before the roll, a cheeky lift, or a power cut.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from ..events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
 from ..leds import LedFrame
 from ..rules import (AnyThrow, Dice, Mask, RuleSet, Throw, allowed_dice_counts, dice_choice,
-                     ends_round_at_once, finish_round, new_match, rules_from_dict, stop_match,
-                     tile_bit, tiles_of, turn_score)
-from . import view
+                     finish_round, new_match, rules_from_dict, tile_bit, tiles_of)
+from . import advice, endings, view
+from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, RollDice, Show
-from .events import (Chances, Fault, FlapRejected, FlapReopened, GameEnded, GameStarted, Hint,
-                     Resumed, Rolled, RoundEnded, ThrowCommitted, TurnEnded, TurnStarted)
+from .events import FlapRejected, FlapReopened, Fault, GameStarted, Resumed, Rolled, \
+    ThrowCommitted, TurnStarted
 from .saved import SavedGame
-from .screens import ScoreboardScreen, Screen, TurnEndScreen
-from .state import GameState, Phase, Turn
-
-SHUT_NOTES = {"double-others": "others score double"}
-
-
-class Advisor(Protocol):
-    """Optimal-play figures for hints (the solver); optional."""
-
-    def best_closure(self, open_mask: Mask, dice: Dice) -> Mask | None: ...
-
-    def shut_probability(self, open_mask: Mask) -> float: ...
-
-    def move_probability(self, open_mask: Mask) -> float: ...
+from .screens import Screen
+from .state import DEFAULT_PLAYERS, GameState, Phase, Turn
 
 
 class Controller:
@@ -50,7 +36,7 @@ class Controller:
         game = game or GameConfig()
         self.advisor = advisor if game.hints != "off" else None
         self.state = GameState(rules=rules, game=game, hints_on=self.advisor is not None,
-                               player_count=len(game.player_names) or 2)
+                               player_count=len(game.player_names) or DEFAULT_PLAYERS)
         self._last_screen: Screen | None = None
         self._last_leds: LedFrame | None = None
 
@@ -139,7 +125,7 @@ class Controller:
                 turn.throw = Throw(s.rules, s.open_mask(turn), saved.turn.dice)
             elif saved.turn.throw_started:
                 turn.throw = AnyThrow(s.rules, s.open_mask(turn))
-            self._prepare_hint(turn)
+            advice.prepare_hint(self.state, self.advisor, turn)
 
     # ------------------------------------------------------------------ turn flow
 
@@ -166,21 +152,10 @@ class Controller:
         s = self.state
         open_mask = s.open_mask(turn)
         if open_mask == 0:
-            return self._end_turn(turn)
+            return endings.end_turn(self.state, turn)
         if s.unseen_dice and not AnyThrow(s.rules, open_mask).has_move():
-            return self._end_turn(turn)
-        return self._chances(turn)
-
-    def _chances(self, turn: Turn) -> list[Effect]:
-        """After a commit: the chance to shut from here, and that the next throw moves."""
-        if self.advisor is None:
-            return []
-        open_mask = self.state.open_mask(turn)
-        turn.shut_chance = self.advisor.shut_probability(open_mask)
-        turn.move_chance = self.advisor.move_probability(open_mask)
-        return [Emit(Chances(seat=turn.player, player=self.state.players[turn.player],
-                             open=tuple(tiles_of(open_mask)), shut_probability=turn.shut_chance,
-                             move_probability=turn.move_chance))]
+            return endings.end_turn(self.state, turn)
+        return advice.chances(self.state, self.advisor, turn)
 
     def _rolled(self, turn: Turn, dice: Dice | None) -> Rolled:
         return Rolled(seat=turn.player, player=self.state.players[turn.player], dice=dice,
@@ -199,27 +174,9 @@ class Controller:
         turn.note = ""
         out: list[Effect] = [Emit(self._rolled(turn, faces))]
         if not throw.has_move():
-            return out + self._end_turn(turn)
-        self._prepare_hint(turn)
-        return out + self._hint_effects(turn)
-
-    def _prepare_hint(self, turn: Turn) -> None:
-        if self.advisor is None:
-            return
-        open_mask = self.state.open_mask(turn)
-        if turn.shut_chance is None:
-            turn.shut_chance = self.advisor.shut_probability(open_mask)
-            turn.move_chance = self.advisor.move_probability(open_mask)
-        if turn.dice is not None:
-            turn.hint = self.advisor.best_closure(open_mask, turn.dice)
-
-    def _hint_effects(self, turn: Turn) -> list[Effect]:
-        if not self.state.hint_visible(turn):
-            return []
-        return [Emit(Hint(seat=turn.player, player=self.state.players[turn.player],
-                          dice=turn.dice or (), closure=tuple(tiles_of(turn.hint or 0)),
-                          shut_probability=turn.shut_chance,
-                          move_probability=turn.move_chance))]
+            return out + endings.end_turn(self.state, turn)
+        advice.prepare_hint(self.state, self.advisor, turn)
+        return out + advice.hint_effects(self.state, turn)
 
     def _commit(self, turn: Turn) -> list[Effect]:
         s = self.state
@@ -236,65 +193,6 @@ class Controller:
         turn.hint = None
         turn.hint_shown = False
         return out + self._after_board_change(turn)
-
-    def _end_turn(self, turn: Turn) -> list[Effect]:
-        s = self.state
-        assert s.match is not None
-        open_mask = s.open_mask(turn)
-        score = turn_score(s.rules, open_mask)
-        name = s.players[turn.player]
-        s.round_played[turn.player] = open_mask
-        s.turn = None
-        out: list[Effect] = [Emit(TurnEnded(seat=turn.player, player=name, score=score,
-                                            open=tuple(tiles_of(open_mask)),
-                                            shut=open_mask == 0, round=s.match.round_number))]
-        note = ""
-        if open_mask == 0:
-            note = SHUT_NOTES.get(s.rules.shut_the_box, "")
-            if s.rules.shut_the_box == "instant-win":
-                note = "wins the pot x2!" if s.rules.match == "pool" else "wins at once!"
-        s.between = TurnEndScreen(player=name, score=score, open_tiles=tuple(tiles_of(open_mask)),
-                                  shut=open_mask == 0, note=note)
-        if ends_round_at_once(s.rules, open_mask) or s.next_player() is None:
-            out += self._end_round()
-        return out
-
-    def _end_round(self) -> list[Effect]:
-        s = self.state
-        assert s.match is not None
-        open_masks = [s.round_played.get(p) for p in range(len(s.players))]
-        s.match = match = finish_round(s.rules, s.match, open_masks)
-        result = match.rounds[-1]
-        s.round_played = {}
-        pool = s.rules.match == "pool"
-        out: list[Effect] = [Emit(RoundEnded(
-            players=s.players, round=result.number, final=result.final, raw=result.raw,
-            totals=match.totals, out=tuple(sorted(match.out)), shut=result.shutters,
-            winners=result.winners, balances=match.balances if pool else None,
-            pot=match.pot if pool else None))]
-        if match.over:
-            return out + self._end_game(abandoned=False)
-        winners = " & ".join(s.players[p] for p in result.winners)
-        note = f"{winners} wins round {result.number}" if winners else ""
-        if pool and match.pot:
-            note += f", pot {match.pot}"
-        s.between = ScoreboardScreen(round=result.number, rows=view.score_rows(s, result),
-                                     note=note, prompt="lift all flaps")
-        return out
-
-    def _end_game(self, abandoned: bool) -> list[Effect]:
-        s = self.state
-        assert s.match is not None
-        if not s.match.over:
-            s.match = stop_match(s.rules, s.match)
-        match = s.match
-        s.phase = "over"
-        s.turn = None
-        s.between = None
-        return [Emit(GameEnded(
-            players=s.players, winners=match.winners, totals=match.totals,
-            rounds=len(match.rounds),
-            balances=match.balances if s.rules.match == "pool" else None, abandoned=abandoned))]
 
     # ------------------------------------------------------------------ flaps
 
@@ -380,7 +278,7 @@ class Controller:
             return []
         if s.phase == "confirm":
             if short_roll:
-                return self._end_game(abandoned=s.rules.match != "pool")
+                return endings.end_game(s, abandoned=s.rules.match != "pool")
             if short_next:
                 s.phase = "play"
             return []
@@ -408,7 +306,7 @@ class Controller:
                 return out
             if long and turn.dice is not None and s.game.hints == "on-request":
                 turn.hint_shown = True
-                return self._hint_effects(turn)
+                return advice.hint_effects(self.state, turn)
             if isinstance(turn.throw, AnyThrow) and turn.pending:
                 turn.note = "not a whole move yet"
             return []
@@ -435,7 +333,7 @@ class Controller:
             out += self._commit(turn)
             if s.turn is not turn:
                 return out
-        return out + self._end_turn(turn)
+        return out + endings.end_turn(self.state, turn)
 
     def _fault(self, fault: InputFault) -> list[Effect]:
         if fault.ok:
