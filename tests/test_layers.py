@@ -1,10 +1,10 @@
 """The package's layers: each imports only from the layers below it.
 
 From the bottom: plain values (events, lights, errors); the rules and,
-beside them, the hardware layer; the game and the solver; the renderer,
-the store and the config file; the daemon; the simulator, then the
-self-test (which runs on it), then the commands. The pure layers must not drag in hardware, imaging or
-storage libraries.
+beside them, the hardware; the game and the solver; the renderer, the
+store and the config file; the daemon and the hints; the simulator, then
+the self-test (which runs on it), then the commands. The pure layers must
+not drag in hardware, imaging or storage libraries.
 """
 
 from __future__ import annotations

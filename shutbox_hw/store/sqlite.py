@@ -185,7 +185,8 @@ class Store:
                 (turn_id, event.throw, _dice_json(event.dice), closed, now, now))
 
     def _round_ended(self, event: RoundEnded, now: float) -> None:
-        self.db.execute("INSERT INTO rounds (game_id, number, ended_at, result) VALUES (?, ?, ?, ?)",
+        self.db.execute("INSERT INTO rounds (game_id, number, ended_at, result)"
+                        " VALUES (?, ?, ?, ?)",
                         (self.game_id, event.round, now, json.dumps(event.as_json())))
         for seat, final in enumerate(event.final):
             if final is not None:
