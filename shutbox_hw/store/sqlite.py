@@ -104,13 +104,10 @@ class Store:
         row = self.db.execute(
             "SELECT id FROM games WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1").fetchone()
         if row:
-            self._select_game(row[0])
+            self.game_id = int(row[0])
 
     def close(self) -> None:
         self.db.close()
-
-    def _select_game(self, game_id: int | None) -> None:
-        self.game_id = game_id
 
     # ------------------------------------------------------------------ writing
 
@@ -170,7 +167,7 @@ class Store:
         game_id = cur.lastrowid
         self.db.executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
                             [(game_id, seat, name) for seat, name in enumerate(event.players)])
-        self._select_game(game_id)
+        self.game_id = game_id
 
     def _throw_committed(self, event: ThrowCommitted, now: float) -> None:
         turn_id = self._turn_id(event.round, event.seat)
