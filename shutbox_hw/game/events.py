@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Union, get_args
 
 Tiles = tuple[int, ...]
 
@@ -210,6 +210,4 @@ class Fault(GameEvent):
 AnyGameEvent = Union[GameStarted, TurnStarted, Rolled, ThrowCommitted, FlapRejected,
                      FlapReopened, TurnEnded, RoundEnded, GameEnded, Resumed, Hint, Chances,
                      Fault]
-EVENT_TYPES: tuple[type[GameEvent], ...] = (
-    GameStarted, TurnStarted, Rolled, ThrowCommitted, FlapRejected, FlapReopened, TurnEnded,
-    RoundEnded, GameEnded, Resumed, Hint, Chances, Fault)
+EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)
