@@ -12,6 +12,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
+from typing import assert_never
 from pathlib import Path
 
 from ..errors import UserError
@@ -150,6 +151,8 @@ class Store:
                                     " WHERE id = ?", (now, json.dumps(event.winner_names()),
                                                       int(event.abandoned), self.game_id))
                     self.game_id = None
+                case _:
+                    assert_never(event)  # a new event type: decide what the store keeps
 
     def _turn_id(self, round_number: int, seat: int) -> int | None:
         row = self.db.execute(
