@@ -18,14 +18,12 @@ from .config import Config
 from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
 from .game.controller import Advisor, Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
+from .hal.clock import Clock
+from .hal.poll import earliest, poll_all
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import Store
 
 log = logging.getLogger("shutbox_hw")
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
 
 
 class DiceSource(Protocol):
@@ -92,7 +90,7 @@ class Daemon:
         """Poll every port once and hand what happened to the controller."""
         now = self.clock.now_ms()
         touched = False
-        for event in [*self.box.flaps.poll(now), *self.box.buttons.poll(now)]:
+        for event in poll_all((self.box.flaps, self.box.buttons), now):
             touched = touched or isinstance(event, (FlapChanged, ButtonPressed))
             self.feed(event)
         if touched:
@@ -101,15 +99,13 @@ class Daemon:
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))
         self.box.indicators.poll(now)
-        self.box.display.poll(now)
+        for fault in self.box.display.poll(now):   # lost or back: shown like any fault
+            self.feed(fault)
 
     def next_deadline_ms(self) -> int | None:
-        deadlines = [d for d in (self.box.flaps.next_deadline_ms(),
-                                 self.box.buttons.next_deadline_ms(),
-                                 self.box.indicators.next_deadline_ms(),
-                                 self.box.display.next_deadline_ms(),
-                                 self.controller.next_deadline_ms()) if d is not None]
-        return min(deadlines, default=None)
+        return earliest((*(port.next_deadline_ms() for port in (
+            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display)),
+            self.controller.next_deadline_ms()))
 
     def _apply(self, effects: list[Effect], now: int) -> None:
         # durable first: a commit is on disk before the box shows it; dice

@@ -7,14 +7,31 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings, strategies as st
 
 from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.expander import ExpanderIndicators, ExpanderInputs
+from shutbox_hw.hal.expander import ExpanderIndicators, ExpanderPins
 from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.sim import SimBus, SimMcp23017, SimSwitch, SimWorld, expander_pin_setter
+from shutbox_hw.hal.switches import Switches
 
 # tiles 1..7 on GPA0..GPA6, tiles 8..12 on GPB0..GPB4, ROLL GPB5, NEXT GPB6
 FLAPS = {t: t - 1 for t in range(1, 8)} | {t: t for t in range(8, 13)}
 ROLL, NEXT = 13, 14
 SOURCE = "MCP23017 0x20"
+
+
+class ExpanderInputs(Switches):
+    """The box's one FlapBank and Buttons over switches on one expander; ``chip``
+    is its driver (the status LEDs share it)."""
+
+    def __init__(self, bus, clock, *, flap_pins, roll_pin=None, next_pin=None,
+                 hold_ms=800, **kw):
+        lines = dict(flap_pins)
+        if roll_pin is not None:
+            lines["roll"] = roll_pin
+        if next_pin is not None:
+            lines["next"] = next_pin
+        pins = ExpanderPins(bus, clock, lines, **kw)
+        self.chip = pins.chip
+        super().__init__([pins], hold_ms=hold_ms)
 
 
 class Rig:

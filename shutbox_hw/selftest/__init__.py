@@ -24,8 +24,10 @@ from typing import Any, Literal, Protocol
 
 from ..events import ButtonPressed, FlapChanged, InputFault
 from ..hal.box import Ports
+from ..hal.clock import Clock
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.mcp23017 import RETRY_ERRNOS
+from ..hal.poll import poll_all, run_loop
 from ..hal.ports import LedFrame
 
 Line = tuple[str, int | str]
@@ -51,10 +53,6 @@ class Person(Protocol):
 
     def status(self, text: str) -> None:
         """The live state of flaps and buttons while waiting (may be ignored)."""
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
 
 
 @dataclass
@@ -179,17 +177,13 @@ class SelfTest:
         """Poll the ports until ``done()`` or ``until_ms``, recording changed lines."""
         assert self.ports is not None
         ports = (self.ports.flaps, self.ports.buttons, self.ports.indicators)
-        while True:
-            now = self.rig.clock.now_ms()
-            events = [*self.ports.flaps.poll(now), *self.ports.buttons.poll(now)]
-            self.ports.indicators.poll(now)
-            for event in events:
+
+        def step(now: int) -> None:
+            for event in poll_all(ports, now):
                 self._note(event)
-            if done() or now >= until_ms:
-                return
-            deadlines = [d for d in (p.next_deadline_ms() for p in ports)
-                         if d is not None and d > now]
-            self.rig.wait(min([*deadlines, until_ms]))
+
+        run_loop(self.rig.clock, step, lambda: (p.next_deadline_ms() for p in ports),
+                 lambda t: self.rig.wait(until_ms if t is None else t), until_ms, done)
 
     def _note(self, event: FlapChanged | ButtonPressed | InputFault) -> None:
         if isinstance(event, InputFault):
