@@ -472,52 +472,6 @@ class NullDisplay:
         pass
 
 
-class GatedDevice:
-    """Wraps a luma device: records every call and can hold ``display`` on an Event.
-
-    The simulator and tests use it to play a slow bus (``gate`` cleared
-    until the test sets it) and to see exactly what reached the panel.
-    """
-
-    def __init__(self, device: Any, gate: threading.Event | None = None) -> None:
-        self.device = device
-        self.gate = gate
-        self.calls: list[tuple[str, Any]] = []
-        self.entered = threading.Event()  # set when display() is waiting on the gate
-        self.fail_next: OSError | None = None
-
-    def _call(self, name: str, arg: Any = None) -> None:
-        if self.fail_next is not None:
-            error, self.fail_next = self.fail_next, None
-            raise error
-        self.calls.append((name, arg))
-
-    def display(self, image: Image.Image) -> None:
-        self.entered.set()
-        if self.gate is not None:
-            self.gate.wait()
-        self._call("display", image.tobytes())
-        self.device.display(image)
-
-    def contrast(self, level: int) -> None:
-        self._call("contrast", level)
-        self.device.contrast(level)
-
-    def show(self) -> None:
-        self._call("show")
-        self.device.show()
-
-    def hide(self) -> None:
-        self._call("hide")
-        self.device.hide()
-
-    def cleanup(self) -> None:
-        self.calls.append(("cleanup", None))
-
-    def frames(self) -> list[bytes]:
-        return [arg for name, arg in self.calls if name == "display"]
-
-
 def dummy_device(rotation: int = 0) -> Any:
     """luma's in-memory device; ``.image`` holds the last frame (simulator, tests)."""
     from luma.core.device import dummy
@@ -533,9 +487,8 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
 
     if device_factory is None:
         device_factory = luma_panel(cfg.driver, cfg.port, cfg.address, cfg.rotation)
-    # rotation 1 and 3 turn the panel on its side: the renderer draws 64x128
-    width, height = (HEIGHT, WIDTH) if cfg.rotation % 2 else (WIDTH, HEIGHT)
-    return OledDisplay(device_factory, width=width, height=height,
+    # the config allows rotation 0 or 2 only: the screens are drawn 128x64
+    return OledDisplay(device_factory,
                        idle_dim_ms=cfg.dim_after_s * 1000,
                        idle_off_ms=cfg.off_after_s * 1000, contrast=cfg.contrast,
                        dim_contrast=cfg.dim_contrast, retry_ms=cfg.retry_s * 1000,
