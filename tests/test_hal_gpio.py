@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from shutbox_hw.errors import UserError
 from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.gpio import GpioIndicators, PiPins, gpio_device_problem, make_pin_factory
+from shutbox_hw.hal.gpio import PiLamps, PiPins, gpio_device_problem, make_pin_factory
+from shutbox_hw.hal.lights import Lights
 from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.sim import SimSwitch, SimWorld, mock_pin_setter
 from shutbox_hw.hal.switches import Switches
@@ -122,7 +123,7 @@ def test_long_press_fires_while_still_held(factory):
 
 def test_leds_on_pins_follow_frames_and_blink(factory):
     world = SimWorld()
-    leds = GpioIndicators({1: 20, 2: 21}, 22, 23, blink_ms=400, pin_factory=factory)
+    leds = Lights([PiLamps({1: 20, 2: 21, "green": 22, "red": 23}, factory)], blink_ms=400)
     pins = {k: factory.pin(p) for k, p in {1: 20, 2: 21, "g": 22, "r": 23}.items()}
     assert [pins[k].state for k in pins] == [False] * 4
     leds.show(LedFrame(flaps=("on", "blink", "on"), green="on", red="off"), 100)

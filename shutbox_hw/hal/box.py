@@ -7,7 +7,8 @@ device (luma.oled / luma's dummy) passed in, as with gpiozero's pin factories.
 Pins are grouped by their kind, not by the backend: switches on Pi pins
 become one :class:`~.gpio.PiPins` source, switches on the expander one
 :class:`~.expander.ExpanderPins` source, and one :class:`~.switches.Switches`
-reads both; LEDs likewise go to the Pi's pins or the expanders.
+reads both; LEDs likewise go to :class:`~.gpio.PiLamps` and
+:class:`~.expander.ExpanderLamps`, both under one :class:`~.lights.Lights`.
 """
 
 from __future__ import annotations
@@ -19,34 +20,12 @@ from typing import Any
 
 from .clock import Clock
 from .config import ExpanderPin, HardwareConfig, Pin
-from .expander import ExpanderIndicators, ExpanderPins
-from .gpio import GpioIndicators, PiPins
+from .expander import ExpanderLamps, ExpanderPins
+from .gpio import PiLamps, PiPins
+from .lights import LampSink, Lights
 from .mcp23017 import Mcp23017
-from .poll import earliest
-from .ports import Buttons, FlapBank, Indicators, LedFrame
+from .ports import Buttons, FlapBank, Indicators
 from .switches import EdgeSource, Line, Switches
-
-
-class CombinedIndicators:
-    """LEDs split between Pi pins and expanders (or none at all): every frame goes to each."""
-
-    def __init__(self, *parts: Indicators) -> None:
-        self.parts = parts
-
-    def show(self, frame: LedFrame, now_ms: int) -> None:
-        for part in self.parts:
-            part.show(frame, now_ms)
-
-    def poll(self, now_ms: int) -> None:
-        for part in self.parts:
-            part.poll(now_ms)
-
-    def next_deadline_ms(self) -> int | None:
-        return earliest(p.next_deadline_ms() for p in self.parts)
-
-    def close(self) -> None:
-        for part in self.parts:
-            part.close()
 
 
 @dataclass
@@ -85,7 +64,7 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
 
     sources: list[EdgeSource] = []
     input_chip: Mcp23017 | None = None
-    parts: list[Indicators] = []
+    sinks: list[LampSink] = []
     try:
         if on_pi(switches):
             sources.append(PiPins(on_pi(switches), clock, pin_factory, hw.read_interval_ms))
@@ -103,19 +82,17 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
         chip_leds, chip_status = on_expander(led_pins), on_expander(status)
         if chip_leds or chip_status:
             assert expander is not None
-            parts.append(ExpanderIndicators(
+            sinks.append(ExpanderLamps(
                 i2c, address=expander.led_address, flap_pins=chip_leds, status=input_chip,
                 green_pin=chip_status.get("green"), red_pin=chip_status.get("red"),
                 sleep=sleep))
         pi_leds, pi_status = on_pi(led_pins), on_pi(status)
         if pi_leds or pi_status:
-            parts.append(GpioIndicators(pi_leds, pi_status.get("green"), pi_status.get("red"),
-                                        pin_factory=pin_factory))
+            sinks.append(PiLamps({**pi_leds, **pi_status}, pin_factory))
     except Exception:
         for source in sources:
             source.close()
-        for part in parts:
-            part.close()
+        for sink in sinks:
+            sink.close()
         raise
-    indicators = parts[0] if len(parts) == 1 else CombinedIndicators(*parts)
-    return Ports(inputs.flaps, inputs.buttons, indicators)
+    return Ports(inputs.flaps, inputs.buttons, Lights(sinks))

@@ -1,8 +1,8 @@
 """Flaps, buttons and LEDs on MCP23017 expanders.
 
 :class:`ExpanderPins`: up to 14 switches (flaps, ROLL, NEXT) on one
-chip, an edge source for :class:`~.switches.Switches`, with its open-drain INT line on a Pi pin watched through gpiozero (falling
-edge). The gpiozero callback only notes the time; the registers are read in
+chip, an edge source for :class:`~.switches.Switches`, with its open-drain
+INT line on a Pi pin watched through gpiozero (falling edge). The gpiozero callback only notes the time; the registers are read in
 ``poll`` from the daemon's loop. Every read fetches all 22 registers in one
 transfer, which both acknowledges the interrupt and shows whether the
 configuration survived: after a brownout the chip is reconfigured before its
@@ -15,7 +15,7 @@ reported once as an :class:`~shutbox_hw.events.InputFault` (on the flap
 view) and retried every ``retry_ms`` while the box keeps running on the
 last known state. Its edges go through the same debounce logic as GPIO.
 
-:class:`ExpanderIndicators`: per-flap LEDs on a second chip (0x21..0x27) and
+:class:`ExpanderLamps`: per-flap LEDs on a second chip (0x21..0x27) and
 optionally the status pair on GPA7/GPB7 of the input chip.
 """
 
@@ -29,12 +29,10 @@ from typing import Any
 from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
 from ..events import InputFault
-from .blink import frame_levels, next_blink_ms
 from .clock import Clock
 from .gpio import PiPin
+from .lights import Lamp
 from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
-from .poll import earliest
-from .ports import LedFrame
 from .switches import Edge, Line
 
 BROWNOUT_MESSAGE = "registers were reset (brownout?)"
@@ -199,9 +197,9 @@ class ExpanderPins:
             self._int_device = None
 
 
-class ExpanderIndicators:
+class ExpanderLamps:
     """Per-flap LEDs on an output chip, status LEDs on outputs of another chip
-    (usually GPA7/GPB7 of the input chip). An Indicators port.
+    (usually GPA7/GPB7 of the input chip): a :class:`~.lights.LampSink`.
 
     A chip that fails a write is marked dirty and written again after
     ``retry_ms``; the LED chip's configuration is re-checked every
@@ -210,12 +208,9 @@ class ExpanderIndicators:
 
     def __init__(self, bus: Any, *, address: int | None = 0x21,
                  flap_pins: Mapping[int, int] | None = None, status: Mcp23017 | None = None,
-                 green_pin: int | None = 7, red_pin: int | None = 15, blink_ms: int = 400,
-                 verify_ms: int = 1000, retry_ms: int = 1000,
+                 green_pin: int | None = 7, red_pin: int | None = 15, verify_ms: int = 1000,
+                 retry_ms: int = 1000,
                  sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
-        if blink_ms <= 0:
-            raise ValueError("blink_ms must be positive")
-        self.blink_ms = blink_ms
         self.verify_ms = verify_ms
         self.retry_ms = retry_ms
         self._flap_pins = dict(flap_pins or {})
@@ -233,31 +228,17 @@ class ExpanderIndicators:
                     if status.inputs >> pin & 1:
                         raise ValueError(f"status LED pin {pin} is an input on the chip")
                     self._status_pins[name] = pin
-        self._frame: LedFrame | None = None
-        self._now = 0
         self._written: dict[str, int | None] = {"leds": None, "status": None}
         self._retry_at: int | None = None
         self._next_verify = 0
         self._configured = False
 
-    def show(self, frame: LedFrame, now_ms: int) -> None:
-        self._frame = frame
-        self.poll(now_ms)
-
-    def _wanted(self, now_ms: int) -> tuple[int, int]:
-        if self._frame is None:
-            return 0, 0
-        levels = frame_levels(self._frame, now_ms, self.blink_ms)
-        leds = sum(1 << p for t, p in self._flap_pins.items() if levels.get(t, False))
-        status = sum(1 << p for n, p in self._status_pins.items() if levels[n])
-        return leds, status
-
-    def poll(self, now_ms: int) -> None:
-        self._now = now_ms
+    def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
         if self._retry_at is not None and now_ms < self._retry_at:
             return
         self._retry_at = None
-        leds, status = self._wanted(now_ms)
+        leds = sum(1 << p for t, p in self._flap_pins.items() if levels.get(t, False))
+        status = sum(1 << p for n, p in self._status_pins.items() if levels.get(n, False))
         try:
             if self.leds is not None:
                 if not self._configured or now_ms >= self._next_verify:
@@ -279,8 +260,7 @@ class ExpanderIndicators:
     def next_deadline_ms(self) -> int | None:
         if self._retry_at is not None:
             return self._retry_at
-        verify = self._next_verify if self.leds is not None else None
-        return earliest((next_blink_ms(self._frame, self._now, self.blink_ms), verify))
+        return self._next_verify if self.leds is not None else None
 
     def close(self) -> None:
         """Leave the lights off (best effort: the bus may be gone)."""

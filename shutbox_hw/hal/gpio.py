@@ -22,16 +22,15 @@ import contextlib
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice  # type: ignore[import-untyped]
 
 from ..errors import UserError
 from ..events import InputFault
-from .blink import frame_levels, next_blink_ms
 from .clock import Clock
-from .ports import LedFrame
+from .lights import Lamp
 from .switches import Edge, Line
 
 PiPin = int | str
@@ -227,53 +226,32 @@ class PiPins:
         self._devices.clear()
 
 
-class GpioIndicators:
-    """Flap LEDs and the status pair on Pi pins (an :class:`~.ports.Indicators`).
+class PiLamps:
+    """LEDs on the Pi's own pins: a :class:`~.lights.LampSink`.
 
-    Blinking is worked out from ``now_ms`` in ``poll`` (see :mod:`.blink`).
     A pin is written only when its level changes.
     """
 
-    def __init__(self, flap_pins: Mapping[int, PiPin], green_pin: PiPin | None,
-                 red_pin: PiPin | None,
-                 *, blink_ms: int = 400, pin_factory: Any = None) -> None:
-        if blink_ms <= 0:
-            raise ValueError("blink_ms must be positive")
-        self.blink_ms = blink_ms
-        pins: dict[Hashable, PiPin] = {**flap_pins}
-        if green_pin is not None:
-            pins["green"] = green_pin
-        if red_pin is not None:
-            pins["red"] = red_pin
-        self._leds: dict[Hashable, DigitalOutputDevice] = {}
+    def __init__(self, pins: Mapping[Lamp, PiPin], pin_factory: Any = None) -> None:
+        self._leds: dict[Lamp, DigitalOutputDevice] = {}
         try:
-            for key, pin in pins.items():
-                self._leds[key] = DigitalOutputDevice(pin, initial_value=False,
-                                                      pin_factory=pin_factory)
+            for lamp, pin in pins.items():
+                self._leds[lamp] = DigitalOutputDevice(pin, initial_value=False,
+                                                       pin_factory=pin_factory)
         except Exception:
             self.close()
             raise
-        self._lit = {key: False for key in self._leds}
-        self._frame: LedFrame | None = None
-        self._now = 0
+        self._lit = {lamp: False for lamp in self._leds}
 
-    def show(self, frame: LedFrame, now_ms: int) -> None:
-        self._frame = frame
-        self.poll(now_ms)
-
-    def poll(self, now_ms: int) -> None:
-        self._now = now_ms
-        if self._frame is None:
-            return
-        levels = frame_levels(self._frame, now_ms, self.blink_ms)
-        for key, led in self._leds.items():
-            level = levels.get(key, False)
-            if level != self._lit[key]:
+    def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
+        for lamp, led in self._leds.items():
+            level = levels.get(lamp, False)
+            if level != self._lit[lamp]:
                 led.value = level
-                self._lit[key] = level
+                self._lit[lamp] = level
 
     def next_deadline_ms(self) -> int | None:
-        return next_blink_ms(self._frame, self._now, self.blink_ms)
+        return None
 
     def close(self) -> None:
         for led in self._leds.values():
