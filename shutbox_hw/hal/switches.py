@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Protocol
 
 from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
 from .debounce import ButtonInputs, FlapInputs
 from .poll import earliest
 
-Line = int | str
+Line = int | ButtonName
 """A switch: a tile number for a flap, "roll" or "next" for a button."""
 
 BUTTONS: tuple[ButtonName, ...] = ("roll", "next")
@@ -72,7 +72,7 @@ class Switches:
                     raise ValueError(f"switch {line!r} is wired twice")
                 levels[line] = level
         flaps = {line: level for line, level in levels.items() if isinstance(line, int)}
-        pressed = {cast(ButtonName, line): level for line, level in levels.items()
+        pressed = {line: level for line, level in levels.items()
                    if not isinstance(line, int)}
         if pressed and sorted(pressed) != sorted(BUTTONS):
             raise ValueError("give both ROLL and NEXT, or neither")

@@ -28,7 +28,7 @@ from ..hal.clock import Clock
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.mcp23017 import RETRY_ERRNOS
 from ..hal.poll import poll_all, run_loop
-from ..hal.ports import LedFrame
+from ..hal.ports import LedFrame, LedState
 
 Line = tuple[str, int | str]
 """An input as the config names it: ``("flap", 3)`` or ``("button", "roll")``."""
@@ -240,15 +240,17 @@ class SelfTest:
             if pin is not None:
                 lamps.append((name, f"the {name} LED"))
         for target, what in lamps:
-            frame = LedFrame(flaps=tuple("on" if t == target else "off"
-                                         for t in range(1, tiles + 1)),
+            flaps: tuple[LedState, ...] = tuple("on" if t == target else "off"
+                                                for t in range(1, tiles + 1))
+            frame = LedFrame(flaps=flaps,
                              green="on" if target == "green" else "off",
                              red="on" if target == "red" else "off")
             now = self.rig.clock.now_ms()
             self.ports.indicators.show(frame, now)
             self.person.prompt(Ask("look", target, f"{what} is lit now (and no other)"), now)
             self._pump(now + self.led_ms)
-        self.ports.indicators.show(LedFrame(flaps=("off",) * tiles), self.rig.clock.now_ms())
+        off: LedState = "off"
+        self.ports.indicators.show(LedFrame(flaps=(off,) * tiles), self.rig.clock.now_ms())
 
     # -- 4. guided wiring check ------------------------------------------------------
 
@@ -280,8 +282,8 @@ class SelfTest:
                     any(line != ("button", name) for name, line in got.items())):
                 pins = {"roll": self.hw.roll, "next": self.hw.next}
                 self.out("corrected [hardware] lines (paste into the config):")
-                for name, line in got.items():
-                    self.out(f"{name} = {pin_text(pins[str(line[1])])}")
+                for button, line in got.items():
+                    self.out(f"{button} = {pin_text(pins[str(line[1])])}")
 
     def _judge(self, asked: Line, lines: set[Line]) -> None:
         """Right after a step: ok, silent, shorted to another input, or swapped.

@@ -26,6 +26,7 @@ On an expander use ``expander_pin_setter(chip, pin)`` instead, and
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import random
@@ -115,8 +116,11 @@ class SimSwitch:
         offsets = sorted(self.rng.randint(0, self.bounce_ms) for _ in range(n + 1))
         level = closed
         for off in offsets[:-1]:
-            self.world.at(at_ms + off, lambda lv=level: self.setter(lv))
+            self.world.at(at_ms + off, functools.partial(self._set, level))
             level = not level
         last = at_ms + offsets[-1]
-        self.world.at(last, lambda: self.setter(closed))
+        self.world.at(last, functools.partial(self._set, closed))
         return last
+
+    def _set(self, closed: bool) -> None:
+        self.setter(closed)     # looked up when it runs: a test may rewire the switch
