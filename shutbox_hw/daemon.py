@@ -19,7 +19,7 @@ from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, T
 from .game.controller import Advisor, Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .hal.clock import Clock
-from .hal.poll import earliest, poll_all
+from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import Store
 
@@ -90,7 +90,7 @@ class Daemon:
         """Poll every port once and hand what happened to the controller."""
         now = self.clock.now_ms()
         touched = False
-        for event in poll_all((self.box.flaps, self.box.buttons), now):
+        for event in [*self.box.flaps.poll(now), *self.box.buttons.poll(now)]:
             touched = touched or isinstance(event, (FlapChanged, ButtonPressed))
             self.feed(event)
         if touched:
