@@ -82,6 +82,8 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
         chip_leds, chip_status = on_expander(led_pins), on_expander(status)
         if chip_leds or chip_status:
             assert expander is not None
+            if chip_status and input_chip is None:
+                raise ValueError("status LEDs on the expander need its switches there too")
             sinks.append(ExpanderLamps(
                 i2c, address=expander.led_address, flap_pins=chip_leds, status=input_chip,
                 green_pin=chip_status.get("green"), red_pin=chip_status.get("red"),
