@@ -110,7 +110,8 @@ class Daemon:
             self.controller.next_deadline_ms()))
 
     def _apply(self, effects: list[Effect], now: int) -> None:
-        # durable first: a commit is on disk before the box shows it; dice
+        # durable first: a commit is on disk before the box shows it; then the
+        # lights, which are instant, before the screen is rendered; dice
         # last, since their faces start a new round of effects
         for effect in effects:
             if isinstance(effect, Emit):
@@ -118,7 +119,8 @@ class Daemon:
         for effect in effects:
             if isinstance(effect, Lights):
                 self.box.indicators.show(effect.leds, now)
-            elif isinstance(effect, Show):
+        for effect in effects:
+            if isinstance(effect, Show):
                 self.box.display.show(self.render(effect.screen), now)
         for effect in effects:
             if isinstance(effect, RollDice):
