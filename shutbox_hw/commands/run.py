@@ -14,15 +14,17 @@ import argparse
 import logging
 import os
 import signal
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..daemon import Box
-    from ..hal.clock import MonotonicClock
+    from ..daemon import Box, Daemon
+    from ..hal.clock import Clock, MonotonicClock
     from ..hal.poll import Wake
+    from ..sdnotify import Notifier
 
 log = logging.getLogger("shutbox_hw")
 
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from ..config import default_db_path, load_config
     from ..daemon import Daemon
     from ..hal.clock import MonotonicClock
-    from ..hal.poll import Waker, run_loop
+    from ..hal.poll import Waker
     from ..hints import advisor_for
     from ..sdnotify import Notifier
     from ..store import Store
@@ -103,15 +105,26 @@ def run(args: argparse.Namespace) -> int:
     log.info("shutbox-hw running: %s; database %s", config.hardware.summary(), store.path)
     end = None if args.for_seconds is None else clock.now_ms() + int(args.for_seconds * 1000)
 
-    def step(now: int) -> None:
-        daemon.step()
-        notifier.watchdog(clock.now_ms())
-
     try:
-        run_loop(clock, step, lambda: (daemon.next_deadline_ms(), notifier.next_deadline_ms()),
-                 waker.wait_until, end, lambda: stop)
+        serve(daemon, notifier, clock, waker.wait_until, end, lambda: stop)
     finally:
         notifier.stopping()
         box.close()
         store.close()
     return 0
+
+
+def serve(daemon: Daemon, notifier: Notifier, clock: Clock,
+          wait: Callable[[int | None], object], until_ms: int | None = None,
+          done: Callable[[], bool] = lambda: False) -> None:
+    """The daemon's loop: a step (and the watchdog's ping when due), then ``wait``
+    until the earliest deadline of the daemon and the watchdog (on the box
+    :meth:`~shutbox_hw.hal.poll.Waker.wait_until`, which the pins' threads cut short)."""
+    from ..hal.poll import run_loop
+
+    def step(now: int) -> None:
+        daemon.step()
+        notifier.watchdog(clock.now_ms())
+
+    run_loop(clock, step, lambda: (daemon.next_deadline_ms(), notifier.next_deadline_ms()),
+             wait, until_ms, done)
