@@ -51,7 +51,6 @@ class Waker:
         self._clock_ns = clock_ns
         self._idle = threading.Lock()
         self._idle.acquire()            # held: no wake-up pending
-        self.wakeups = 0                # returns from wait_until, for tests and benchmarks
 
     def wake(self) -> None:
         """Make the loop step now (or as soon as it next waits)."""
@@ -63,7 +62,6 @@ class Waker:
     def wait_until(self, deadline_ms: int | None) -> bool:
         """Sleep until ``deadline_ms`` (None: until woken) or a :meth:`wake`;
         True when woken. A pending wake-up is consumed."""
-        self.wakeups += 1
         if deadline_ms is None:
             return self._idle.acquire()
         timeout = (deadline_ms * 1_000_000 - self._clock_ns()) / 1e9
