@@ -9,6 +9,7 @@ interactive simulator drive this one class.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,11 @@ SETTLE_MARGIN_MS = 10
 class SimRunner:
     def __init__(self, config: Config, db_path: Path, *, seed: int = 0,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
-                 frames_dir: Path | None = None, advisor: Any = None) -> None:
+                 frames_dir: Path | None = None, advisor: Any = None,
+                 realtime: bool = False) -> None:
         self.config = config
+        self.realtime = realtime
+        self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
         self.db_path = db_path
         self.on_event = on_event
         self.advisor = advisor
@@ -56,12 +60,31 @@ class SimRunner:
         while True:
             self.daemon.step()
             now = self.world.now_ms()
+            action = self.world.next_action_ms()
+            if action is not None and action <= now:
+                # an edge due at this very millisecond: run it and poll again
+                # now (the box's loop would see its interrupt at once)
+                self.world.advance_to(now)
+                continue
             if now >= target:
                 break
-            stops = [t for t in (self.world.next_action_ms(), self.daemon.next_deadline_ms())
-                     if t is not None and t > now]
-            self.world.advance_to(min(min(stops, default=target), target))
+            deadline = self.daemon.next_deadline_ms()
+            stops = [t for t in (action, deadline) if t is not None and t > now]
+            stop = min(min(stops, default=target), target)
+            self._pace(stop)
+            self.world.advance_to(stop)
         self.sim.settle_display()
+
+    def _pace(self, stop_ms: int) -> None:
+        """``--realtime``: wait until the wall clock reaches virtual time ``stop_ms``."""
+        if not self.realtime:
+            return
+        if self._epoch is None:
+            self._epoch = (time.monotonic(), self.world.now_ms())
+        wall, virtual = self._epoch
+        delay = wall + (stop_ms - virtual) / 1000 - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
 
     def _settle_after(self, last_edge_ms: int) -> None:
         self.advance(last_edge_ms - self.world.now_ms() + self.sim.debounce_ms + SETTLE_MARGIN_MS)
