@@ -16,12 +16,26 @@ from typing import Any
 
 from ..config import Config
 from ..daemon import Daemon
+from ..events import ButtonPressed, FlapChanged
 from ..store import Store
-from .box import SimulatedBox
-from .script import Step
+from .box import SimulatedBox, device_problem, has_int_line
+from .script import ScriptError, Step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
+AWAIT_STEP_MS = 10  # how often the waiting person looks again
+
+
+def check_steps(steps: list[Step], config: Config, name: str = "script") -> None:
+    """Refuse, before anything runs, a fault on a part this box does not have."""
+    for step in steps:
+        problem = None
+        if step.command in ("unplug", "plug"):
+            problem = device_problem(config.hardware, step.args[0])
+        elif step.command in ("cut-int", "mend-int") and not has_int_line(config.hardware):
+            problem = "no expander INT line in this config"
+        if problem:
+            raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
 
 
 class SimRunner:
@@ -91,15 +105,37 @@ class SimRunner:
 
     # ------------------------------------------------------------------ the person
 
+    def _await(self, seen: Callable[[FlapChanged | ButtonPressed], bool]) -> None:
+        """Wait, as a person watching the box would, until the box took the input
+        (it may see it late: a periodic read when INT is dead, a chip back on the
+        bus), giving up after ``_patience_ms``."""
+        start = len(self.sim.seen)
+        limit = self.world.now_ms() + self._patience_ms()
+        while not any(seen(e) for e in self.sim.seen[start:]) and self.world.now_ms() < limit:
+            self.advance(min(AWAIT_STEP_MS, limit - self.world.now_ms()))
+
+    def _patience_ms(self) -> int:
+        hw = self.config.hardware
+        return 2 * hw.read_interval_ms + hw.debounce_ms + SETTLE_MARGIN_MS
+
     def flap(self, tile: int, shut: bool) -> None:
+        start = len(self.sim.seen)
+        moved = self.sim.is_shut(tile) != shut
         self._settle_after(self.sim.move_flap(tile, shut, self.world.now_ms()))
+        if moved and not any(isinstance(e, FlapChanged) and e.tile == tile
+                             for e in self.sim.seen[start:]):
+            self._await(lambda e: isinstance(e, FlapChanged) and e.tile == tile)
 
     def press(self, button: str, long: bool = False) -> None:
+        start = len(self.sim.seen)
         switch = self.sim.button_switch(button)
         last = switch.set(True, self.world.now_ms())
         hold = self.sim.hold_ms + 50 if long else PRESS_MS
         self.advance(last - self.world.now_ms() + hold)
         self._settle_after(switch.set(False, self.world.now_ms()))
+        if not any(isinstance(e, ButtonPressed) and e.button == button
+                   for e in self.sim.seen[start:]):
+            self._await(lambda e: isinstance(e, ButtonPressed) and e.button == button)
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
@@ -115,6 +151,9 @@ class SimRunner:
                 break
             self.press("next")
         self.press("roll")
+
+    def bounce(self, tile: int, edges: int) -> None:
+        self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))
 
     def run(self, step: Step) -> None:
         command, args = step.command, step.args
@@ -133,3 +172,13 @@ class SimRunner:
             self.advance(round(float(args[0]) * 1000))
         elif command == "restart":
             self.restart()
+        elif command == "fault":
+            self.sim.set_i2c_error_rate(float(args[1]))
+        elif command == "brownout":
+            self.sim.brownout()
+        elif command in ("unplug", "plug"):
+            self.sim.set_plugged(args[0], command == "plug")
+        elif command == "bounce":
+            self.bounce(int(args[0]), int(args[1]))
+        elif command in ("cut-int", "mend-int"):
+            self.sim.set_int_cut(command == "cut-int")
