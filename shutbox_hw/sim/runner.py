@@ -24,6 +24,7 @@ from .script import ScriptError, Step
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
 AWAIT_STEP_MS = 10  # how often the waiting person looks again
+PRESS_TRIES = 5     # a press the box does not take is pressed again, this often at most
 
 
 def check_steps(steps: list[Step], config: Config, name: str = "script") -> None:
@@ -127,15 +128,24 @@ class SimRunner:
             self._await(lambda e: isinstance(e, FlapChanged) and e.tile == tile)
 
     def press(self, button: str, long: bool = False) -> None:
-        start = len(self.sim.seen)
+        """Press and release a button; pressed again (up to ``PRESS_TRIES`` times)
+        when the box did not take it, as a player would (an expander that lost
+        its configuration cannot see a press until it is repaired)."""
         switch = self.sim.button_switch(button)
-        last = switch.set(True, self.world.now_ms())
         hold = self.sim.hold_ms + 50 if long else PRESS_MS
-        self.advance(last - self.world.now_ms() + hold)
-        self._settle_after(switch.set(False, self.world.now_ms()))
-        if not any(isinstance(e, ButtonPressed) and e.button == button
-                   for e in self.sim.seen[start:]):
-            self._await(lambda e: isinstance(e, ButtonPressed) and e.button == button)
+
+        def taken(e: FlapChanged | ButtonPressed) -> bool:
+            return isinstance(e, ButtonPressed) and e.button == button
+
+        for _ in range(PRESS_TRIES):
+            start = len(self.sim.seen)
+            last = switch.set(True, self.world.now_ms())
+            self.advance(last - self.world.now_ms() + hold)
+            self._settle_after(switch.set(False, self.world.now_ms()))
+            if not any(taken(e) for e in self.sim.seen[start:]):
+                self._await(taken)
+            if any(taken(e) for e in self.sim.seen[start:]):
+                return
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
