@@ -1,4 +1,5 @@
-"""The whole box when hardware misbehaves: a slow display, a chip that vanishes."""
+"""The whole box when hardware misbehaves: a slow display, a chip that vanishes,
+and every fault command of ``sim`` scripts under a whole game."""
 
 import random
 import threading
@@ -112,6 +113,10 @@ MCP_FAULTS = {
                                                         "plug 0x21"]),
     "display unplugged": inserted(PRACTICE, ("roll",), ["unplug display", "wait 1",
                                                        "plug display"]),
+    "power cuts with the input chip unplugged": inserted(
+        PRACTICE, ("close",), ["unplug 0x20", "restart", "wait 0.5", "plug 0x20", "wait 1.5"]),
+    "power cuts amid i2c errors": inserted(PRACTICE, ("close",), ["fault i2c 0.3", "restart",
+                                                                 "fault i2c 0"]),
     "bounces": bounced(PRACTICE, 3),
     "INT cut": "cut-int\n" + PRACTICE,
     "INT cut and mended": inserted(PRACTICE, ("roll",), ["cut-int"]).replace(
