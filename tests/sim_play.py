@@ -4,7 +4,7 @@ game events, and a player who plays long games by looking at the box."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -103,10 +103,3 @@ class Player:
         last_start = max((i for i, k in enumerate(kinds) if k == "turn_started"), default=-1)
         return last_end > last_start
 
-
-def with_lines(lines: Sequence[str], extra: dict[str, Sequence[str]]) -> str:
-    """``lines`` as a script, each line in ``extra``'s keys replaced by its values."""
-    out: list[str] = []
-    for line in lines:
-        out.extend(extra.get(line, [line]))
-    return "\n".join(out) + "\n"

@@ -14,7 +14,7 @@ from shutbox_hw.events import FlapChanged
 from shutbox_hw.hal.mcp23017 import IOCON
 from shutbox_hw.sim.runner import SimRunner, check_steps
 from shutbox_hw.sim.script import parse_script
-from sim_play import Player, game_events, with_lines
+from sim_play import Player, game_events
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
 BUILDS = {"gpio-9": None, "mcp23017-12": MCP_BUILD}
@@ -74,7 +74,12 @@ def _play_long_game(tmp_path, throws: int):
 def test_a_long_game_under_i2c_errors_and_brownouts_is_the_same_game(tmp_path, long_run):
     throws = 1_000 if long_run else 100
     config, plain, plain_events, lines = _play_long_game(tmp_path, throws)
-    script = "fault i2c 0.01\n" + with_lines(lines, {"wait 0.3": ["brownout", "wait 0.3"]})
+    # a brownout soon after every 100th throw, at a random moment: the player
+    # shuts flaps while it is repaired
+    rng = random.Random(8)
+    script = "fault i2c 0.01\n" + "".join(
+        f"wait {rng.randint(0, 249) / 1000}\nbrownout\n" if line == "wait 0.3" else line + "\n"
+        for line in lines)
     steps = parse_script(script, config.rules.tiles)
     check_steps(steps, config)
     events: list[dict] = []

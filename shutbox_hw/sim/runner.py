@@ -135,7 +135,9 @@ class SimRunner:
         hold = self.sim.hold_ms + 50 if long else PRESS_MS
 
         def taken(e: FlapChanged | ButtonPressed) -> bool:
-            return isinstance(e, ButtonPressed) and e.button == button
+            # a long press the box saw only in part (an expander repaired while
+            # it was held) came out short: hold it again
+            return isinstance(e, ButtonPressed) and e.button == button and e.long == long
 
         for _ in range(PRESS_TRIES):
             start = len(self.sim.seen)
