@@ -118,8 +118,8 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
             if not 1 <= tile <= tiles:
                 raise ScriptError(f"{where}: flap {tile} is not on this {tiles}-flap box")
             if not (2 <= edges <= MAX_BOUNCE_EDGES and edges % 2 == 0):
-                raise ScriptError(f"{where}: expected an even number of edges 2..{MAX_BOUNCE_EDGES} "
-                                  "(the switch settles where it was)")
+                raise ScriptError(f"{where}: expected an even number of edges "
+                                  f"2..{MAX_BOUNCE_EDGES} (the switch settles where it was)")
             steps.append(Step(number, command, (tile, edges)))
     return steps
 
