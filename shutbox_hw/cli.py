@@ -1,42 +1,57 @@
-"""The ``shutbox-hw`` command: sub-commands live in :mod:`shutbox_hw.commands`."""
+"""The ``shutbox-hw`` command: sub-commands live in :mod:`shutbox_hw.commands`.
+
+Only the module of the command being run is imported (``shutbox-hw rules``
+must not pay for gpiozero, Pillow or luma); ``--help`` without a command
+lists them all and so imports them all.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import NoReturn
 
-from .commands import check_config, history, moves, rules, run, selftest, sim, solve
-from .errors import UserError
+from .errors import UserError, one_line
 
-COMMANDS = [moves, rules, solve, check_config, selftest, sim, run, history]
+# command name -> module under shutbox_hw.commands, in the order --help lists them
+COMMANDS = {
+    "moves": "moves", "rules": "rules", "solve": "solve", "check-config": "check_config",
+    "selftest": "selftest", "sim": "sim", "run": "run", "history": "history",
+}
 
 
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line on stderr and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message}\n")
+        self.exit(2, one_line(f"{self.prog}: {message}") + "\n")
 
 
-def build_parser() -> Parser:
-    parser = Parser(prog="shutbox-hw", description=__doc__)
+def build_parser(only: str | None = None) -> Parser:
+    """The parser with every command, or with just ``only`` (a command name)."""
+    parser = Parser(prog="shutbox-hw", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for command in COMMANDS:
-        command.add_parser(sub)
+    for name, module in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(f".commands.{module}", __package__).add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
-        parser.print_help()
+        parser.print_usage(sys.stderr)  # a command is required: a usage mistake
+        print("shutbox-hw: a COMMAND is required (shutbox-hw -h lists them)", file=sys.stderr)
         return 2
     try:
-        return args.run(args)
+        return int(args.run(args))
     except UserError as error:
-        print(f"shutbox-hw {args.command}: {error}", file=sys.stderr)
+        # every line of a multi-line error (a config's problems) says where it comes from
+        for line in str(error).splitlines() or [""]:
+            print(one_line(f"shutbox-hw {args.command}: {line}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

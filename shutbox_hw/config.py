@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
+from .errors import UserError, clip, shown_path
 from .hal.config import HardwareConfig, parse_hardware
 from .rules import RuleSet, RulesError, rules_from_table
+from .textfile import read_text_file
 
 DICE_SOURCES = ("software", "module", "manual")
 HINT_MODES = ("off", "on-request", "always")
 HINT_OBJECTIVES = ("min-score", "max-shut")
 MAX_PLAYERS = 8
 TABLES = ("rules", "hardware", "game", "storage")
+MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
 
 class ConfigError(UserError):
@@ -112,19 +114,16 @@ def parse_storage(table: Mapping[str, Any], problems: list[str]) -> Path | None:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """The parsed file; refuses what is not a small regular text file before reading it."""
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError([f"{path}: no such config file"]) from None
-    except IsADirectoryError:
-        raise ConfigError([f"{path}: is a directory, not a config file"]) from None
-    except PermissionError:
-        raise ConfigError([f"{path}: cannot read the config file (permission denied)"]) from None
+        text = read_text_file(path, "config file", MAX_CONFIG_BYTES)
+    except UserError as error:
+        raise ConfigError([str(error)]) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError([f"{path}: not valid TOML: {error}"]) from None
-    except UnicodeDecodeError:
-        raise ConfigError([f"{path}: not a text file"]) from None
+        raise ConfigError([f"{shown_path(path)}: not valid TOML: {clip(str(error), 100)}"]) \
+            from None
 
 
 def parse_config(data: Mapping[str, Any], *, preset: str | None = None,

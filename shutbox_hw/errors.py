@@ -4,6 +4,44 @@ Anything raised as :class:`UserError` reaches the person as one plain line
 (on stderr, or on the OLED), never as a traceback.
 """
 
+import re
+
 
 class UserError(Exception):
     """Bad input from a person: a config file, a script, an argument."""
+
+
+QUOTE_LIMIT = 60   # characters of a bad value quoted back to the person
+PATH_LIMIT = 80    # characters of a path named in a message
+LINE_LIMIT = 200   # characters of one message line
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis: never echo a whole bad input."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr`` of a value from the person, clipped (a 1 MB line is not a message)."""
+    return repr(clip(str(value), limit))
+
+
+def clip_quotes(message: str) -> str:
+    """Every '...' in a message clipped: argparse and the rules quote bad values whole."""
+    return re.sub(r"'[^'\n]*'", lambda m: clip(m.group(0)[1:-1]).join("''"), message)
+
+
+def shown_path(path: object, limit: int = PATH_LIMIT) -> str:
+    """A path for a message: its start and its end when it is too long to print whole."""
+    text = str(path)
+    if len(text) <= limit:
+        return text
+    tail = limit // 2
+    return text[:limit - tail - 1] + "…" + text[-tail:]
+
+
+def one_line(text: str, limit: int = LINE_LIMIT) -> str:
+    """One message line of at most ``limit`` characters, quoted values clipped first."""
+    text = "".join(c if c.isprintable() else "?" for c in clip_quotes(str(text)))
+    return clip(text, limit)

@@ -7,8 +7,12 @@ not recompute them.
 
 from __future__ import annotations
 
-from .config import Config
+from typing import TYPE_CHECKING
+
 from .rules import Dice, Mask, RuleSet
+
+if TYPE_CHECKING:
+    from .config import Config
 
 
 class SolverAdvisor:

@@ -98,3 +98,9 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv, message):
     err = capsys.readouterr().err
     assert code == 2
     assert message in err and err.count("\n") == 1
+
+
+def test_only_the_asked_objective_is_solved(capsys, tmp_path):
+    run_json(capsys, "--rules", "klappenspiel", "--objective", "max-shut", "--dice", "3", "4")
+    written = sorted(p.name for p in (tmp_path / "shutbox-hw").iterdir())
+    assert len(written) == 1 and written[0].endswith("-max-shut.json")

@@ -10,7 +10,6 @@ import pytest
 from shutbox_hw.rules import (ONE_DIE_THROWS, TWO_DICE_THROWS, build_rules, full_board,
                               legal_closures, mask_of, tiles_of)
 from shutbox_hw.strategy import ObjectiveError, Solver, solve
-from shutbox_hw.strategy.cache import solve_both
 
 NEVER = build_rules("klappenspiel", {"one_die": "never"})
 KLAPPENSPIEL = build_rules("klappenspiel")
@@ -152,7 +151,7 @@ def policy_metrics(solver, objective, rules):
 @pytest.mark.parametrize("rules", [NEVER, KLAPPENSPIEL, RULE_SETS[3]])
 @pytest.mark.parametrize("objective", ["min-score", "max-shut"])
 def test_both_metrics_are_those_of_the_policy(rules, objective):
-    solver = solve_both(rules)
+    solver = Solver(rules)
     metrics = policy_metrics(solver, objective, rules)
     table = solver.solution(objective)
     other = solver.solution("max-shut" if objective == "min-score" else "min-score")
@@ -188,7 +187,7 @@ def test_ties_follow_the_documented_order(objective):
     sign = 1 if objective == "min-score" else -1
     decided_by = {"other": 0, "rest": 0}
     for rules in (KLAPPENSPIEL, build_rules("klappenspiel", {"multiplication": "true"})):
-        solver = solve_both(rules)
+        solver = Solver(rules)
         exact = solve(rules, objective, exact=True)
         for mask in range(1, 512):
             for dice in ONE_DIE_THROWS + TWO_DICE_THROWS:
@@ -216,7 +215,7 @@ def test_ties_follow_the_documented_order(objective):
 
 
 def test_closure_values_are_the_values_after_each_closure():
-    solver = solve_both(KLAPPENSPIEL)
+    solver = Solver(KLAPPENSPIEL)
     table = solver.solution("min-score")
     ranked = solver.closure_values("min-score", full_board(9), (3, 4))
     assert {c for c, _ in ranked} == set(legal_closures(KLAPPENSPIEL, full_board(9), (3, 4)))
@@ -226,14 +225,14 @@ def test_closure_values_are_the_values_after_each_closure():
 
 
 def test_move_probability_counts_throws_with_a_move():
-    solver: Solver = solve_both(NEVER)
+    solver = Solver(NEVER)
     # {1} with two dice: never a move; {2}: only 1+1; {1, 2}: totals 2 and 3
     assert solver.move_probability(mask_of([1])) == 0
     assert solver.move_probability(mask_of([2])) == pytest.approx(1 / 36)
     assert solver.move_probability(mask_of([1, 2])) == pytest.approx(3 / 36)
     assert solver.move_probability(0) == 0
     # klappenspiel, {1, 2}: max-shut throws one die (faces 1, 2 and 3 move)
-    klapp = solve_both(KLAPPENSPIEL)
+    klapp = Solver(KLAPPENSPIEL)
     assert klapp.solution("max-shut").dice_count[mask_of([1, 2])] == 1
     assert klapp.move_probability(mask_of([1, 2])) == pytest.approx(3 / 6)
     assert klapp.shut_probability(mask_of([1, 2])) == pytest.approx(

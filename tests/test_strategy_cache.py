@@ -1,13 +1,12 @@
 """The disk cache of solved tables: written once, loaded after, never fatal."""
 
 import json
-import os
 
 import pytest
 
 from shutbox_hw import strategy
 from shutbox_hw.rules import build_rules, full_board, mask_of
-from shutbox_hw.strategy import cache, forget_loaded, solver_for
+from shutbox_hw.strategy import cache, forget_loaded, solver, solver_for
 
 RULES = build_rules("klappenspiel")
 
@@ -22,18 +21,40 @@ def cold(tmp_path, monkeypatch):
 
 
 def no_solving(monkeypatch):
-    def refuse(rules):
+    def refuse(*args, **kwargs):
         raise AssertionError("solved although the cache should have answered")
-    monkeypatch.setattr(cache, "solve_both", refuse)
+    monkeypatch.setattr(solver, "solve", refuse)
 
 
-def test_cold_solve_writes_one_file_that_later_loads(tmp_path, monkeypatch):
+def names(directory):
+    return sorted(p.name for p in directory.iterdir())
+
+
+def both_files(directory, rules=RULES):
+    return sorted(cache.cache_file(directory, rules, o).name for o in strategy.OBJECTIVES)
+
+
+def test_each_objective_is_solved_and_written_when_first_asked_for(tmp_path):
     first = solver_for(RULES, tmp_path)
-    files = list(tmp_path.iterdir())
-    assert [f.name for f in files] == [cache.cache_file(tmp_path, RULES).name]
-    data = json.loads(files[0].read_text())
+    assert list(tmp_path.iterdir()) == []
+    first.solution("min-score")
+    assert names(tmp_path) == [cache.cache_file(tmp_path, RULES, "min-score").name]
+    assert list(first.tables) == ["min-score"]
+    moves = first.moves()
+    first.shut_probability(full_board(9))  # hints need max-shut: now it is made
+    assert names(tmp_path) == both_files(tmp_path)
+    assert first.moves() is moves  # both objectives used one set of closure lists
+
+
+def test_cold_solve_writes_files_that_later_load(tmp_path, monkeypatch):
+    first = solver_for(RULES, tmp_path)
+    for objective in strategy.OBJECTIVES:
+        first.solution(objective)
+    assert names(tmp_path) == both_files(tmp_path)
+    data = json.loads(cache.cache_file(tmp_path, RULES, "max-shut").read_text())
     assert data["format"] == cache.FORMAT_VERSION
     assert data["rules_key"] == [9, "any-sum", False, "when-high-shut", "sum"]
+    assert data["objective"] == "max-shut"
     forget_loaded()
     no_solving(monkeypatch)
     loaded = solver_for(RULES, tmp_path)
@@ -49,18 +70,20 @@ def test_cold_solve_writes_one_file_that_later_loads(tmp_path, monkeypatch):
 
 def test_tables_stay_in_memory(tmp_path, monkeypatch):
     first = solver_for(RULES, tmp_path)
+    first.solution("max-shut")
     for f in tmp_path.iterdir():
         f.unlink()
     no_solving(monkeypatch)
     assert solver_for(RULES, tmp_path) is first
+    assert first.shut_probability(full_board(9)) == pytest.approx(0.0976137162, abs=1e-10)
     # match keys do not change the tables: the pub preset shares them
     assert solver_for(build_rules("pub"), tmp_path) is first
 
 
 def test_the_key_tells_rule_sets_apart(tmp_path):
-    solver_for(RULES, tmp_path)
-    solver_for(build_rules("klappenspiel", {"scoring": "digits"}), tmp_path)
-    solver_for(build_rules("klappenspiel", {"one_die": "never"}), tmp_path)
+    for rules in (RULES, build_rules("klappenspiel", {"scoring": "digits"}),
+                  build_rules("klappenspiel", {"one_die": "never"})):
+        solver_for(rules, tmp_path).solution("min-score")
     assert len(list(tmp_path.iterdir())) == 3
 
 
@@ -72,7 +95,7 @@ def test_the_key_tells_rule_sets_apart(tmp_path):
     b"",
 ])
 def test_corrupt_file_is_recomputed_and_rewritten(tmp_path, content):
-    path = cache.cache_file(tmp_path, RULES)
+    path = cache.cache_file(tmp_path, RULES, "max-shut")
     path.write_bytes(content)
     solver = solver_for(RULES, tmp_path)
     assert solver.shut_probability(full_board(9)) == pytest.approx(0.0976137162, abs=1e-10)
@@ -86,20 +109,21 @@ def edit_file(path, change):
 
 
 def poison(data):
-    data["tables"]["max-shut"]["shut_probability"][full_board(9)] = 0.5
+    data["shut_probability"][full_board(9)] = 0.5
 
 
 @pytest.mark.parametrize("change", [
     lambda d: d.update(format=cache.FORMAT_VERSION + 1),
     lambda d: d.update(rules_key=[9, "any-sum", False, "never", "sum"]),
-    lambda d: d["tables"]["max-shut"]["shut_probability"].pop(),
-    lambda d: d["tables"]["min-score"]["expected_score"].__setitem__(3, "x"),
-    lambda d: d["tables"]["min-score"]["dice_count"].__setitem__(3, 7),
-    lambda d: d["tables"].pop("max-shut"),
-], ids=["version", "key", "short", "string", "dice", "missing"])
+    lambda d: d.update(objective="min-score"),
+    lambda d: d["shut_probability"].pop(),
+    lambda d: d["expected_score"].__setitem__(3, "x"),
+    lambda d: d["dice_count"].__setitem__(3, 7),
+    lambda d: d.pop("shut_probability"),
+], ids=["version", "key", "objective", "short", "string", "dice", "missing"])
 def test_stale_or_damaged_tables_are_not_trusted(tmp_path, change):
-    path = cache.cache_file(tmp_path, RULES)
-    solver_for(RULES, tmp_path)
+    path = cache.cache_file(tmp_path, RULES, "max-shut")
+    solver_for(RULES, tmp_path).solution("max-shut")
     forget_loaded()
     edit_file(path, poison)  # were the file trusted, the answer would be 0.5
     edit_file(path, change)
@@ -109,8 +133,8 @@ def test_stale_or_damaged_tables_are_not_trusted(tmp_path, change):
 
 def test_a_valid_file_is_believed(tmp_path):
     """Proof that the test above would notice a file being used."""
-    path = cache.cache_file(tmp_path, RULES)
-    solver_for(RULES, tmp_path)
+    path = cache.cache_file(tmp_path, RULES, "max-shut")
+    solver_for(RULES, tmp_path).solution("max-shut")
     forget_loaded()
     edit_file(path, poison)
     assert solver_for(RULES, tmp_path).shut_probability(full_board(9)) == 0.5
@@ -126,10 +150,11 @@ def test_unwritable_cache_is_not_fatal(tmp_path):
 
 
 def test_unreadable_cache_entry_is_not_fatal(tmp_path):
-    cache.cache_file(tmp_path, RULES).mkdir()  # a directory where the file should be
+    path = cache.cache_file(tmp_path, RULES, "max-shut")
+    path.mkdir()  # a directory where the file should be
     solver = solver_for(RULES, tmp_path)
     assert solver.shut_probability(full_board(9)) == pytest.approx(0.0976137162, abs=1e-10)
-    assert [p.name for p in tmp_path.iterdir()] == [cache.cache_file(tmp_path, RULES).name]
+    assert names(tmp_path) == [path.name]
 
 
 def test_default_directory_follows_xdg(tmp_path, monkeypatch):
@@ -140,15 +165,16 @@ def test_default_directory_follows_xdg(tmp_path, monkeypatch):
     assert cache.default_cache_dir({}) == tmp_path / "home" / ".cache" / "shutbox-hw"
 
 
-def test_module_functions_use_the_xdg_cache(tmp_path):
+def test_the_default_solver_uses_the_xdg_cache(tmp_path):
     full = full_board(9)
-    assert strategy.best_closure(RULES, "min-score", full, (3, 4)) == mask_of([7])
-    assert strategy.best_closure(RULES, "max-shut", mask_of([1]), (3, 4)) is None
-    values = strategy.closure_values(RULES, "max-shut", full, (6, 6))
+    solver = solver_for(RULES)
+    assert solver.best_closure("min-score", full, (3, 4)) == mask_of([7])
+    assert solver.best_closure("max-shut", mask_of([1]), (3, 4)) is None
+    values = solver.closure_values("max-shut", full, (6, 6))
     assert {c for c, _ in values} == {mask_of(t) for t in (
         [3, 9], [4, 8], [5, 7], [1, 2, 9], [1, 3, 8], [1, 4, 7], [1, 5, 6], [2, 3, 7],
         [2, 4, 6], [3, 4, 5], [1, 2, 3, 6], [1, 2, 4, 5])}
-    assert strategy.shut_probability(RULES, full) == pytest.approx(0.0976137162, abs=1e-10)
-    assert strategy.move_probability(RULES, full) == 1.0
-    written = os.listdir(tmp_path / "xdg" / "shutbox-hw")
-    assert written == [cache.cache_file(tmp_path, RULES).name]
+    assert solver.shut_probability(full) == pytest.approx(0.0976137162, abs=1e-10)
+    assert solver.move_probability(full) == 1.0
+    directory = tmp_path / "xdg" / "shutbox-hw"
+    assert names(directory) == both_files(directory)

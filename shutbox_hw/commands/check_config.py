@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..config import check_config, load_config
+from ..errors import one_line, shown_path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -24,8 +25,10 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     problems = check_config(path)
     if problems:
+        name = shown_path(path)  # a path too long to open is too long to print whole
         for line in problems:
-            print(line if line.startswith(f"{path}:") else f"{path}: {line}", file=sys.stderr)
+            line = line if line.startswith(f"{name}:") else f"{name}: {line}"
+            print(one_line(line), file=sys.stderr)
         return 2
     config = load_config(path)
     print(f"{path}: ok")

@@ -4,55 +4,111 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import time
+import urllib.parse
 from pathlib import Path
 
 from ..config import default_db_path, load_config
-from ..errors import UserError
+from ..errors import UserError, quoted, shown_path
 from ..store.history import recent_games, scorecard
+from ..store.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
+
+LOCK_WAIT_S = 1.0   # a reader waits this long for a writer holding the file
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def _count(text: str) -> int:
+    """A whole number SQLite can hold (a bigger one would be a traceback in the query)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"expected a whole number 0..2**63-1, "
+                                         f"got {quoted(text)}")
+    return value
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("history", help="recent games and scorecards")
     p.add_argument("--db", metavar="PATH", help="the database (default: the box's)")
     p.add_argument("--config", metavar="FILE", help="take the database path from [storage]")
-    p.add_argument("--game", type=int, metavar="ID", help="the full scorecard of one game")
-    p.add_argument("--limit", type=int, default=20, help="how many recent games (default 20)")
+    p.add_argument("--game", type=_count, metavar="ID", help="the full scorecard of one game")
+    p.add_argument("--limit", type=_count, default=20, help="how many recent games (default 20)")
     p.add_argument("--json", action="store_true", help="JSON on stdout")
     p.set_defaults(run=run)
 
 
-def _open(args: argparse.Namespace) -> sqlite3.Connection:
+def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
+    """The database read-only and its schema version, or one line saying why not."""
     path = Path(args.db) if args.db else None
     if path is None and args.config:
         path = load_config(args.config).db
     path = path or default_db_path()
-    if not path.is_file():
-        raise UserError(f"no game database at {path}")
+    name = shown_path(path)
+    problem = not_a_regular_file(path)
+    if problem:
+        raise UserError(f"{name}: {problem}")
+    if not path.exists():
+        raise UserError(f"no game database at {name}")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{name} cannot be read (permission denied)")
+    uri = "file:" + urllib.parse.quote(str(path.absolute()))  # "#" and "?" are not URI text
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        db.execute("SELECT id FROM games LIMIT 1")
+        try:
+            db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=LOCK_WAIT_S)
+            version = version_of(db, path)
+        except sqlite3.Error as error:
+            # a copy in a read-only directory: SQLite cannot make its -shm file; without a
+            # -wal file there is nothing in it to miss, so read the file as it is
+            code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+            if code not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+                raise
+            if Path(f"{path}-wal").exists():
+                raise UserError(f"{name} is read-only here and its last writes are still in "
+                                f"its -wal file: copy both somewhere writable") from None
+            db = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=LOCK_WAIT_S)
+            version = version_of(db, path)
+    except SchemaError as error:
+        raise UserError(str(error)) from None
     except sqlite3.Error as error:
-        raise UserError(f"{path} is not a shutbox-hw database ({error})") from None
-    return db
+        raise UserError(f"{name} {sqlite_problem(error)}") from None
+    if version == 0:
+        raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
+    return db, version, path
 
 
-def _when(stamp: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)) if stamp else "-"
+def _when(stamp: float | None, synced: bool | None) -> str:
+    """A recorded time; '?' after it when nobody noted whether the clock was set."""
+    if stamp is None:
+        return "(clock not set)" if synced is False else "-"
+    shown = time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+    return shown + "?" if synced is None else shown
 
 
 def run(args: argparse.Namespace) -> int:
-    db = _open(args)
+    db, version, path = _open(args)
+    try:
+        return _show(args, db, version)
+    except sqlite3.Error as error:  # e.g. a damaged page met half-way
+        raise UserError(f"{shown_path(path)} {sqlite_problem(error)}") from None
+    finally:
+        db.close()
+
+
+def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int:
     if args.game is not None:
-        card = scorecard(db, args.game)
+        card = scorecard(db, args.game, version)
         if card is None:
             raise UserError(f"--game: there is no game {args.game}")
         if args.json:
             print(json.dumps(card))
             return 0
         players = card["players"]
-        print(f"game {card['id']} ({card['rules'].get('preset')}), {_when(card['started_at'])}")
+        print(f"game {card['id']} ({card['rules'].get('preset')}), "
+              f"{_when(card['started_at'], card['clock_synced']['started'])}")
         print("round  " + "  ".join(f"{p[:8]:>8} raw/fin/tot" for p in players) + "  shut")
         for rnd in card["rounds"]:
             cells = []
@@ -64,16 +120,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"{rnd['round']:>5}  " + "  ".join(cells) + "  " + ", ".join(rnd["shut"]))
         print("winners: " + (", ".join(card["winners"]) or "-"))
         return 0
-    games = recent_games(db, args.limit)
+    games = recent_games(db, args.limit, version)
     if args.json:
         print(json.dumps({"games": games}))
         return 0
     if not games:
         print("no games yet")
     for g in games:
+        if g["damaged"]:
+            print(f"#{g['id']} damaged record (its rules cannot be read back)")
+            continue
         state = "abandoned" if g["abandoned"] else ("finished" if g["finished"] else "playing")
         totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
         shut = sum(g["boxes_shut"].values())
-        print(f"#{g['id']} {_when(g['started_at'])} {g['preset']} {state}, {g['rounds']} rounds;"
+        print(f"#{g['id']} {_when(g['started_at'], g['clock_synced']['started'])} "
+              f"{g['preset']} {state}, {g['rounds']} rounds;"
               f" {totals}; winners: {', '.join(g['winners']) or '-'}; boxes shut: {shut}")
     return 0

@@ -7,24 +7,21 @@ import logging
 import os
 import signal
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..config import Config, default_db_path, load_config
-from ..daemon import Box, Daemon, SoftwareDice
 from ..errors import UserError
-from ..hal.box import build_ports
-from ..hal.clock import MonotonicClock
-from ..hal.display import make_display
-from ..hal.gpio import default_pin_factory, make_pin_factory, pin_claim_problem
-from ..hints import advisor_for
-from ..sdnotify import Notifier
-from ..store import Store
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..daemon import Box
+    from ..hal.clock import MonotonicClock
 
 log = logging.getLogger("shutbox_hw")
 LOOP_MS = 5   # gpiozero records edges on its own threads; look at them this often
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from ..hal.gpio import default_pin_factory
     p = sub.add_parser("run", help="run the box (under systemd, or by hand on the Pi)")
     p.add_argument("--config", metavar="FILE", help="the box's config file")
     p.add_argument("--pin-factory", metavar="NAME",
@@ -45,6 +42,10 @@ def open_i2c(number: int) -> Any:
 
 
 def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str) -> Box:
+    from ..daemon import Box, SoftwareDice
+    from ..hal.box import build_ports
+    from ..hal.display import make_display
+    from ..hal.gpio import make_pin_factory, pin_claim_problem
     if config.game.dice == "module":
         raise UserError("[game] dice: the dice module is not supported by this version yet; "
                         "use \"software\" or \"manual\"")
@@ -61,6 +62,12 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str) -> B
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..config import default_db_path, load_config
+    from ..daemon import Daemon
+    from ..hal.clock import MonotonicClock
+    from ..hints import advisor_for
+    from ..sdnotify import Notifier
+    from ..store import Store
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
     clock = MonotonicClock()

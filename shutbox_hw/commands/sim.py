@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..config import load_config
-from ..errors import UserError
+from ..errors import UserError, shown_path
 from ..rules import parse_set_options
 from .common import add_rules_options
 
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         from ..sim.runner import SimRunner, check_steps
         from ..sim.script import load_script
         steps = load_script(args.script, config.rules.tiles)
-        check_steps(steps, config, args.script)
+        check_steps(steps, config, shown_path(args.script))
 
         def emit(event: dict) -> None:
             print(json.dumps(event), flush=args.realtime)

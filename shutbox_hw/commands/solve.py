@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         "shut_probability": float(table.shut_probability[open_mask]),
     }
     if args.exact:
-        exact = solve(rules, objective, exact=True)
+        exact = solve(rules, objective, exact=True, moves=solver.moves())
         answer["expected_score_exact"] = _fraction(exact.expected_score[open_mask])
         answer["shut_probability_exact"] = _fraction(exact.shut_probability[open_mask])
     if dice is not None:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from PIL import Image
+if TYPE_CHECKING:
+    from PIL import Image
 
 from ..events import ButtonPressed, FlapChanged, InputFault
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import UserError, clip, quoted, shown_path
+from ..textfile import read_text_file
 
 COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
             "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int")
@@ -38,6 +39,7 @@ NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "restart", "brownout", "cu
 DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27
 BOUNCE_EDGES = 10
 MAX_BOUNCE_EDGES = 1000
+MAX_SCRIPT_BYTES = 8 << 20  # a 1,000-throw game is about 20 KiB
 
 
 class ScriptError(UserError):
@@ -57,7 +59,7 @@ def _ints(where: str, words: list[str]) -> list[int]:
         try:
             values.append(int(word))
         except ValueError:
-            raise ScriptError(f"{where}: {word!r} is not a whole number") from None
+            raise ScriptError(f"{where}: {quoted(word)} is not a whole number") from None
     return values
 
 
@@ -71,7 +73,7 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
         command, rest = words[0].lower(), words[1:]
         where = f"{name}:{number}: {command}"
         if command not in COMMANDS:
-            raise ScriptError(f"{name}:{number}: unknown command {words[0]!r} "
+            raise ScriptError(f"{name}:{number}: unknown command {quoted(words[0])} "
                               f"(commands: {', '.join(COMMANDS)})")
         if command in NO_ARGUMENTS:
             if rest:
@@ -88,7 +90,7 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
                 raise ScriptError(f"{where}: expected one or two faces")
             for face in values:
                 if not 1 <= face <= 6:
-                    raise ScriptError(f"{where}: die face {face} is outside 1..6")
+                    raise ScriptError(f"{where}: die face {clip(str(face), 20)} is outside 1..6")
             steps.append(Step(number, command, tuple(values)))
         elif command in ("close", "open"):
             values = _ints(where, rest)
@@ -96,7 +98,8 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
                 raise ScriptError(f"{where}: expected flap numbers")
             for tile in values:
                 if not 1 <= tile <= tiles:
-                    raise ScriptError(f"{where}: flap {tile} is not on this {tiles}-flap box")
+                    raise ScriptError(f"{where}: flap {clip(str(tile), 20)} is not on "
+                                      f"this {tiles}-flap box")
             steps.append(Step(number, command, tuple(values)))
         elif command == "wait":
             try:
@@ -150,17 +153,15 @@ def _device(where: str, words: list[str]) -> str | int:
     except ValueError:
         address = -1
     if not 0x20 <= address <= 0x27:
-        raise ScriptError(f"{where}: {words[0][:20]!r} is not display, dice or an expander "
+        raise ScriptError(f"{where}: {quoted(words[0])} is not display, dice or an expander "
                           "address 0x20..0x27")
     return address
 
 
 def load_script(path: str | Path, tiles: int) -> list[Step]:
-    path = Path(path)
+    """The checked steps of a script file (a regular file of at most 8 MiB, never a FIFO)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScriptError(f"{path}: no such script file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScriptError(f"{path}: cannot read the script: {error}") from None
-    return parse_script(text, tiles, name=str(path))
+        text = read_text_file(path, "script file", MAX_SCRIPT_BYTES)
+    except UserError as error:
+        raise ScriptError(str(error)) from None
+    return parse_script(text, tiles, name=shown_path(path))

@@ -1,4 +1,11 @@
-"""Reading the record back: recent games and one game's scorecard."""
+"""Reading the record back: recent games and one game's scorecard.
+
+Games are ordered by their id (the order they were recorded), never by the
+clock: the Pi has no RTC, and until NTP has synchronised it after a power cut
+its clock is wherever it stopped. A time recorded while the clock was known
+not to be synchronised is not shown (``None``); ``clock_synced`` says which
+times are trusted (``None``: recorded before the box noted it, schema 1).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,41 @@ import json
 import sqlite3
 from typing import Any
 
+from ..errors import UserError
+from .schema import VERSION
 
-def recent_games(db: sqlite3.Connection, limit: int = 20) -> list[dict[str, Any]]:
-    """Newest first: players, winners, totals and boxes shut per game."""
+
+class DamagedGame(UserError):
+    """A stored game whose record cannot be read back (bad JSON, missing rows)."""
+
+
+def _synced_columns(version: int) -> str:
+    return "started_synced, ended_synced" if version >= 2 else "NULL, NULL"
+
+
+def _times(started: float, ended: float | None, started_synced: int | None,
+           ended_synced: int | None) -> dict[str, Any]:
+    """The game's times, each hidden when the clock was not synchronised as it was taken."""
+    def flag(value: int | None) -> bool | None:
+        return None if value is None else bool(value)
+    return {"started_at": None if started_synced == 0 else started,
+            "ended_at": None if ended_synced == 0 else ended,
+            "clock_synced": {"started": flag(started_synced),
+                             "ended": flag(ended_synced) if ended is not None else None}}
+
+
+def recent_games(db: sqlite3.Connection, limit: int = 20,
+                 version: int = VERSION) -> list[dict[str, Any]]:
+    """Newest recorded first: players, winners, totals and boxes shut per game.
+
+    A game whose stored rules or winners cannot be decoded is listed with
+    ``"damaged": true`` rather than hiding every other game.
+    """
     games = []
-    for game_id, started, ended, rules, winners, abandoned in db.execute(
-            "SELECT id, started_at, ended_at, rules, winners, abandoned FROM games"
-            " ORDER BY id DESC LIMIT ?", (limit,)):
+    for (game_id, started, ended, rules, winners, abandoned, started_synced,
+         ended_synced) in db.execute(
+            "SELECT id, started_at, ended_at, rules, winners, abandoned, "
+            f"{_synced_columns(version)} FROM games ORDER BY id DESC LIMIT ?", (limit,)):
         players = [n for n, in db.execute(
             "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
         totals = {p: 0 for p in players}
@@ -25,22 +60,41 @@ def recent_games(db: sqlite3.Connection, limit: int = 20) -> list[dict[str, Any]
             shut[name] += was_shut or 0
         rounds, = db.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?",
                              (game_id,)).fetchone()
+        damaged = False
+        try:
+            preset = json.loads(rules).get("preset")
+            winner_list = list(json.loads(winners)) if winners else []
+        except (ValueError, TypeError, AttributeError):
+            preset, winner_list, damaged = None, [], True
         games.append({
-            "id": game_id, "started_at": started, "ended_at": ended,
-            "preset": json.loads(rules).get("preset"), "players": players,
-            "winners": json.loads(winners) if winners else [],
+            "id": game_id, **_times(started, ended, started_synced, ended_synced),
+            "preset": preset, "players": players, "winners": winner_list,
             "finished": ended is not None and not abandoned, "abandoned": bool(abandoned),
-            "rounds": rounds, "totals": totals, "boxes_shut": shut})
+            "rounds": rounds, "totals": totals, "boxes_shut": shut, "damaged": damaged})
     return games
 
 
-def scorecard(db: sqlite3.Connection, game_id: int) -> dict[str, Any] | None:
-    """Seed 001's scorecard: per round and player, raw, final and running total."""
-    row = db.execute("SELECT rules, winners, started_at, ended_at, abandoned FROM games"
-                     " WHERE id = ?", (game_id,)).fetchone()
+def scorecard(db: sqlite3.Connection, game_id: int,
+              version: int = VERSION) -> dict[str, Any] | None:
+    """Seed 001's scorecard: per round and player, raw, final and running total.
+
+    Raises :class:`DamagedGame` when the stored game cannot be decoded.
+    """
+    row = db.execute("SELECT rules, winners, started_at, ended_at, abandoned, "
+                     f"{_synced_columns(version)} FROM games WHERE id = ?",
+                     (game_id,)).fetchone()
     if row is None:
         return None
-    rules, winners, started, ended, abandoned = row
+    try:
+        return _scorecard(db, game_id, *row)
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        raise DamagedGame(f"game {game_id} is damaged: its record cannot be read back "
+                          f"({type(error).__name__})") from None
+
+
+def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | None,
+               started: float, ended: float | None, abandoned: int,
+               started_synced: int | None, ended_synced: int | None) -> dict[str, Any]:
     players = [n for n, in db.execute(
         "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
     rounds = []
@@ -70,7 +124,11 @@ def scorecard(db: sqlite3.Connection, game_id: int) -> dict[str, Any] | None:
     rejected, = db.execute(
         "SELECT COUNT(*) FROM rejected_flaps r JOIN turns t ON t.id = r.turn_id"
         " WHERE t.game_id = ?", (game_id,)).fetchone()
-    return {"id": game_id, "rules": json.loads(rules), "players": players,
-            "winners": json.loads(winners) if winners else [], "started_at": started,
-            "ended_at": ended, "abandoned": bool(abandoned), "rounds": rounds,
+    rules_table = json.loads(rules)
+    if not isinstance(rules_table, dict):
+        raise TypeError("rules")
+    return {"id": game_id, "rules": rules_table, "players": players,
+            "winners": json.loads(winners) if winners else [],
+            **_times(started, ended, started_synced, ended_synced),
+            "abandoned": bool(abandoned), "rounds": rounds,
             "throws": throws, "rejected_flaps": rejected}

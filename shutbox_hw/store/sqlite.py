@@ -14,64 +14,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
+from ..errors import UserError, shown_path
 from ..game.saved import SavedGame, SavedTurn
-from ..rules import mask_of
+from ..rules import mask_of, rules_from_dict
+from ..textfile import os_problem
+from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    rules TEXT NOT NULL,
-    dice_mode TEXT NOT NULL,
-    winners TEXT,
-    abandoned INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS players (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seat INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    PRIMARY KEY (game_id, seat)
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    number INTEGER NOT NULL,
-    ended_at REAL NOT NULL,
-    result TEXT NOT NULL,
-    PRIMARY KEY (game_id, number)
-);
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    round INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    open_tiles TEXT,
-    score INTEGER,
-    final_score INTEGER,
-    shut INTEGER,
-    UNIQUE (game_id, round, seat)
-);
-CREATE TABLE IF NOT EXISTS throws (
-    id INTEGER PRIMARY KEY,
-    turn_id INTEGER NOT NULL REFERENCES turns(id),
-    number INTEGER NOT NULL,
-    dice TEXT,
-    closed TEXT,
-    rolled_at REAL NOT NULL,
-    committed_at REAL,
-    UNIQUE (turn_id, number)
-);
-CREATE TABLE IF NOT EXISTS rejected_flaps (
-    id INTEGER PRIMARY KEY,
-    turn_id INTEGER NOT NULL REFERENCES turns(id),
-    flap INTEGER NOT NULL,
-    reason TEXT NOT NULL,
-    at REAL NOT NULL
-);
-"""
+# systemd-timesyncd creates this once the clock has been synchronised since boot
+TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
 
 
 class StoreError(UserError):
@@ -81,24 +31,44 @@ class StoreError(UserError):
 class Store:
     """One SQLite file. ``record`` takes the controller's event dicts."""
 
-    def __init__(self, path: str | Path, clock=time.time) -> None:
+    def __init__(self, path: str | Path, clock=time.time,
+                 sync_flag: str | Path = TIMESYNC_FLAG) -> None:
         self.path = Path(path)
         self._clock = clock
+        self._sync_flag = Path(sync_flag)
+        name = shown_path(self.path)
+        problem = not_a_regular_file(self.path)
+        if problem:
+            raise StoreError(f"cannot open the database {name}: {problem}")
+        self.game_id: int | None = None
+        self.seats: dict[str, int] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
-        except (sqlite3.Error, OSError) as error:
-            raise StoreError(f"cannot open the database {self.path}: {error}") from None
-        self.game_id: int | None = None
-        self.seats: dict[str, int] = {}
-        row = self.db.execute(
-            "SELECT id FROM games WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+            try:
+                migrate(self.db, self.path)  # reads the schema before changing anything
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                row = self.db.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                                      " ORDER BY id DESC LIMIT 1").fetchone()
+            except BaseException:
+                self.db.close()  # a refused file is not held open
+                raise
+        except SchemaError as error:
+            raise StoreError(str(error)) from None
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot open the database {name}: it {sqlite_problem(error)}") \
+                from None
+        except OSError as error:
+            raise StoreError(f"cannot open the database {name}: {os_problem(error, 'database')}") \
+                from None
         if row:
             self._select_game(row[0])
+
+    def clock_synced(self) -> bool:
+        """Whether the system clock is set (no RTC: before NTP it is not to be trusted)."""
+        return self._sync_flag.exists()
 
     def close(self) -> None:
         self.db.close()
@@ -133,11 +103,12 @@ class Store:
 
     def _on_game_started(self, event: dict[str, Any], now: float) -> None:
         # a new game abandons any unfinished one
-        self.db.execute("UPDATE games SET ended_at = ?, abandoned = 1 WHERE ended_at IS NULL",
-                        (now,))
+        synced = int(self.clock_synced())
+        self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
+                        " WHERE ended_at IS NULL", (now, synced))
         cur = self.db.execute(
-            "INSERT INTO games (started_at, rules, dice_mode) VALUES (?, ?, ?)",
-            (now, json.dumps(event["rules"]), event.get("dice", "software")))
+            "INSERT INTO games (started_at, started_synced, rules, dice_mode) VALUES (?, ?, ?, ?)",
+            (now, synced, json.dumps(event["rules"]), event.get("dice", "software")))
         game_id = cur.lastrowid
         self.db.executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
                             [(game_id, seat, name) for seat, name in enumerate(event["players"])])
@@ -186,17 +157,37 @@ class Store:
                             " AND seat = ?", (final, self.game_id, event["round"], self.seats[name]))
 
     def _on_game_ended(self, event: dict[str, Any], now: float) -> None:
-        self.db.execute("UPDATE games SET ended_at = ?, winners = ?, abandoned = ? WHERE id = ?",
-                        (now, json.dumps(event["winners"]), int(event.get("abandoned", False)),
-                         self.game_id))
+        self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, winners = ?,"
+                        " abandoned = ? WHERE id = ?",
+                        (now, int(self.clock_synced()), json.dumps(event["winners"]),
+                         int(event.get("abandoned", False)), self.game_id))
         self.game_id, self.seats = None, {}
 
     # ------------------------------------------------------------------ resuming
 
     def unfinished_game(self) -> SavedGame | None:
-        """The game a power cut interrupted, as the controller needs it."""
+        """The game a power cut interrupted, as the controller needs it.
+
+        A game whose record cannot be read back (damaged JSON, rules this version
+        does not know) is closed as abandoned, where it stays for ``history``: the
+        box starts a new game instead of failing at every boot.
+        """
         if self.game_id is None:
             return None
+        try:
+            saved = self._saved_game()
+            rules_from_dict(saved.rules)
+        except (ValueError, TypeError, KeyError, AttributeError, UserError):
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
+                                " WHERE id = ?", (self._clock(), int(self.clock_synced()),
+                                                  self.game_id))
+            self.game_id, self.seats = None, {}
+            return None
+        return saved
+
+    def _saved_game(self) -> SavedGame:
         rules_json, = self.db.execute("SELECT rules FROM games WHERE id = ?",
                                       (self.game_id,)).fetchone()
         players = [name for name, in self.db.execute(

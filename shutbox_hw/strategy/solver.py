@@ -1,22 +1,53 @@
-"""Answers for one rule set from its two solved tables: the hints' source."""
+"""Answers for one rule set from its solved tables: the hints' source.
+
+Each objective's table is made the first time it is asked for (loaded from
+a :class:`TableStore` if one is given, else solved), so ``shutbox-hw solve``
+pays for the objective it prints and nothing else.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Protocol
 
 from ..rules import Dice, Mask, RuleSet, full_board, has_any_move, legal_closures
-from .tables import THROWS, Number, Solution, check_objective, policy_key
+from .tables import (THROWS, Moves, Number, Objective, Solution, check_objective,
+                     moves_for, policy_key, solve)
 
 
-@dataclass(frozen=True)
+class TableStore(Protocol):
+    """Somewhere solved tables are kept between runs (see :mod:`.cache`)."""
+
+    def load(self, rules: RuleSet, objective: Objective) -> Solution | None: ...
+
+    def save(self, rules: RuleSet, solution: Solution) -> None: ...
+
+
 class Solver:
-    """Both objectives' tables for one rule set (see :func:`.solver_for`)."""
+    """One rule set's tables, each objective made when first needed."""
 
-    rules: RuleSet
-    tables: dict[str, Solution]
+    def __init__(self, rules: RuleSet, store: TableStore | None = None) -> None:
+        self.rules = rules
+        self.store = store
+        self.tables: dict[Objective, Solution] = {}
+        self._moves: Moves | None = None
 
     def solution(self, objective: str) -> Solution:
-        return self.tables[check_objective(objective)]
+        name = check_objective(objective)
+        table = self.tables.get(name)
+        if table is None:
+            table = self.store.load(self.rules, name) if self.store is not None else None
+            if table is None:
+                table = solve(self.rules, name, moves=self.moves())
+                if self.store is not None:
+                    self.store.save(self.rules, table)
+            self.tables[name] = table
+        return table
+
+    def moves(self) -> Moves:
+        """The closure lists, computed once and shared by both objectives."""
+        if self._moves is None:
+            self._moves = moves_for(self.rules)
+        return self._moves
 
     def closure_values(self, objective: str, open_mask: Mask,
                        dice: Dice) -> list[tuple[Mask, Number]]:
@@ -38,7 +69,7 @@ class Solver:
 
     def shut_probability(self, open_mask: Mask) -> Number:
         """The chance to shut the box from here under max-shut optimal play."""
-        return self.tables["max-shut"].shut_probability[
+        return self.solution("max-shut").shut_probability[
             open_mask & full_board(self.rules.tiles)]
 
     def move_probability(self, open_mask: Mask) -> float:
@@ -48,7 +79,7 @@ class Solver:
         max-shut policy throws. An empty board (box shut) has no next throw: 0.
         """
         open_mask &= full_board(self.rules.tiles)
-        count = self.tables["max-shut"].dice_count[open_mask]
+        count = self.solution("max-shut").dice_count[open_mask]
         if not count:
             return 0.0
         denominator, throws = THROWS[count]

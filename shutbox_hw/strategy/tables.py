@@ -53,7 +53,7 @@ def check_objective(objective: str) -> Objective:
     if objective not in OBJECTIVES:
         raise ObjectiveError(
             f"unknown objective {objective!r} (objectives: {', '.join(OBJECTIVES)})")
-    return objective  # type: ignore[return-value]
+    return objective
 
 
 def rules_key(rules: RuleSet) -> tuple[int, str, bool, str, str]:
@@ -87,7 +87,10 @@ def _rounded(x: Number) -> Number:
     return float(format(x, ".12g")) if isinstance(x, float) else x
 
 
-def _key(objective: Objective, score: Number, shut: Number, last: int) -> tuple:
+Key = tuple[Number, Number, int]
+
+
+def _key(objective: Objective, score: Number, shut: Number, last: int) -> Key:
     """Smaller is better: own metric, the other metric, then ``last``."""
     score, shut = _rounded(score), _rounded(shut)
     if objective == "min-score":
@@ -95,35 +98,40 @@ def _key(objective: Objective, score: Number, shut: Number, last: int) -> tuple:
     return (-shut, score, last)
 
 
-def policy_key(solution: Solution, remaining: Mask) -> tuple:
+def policy_key(solution: Solution, remaining: Mask) -> Key:
     """How the policy ranks leaving ``remaining`` open (smaller is better)."""
     return _key(solution.objective, solution.expected_score[remaining],
                 solution.shut_probability[remaining], remaining)
 
 
 @dataclass(frozen=True)
-class _Moves:
+class Moves:
     """What every position allows, shared by both objectives.
 
     ``after[g][S]`` lists the masks S - C for the legal closures C of throw
-    group ``g`` (throws with the same closures on the full board), and
-    ``groups[n]`` the denominator and the (group, weight) pairs for n dice.
+    group ``g`` (throws with the same closures on the full board share one
+    group, e.g. every throw of one target), and ``groups[n]`` the
+    denominator and the (group, weight) pairs for n dice.
     """
 
-    after: list[list[list[Mask]]]
+    after: list[list[Sequence[Mask]]]
     groups: dict[int, tuple[int, tuple[tuple[int, int], ...]]]
     counts: list[tuple[int, ...]]
     terminal_score: list[int]
 
 
-def _moves(rules: RuleSet) -> _Moves:
+NO_MOVE: tuple[Mask, ...] = ()
+
+
+def moves_for(rules: RuleSet) -> Moves:
     """Precompute the closure lists once per rule set.
 
     A closure is legal wherever its tiles are all open (the engine filters
     the full board's closures by the open set; tests check it). Groups that
     two dice use are filled by entering each closure C once for every
     superset S of C; groups only one die uses (allowed at few positions)
-    by filtering their closures at just those positions.
+    by filtering their closures at just those positions. Positions without
+    a move share one empty tuple.
     """
     full = full_board(rules.tiles)
     counts = [allowed_dice_counts(dice_choice(rules, s)) for s in range(full + 1)]
@@ -139,56 +147,55 @@ def _moves(rules: RuleSet) -> _Moves:
             weights[group] = weights.get(group, 0) + weight
         groups[count] = (denominator, tuple(sorted(weights.items())))
     one_die_masks = [s for s in range(full + 1) if 1 in counts[s]]
-    after: list[list[list[Mask]]] = []
+    after: list[list[Sequence[Mask]]] = []
     for closures, group in lists.items():
-        rests: list[list[Mask]] = [[] for _ in range(full + 1)]
+        rests: list[Sequence[Mask]]
         if 2 in used_by[group]:
+            lists_by_mask: list[list[Mask]] = [[] for _ in range(full + 1)]
             for closure in closures:
                 outside = full & ~closure
                 sub = outside
                 while True:  # every sub-mask of the tiles outside the closure
-                    rests[closure | sub].append(sub)
+                    lists_by_mask[closure | sub].append(sub)
                     if not sub:
                         break
                     sub = (sub - 1) & outside
+            rests = [entry or NO_MOVE for entry in lists_by_mask]
         else:
+            rests = [NO_MOVE] * (full + 1)
             for s in one_die_masks:
-                rests[s] = [s ^ c for c in closures if c & s == c]
+                rests[s] = [s ^ c for c in closures if c & s == c] or NO_MOVE
         after.append(rests)
     terminal = [turn_score(rules, s) for s in range(full + 1)]
-    return _Moves(after, groups, counts, terminal)
+    return Moves(after, groups, counts, terminal)
 
 
-def solve_all(rules: RuleSet) -> dict[str, Solution]:
-    """Both objectives' float tables, sharing one precomputation of the moves."""
-    moves = _moves(rules)
-    return {objective: _solve(rules, objective, moves, exact=False) for objective in OBJECTIVES}
-
-
-def solve(rules: RuleSet, objective: str, *, exact: bool = False) -> Solution:
+def solve(rules: RuleSet, objective: str, *, exact: bool = False,
+          moves: Moves | None = None) -> Solution:
     """The optimal policy for ``objective`` and both its metrics, per open mask.
 
-    ``exact`` uses :class:`fractions.Fraction` throughout (slower).
+    ``exact`` uses :class:`fractions.Fraction` throughout (slower); ``moves``
+    (from :func:`moves_for` of the same rules) saves recomputing them when
+    both objectives are wanted.
     """
-    return _solve(rules, check_objective(objective), _moves(rules), exact=exact)
+    return _solve(rules, check_objective(objective), moves or moves_for(rules), exact=exact)
 
 
-def _solve(rules: RuleSet, objective: Objective, moves: _Moves, *, exact: bool) -> Solution:
+def _solve(rules: RuleSet, objective: Objective, moves: Moves, *, exact: bool) -> Solution:
     size = len(moves.counts)
     one: Number = Fraction(1) if exact else 1.0
     zero: Number = one - one
     score: list[Number] = [zero] * size
     shut: list[Number] = [zero] * size
-    keys: list[tuple] = [()] * size
+    keys: list[Key] = [_key(objective, zero, one, 0)] * size
     dice_count = bytearray(size)
     shut[0] = one
-    keys[0] = _key(objective, zero, one, 0)
     pick = keys.__getitem__
-    after, groups, terminal = moves.after, moves.groups, moves.terminal_score
+    after, groups, terminal, counts = moves.after, moves.groups, moves.terminal_score, moves.counts
     for s in range(1, size):
         end_score = terminal[s]
-        best: tuple | None = None
-        for count in moves.counts[s]:
+        best: tuple[Number, Number, int] | None = None
+        for count in counts[s]:
             denominator, weights = groups[count]
             total_score: Number = zero
             total_shut: Number = zero

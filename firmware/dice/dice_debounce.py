@@ -1,0 +1,71 @@
+"""Debounced button and shake detection, driven by elapsed milliseconds.
+
+Only durations are passed in (never absolute ticks), so the 30-bit
+``time.ticks_ms`` wrap of MicroPython cannot confuse them.
+"""
+
+
+class Debouncer:
+    """A level that counts once it has held still for ``settle_ms``."""
+
+    def __init__(self, settle_ms, state=False):
+        self.settle_ms = settle_ms
+        self.state = state
+        self._raw = state
+        self._held = 0
+
+    def update(self, raw, dt_ms):
+        """Feed the raw level after ``dt_ms``; True when the debounced state changed."""
+        if raw != self._raw:
+            self._raw = raw
+            self._held = 0
+        else:
+            self._held += dt_ms
+        if raw != self.state and self._held >= self.settle_ms:
+            self.state = raw
+            return True
+        return False
+
+
+class Button:
+    """A push button: one throw per press, on release."""
+
+    def __init__(self, settle_ms):
+        self._level = Debouncer(settle_ms)
+
+    @property
+    def pressed(self):
+        return self._level.state
+
+    def update(self, down, dt_ms):
+        """True once, when a debounced press is released."""
+        return self._level.update(down, dt_ms) and not self._level.state
+
+
+class ShakeDetector:
+    """A tilt switch being shaken: at least ``min_edges`` debounced edges, then
+    ``quiet_ms`` without one. A single tilt (the box moved) is not a shake."""
+
+    def __init__(self, settle_ms, min_edges, quiet_ms):
+        self._level = Debouncer(settle_ms)
+        self.min_edges = min_edges
+        self.quiet_ms = quiet_ms
+        self.edges = 0
+        self._quiet = 0
+
+    @property
+    def shaking(self):
+        return self.edges >= self.min_edges
+
+    def update(self, closed, dt_ms):
+        """True once, when a shake has stopped."""
+        if self._level.update(closed, dt_ms):
+            self.edges += 1
+            self._quiet = 0
+            return False
+        self._quiet += dt_ms
+        if self.edges and self._quiet >= self.quiet_ms:
+            shook = self.shaking
+            self.edges = 0
+            return shook
+        return False

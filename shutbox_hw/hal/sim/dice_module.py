@@ -1,0 +1,228 @@
+"""A simulated dice module: the firmware's own logic (firmware/dice/) on the SimBus.
+
+The firmware's hardware-free modules (``dice_core`` and what it imports) are
+loaded from the source tree by path, so the host driver talks to exactly
+the code that runs on the Pico; there is no second copy of the logic. That
+needs a source checkout (``pip install -e``): firmware/ is not part of the
+installed package.
+
+The bus side behaves like MicroPython's ``I2CTarget`` in memory mode: a
+transfer starts at the register the Pi names and wraps at the end of the
+16-byte memory. The Pico's main loop runs between transfers: every bus access
+(and :meth:`SimDiceModule.advance`) first runs it up to the current time.
+
+Test hooks: :meth:`next_faces`, :meth:`press`, :meth:`shake`,
+:meth:`unplug` / :meth:`plug`, :meth:`corrupt_next_read`, :meth:`fail_next`.
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib
+import os
+import random
+import sys
+from collections import deque
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol
+
+FIRMWARE_DIR = Path(__file__).resolve().parents[3] / "firmware" / "dice"
+STEP_MS = 2          # the firmware's main loop period (dice_config.LOOP_MS)
+
+
+def load_firmware(directory: Path = FIRMWARE_DIR) -> ModuleType:
+    """Import the firmware's ``dice_core`` (and its siblings) from ``directory``.
+
+    The modules import each other by their plain names, as on the Pico, so the
+    directory is on ``sys.path`` while they load; they stay in ``sys.modules``.
+    """
+    if "dice_core" in sys.modules:
+        return sys.modules["dice_core"]
+    if not (directory / "dice_core.py").is_file():
+        raise FileNotFoundError(f"the dice firmware is not at {directory} "
+                                "(the simulated module needs a source checkout)")
+    sys.path.insert(0, str(directory))
+    try:
+        return importlib.import_module("dice_core")
+    finally:
+        sys.path.remove(str(directory))
+
+
+class _Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+
+def _bus_error(code: int = errno.EREMOTEIO) -> OSError:
+    return OSError(code, os.strerror(code))
+
+
+class SimDiceModule:
+    """One module; attach it to a :class:`~.bus.SimBus` at 0x42.
+
+    ``clock`` (``now_ms()``, e.g. the sim's VirtualClock) makes the module keep
+    pace with the daemon; without one, time moves only by :meth:`advance`.
+    ``ready_pin`` (a gpiozero mock pin) is driven like the open-drain line:
+    low while a result waits, high (the Pi's pull-up) otherwise.
+    """
+
+    def __init__(self, *, clock: _Clock | None = None, ready_pin: Any = None,
+                 rng: random.Random | None = None) -> None:
+        self.fw = load_firmware()
+        self.regmap = sys.modules["dice_regs"]
+        self.faces = sys.modules["dice_faces"]
+        self.clock = clock
+        self.ready_pin = ready_pin
+        self.rng = rng or random.Random(0)
+        self.absent = False
+        self.button_down = False
+        self.tilt_closed = False
+        self._queued: deque[int] = deque()    # entropy bytes to hand out first
+        self._corrupt: list[tuple[int, int]] = []   # (register, xor) for the next read
+        self._failures: deque[int] = deque()  # errnos for the next transfers
+        self._last_ms = clock.now_ms() if clock else 0
+        self.power_on()
+
+    # -- the module's life -----------------------------------------------------
+
+    def power_on(self) -> None:
+        """A fresh boot: new memory, BOOT drawn again, SEQ back to 0."""
+        self.mem = bytearray(self.regmap.MEM_SIZE)
+        self.core = self.fw.DiceCore(self.mem, self._entropy)
+        self._drive_ready()
+
+    def unplug(self) -> None:
+        """Cable out: no acknowledge on the bus, the ready line floats high."""
+        self.absent = True
+        self._drive_ready()
+
+    def plug(self) -> None:
+        """Cable back in: the Pico boots again."""
+        self.absent = False
+        if self.clock is not None:
+            self._last_ms = self.clock.now_ms()
+        self.power_on()
+
+    # -- time ------------------------------------------------------------------
+
+    def advance(self, ms: int, step_ms: int = STEP_MS) -> None:
+        """Run the Pico's main loop for ``ms`` in passes of ``step_ms`` (no clock:
+        the only way time moves)."""
+        if self.absent:
+            return
+        while ms > 0:
+            step = min(step_ms, ms)
+            self.core.tick(step, self.button_down, self.tilt_closed)
+            ms -= step
+        self._drive_ready()
+
+    def sync(self) -> None:
+        """Run the module up to the clock's now. Bus transfers do this by
+        themselves; the simulator calls it every tick so that the ready line
+        falls on time while the Pi leaves the bus alone."""
+        if self.clock is None:
+            return
+        now = self.clock.now_ms()
+        elapsed, self._last_ms = now - self._last_ms, now
+        self.advance(elapsed)
+
+    def settle(self, limit_ms: int = 5000) -> None:
+        """Run (without a clock) until no throw is tumbling."""
+        while self.core.tumble is not None and limit_ms > 0:
+            self.advance(20, step_ms=20)    # a tumble frame lasts 40 ms or more
+            limit_ms -= 20
+
+    # -- test hooks ------------------------------------------------------------
+
+    def next_faces(self, *faces: int) -> None:
+        """Make the next throw show ``faces``: queue bytes that the firmware's
+        own sampler turns into them (a rejected byte first, so the rejection
+        path runs too)."""
+        for face in faces:
+            if not 1 <= face <= 6:
+                raise ValueError(f"a die shows 1..6, not {face}")
+            byte = next(b for b in range(256) if self.faces.face_from_byte(b) == face)
+            self._queued.extend((255, byte + 6 * self.rng.randrange(42)))
+
+    def press(self, hold_ms: int = 100) -> None:
+        """Press and release the module's own button (a throw starts on release).
+        This and :meth:`shake` run the module's time themselves; with a clock,
+        set ``button_down`` / ``tilt_closed`` and let the clock run instead."""
+        self.button_down = True
+        self.advance(hold_ms)
+        self.button_down = False
+        self.advance(50)
+
+    def shake(self, edges: int = 8, every_ms: int = 60) -> None:
+        """Shake the module: the tilt switch flips ``edges`` times, then rests
+        long enough for the firmware to call it stopped."""
+        for _ in range(edges):
+            self.tilt_closed = not self.tilt_closed
+            self.advance(every_ms)
+        self.advance(500)
+
+    def corrupt_next_read(self, register: int, xor: int = 0x01) -> None:
+        """Flip bits of ``register`` in the next read that covers it (a glitch on
+        the wire; the memory itself stays right)."""
+        self._corrupt.append((register, xor))
+
+    def fail_next(self, *codes: int) -> None:
+        """The next transfers fail with these errnos (121, 5, 110, 11...); a 0
+        lets that transfer through."""
+        self._failures.extend(codes)
+
+    @property
+    def ready_active(self) -> bool:
+        """The ready line is pulled low."""
+        return not self.absent and self.core.ready
+
+    # -- the bus side ----------------------------------------------------------
+
+    def i2c_read(self, register: int, length: int) -> list[int]:
+        self._transfer()
+        size = len(self.mem)
+        out = []
+        for i in range(length):
+            reg = (register + i) % size
+            value = self.mem[reg]
+            for j, (target, xor) in enumerate(self._corrupt):
+                if target == reg:
+                    value ^= xor
+                    del self._corrupt[j]
+                    break
+            out.append(value)
+        return out
+
+    def i2c_write(self, register: int, data: list[int]) -> None:
+        self._transfer()
+        size = len(self.mem)
+        for i, value in enumerate(data):
+            self.mem[(register + i) % size] = value & 0xFF
+        # the main loop sees the write on its next pass, long before the Pi's next transfer
+        self.core.tick(0, self.button_down, self.tilt_closed)
+        self._drive_ready()
+
+    def _transfer(self) -> None:
+        if self.absent:
+            raise _bus_error()
+        self.sync()
+        if self._failures:
+            code = self._failures.popleft()
+            if code:
+                raise _bus_error(code)
+
+    # -- internals -------------------------------------------------------------
+
+    def _entropy(self, n: int) -> bytes:
+        out = bytearray()
+        for _ in range(n):
+            out.append(self._queued.popleft() if self._queued else self.rng.randrange(256))
+        return bytes(out)
+
+    def _drive_ready(self) -> None:
+        pin = self.ready_pin
+        if pin is None:
+            return
+        high = not self.ready_active
+        if high != bool(pin.state):
+            pin.drive_high() if high else pin.drive_low()
