@@ -127,3 +127,16 @@ def test_realtime_from_the_command_line(capsys, tmp_path, monkeypatch):
 def test_realtime_needs_a_script(capsys):
     assert main(["sim", "--realtime"]) == 2
     assert "--realtime" in capsys.readouterr().err
+
+
+def test_i2c_faults_follow_the_seed(capsys, tmp_path):
+    text = "fault i2c 0.4\nstart 1\ndice 6 6\nroll\nclose 12\nwait 3\n"
+    runs = []
+    for n, seed in enumerate(("1", "1", "2")):
+        path = tmp_path / f"{n}.txt"
+        path.write_text(text)
+        assert main(["sim", "--config", str(MCP_BUILD), "--seed", seed, "--db",
+                     str(tmp_path / f"{n}.db"), "--script", str(path)]) == 0
+        runs.append(capsys.readouterr().out)
+    assert runs[0] == runs[1] and '"fault"' in runs[0]
+    assert runs[2] != runs[0]
