@@ -16,8 +16,10 @@ from typing import Any, Protocol
 
 from .config import Config
 from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
-from .game.controller import Advisor, Controller
+from .game.advice import Advisor
+from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
+from .game.events import AnyGameEvent
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import Store
 
@@ -116,7 +118,7 @@ class Daemon:
         # last, since their faces start a new round of effects
         for effect in effects:
             if isinstance(effect, Emit):
-                self._record(effect.data, now)
+                self._record(effect.event, now)
         for effect in effects:
             if isinstance(effect, Lights):
                 self.box.indicators.show(effect.leds, now)
@@ -128,11 +130,12 @@ class Daemon:
                 if faces is not None:
                     self.feed(DiceRolled(tuple(faces), now))
 
-    def _record(self, data: dict[str, Any], now: int) -> None:
+    def _record(self, event: AnyGameEvent, now: int) -> None:
+        data = event.as_json()
         try:
-            self.store.record(data)
+            self.store.record(event)
         except Exception as error:  # a full disk must not stop the game
-            log.error("could not store %s: %s", data.get("event"), error)
+            log.error("could not store %s: %s", event.name, error)
             self._apply(self.controller.handle(
                 InputFault("storage", f"cannot save: {error}"[:60], now)), now)
         log.info("%s", data)

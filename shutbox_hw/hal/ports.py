@@ -13,23 +13,13 @@ or so the virtual clock can jump straight there.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from PIL import Image
 
 from ..events import ButtonPressed, FlapChanged, InputFault
-
-LedState = Literal["off", "on", "blink"]
-
-
-@dataclass(frozen=True)
-class LedFrame:
-    """The whole desired state of the lights: one entry per tile, and the status pair."""
-    flaps: tuple[LedState, ...]
-    green: LedState = "off"
-    red: LedState = "off"
+from ..leds import LedFrame, LedState  # noqa: F401 - the indicators' port speaks these
 
 
 class FlapBank(Protocol):
