@@ -20,14 +20,12 @@ from .game.advice import Advisor
 from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .game.events import AnyGameEvent
+from .hal.clock import Clock
+from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import Store
 
 log = logging.getLogger("shutbox_hw")
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
 
 
 class DiceSource(Protocol):
@@ -103,15 +101,13 @@ class Daemon:
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))
         self.box.indicators.poll(now)
-        self.box.display.poll(now)
+        for fault in self.box.display.poll(now):   # lost or back: shown like any fault
+            self.feed(fault)
 
     def next_deadline_ms(self) -> int | None:
-        deadlines = [d for d in (self.box.flaps.next_deadline_ms(),
-                                 self.box.buttons.next_deadline_ms(),
-                                 self.box.indicators.next_deadline_ms(),
-                                 self.box.display.next_deadline_ms(),
-                                 self.controller.next_deadline_ms()) if d is not None]
-        return min(deadlines, default=None)
+        return earliest((*(port.next_deadline_ms() for port in (
+            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display)),
+            self.controller.next_deadline_ms()))
 
     def _apply(self, effects: list[Effect], now: int) -> None:
         # durable first: a commit is on disk before the box shows it; dice

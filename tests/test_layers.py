@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).parent.parent / "shutbox_hw"
 
 LAYERS: dict[str, int] = {
     "events": 0, "leds": 0, "errors": 0, "sdnotify": 0,
-    "rules": 1, "hal": 1,
+    "rules": 1, "hal": 1, "textfile": 1,
     "game": 2, "strategy": 2,
     "render": 3, "store": 3, "config": 3,
     "daemon": 4, "hints": 4,

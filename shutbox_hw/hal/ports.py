@@ -75,8 +75,10 @@ class Display(Protocol):
     def wake(self, now_ms: int) -> None:
         """Someone touched the box: undo dimming or the screen saver."""
 
-    def poll(self, now_ms: int) -> None:
-        """Dimming and the screen saver after idle time; retry a lost display."""
+    def poll(self, now_ms: int) -> Sequence[InputFault]:
+        """Dimming and the screen saver after idle time; retry a lost display.
+        A display that is lost (or missing at start) is reported once as a
+        fault, and once more (``ok``) when it is back."""
 
     def next_deadline_ms(self) -> int | None: ...
 
