@@ -58,7 +58,7 @@ def test_a_vanished_expander_is_shown_and_no_flap_is_lost(tmp_path):
     chip.absent = True
     runner.advance(300)                        # the periodic read finds it gone
     faults = [e for e in events if e["event"] == "fault"]
-    assert faults and not faults[0]["ok"] and "0x20" in faults[0]["source"]
+    assert faults and "0x20" in faults[0]["device"] and "errno 121" in faults[0]["detail"]
     screen = runner.daemon.controller.screen()
     assert isinstance(screen, PlayScreen) and "0x20" in screen.message
     # a flap shut while the chip cannot be read is not lost
@@ -68,7 +68,8 @@ def test_a_vanished_expander_is_shown_and_no_flap_is_lost(tmp_path):
     chip.absent = False
     runner.advance(2000)
     assert [e["closed"] for e in events if e["event"] == "throw_committed"] == [[12]]
-    assert [e for e in events if e["event"] == "fault"][-1]["ok"] is True
+    assert [e for e in events if e["event"] in ("fault", "recovered")][-1] == {
+        "event": "recovered", "device": "MCP23017 0x20"}
     assert runner.daemon.controller.screen().message is None
 
 
@@ -147,9 +148,9 @@ def test_the_mcp23017_build_plays_the_same_game_under(case, tmp_path, plain_game
     if case in ("i2c errors", "everything"):
         assert runner.sim.bus.errors_injected > 5
     if case in ("brownouts", "input chip unplugged"):
-        faults = [e for e in events if e["event"] == "fault"]
-        assert faults and all("0x20" in e["source"] for e in faults)
-        assert faults[-1]["ok"]            # and it ends recovered
+        faults = [e for e in events if e["event"] in ("fault", "recovered")]
+        assert faults and all(e["device"] == "MCP23017 0x20" for e in faults)
+        assert faults[-1]["event"] == "recovered"
 
 
 @pytest.mark.parametrize("case", ["fault i2c 0.05\n", "unplug display\n"])
@@ -160,15 +161,20 @@ def test_the_gpio_build_plays_the_same_game_under(case, tmp_path, plain_games):
 
 def test_an_unplugged_display_gets_the_picture_again_once_plugged(tmp_path):
     config = practice(MCP_BUILD)
-    runner, _ = play_script(config, "start 2\nunplug display\ndice 6 6\nroll\n", tmp_path / "db")
+    runner, events = play_script(config, "start 2\nunplug display\ndice 6 6\nroll\n",
+                                 tmp_path / "db")
     panel = runner.sim.panel
     stale = panel.count
     play(runner, "close 12\nwait 1\n", tiles=12)
     assert panel.count == stale                      # nothing reached the panel
     play(runner, f"plug display\nwait {config.hardware.display.retry_s + 1}\n", tiles=12)
+    runner.advance(10)                               # the next poll reports it back
     assert panel.count > stale
     want = runner.daemon.render(runner.daemon.controller.screen()).convert("1")
     assert runner.sim.last_frame().convert("1").tobytes() == want.tobytes()
+    noticed = [e for e in events if e["event"] in ("fault", "recovered")]
+    assert [(e["event"], e["device"]) for e in noticed] == [("fault", "display"),
+                                                             ("recovered", "display")]
 
 
 def test_a_brownout_is_seen_and_repaired_on_the_next_read(tmp_path):
@@ -178,7 +184,9 @@ def test_a_brownout_is_seen_and_repaired_on_the_next_read(tmp_path):
     assert chip.regs[0x0C] == 0                      # GPPUA: pull-ups gone, flaps read "shut"
     runner.advance(config.hardware.read_interval_ms)
     assert chip.regs[0x0C] != 0                      # configured again
-    assert [e["ok"] for e in events if e["event"] == "fault"] == [False, True]
+    assert [e for e in events if e["event"] in ("fault", "recovered")] == [
+        {"event": "fault", "device": "MCP23017 0x20", "detail": "registers were reset (brownout?)"},
+        {"event": "recovered", "device": "MCP23017 0x20"}]
     assert not any(e["event"] == "flap_rejected" for e in events)
 
 

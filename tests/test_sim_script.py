@@ -84,8 +84,8 @@ def test_fault_commands_run_from_the_command_line(capsys, tmp_path):
     assert code == 0, err
     events = [json.loads(line) for line in out.splitlines()]
     assert events[0]["event"] == "game_started"
-    faults = [e for e in events if e["event"] == "fault"]
-    assert len(faults) >= 4 and not faults[0]["ok"] and faults[-1]["ok"]
+    faults = [e["event"] for e in events if e["event"] in ("fault", "recovered")]
+    assert len(faults) >= 4 and faults[0] == "fault" and faults[-1] == "recovered"
 
 
 class FakeTime:
