@@ -338,10 +338,8 @@ class Controller:
     def _fault(self, fault: InputFault) -> list[Effect]:
         if fault.ok:
             self.state.faults.pop(fault.source, None)
-        else:
-            self.state.faults[fault.source] = fault.message
-        if fault.ok:
             return [Emit(Recovered(device=fault.source))]
+        self.state.faults[fault.source] = fault.message
         return [Emit(Fault(device=fault.source, detail=fault.message))]
 
     # ------------------------------------------------------------------ output
