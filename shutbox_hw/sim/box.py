@@ -12,7 +12,7 @@ import errno
 import os
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -262,9 +262,11 @@ class SimulatedBox:
         switch = self.flaps[tile]
         level = tile in self.shut
         offsets = sorted(self.bounce_rng.randint(0, BOUNCE_WINDOW_MS) for _ in range(edges))
+        def edge(closed: bool) -> Callable[[], None]:
+            return lambda: switch.setter(closed)   # the wiring as it is at that moment
+
         for i, offset in enumerate(offsets):
-            closed = level if i % 2 else not level
-            self.world.at(at_ms + offset, lambda c=closed: switch.setter(c))
+            self.world.at(at_ms + offset, edge(level if i % 2 else not level))
         return at_ms + offsets[-1]
 
     def set_i2c_error_rate(self, rate: float) -> None:

@@ -32,11 +32,18 @@ def check_steps(steps: list[Step], config: Config, name: str = "script") -> None
     for step in steps:
         problem = None
         if step.command in ("unplug", "plug"):
-            problem = device_problem(config.hardware, step.args[0])
+            problem = device_problem(config.hardware, _device(step))
         elif step.command in ("cut-int", "mend-int") and not has_int_line(config.hardware):
             problem = "no expander INT line in this config"
         if problem:
             raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
+
+
+def _device(step: Step) -> int | str:
+    """The device of an ``unplug``/``plug`` step: a name or an expander address."""
+    device = step.args[0]
+    assert not isinstance(device, float)
+    return device
 
 
 class SimRunner:
@@ -189,7 +196,7 @@ class SimRunner:
         elif command == "brownout":
             self.sim.brownout()
         elif command in ("unplug", "plug"):
-            self.sim.set_plugged(args[0], command == "plug")
+            self.sim.set_plugged(_device(step), command == "plug")
         elif command == "bounce":
             self.bounce(int(args[0]), int(args[1]))
         elif command in ("cut-int", "mend-int"):
