@@ -68,7 +68,9 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
     small, _ = role("secondary")
     big, _ = role("scores")
     last = "balance" if pool else "total"
-    text.draw(canvas, 0, 0, f"ROUND {s.round}", small)
+    doubled = any(r.raw != r.final for r in s.rows)
+    wide = len(s.rows) < COMPACT_FROM and doubled     # three labelled columns
+    text.draw(canvas, 0, 0, f"R{s.round}" if wide else f"ROUND {s.round}", small)
     if len(s.rows) >= COMPACT_FROM:
         # 5..8 players: two columns of name and total; the note and what to do below
         widgets.right_text(canvas, RIGHT, 0, last, small)
@@ -78,15 +80,14 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
         top = widgets.footer(canvas, prompt) if prompt else BOTTOM
         if s.note:
             note = text.shorten(s.note, small, RIGHT)
-            text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 1,
+            text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 2,
                       note, small)
         return
-    doubled = any(r.raw != r.final for r in s.rows)
     value_right = RIGHT - MARKS_W
     step = 42 if pool else 30          # "balance" is wider than "total"
     columns = [("final", value_right - step), (last, value_right)]
     if doubled:
-        columns.insert(0, ("raw", value_right - step - 26))
+        columns.insert(0, ("raw", value_right - step - 30))
     for label, right in columns:
         widgets.right_text(canvas, right, 0, label, small)
     canvas.line((0, 8, RIGHT - 1, 8), fill=1)
@@ -109,7 +110,7 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
     top = widgets.footer(canvas, prompt) if prompt and (fits_both or not s.note) else BOTTOM
     if s.note:
         note = text.shorten(s.note, small, RIGHT)
-        text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 1, note,
+        text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 2, note,
                   small)
 
 
