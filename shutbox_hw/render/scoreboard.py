@@ -75,7 +75,7 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
         # 5..8 players: two columns of name and total; the note and what to do below
         widgets.right_text(canvas, RIGHT, 0, last, small)
         canvas.line((0, 8, RIGHT - 1, 8), fill=1)
-        _columns(canvas, 10, s.rows, pool, small.height + 2)
+        _columns(canvas, 10, s.rows, pool, small.height + 1)
         prompt = widgets.prompt_lines(s.prompt, 1)
         top = widgets.footer(canvas, prompt) if prompt else BOTTOM
         if s.note:
