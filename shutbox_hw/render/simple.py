@@ -48,21 +48,32 @@ def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
     widgets.bar(canvas, 40, prompt, font=font)
 
 
+def _answers(canvas: ImageDraw.ImageDraw, prompt: str) -> int:
+    """The answers ("ROLL: yes  NEXT: no") at the bottom, 10 px, kept apart by
+    a wide gap on one line or put on two; returns the top row they took."""
+    font, scale = role("prompt")
+    halves = [p.strip() for p in prompt.split("  ") if p.strip()]
+    gap = 9
+    if len(halves) == 2:
+        widths = [text.width(h, font, scale) for h in halves]
+        if sum(widths) + gap <= RIGHT:
+            x = (RIGHT - sum(widths) - gap) // 2
+            top = BOTTOM - font.height * scale
+            text.draw(canvas, x, top, halves[0], font, scale)
+            text.draw(canvas, x + widths[0] + gap, top, halves[1], font, scale)
+            return top
+        return widgets.footer(canvas, [widgets.prompt_lines(h, 1)[0] for h in halves])
+    return widgets.footer(canvas, widgets.prompt_lines(prompt, 2))
+
+
 def draw_confirm(canvas: ImageDraw.ImageDraw, s: ConfirmScreen) -> None:
     font, scale = role("headline")
-    prompt = widgets.prompt_lines(s.prompt, 2)
-    if len(prompt) == 1 and "  " in s.prompt:
-        pass
-    elif "  " in s.prompt:
-        # "ROLL: yes  NEXT: no" on two lines splits between the answers
-        prompt = [p.strip() for p in s.prompt.split("  ") if p.strip()][:2]
-        prompt = [widgets.prompt_lines(p, 1)[0] for p in prompt]
-    top = widgets.footer(canvas, prompt)
+    top = _answers(canvas, s.prompt)
     lines = [s.question]
     if text.width(s.question, font, scale, 1) > RIGHT:
         lines = text.wrap(s.question, font, RIGHT, 2, scale=scale)
     if any(text.width(ln, font, scale, 1) > RIGHT for ln in lines) or \
-            len(lines) * font.height * scale + 2 > top:
+            len(lines) * (font.height * scale + 2) + 2 > top or lines[-1].endswith(".."):
         big, _ = role("prompt")
         lines = text.wrap(s.question, big, RIGHT, max(1, (top - 2) // (big.height + 2)))
         widgets.centred_lines(canvas, 0, top - 3, lines, big, gap=2)
