@@ -278,3 +278,25 @@ def test_last_column_and_row_stay_blank_so_the_orbit_can_move(name):
     # hal/display.py moves the picture one pixel only into a blank edge
     image = render(SAMPLES[name])
     assert lit(image, (127, 0, 127, 63)) == 0 and lit(image, (0, 63, 127, 63)) == 0
+
+
+def _contains(image, word, font):
+    """Whether ``word`` drawn in ``font`` appears somewhere in ``image`` as is."""
+    from PIL import ImageDraw
+    w = text.width(word, font)
+    stamp = Image.new("1", (w, font.height))
+    text.draw(ImageDraw.Draw(stamp), 0, 0, word, font)
+    want = stamp.tobytes()
+    return any(image.crop((x, y, x + w, y + font.height)).tobytes() == want
+               for y in range(64 - font.height + 1) for x in range(128 - w + 1))
+
+
+def test_hint_figures_are_labelled_as_chances():
+    # "shut 3%" above "shut 2+2" read as an instruction: the figures sit under "chance"
+    s = PlayScreen("P1", 1, 9, (1, 2, 3, 4), 0, dice=(2, 2), prompt="shut 2+2",
+                   shut_chance=0.03, move_chance=1.0)
+    image = render(s)
+    assert _contains(image, "chance", SMALL) and _contains(image, "100%", SMALL)
+    assert _contains(image, "3%", SMALL)
+    no_hints = render(PlayScreen("P1", 1, 9, (1, 2, 3, 4), 0, dice=(2, 2), prompt="shut 2+2"))
+    assert not _contains(no_hints, "chance", SMALL)

@@ -54,7 +54,7 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
     # the dice: squares with pips; outlines with "?" before the throw
     faces = list(s.dice) if s.dice else [None, None]
     for i, face in enumerate(faces):
-        widgets.die(canvas, i * (DIE + 3), DICE_Y, face)
+        widgets.die(canvas, i * (DIE + 2), DICE_Y, face)
 
     # beside the dice: the solver's chances when hints are on, under one
     # word "chance" so nobody takes "shut 3%" for an instruction:
@@ -68,12 +68,12 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
     if s.move_chance is not None:
         lines.append(("move", _percent(s.move_chance)))
     if lines:
-        panel_x = 2 * DIE + 5
+        panel_x = 2 * DIE + 3
         pitch = small.height + 3
         block = pitch * (len(lines) - 1) + small.height
         top = DICE_Y + (DIE - block) // 2
         text.draw(canvas, panel_x, DICE_Y + (DIE - small.height) // 2, "chance", small)
-        label_x = RIGHT - 49
+        label_x = panel_x + text.width("chance", small) + 3
         for i, (label, value) in enumerate(lines):
             y = top + i * pitch
             text.draw(canvas, label_x, y, label, small)
