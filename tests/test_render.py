@@ -20,7 +20,8 @@ from PIL import Image, ImageChops
 from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
                                      ResultScreen, ScoreboardScreen, ScoreRow, TurnEndScreen)
 from shutbox_hw.render import render, text
-from shutbox_hw.render.fonts import LARGE, NARROW, PRIMARY, PRIMARY_MIN_PX, ROLES, SMALL, TINY, cap_height
+from shutbox_hw.render.fonts import (LARGE, NARROW, PRIMARY, PRIMARY_MIN_PX, ROLES, SMALL,
+                                     cap_height)
 from shutbox_hw.render.play import BAR_TOP, TILES_Y
 from shutbox_hw.render.samples import SAMPLES
 from shutbox_hw.render.widgets import DIE, number, pip_size
@@ -71,8 +72,6 @@ def lit(image, box):
 def test_fonts_cover_what_screens_need():
     for ch in map(chr, range(32, 127)):
         assert ch in SMALL.glyphs
-    for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -+.:?":
-        assert ch in TINY.glyphs
     for ch in "0123456789":
         assert ch in NARROW.glyphs and len(NARROW.glyphs[ch][0]) == 3
     for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !',-.:;?+/%()=":
@@ -91,7 +90,7 @@ def test_width_counts_glyphs_and_gaps():
 def test_accents_and_unknown_characters_still_draw():
     assert SMALL.normalise("Jürgen") == "Jurgen"
     assert SMALL.normalise("a€b") == "a?b"
-    assert TINY.normalise("Anna") == "ANNA"
+    assert LARGE.normalise("Anna") == "ANNA"
 
 
 def test_drawn_text_is_as_wide_as_measured():
@@ -251,7 +250,7 @@ def test_primary_roles_are_at_least_10px_tall(name):
 
 def test_cap_height_measures_the_glyphs():
     assert cap_height(LARGE) == 10 and cap_height(SMALL) == 7 and cap_height(SMALL, 2) == 14
-    assert cap_height(TINY) == 5
+    assert cap_height(NARROW) == 7
 
 
 def _ink_height(image, box):
