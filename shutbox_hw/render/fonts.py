@@ -5,8 +5,9 @@ Pillow releases; golden images must not.  Each glyph is written as rows of
 ``#`` (lit) and ``.`` (dark), one row per space-separated word.
 
 - ``SMALL``: 5x7, printable ASCII (HD44780-like shapes, lowercase kept
-  inside the 7 rows so a text line is 8 px).  Drawn at scale 2 it is the
-  big font (10x14) for names, headlines and the score.
+  inside the 7 rows so a text line is 8 px): secondary figures and notes.
+  Drawn at scale 2 (10x14) it is the headline font (the rule set's title,
+  SHUT THE BOX!, questions).
 - ``NARROW``: 3x7 digits, for two-digit flap numbers when 10..12 flaps
   must share 128 px.
 - ``LARGE``: 5x10 capitals, digits and punctuation (lower case is drawn in
