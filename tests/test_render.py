@@ -153,6 +153,8 @@ def test_extreme_text_renders_without_error(screen):
     # the fitting functions shorten everything; nothing raises
     image = render(screen)
     assert image.size == (128, 64) and image.getbbox() is not None
+    # ... and leave the burn-in orbit its blank last column and row
+    assert lit(image, (127, 0, 127, 63)) == 0 and lit(image, (0, 63, 127, 63)) == 0
 
 
 def test_huge_scores_are_shortened():
