@@ -8,6 +8,8 @@ can always move the picture and never cuts it.
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 from PIL import ImageDraw
 
 from . import text
@@ -60,8 +62,8 @@ def die(canvas: ImageDraw.ImageDraw, x: int, y: int, face: int | None, size: int
         canvas.rectangle((px, py, px + pip - 1, py + pip - 1), fill=0)
 
 
-def tile_row(canvas: ImageDraw.ImageDraw, y: int, numbers: list[int], open_tiles: set[int],
-             hint: set[int] = frozenset(), left: int = 0, right: int = RIGHT) -> None:
+def tile_row(canvas: ImageDraw.ImageDraw, y: int, numbers: list[int], open_tiles: Set[int],
+             hint: Set[int] = frozenset(), left: int = 0, right: int = RIGHT) -> None:
     """One slot per flap across [left, right): open flaps show their number,
     shut flaps a low bar (the flap lying down), hinted flaps are inverted.
 
