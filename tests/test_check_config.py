@@ -73,6 +73,7 @@ BROKEN = [
     ('driver = "ssd1306"', 'driver = "st7735"', "[hardware] display.driver", "not one of"),
     ("address = 0x3C", "address = 0x7A", "[hardware] display.address", "0x03..0x77"),
     ("roll = 23", 'roll = "23"', "[hardware] roll", "expected a BCM pin"),
+    ("roll = 23", "roll = 14", "[hardware] roll", "BCM 14 is the UART's TXD"),
     ("next = 24", "next = 40", "[hardware] next", "outside 0..27"),
     ("green_led = 12", "green_led = 3", "[hardware] green_led", "I2C SCL"),
     ("rotation = 0", "rotation = 5", "[hardware] display.rotation", "outside 0..3"),
@@ -157,3 +158,24 @@ def test_real_process_exit_status(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"{path}: [hardware] flaps: expected a list with one pin per tile 1..9, got 3"]
     assert "Traceback" not in done.stderr
+
+
+def test_expander_address_outside_the_chip_range_is_one_line(tmp_path, capsys):
+    # 0x40 is a valid I2C address but no MCP23017 answers there: refused, not a traceback
+    path = tmp_path / "b.toml"
+    path.write_text(BUILD_B.read_text().replace("address = 0x20", "address = 0x40", 1))
+    code, out, err = check(path, capsys)
+    assert code == 2 and out == []
+    assert err == [f"{path}: [hardware] mcp23017.address: address 0x40 is outside 0x20..0x27 "
+                   "(an MCP23017 answers only there, set by A2..A0)"]
+
+
+def test_gpio_14_is_one_line_unless_reserved_pins_are_allowed(tmp_path, capsys):
+    path = tmp_path / "a.toml"
+    path.write_text(GOOD_A.replace("roll = 23", "roll = 14"))
+    code, _, err = check(path, capsys)
+    assert code == 2
+    assert len(err) == 1 and "[hardware] roll: BCM 14" in err[0], err
+    path.write_text(GOOD_A.replace("roll = 23", "roll = 14\nallow_reserved_pins = true"))
+    code, out, err = check(path, capsys)
+    assert code == 0 and err == [], err

@@ -1,14 +1,17 @@
 """The gpiozero adapters on MockFactory pins, driven through the simulated world."""
 
+import os
 import random
 
 import pytest
+from gpiozero.exc import PinUnknownPi
 from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given, settings, strategies as st
 
 from shutbox_hw.errors import UserError
 from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.gpio import GpioButtons, GpioFlapBank, GpioIndicators, make_pin_factory
+from shutbox_hw.hal.gpio import (GpioButtons, GpioFlapBank, GpioIndicators,
+                                 gpio_device_problem, make_pin_factory)
 from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.sim import SimSwitch, SimWorld, mock_pin_setter
 
@@ -141,5 +144,127 @@ def test_missing_backend_library_is_a_user_error(monkeypatch):
             raise ImportError("No module named 'lgpio'")
         return real_import(name, *a, **k)
     monkeypatch.setattr(builtins, "__import__", no_lgpio)
-    with pytest.raises(UserError, match="needs the lgpio library"):
+    with pytest.raises(UserError, match="lgpio library is not installed.*python3-lgpio"):
         make_pin_factory("lgpio")
+
+
+class RaisesOnCreate:
+    """A backend module whose factory fails the way a real one does."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def __call__(self, name, *a, **k):
+        if name == "gpiozero.pins.lgpio":
+            exc = self.exc
+
+            class Module:
+                @staticmethod
+                def LGPIOFactory():
+                    raise exc
+            return Module
+        return self.real(name, *a, **k)
+
+
+@pytest.mark.parametrize("exc,words", [
+    # gpiozero off a Pi (seen here, x86) and under ProcSubset=pid (seen with unshare)
+    (PinUnknownPi("unable to locate Pi revision in /proc/device-tree or /proc/cpuinfo"),
+     ["cannot tell which board", "ProcSubset=pid"]),
+    (FileNotFoundError(2, "No such file or directory", "/proc/cpuinfo"),
+     ["cannot tell which board", "/proc/cpuinfo"]),
+    # RPi.GPIO on a Pi 5
+    (RuntimeError("Cannot determine SOC peripheral base address"), ["--pin-factory lgpio"]),
+    (ValueError("something\nnew"), ["cannot start here: ValueError: something new"]),
+])
+def test_a_backend_that_cannot_start_is_one_line_with_the_cause(monkeypatch, exc, words):
+    import builtins
+    fake = RaisesOnCreate(exc)
+    fake.real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(UserError) as info:
+        make_pin_factory("lgpio")
+    message = str(info.value)
+    assert message.startswith("pin factory 'lgpio': ") and "\n" not in message
+    assert all(w in message for w in words), message
+
+
+def test_lgpio_failing_at_import_names_the_directory(monkeypatch, tmp_path):
+    # the real lgpio raises this from its import when it cannot make its FIFO
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("LG_WD", raising=False)
+    fake = RaisesOnCreate(FileNotFoundError(2, "No such file or directory", ".lgd-nfy-3"))
+    import builtins
+    fake.real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(UserError, match=f"FIFO .* in {tmp_path} .*set LG_WD"):
+        make_pin_factory("lgpio")
+    monkeypatch.setenv("LG_WD", "/run/shutbox-hw")
+    with pytest.raises(UserError, match="in /run/shutbox-hw "):
+        make_pin_factory("lgpio")
+
+
+def test_gpiochip_without_permission_names_the_gpio_group(tmp_path, monkeypatch):
+    dev = tmp_path / "dev"
+    assert "no " + str(dev) + "/gpiochip*" in gpio_device_problem(str(dev))
+    dev.mkdir()
+    assert "no " + str(dev) + "/gpiochip*" in gpio_device_problem(str(dev))
+    chip = dev / "gpiochip0"
+    chip.write_text("")
+    assert "another program" in gpio_device_problem(str(dev))
+    chip.chmod(0o000)
+    if os.geteuid() == 0:   # root may open anything: answer as a plain user would
+        real_access = os.access
+        monkeypatch.setattr(os, "access", lambda p, m: real_access(p, m) and
+                            os.stat(p).st_mode & 0o777 != 0)
+    assert "no permission on " + str(chip) + ": add the user to the gpio group" \
+        in gpio_device_problem(str(dev))
+
+
+def test_lgpio_error_opening_the_chip_adds_what_is_wrong(monkeypatch):
+    import builtins
+    fake = RaisesOnCreate(Exception("can not open gpiochip"))
+    fake.real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(UserError) as info:
+        make_pin_factory("lgpio")
+    assert str(info.value) == f"pin factory 'lgpio': can not open gpiochip: {gpio_device_problem()}"
+
+
+def drop_edge(pin: MockPin, level: bool) -> None:
+    """The pin changes but the backend never calls back (a lost edge)."""
+    pin._change_state(level)
+
+
+def test_a_lost_flap_edge_is_repaired_by_the_periodic_read(factory):
+    world = SimWorld()
+    bank = GpioFlapBank(FLAP_PINS, world.clock, read_ms=250, pin_factory=factory)
+    pin = factory.pin(13)
+    assert world.run([bank], 1000) == []          # levels agree: nothing invented
+    world.at(1100, lambda: drop_edge(pin, False))  # tile 3 shut, no callback
+    events = world.run([bank], 1100 + 250 + 20)    # one read interval plus debounce
+    assert events == [FlapChanged(3, True, 1250 + 20)]   # read at 1250, settled 20 ms on
+    assert bank.shut_mask() == 0b100
+    world.at(2010, lambda: drop_edge(pin, True))   # lifted, lost again
+    events = world.run([bank], 3000)
+    assert events == [FlapChanged(3, False, 2250 + 20)]
+    bank.close()
+
+
+def test_the_read_interval_follows_the_config(factory):
+    world = SimWorld()
+    bank = GpioFlapBank(FLAP_PINS, world.clock, read_ms=100, pin_factory=factory)
+    world.run([bank], 0)
+    world.at(30, lambda: drop_edge(factory.pin(5), False))
+    assert world.run([bank], 200) == [FlapChanged(1, True, 120)]
+    bank.close()
+
+
+def test_a_lost_button_release_still_gives_the_press(factory):
+    world = SimWorld()
+    buttons = GpioButtons(23, 24, world.clock, hold_ms=800, read_ms=250, pin_factory=factory)
+    pin = factory.pin(23)
+    world.run([buttons], 0)
+    world.at(100, pin.drive_low)                   # pressed, seen
+    world.at(300, lambda: drop_edge(pin, True))    # released, lost
+    assert world.run([buttons], 1000) == [ButtonPressed("roll", False, 520)]
+    buttons.close()

@@ -1,11 +1,16 @@
 """``shutbox-hw run`` on gpiozero's mock pins: starts, tells systemd, stops cleanly."""
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
+
+import pytest
 
 from shutbox_hw.sdnotify import Notifier
 
@@ -63,3 +68,76 @@ def test_notifier_is_silent_outside_systemd_and_paces_the_watchdog():
     assert n.watchdog_interval_ms == 4900   # under half of 10 s
     n.watchdog(0)
     assert n.next_deadline_ms() == 4900
+
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_LGPIO = Path(__file__).parent / "fake_lgpio"
+# gpiozero finds the board in /proc; off the Pi the child is told it is a Pi 4 B
+AS_A_PI = ("import gpiozero.pins.local as local; local.get_pi_revision = lambda: 0xC03114; "
+           "from shutbox_hw.cli import main; raise SystemExit(main())")
+
+
+@pytest.fixture
+def shared_dir():
+    """A directory another user can read (pytest's own tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="shutbox-lgwd-"))
+    path.chmod(0o755)
+    yield path
+    for p in sorted(path.rglob("*"), reverse=True):
+        p.chmod(0o777)
+    shutil.rmtree(path)
+
+
+def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None,
+                        read_only: bool = True) -> subprocess.CompletedProcess:
+    """``shutbox-hw run`` with lgpio from ``cwd`` made read-only (as another user when root:
+    root ignores the permission bits)."""
+    data = base / "data"
+    data.mkdir(exist_ok=True)
+    data.chmod(0o777)
+    conf = base / "box.toml"
+    conf.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{data}/box.db"\n')
+    conf.chmod(0o644)
+    cwd.chmod(0o555 if read_only else 0o777)
+    env = {k: v for k, v in os.environ.items() if k not in ("LG_WD", "GPIOZERO_PIN_FACTORY")}
+    env["PYTHONPATH"] = os.pathsep.join([str(FAKE_LGPIO), str(ROOT)])
+    if lg_wd is not None:
+        env["LG_WD"] = str(lg_wd)
+    cmd = [sys.executable, "-c", AS_A_PI, "run", "--config", str(conf), "--pin-factory",
+           "lgpio", "--for-seconds", "0.2"]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("needs setpriv to drop root")
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir):
+    cwd = shared_dir / "readonly"
+    cwd.mkdir()
+    proc = run_with_fake_lgpio(shared_dir, cwd, None)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "'lgpio'" in lines[0] and f"in {cwd} " in lines[0] and "LG_WD" in lines[0]
+    assert not (shared_dir / "data" / "box.db").exists()
+
+
+def test_lgpio_starts_from_a_read_only_directory_with_lg_wd(shared_dir):
+    cwd, lg_wd = shared_dir / "readonly", shared_dir / "lgwd"
+    cwd.mkdir()
+    lg_wd.mkdir()
+    lg_wd.chmod(0o777)
+    proc = run_with_fake_lgpio(shared_dir, cwd, lg_wd)
+    assert proc.returncode == 0, proc.stderr
+    assert "shutbox-hw running" in proc.stderr
+    assert [p.name for p in lg_wd.iterdir()] == [".lgd-nfy0"]   # the FIFO went there
+    assert (shared_dir / "data" / "box.db").exists()
+
+
+def test_lgpio_starts_from_a_writable_working_directory(shared_dir):
+    cwd = shared_dir / "work"
+    cwd.mkdir()
+    proc = run_with_fake_lgpio(shared_dir, cwd, None, read_only=False)
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in cwd.iterdir()] == [".lgd-nfy0"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import time
 from typing import Any
@@ -57,8 +58,10 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
     clock = MonotonicClock()
+    # absolute first: importing lgpio changes into $LG_WD
+    db_path = os.path.abspath(config.db or default_db_path())
     box = build_real_box(config, clock, args.pin_factory)
-    store = Store(config.db or default_db_path())
+    store = Store(db_path)
     stop = False
 
     def on_signal(signum: int, frame: Any) -> None:

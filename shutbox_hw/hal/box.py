@@ -69,9 +69,10 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
     status = {"green": hw.green_led, "red": hw.red_led}
     if hw.backend == "gpio":
         flaps = GpioFlapBank(_pi_pins(flap_pins), clock, debounce_ms=hw.debounce_ms,
-                             pin_factory=pin_factory)
+                             read_ms=hw.read_interval_ms, pin_factory=pin_factory)
         buttons = GpioButtons(hw.roll, hw.next, clock, hold_ms=hw.hold_ms,
-                              debounce_ms=hw.debounce_ms, pin_factory=pin_factory)
+                              debounce_ms=hw.debounce_ms, read_ms=hw.read_interval_ms,
+                              pin_factory=pin_factory)
         pi_status = _pi_pins(status)
         indicators = GpioIndicators(_pi_pins(led_pins), pi_status.get("green"),
                                     pi_status.get("red"), pin_factory=pin_factory)

@@ -23,7 +23,11 @@ DRIVERS = ("ssd1306", "sh1106", "none")
 MAX_TILES = 12
 BCM_RANGE = range(0, 28)
 I2C_PINS = {2: "SDA", 3: "SCL"}
+# Pins the Pi itself uses: refused unless ``allow_reserved_pins = true``.
+RESERVED_PINS = {0: "ID_SD, the HAT EEPROM's data line", 1: "ID_SC, the HAT EEPROM's clock",
+                 14: "the UART's TXD (serial console)", 15: "the UART's RXD (serial console)"}
 ADDRESS_RANGE = range(0x03, 0x78)
+MCP23017_ADDRESSES = range(0x20, 0x28)   # A2..A0 select 0x20..0x27 (datasheet DS20001952)
 
 # Reference build (a): flaps on the header's odd side top to bottom, tiles
 # 10..12 at the bottom of the even side; clear of I2C (2, 3), the HAT ID
@@ -98,11 +102,13 @@ class DisplayConfig:
     port: int = 1
     address: int = 0x3C
     rotation: int = 0
-    contrast: int = 207         # the SSD1306's own power-on value 0xCF
+    # The SSD1306 resets to 0x7F (luma's init writes 0xCF): lower is kinder to the panel.
+    contrast: int = 0x7F
     dim_contrast: int = 16
     dim_after_s: int = 60       # 0: never dim
     off_after_s: int = 600      # 0: never blank (burn-in: keep it on in a pub)
     retry_s: int = 10           # a missing display is looked for again this often
+    shift_every_s: int = 180    # burn-in: move the picture by a pixel this often; 0: never
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,7 @@ class HardwareConfig:
     debounce_ms: int = 20
     hold_ms: int = 1000
     read_interval_ms: int = 250
+    allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
 
@@ -134,10 +141,11 @@ class HardwareConfig:
 
 
 HARDWARE_KEYS = ("backend", "flaps", "roll", "next", "green_led", "red_led", "flap_leds",
-                 "debounce_ms", "hold_ms", "read_interval_ms", "mcp23017", "display")
+                 "debounce_ms", "hold_ms", "read_interval_ms", "allow_reserved_pins",
+                 "mcp23017", "display")
 EXPANDER_KEYS = ("bus", "address", "int_pin", "led_address")
 DISPLAY_KEYS = ("driver", "port", "address", "rotation", "contrast", "dim_contrast",
-                "dim_after_s", "off_after_s", "retry_s")
+                "dim_after_s", "off_after_s", "retry_s", "shift_every_s")
 
 
 class _Checker:
@@ -167,15 +175,23 @@ class _Checker:
         return value
 
     def address(self, table: Mapping[str, Any], key: str, default: int | None,
-                prefix: str) -> int | None:
+                prefix: str, valid: range = ADDRESS_RANGE, chip: str = "") -> int | None:
         value = table.get(key, default)
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             self.add(prefix + key, f"expected an I2C address such as 0x20, got {_shown(value)}")
             return default
-        if value not in ADDRESS_RANGE:
-            self.add(prefix + key, f"address 0x{value:02X} is outside 0x03..0x77")
+        if value not in valid:
+            self.add(prefix + key, f"address 0x{value:02X} is outside "
+                                   f"0x{valid[0]:02X}..0x{valid[-1]:02X}{chip}")
+            return default
+        return value
+
+    def flag(self, table: Mapping[str, Any], key: str, default: bool) -> bool:
+        value = table.get(key, default)
+        if not isinstance(value, bool):
+            self.add(key, f"expected true or false, got {_shown(value)}")
             return default
         return value
 
@@ -212,6 +228,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     if hold <= debounce:
         check.add("hold_ms", f"{hold} must be longer than debounce_ms ({debounce})")
     interval = check.integer(table, "read_interval_ms", 250, 10, 10_000, what="milliseconds")
+    allow_reserved = check.flag(table, "allow_reserved_pins", False)
     display = _parse_display(_subtable(check, table, "display"), check)
     expander_table = _subtable(check, table, "mcp23017")
     expander = None
@@ -220,7 +237,8 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     elif "mcp23017" in table:
         check.add("mcp23017", 'only used with backend = "mcp23017" (backend is gpio)')
 
-    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none")
+    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none",
+                    allow_reserved=allow_reserved)
     if expander is not None:
         pins.claim("mcp23017.int_pin", expander.int_pin, "the MCP23017 INT line")
     main = expander.address if expander else None
@@ -252,7 +270,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=roll, next=nxt,
                           green_led=green, red_led=red, flap_leds=flap_leds,
                           debounce_ms=debounce, hold_ms=hold, read_interval_ms=interval,
-                          mcp23017=expander, display=display)
+                          allow_reserved_pins=allow_reserved, mcp23017=expander, display=display)
 
 
 def _subtable(check: _Checker, table: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -267,9 +285,10 @@ def _parse_expander(table: Mapping[str, Any], check: _Checker) -> ExpanderConfig
     prefix = "mcp23017."
     check.unknown_keys(table, EXPANDER_KEYS, prefix)
     bus = check.integer(table, "bus", 1, 0, 31, prefix, what="an I2C bus number")
-    address = check.address(table, "address", 0x20, prefix) or 0x20
+    chip = " (an MCP23017 answers only there, set by A2..A0)"
+    address = check.address(table, "address", 0x20, prefix, MCP23017_ADDRESSES, chip) or 0x20
     int_pin = check.integer(table, "int_pin", 4, 0, 27, prefix, what="a BCM pin")
-    led_address = check.address(table, "led_address", None, prefix)
+    led_address = check.address(table, "led_address", None, prefix, MCP23017_ADDRESSES, chip)
     if led_address is not None and led_address == address:
         check.add("mcp23017.led_address", f"0x{led_address:02X} is also mcp23017.address; "
                                           "the LED expander needs its own address")
@@ -304,9 +323,11 @@ def _parse_display(table: Mapping[str, Any], check: _Checker) -> DisplayConfig:
         check.add("display.off_after_s", f"{off_after} must be longer than "
                                          f"display.dim_after_s ({dim_after}), or 0 for never")
     retry = check.integer(table, "retry_s", d.retry_s, 1, 3600, prefix, what="seconds")
+    shift = check.integer(table, "shift_every_s", d.shift_every_s, 0, day, prefix,
+                          what="seconds")
     return DisplayConfig(driver=driver, port=port, address=address, rotation=rotation,
                          contrast=contrast, dim_contrast=dim_contrast, dim_after_s=dim_after,
-                         off_after_s=off_after, retry_s=retry)
+                         off_after_s=off_after, retry_s=retry, shift_every_s=shift)
 
 
 def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
@@ -341,9 +362,10 @@ def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
 class _PinBook:
     """Which pin is used by what, so a second use names the first."""
 
-    def __init__(self, check: _Checker, *, i2c_in_use: bool) -> None:
+    def __init__(self, check: _Checker, *, i2c_in_use: bool, allow_reserved: bool) -> None:
         self.check = check
         self.i2c_in_use = i2c_in_use
+        self.allow_reserved = allow_reserved
         self.used: dict[Pin, str] = {}
 
     def take(self, table: Mapping[str, Any], key: str, default: Any, what: str,
@@ -392,5 +414,9 @@ class _PinBook:
         if isinstance(pin, int) and pin in I2C_PINS and self.i2c_in_use:
             self.check.add(key, f"BCM {pin} is I2C {I2C_PINS[pin]}, in use by the "
                                 "display or the MCP23017")
+            return
+        if isinstance(pin, int) and pin in RESERVED_PINS and not self.allow_reserved:
+            self.check.add(key, f"BCM {pin} is {RESERVED_PINS[pin]}; use another pin, or set "
+                                "allow_reserved_pins = true if the Pi does not need it")
             return
         self.used[pin] = what

@@ -8,7 +8,8 @@ transfer, which both acknowledges the interrupt and shows whether the
 configuration survived: after a brownout the chip is reconfigured before its
 pins are trusted (without pull-ups every open switch would read shut). A
 full read also runs every ``read_ms`` (default 250) in case an interrupt was
-missed. Bus errors are retried by the driver; a chip that stays silent is
+missed; it also takes what INTF/INTCAP latched while INT was not seen, so
+a short press is not lost when the INT wire is broken. Bus errors are retried by the driver; a chip that stays silent is
 reported once as an :class:`~shutbox_hw.events.InputFault` (on the flap
 view) and retried every ``retry_ms`` while the box keeps running on the
 last known state. Levels go through the same debounce logic as GPIO.
@@ -60,6 +61,9 @@ class ExpanderInputs:
         self.source = f"MCP23017 0x{address:02x}"
         self.read_ms = read_ms
         self.retry_ms = retry_ms
+        self._debounce_ms = debounce_ms
+        self._word: int | None = None   # the levels the last read gave the debouncers
+        self._changed = 0               # the lines whose level that read changed
         self._clock = clock
         self._lines = lines
         self._mask = sum(1 << p for p in pins)
@@ -75,6 +79,7 @@ class ExpanderInputs:
             self.chip.configure(self._mask)
             snap = self.chip.read_all()
             start = {key: not (snap.gpio >> p & 1) for key, p in lines.items()}
+            self._word = snap.gpio
             self._next_read = now + read_ms
         except Mcp23017Error as exc:
             self._lost(exc, now)
@@ -148,15 +153,42 @@ class ExpanderInputs:
         if self._absent:
             self._absent = False
             self._faults.append(InputFault(self.source, BACK_MESSAGE, now_ms, ok=True))
-        self._feed(snap, int_at, now_ms)
-        self._next_read = now_ms + self.read_ms
+            stale = True   # a capture from before the outage is old news: GPIO only
+        else:
+            stale = False
+        again = self._feed(snap, int_at, now_ms, stale)
+        self._next_read = now_ms + (self._debounce_ms if again else self.read_ms)
 
-    def _feed(self, snap: Snapshot, int_at: int | None, now_ms: int) -> None:
-        # The captured port value is the level when the interrupt fired; GPIO is now.
-        if int_at is not None and snap.intf:
-            ports = (0xFF if snap.intf & 0xFF else 0) | (0xFF00 if snap.intf & 0xFF00 else 0)
+    def _feed(self, snap: Snapshot, int_at: int | None, now_ms: int, stale: bool) -> bool:
+        """Hand a snapshot to the debouncers; True when the chip should be read again
+        after ``debounce_ms`` because it latched a change that is already over.
+
+        INTF/INTCAP hold the port as it was at the first change since the last
+        read, whether or not the Pi saw INT fall. Seen: the capture is the level
+        at the interrupt, the GPIO the level now. Not seen (INT line broken or
+        the edge lost): when it happened is unknown, so the captured level is
+        taken as the level now and the chip is read again ``debounce_ms`` later;
+        that way a press that is over by the time of the periodic read still
+        lasts long enough to pass the debouncer (datasheet: INTCAP keeps the
+        capture until INTCAP or GPIO is read).
+        """
+        ports = (0xFF if snap.intf & 0xFF else 0) | (0xFF00 if snap.intf & 0xFF00 else 0)
+        over = 0
+        if not ports or stale:
+            self._levels(snap.gpio, 0xFFFF, now_ms)
+        elif int_at is not None:
             self._levels(snap.intcap, ports, min(int_at, now_ms))
-        self._levels(snap.gpio, 0xFFFF, now_ms)
+            self._levels(snap.gpio, 0xFFFF, now_ms)
+        else:
+            # A line that changed at the last read may still be bouncing: a capture
+            # that differs on it is the bounce, not a second change.
+            over = (snap.intcap ^ snap.gpio) & ports & self._mask & ~self._changed
+            self._levels(snap.intcap, over, now_ms)
+            self._levels(snap.gpio, 0xFFFF & ~over, now_ms)
+        word = (snap.gpio & ~over) | (snap.intcap & over)
+        self._changed = (word ^ self._word) & self._mask if self._word is not None else 0
+        self._word = word
+        return bool(over)
 
     def _levels(self, word: int, ports: int, at_ms: int) -> None:
         for (kind, name), pin in self._lines.items():

@@ -11,9 +11,11 @@ ignores it and the real backends disagree about it (DESIGN.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 import threading
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
@@ -39,11 +41,15 @@ def default_pin_factory() -> str:
 
 
 def make_pin_factory(name: str = "lgpio") -> Any:
-    """The gpiozero pin factory called ``name``.
+    """The gpiozero pin factory called ``name``, ready to make pins.
 
     ``lgpio`` is the default because it works on every Pi including the Pi 5;
     ``rpigpio`` is for older boards; ``mock`` is gpiozero's simulated pins.
-    A missing library is a setup mistake, so it raises :class:`UserError`.
+    Whatever stops a backend from starting (a missing library, a directory
+    lgpio cannot write, a hidden ``/proc/cpuinfo``, a gpiochip the user may
+    not open) is a setup mistake: one :class:`UserError` line naming the
+    backend, the cause and the fix where it is known. The board is looked up
+    here, not at the first pin, so that the line comes before anything starts.
     """
     if name == "mock":
         from gpiozero.pins.mock import MockFactory
@@ -55,14 +61,87 @@ def make_pin_factory(name: str = "lgpio") -> Any:
     else:
         raise UserError(f"pin factory {name!r} is not one of {', '.join(PIN_FACTORIES)}")
     try:
-        mod = __import__(module, fromlist=[cls])
-    except ImportError as exc:
-        raise UserError(f"pin factory {name!r} needs the {lib} library, which is not "
-                        f"installed (pip install 'shutbox-hw[pi]'): {exc}") from None
-    try:
-        return getattr(mod, cls)()
+        # lgpio does real work at import: it makes its notification FIFO, and its
+        # C library reports a failure on fd 2 before Python raises
+        with _c_stderr_kept_unless_failed():
+            mod = __import__(module, fromlist=[cls])
+        factory = getattr(mod, cls)()
+        factory.board_info  # noqa: B018 - reads the board's revision now
     except Exception as exc:  # noqa: BLE001 - the backends raise many kinds
-        raise UserError(f"pin factory {name!r} cannot start here: {exc}") from None
+        raise UserError(f"pin factory {name!r}: {pin_factory_problem(lib, exc)}") from None
+    return factory
+
+
+@contextlib.contextmanager
+def _c_stderr_kept_unless_failed() -> Iterator[None]:
+    """Hold what C code writes to fd 2 meanwhile: passed on if the block succeeds,
+    dropped if it raises (the one-line error then says it all)."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        ok = False
+        try:
+            yield
+            ok = True
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            if ok:
+                held.seek(0)
+                text = held.read()
+                if text:
+                    os.write(2, text)
+
+
+INSTALL_HINT = {
+    "lgpio": "on Raspberry Pi OS: apt install python3-lgpio and a venv made with "
+             "--system-site-packages, or pip install 'shutbox-hw[pi]'",
+    "RPi.GPIO": "pip install 'shutbox-hw[pi]' (or use --pin-factory lgpio)",
+}
+
+
+def pin_factory_problem(lib: str, exc: BaseException) -> str:
+    """Why a gpiozero backend could not start, and the fix, as one line."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    filename = str(getattr(exc, "filename", "") or "")
+    if isinstance(exc, ImportError):
+        return f"the {lib} library is not installed ({text}); {INSTALL_HINT[lib]}"
+    if ".lgd-nfy" in filename:
+        # lgpio makes its FIFO in $LG_WD (it changes into it) or else the working directory
+        where = os.environ.get("LG_WD") or os.getcwd()
+        return (f"lgpio cannot create its notification FIFO (.lgd-nfy*) in {where} "
+                f"({exc.strerror if isinstance(exc, OSError) else text}): set LG_WD to a "
+                "writable directory, or start from a writable working directory "
+                "(systemd: RuntimeDirectory= with Environment=LG_WD=/run/..., or "
+                "WorkingDirectory=)")
+    if type(exc).__name__ == "PinUnknownPi" or filename.startswith("/proc/"):
+        return (f"cannot tell which board this is ({text}): gpiozero reads /proc/cpuinfo or "
+                "/proc/device-tree; run on a Raspberry Pi, and under systemd do not hide "
+                "them (no ProcSubset=pid)")
+    if "SOC peripheral base address" in text:
+        return f"{text}: RPi.GPIO does not run on a Pi 5; use --pin-factory lgpio"
+    if "gpiochip" in text or "/dev/gpiomem" in text or "/dev/mem" in text:
+        return f"{text}: {gpio_device_problem()}"
+    return f"cannot start here: {type(exc).__name__}: {text}"
+
+
+def gpio_device_problem(dev: str = "/dev") -> str:
+    """What is wrong with the GPIO character devices, as far as can be seen."""
+    chips = sorted(p for p in os.listdir(dev) if p.startswith("gpiochip")) \
+        if os.path.isdir(dev) else []
+    if not chips:
+        return (f"no {dev}/gpiochip* here (not a Raspberry Pi, or the kernel has no GPIO "
+                "character device)")
+    denied = [c for c in chips if not os.access(os.path.join(dev, c), os.R_OK | os.W_OK)]
+    if denied:
+        return (f"no permission on {dev}/{denied[0]}: add the user to the gpio group "
+                "(usermod -aG gpio USER, then log in again; systemd: "
+                "SupplementaryGroups=gpio and DeviceAllow=char-gpiochip rw)")
+    return f"{dev}/{chips[0]} is there and open to this user: is another program using the pins?"
 
 
 class EdgeRecorder:
@@ -90,12 +169,20 @@ class _GpioSwitches:
     """Switches to ground on Pi pins, keyed by tile or button name.
 
     gpiozero's callbacks only record edges; ``poll`` hands them to the pure
-    debounce logic (:mod:`.debounce`) that the subclass chose.
+    debounce logic (:mod:`.debounce`) that the subclass chose. Every
+    ``read_ms`` ``poll`` also reads every pin's level, as the expander does: a
+    level that differs from the last edge seen is an edge the backend lost,
+    and goes through the same debouncer (a level equal to it changes nothing).
     """
 
-    def __init__(self, pins: Mapping[Hashable, Pin], clock: Clock, pin_factory: Any) -> None:
+    def __init__(self, pins: Mapping[Hashable, Pin], clock: Clock, pin_factory: Any,
+                 read_ms: int = 250) -> None:
+        if read_ms <= 0:
+            raise ValueError("read_ms must be positive")
         self._recorder = EdgeRecorder(clock)
         self._devices: dict[Hashable, DigitalInputDevice] = {}
+        self.read_ms = read_ms
+        self._next_read: int | None = None
         try:
             for key, pin in pins.items():
                 dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
@@ -114,13 +201,25 @@ class _GpioSwitches:
         for key, level, at in self._recorder.take():
             self._logic.edge(key, level, at)
 
+    def _read_levels(self, now_ms: int) -> None:
+        """The periodic read: after the recorded edges, so it only adds what they lack."""
+        if self._next_read is None:
+            self._next_read = now_ms + self.read_ms
+        if now_ms < self._next_read:
+            return
+        for key, level in self._levels().items():
+            self._logic.edge(key, level, now_ms)
+        self._next_read = now_ms + self.read_ms
+
     def poll(self, now_ms: int) -> Sequence[FlapChanged | ButtonPressed | InputFault]:
         self._feed()
+        self._read_levels(now_ms)
         return self._logic.poll(now_ms)
 
     def next_deadline_ms(self) -> int | None:
         self._feed()
-        return self._logic.next_deadline_ms()
+        times = [t for t in (self._logic.next_deadline_ms(), self._next_read) if t is not None]
+        return min(times, default=None)
 
     def close(self) -> None:
         for dev in self._devices.values():
@@ -132,8 +231,8 @@ class GpioFlapBank(_GpioSwitches):
     """The flap switches on Pi pins (a :class:`~.ports.FlapBank`)."""
 
     def __init__(self, tile_pins: Mapping[int, Pin], clock: Clock, *, debounce_ms: int = 20,
-                 chatter_ms: int = 1000, pin_factory: Any = None) -> None:
-        super().__init__(tile_pins, clock, pin_factory)
+                 chatter_ms: int = 1000, read_ms: int = 250, pin_factory: Any = None) -> None:
+        super().__init__(tile_pins, clock, pin_factory, read_ms)
         self.tiles = max(tile_pins, default=0)
         self._logic = FlapInputs(self._levels(), debounce_ms=debounce_ms,
                                  chatter_ms=chatter_ms)
@@ -146,8 +245,9 @@ class GpioButtons(_GpioSwitches):
     """ROLL and NEXT on Pi pins (a :class:`~.ports.Buttons`)."""
 
     def __init__(self, roll_pin: Pin, next_pin: Pin, clock: Clock, *, hold_ms: int = 800,
-                 debounce_ms: int = 20, chatter_ms: int = 1000, pin_factory: Any = None) -> None:
-        super().__init__({"roll": roll_pin, "next": next_pin}, clock, pin_factory)
+                 debounce_ms: int = 20, chatter_ms: int = 1000, read_ms: int = 250,
+                 pin_factory: Any = None) -> None:
+        super().__init__({"roll": roll_pin, "next": next_pin}, clock, pin_factory, read_ms)
         self._logic = ButtonInputs(self._levels(), hold_ms=hold_ms, debounce_ms=debounce_ms,
                                    chatter_ms=chatter_ms)
 

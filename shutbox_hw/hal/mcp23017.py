@@ -10,7 +10,7 @@ outputs: as inputs they can corrupt SDA (datasheet revision).
 The bus object needs ``read_byte_data``, ``write_byte_data``,
 ``read_i2c_block_data`` and ``write_i2c_block_data`` (``smbus2.SMBus`` or
 :class:`~shutbox_hw.hal.sim.SimBus`). Transient bus errors (errno 121, 5,
-110) are retried with a bounded backoff; the sleep is injectable.
+110, 11) are retried with a bounded backoff; the sleep is injectable.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ POWER_ON = bytes([0xFF, 0xFF] + [0x00] * (REGISTER_COUNT - 2))
 OUTPUT_ONLY = (1 << 7) | (1 << 15)
 """GPA7 and GPB7."""
 
-RETRY_ERRNOS = frozenset({errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT})   # 121, 5, 110
+# 121, 5, 110, and 11: the Pi 5's I2C driver returns EAGAIN when it loses arbitration
+RETRY_ERRNOS = frozenset({errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT, errno.EAGAIN})
 
 PIN_NAMES = [f"GPA{i}" for i in range(8)] + [f"GPB{i}" for i in range(8)]
 
