@@ -67,8 +67,9 @@ build_wheels() {
     local SRC=$1 W=$2 P=$3 LOG=$4
     mkdir -p "$W"
     # setuptools in this venv: the project's wheel is built without fetching it every run
-    "$P/bin/python" -c 'import setuptools' 2>/dev/null || { /usr/bin/python3 -m venv "$P" \
-        && "$P/bin/pip" install -q --disable-pip-version-check 'setuptools>=68' wheel; } >>"$LOG" 2>&1 \
+    [ -f "$P/.ready" ] || { rm -rf "$P" && /usr/bin/python3 -m venv "$P" \
+        && "$P/bin/pip" install -q --disable-pip-version-check 'setuptools>=68' wheel \
+        && touch "$P/.ready"; } >>"$LOG" 2>&1 \
         || { echo "rehearse: cannot make a venv with setuptools for /usr/bin/python3 (see $LOG)" >&2; return 1; }
     local tmp; tmp=$(mktemp -d)
     cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/shutbox_hw" "$tmp/"
