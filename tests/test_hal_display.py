@@ -6,6 +6,8 @@ Event the test controls, idle time runs on the virtual now_ms.
 
 from __future__ import annotations
 
+import gc
+import os
 import threading
 from pathlib import Path
 
@@ -13,13 +15,15 @@ import pytest
 from luma.core.error import DeviceNotFoundError
 from PIL import Image, ImageDraw
 
-from shutbox_hw.hal.config import DisplayConfig, HardwareConfig
-from shutbox_hw.hal.display import (GatedDevice, NullDisplay, OledDisplay, dummy_device,
-                                    make_display)
+from shutbox_hw.config import load_config
+from shutbox_hw.hal.config import DisplayConfig, HardwareConfig, parse_hardware
+from shutbox_hw.hal.display import (ORBIT, GatedDevice, NullDisplay, OledDisplay, dummy_device,
+                                    luma_panel, make_display, shift_within_blank)
 
 # luma's ssd1306 calls Image.getdata (deprecated in Pillow 13; Pillow<14 is pinned)
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
 
+ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10  # seconds; only a safety net against a hang, never a measurement
 
 
@@ -151,7 +155,7 @@ def test_missing_display_is_retried_every_retry_ms(opened):
             raise OSError(121, "Remote I/O error")
         return device
 
-    display = opened(factory, retry_ms=3000)
+    display = opened(factory, retry_ms=3000, attempts=1)  # no immediate retry here
     assert display.wait_idle(WAIT)  # the first attempt (at start) has failed
     assert not display.connected
     assert "Remote I/O" in display.last_error
@@ -177,7 +181,7 @@ def test_a_failing_send_drops_the_device_and_a_retry_resends_everything(opened):
         made.append(devices[len(made)])
         return made[-1]
 
-    display = opened(factory, retry_ms=500)
+    display = opened(factory, retry_ms=500, attempts=1)
     display.show(frame("A"), 0)
     assert display.wait_idle(WAIT)
     devices[0].fail_next = OSError(5, "Input/output error")
@@ -211,7 +215,7 @@ def test_wrong_frame_size_is_a_programming_error(opened):
 
 def test_make_display_uses_the_config():
     hw = HardwareConfig(display=DisplayConfig(contrast=99, dim_contrast=5, dim_after_s=2,
-                                              off_after_s=0, retry_s=1))
+                                              off_after_s=0, retry_s=1, shift_every_s=0))
     device = GatedDevice(dummy_device())
     display = make_display(hw, device_factory=lambda: device)
     try:
@@ -351,3 +355,237 @@ def test_a_driver_bug_does_not_kill_the_sender(opened):
     display.poll(50)
     assert display.wait_idle(WAIT)
     assert display.connected and len(calls) == 2
+
+
+# -- the real luma path: one serial interface, reused ------------------------------------
+
+
+class FdBus:
+    """Stands in for smbus2.SMBus(port): holds a real file descriptor like the real one,
+    and a panel that does not answer (121) or a bus that refuses i2c_rdwr."""
+
+    opened: list["FdBus"] = []
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.fd = os.open("/dev/null", os.O_RDWR)
+        self.commands_fail: OSError | None = OSError(121, "Remote I/O error")
+        self.rdwr_fail: OSError | None = None
+        self.writes: list[tuple[int, int, list[int]]] = []
+        self.frames: list[bytes] = []
+        FdBus.opened.append(self)
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        if self.commands_fail is not None:
+            raise self.commands_fail
+        self.writes.append((address, register, list(data)))
+
+    def i2c_rdwr(self, *messages) -> None:
+        if self.rdwr_fail is not None:
+            raise self.rdwr_fail
+        for m in messages:
+            self.frames.append(bytes(m)[1:])
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+@pytest.fixture
+def fd_bus(monkeypatch):
+    import smbus2
+    FdBus.opened = []
+    monkeypatch.setattr(smbus2, "SMBus", FdBus)
+    return FdBus
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def panels() -> int:
+    from luma.oled.device import ssd1306
+    return sum(1 for o in gc.get_objects() if isinstance(o, ssd1306))
+
+
+def retry(display: OledDisplay, times: int, every_ms: int) -> None:
+    now = 0
+    for _ in range(times):
+        display.poll(now)
+        assert display.wait_idle(WAIT)
+        now += every_ms
+        display.poll(now)   # due: the sender tries again
+        assert display.wait_idle(WAIT)
+
+
+def test_a_thousand_failed_retries_leave_the_open_descriptors_unchanged(fd_bus):
+    gc.collect()
+    fds, devices = open_fds(), panels()
+    panel = luma_panel("ssd1306", 1, 0x3C)
+    display = OledDisplay(panel, retry_ms=1000, attempts=1)
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    after_first = open_fds()
+    assert after_first == fds + 1               # the bus, opened once
+    retry(display, 1000, 1000)
+    assert not display.connected and "0x3C" in display.last_error
+    assert open_fds() == after_first
+    assert len(fd_bus.opened) == 1 and panel.serials_opened == 1
+    gc.collect()
+    assert panels() == devices + 1               # and one luma device, not a thousand
+    display.close()
+    assert open_fds() == fds
+
+
+def test_the_panel_answering_again_gets_its_init_contrast_and_frame(fd_bus):
+    panel = luma_panel("ssd1306", 1, 0x3C)
+    display = OledDisplay(panel, retry_ms=1000, attempts=1)
+    display.show(frame("A"), 0)
+    retry(display, 3, 1000)
+    bus = fd_bus.opened[0]
+    bus.commands_fail = None                     # plugged back in
+    display.poll(10_000)
+    display.poll(11_000)
+    assert display.wait_idle(WAIT) and display.connected
+    commands = [b for _, reg, data in bus.writes if reg == 0x00 for b in data]
+    assert commands[0] == 0xAE                   # the ssd1306 init sequence, replayed
+    # luma's init sets 0xCF; our contrast (the SSD1306's reset value 0x7F) comes after it
+    at = [i for i, b in enumerate(commands) if b == 0x81]
+    assert [commands[i + 1] for i in at] == [0xCF, 0x7F]
+    assert bus.frames[-1] == _ssd1306_bytes(frame("A"))
+    display.close()
+    assert bus.fd is None
+
+
+def test_a_bus_refusing_frames_is_a_display_fault_and_leaks_nothing(fd_bus):
+    # i2c-stub (the VM rehearsal) takes commands but refuses i2c_rdwr: the frame data
+    attempts = [0]
+
+    def refusing(port):
+        attempts[0] += 1
+        bus = FdBus(port)
+        bus.commands_fail = None
+        bus.rdwr_fail = OSError(95, "Operation not supported")
+        return bus
+    import smbus2
+    smbus2.SMBus = refusing
+    fds = open_fds()
+    display = OledDisplay(luma_panel("ssd1306", 1, 0x3C), retry_ms=1000)
+    display.show(frame("A"), 0)
+    retry(display, 50, 1000)
+    assert not display.connected and "Operation not supported" in display.last_error
+    assert open_fds() == fds                     # each failed bus was closed again
+    assert len(fd_bus.opened) == attempts[0]     # a new bus for every attempt
+    assert attempts[0] >= 50
+    display.close()
+
+
+def test_the_oled_on_its_own_bus(fd_bus):
+    # the expander on bus 1, the OLED alone on bus 3 (and at an address the expander
+    # could take: on another bus that is no conflict)
+    problems: list[str] = []
+    hw = parse_hardware({"backend": "mcp23017", "display": {"port": 3, "address": 0x20}},
+                        9, problems)
+    assert problems == [] and hw.mcp23017.bus == 1 and hw.display.port == 3
+
+    class Answering(FdBus):
+        def __init__(self, port):
+            super().__init__(port)
+            self.commands_fail = None
+    import smbus2
+    smbus2.SMBus = Answering
+    display = make_display(hw)
+    try:
+        display.show(frame("A"), 0)
+        assert display.wait_idle(WAIT) and display.connected
+        assert [b.port for b in FdBus.opened] == [3]
+        bus = FdBus.opened[0]
+        assert {address for address, _, _ in bus.writes} == {0x20}
+        assert bus.frames[-1] == _ssd1306_bytes(frame("A"))
+    finally:
+        display.close()
+
+
+def test_eagain_is_tried_again_at_once(opened):
+    device = GatedDevice(dummy_device())
+    sleeps: list[float] = []
+    display = opened(lambda: device, sleep=sleeps.append)
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    device.fail_next = OSError(11, "Resource temporarily unavailable")  # Pi 5 arbitration
+    display.show(frame("B"), 10)
+    assert display.wait_idle(WAIT)
+    assert display.connected and device.frames()[-1] == pixels(frame("B"))
+    assert sleeps == [0.001]
+
+
+def test_the_default_contrast_is_at_most_the_ssd1306_reset_value():
+    assert DisplayConfig().contrast <= 0x7F
+    for build in ("gpio-9", "mcp23017-12"):
+        hw = load_config(str(ROOT / "hardware" / build / "shutbox.toml")).hardware
+        assert hw.display.contrast <= 0x7F and hw.display.shift_every_s > 0
+
+
+# -- burn-in: the picture moves within blank space -----------------------------------------
+
+
+def lit(data: bytes) -> int:
+    return sum(bin(b).count("1") for b in data)
+
+
+def boxed(bbox: tuple[int, int, int, int]) -> Image.Image:
+    image = Image.new("1", (128, 64))
+    ImageDraw.Draw(image).rectangle(bbox, outline=1)
+    return image
+
+
+def test_frames_move_round_a_2x2_orbit_every_shift_period(opened):
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device, shift_every_ms=180_000, idle_dim_ms=0, idle_off_ms=0)
+    image = boxed((10, 10, 100, 50))
+    display.show(image, 0)
+    assert display.wait_idle(WAIT)
+    assert display.next_deadline_ms() == 180_000
+    seen = []
+    for minute in range(0, 13):
+        display.poll(minute * 60_000)
+        assert display.wait_idle(WAIT)
+        seen.append(display.offset)
+    # every 3 minutes one step round (0,0) (1,0) (1,1) (0,1), then again
+    assert seen == [(0, 0)] * 3 + [(1, 0)] * 3 + [(1, 1)] * 3 + [(0, 1)] * 3 + [(0, 0)]
+    frames = device.frames()
+    assert len(frames) == 5
+    for data, (dx, dy) in zip(frames, [(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)]):
+        moved = Image.frombytes("1", (128, 64), data)
+        assert moved.getbbox() == (10 + dx, 10 + dy, 101 + dx, 51 + dy)
+        assert lit(data) == lit(image.tobytes())
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "tests" / "golden").glob("*.png")))
+def test_no_screen_loses_a_lit_pixel_anywhere_in_the_orbit(name):
+    image = Image.open(ROOT / "tests" / "golden" / f"{name}.png").convert("1")
+    for want in ORBIT:
+        moved, (dx, dy) = shift_within_blank(image, want)
+        assert lit(moved.tobytes()) == lit(image.tobytes()), (name, want)
+        assert abs(dx) <= 1 and abs(dy) <= 1
+        if (dx, dy) != (0, 0):
+            assert moved.tobytes() != image.tobytes()
+
+
+def test_a_screen_as_wide_as_the_panel_moves_only_up_and_down():
+    image = boxed((0, 5, 127, 40))
+    assert shift_within_blank(image, (1, 1))[1] == (0, 1)
+    assert shift_within_blank(boxed((0, 5, 127, 63)), (1, 1))[1] == (0, -1)
+    assert shift_within_blank(boxed((0, 0, 127, 63)), (1, 1))[1] == (0, 0)
+    assert shift_within_blank(Image.new("1", (128, 64)), (1, 1))[1] == (0, 0)
+
+
+def test_shift_every_s_zero_never_moves(opened):
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device, shift_every_ms=0)
+    display.show(boxed((10, 10, 20, 20)), 0)
+    for minute in range(10):
+        display.poll(minute * 60_000)
+    assert display.wait_idle(WAIT)
+    assert display.offset == (0, 0) and len(device.frames()) == 1

@@ -88,8 +88,8 @@ def shared_dir():
     shutil.rmtree(path)
 
 
-def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None,
-                        read_only: bool = True) -> subprocess.CompletedProcess:
+def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None, read_only: bool = True,
+                        **extra_env: str) -> subprocess.CompletedProcess:
     """``shutbox-hw run`` with lgpio from ``cwd`` made read-only (as another user when root:
     root ignores the permission bits)."""
     data = base / "data"
@@ -103,6 +103,7 @@ def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None,
     env["PYTHONPATH"] = os.pathsep.join([str(FAKE_LGPIO), str(ROOT)])
     if lg_wd is not None:
         env["LG_WD"] = str(lg_wd)
+    env.update(extra_env)
     cmd = [sys.executable, "-c", AS_A_PI, "run", "--config", str(conf), "--pin-factory",
            "lgpio", "--for-seconds", "0.2"]
     if os.geteuid() == 0:
@@ -141,3 +142,12 @@ def test_lgpio_starts_from_a_writable_working_directory(shared_dir):
     proc = run_with_fake_lgpio(shared_dir, cwd, None, read_only=False)
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in cwd.iterdir()] == [".lgd-nfy0"]
+
+
+def test_a_pin_held_by_another_program_is_one_line(shared_dir):
+    cwd = shared_dir / "work"
+    cwd.mkdir()
+    proc = run_with_fake_lgpio(shared_dir, cwd, None, read_only=False, FAKE_LGPIO_BUSY="23")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "GPIO busy" in lines[0] and "systemctl stop" in lines[0], lines

@@ -250,3 +250,34 @@ def test_a_short_between_a_flap_and_a_button_is_found():
     assert code == 1
     assert lines[lines.index("selftest: 1 fault(s):") + 1:] == [
         "  - ROLL (BCM 23) and flap 5 (BCM 5) change together: a short between their wires"]
+
+
+class Flaky:
+    """A bus whose first probes lose arbitration (EAGAIN on a Pi 5), then answer."""
+
+    def __init__(self, bus, failures: int) -> None:
+        self.bus, self.failures = bus, failures
+
+    def write_quick(self, address: int, force=None) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError(11, "Resource temporarily unavailable")
+        self.bus.write_quick(address)
+
+    def __getattr__(self, name):
+        return getattr(self.bus, name)
+
+
+@pytest.mark.parametrize("failures,ok", [(2, True), (3, False)])
+def test_a_probe_that_loses_arbitration_is_tried_again(failures, ok):
+    from shutbox_hw.selftest import _probe
+    from shutbox_hw.hal.sim import SimBus
+    bus = SimBus(1)
+    from shutbox_hw.sim.box import AckingChip
+    bus.attach(0x3C, AckingChip())
+    flaky = Flaky(bus, failures)
+    if ok:
+        _probe(flaky, 0x3C)
+    else:
+        with pytest.raises(OSError):
+            _probe(flaky, 0x3C)

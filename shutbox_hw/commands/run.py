@@ -15,7 +15,7 @@ from ..errors import UserError
 from ..hal.box import build_ports
 from ..hal.clock import MonotonicClock
 from ..hal.display import make_display
-from ..hal.gpio import default_pin_factory, make_pin_factory
+from ..hal.gpio import default_pin_factory, make_pin_factory, pin_claim_problem
 from ..hints import advisor_for
 from ..sdnotify import Notifier
 from ..store import Store
@@ -48,8 +48,14 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str) -> B
     if config.game.dice == "module":
         raise UserError("[game] dice: the dice module is not supported by this version yet; "
                         "use \"software\" or \"manual\"")
-    ports = build_ports(config.hardware, clock, pin_factory=make_pin_factory(pin_factory),
-                        bus=open_i2c)
+    factory = make_pin_factory(pin_factory)
+    try:
+        ports = build_ports(config.hardware, clock, pin_factory=factory, bus=open_i2c)
+    except Exception as exc:  # noqa: BLE001 - sorted out just below
+        problem = pin_claim_problem(exc)
+        if problem is None:
+            raise
+        raise UserError(problem) from None
     return Box(ports.flaps, ports.buttons, ports.indicators, make_display(config.hardware),
                SoftwareDice())
 

@@ -136,7 +136,8 @@ class HardwareConfig:
                  if self.mcp23017 else "MCP23017")
         leds = f", {len(self.flap_leds)} flap LEDs" if self.flap_leds else ""
         shown = ("no display" if self.display.driver == "none" else
-                 f"{self.display.driver} at 0x{self.display.address:02X}")
+                 f"{self.display.driver} at 0x{self.display.address:02X} "
+                 f"on bus {self.display.port}")
         return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}"
 
 

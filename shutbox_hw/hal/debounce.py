@@ -1,7 +1,9 @@
 """Debouncing on timestamps, the same for every backend.
 
-gpiozero's backends debounce differently and its MockFactory not at all
-(DESIGN.md), so adapters record raw edges with the time they saw them and
+gpiozero's backends debounce differently (lgpio delays every edge by the
+bounce time) and its MockFactory not at all (gpiozero 2.0: a 5-edge burst
+gives 6 press and 6 release callbacks whatever ``bounce_time`` says), so
+adapters record raw edges with the time they saw them and
 everything below decides, from those times alone, what really happened.
 Nothing here reads a clock: the same edges give the same events on the box,
 in the simulator and in tests.

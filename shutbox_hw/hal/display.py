@@ -1,29 +1,87 @@
 """The OLED over luma: frames go out on a sender thread, never on the input path.
 
-A full SSD1306/SH1106 frame is 1 KiB on I2C: ~93 ms at the Pi's default
-100 kHz, ~23 ms at 400 kHz (DESIGN.md). The daemon's loop also reads the
-flaps, so :meth:`OledDisplay.show` only records the *desired* state (frame,
-contrast, on/off) and a sender thread brings the device there: a newer
+A full SSD1306/SH1106 frame is 1 KiB on I2C (luma sends all of it every
+time): at 9 bits a byte ~93 ms at the Pi's default 100 kHz, ~23 ms at
+400 kHz. The daemon's loop also reads the flaps, so :meth:`OledDisplay.show`
+only records the *desired* state (frame, contrast, on/off) and a sender
+thread brings the device there: a newer
 frame replaces a pending one, a frame equal to the last one sent is not
 sent again. Idle time (on the caller's clock, so the virtual clock works)
-dims the panel and then blanks it, because OLEDs burn in. A display that is
-missing or fails on the bus is dropped and looked for again every
-``retry_ms``; the box plays on without it.
+dims the panel and then blanks it, because OLEDs burn in; for the same
+reason the picture moves by a pixel every ``shift_every_ms`` in a 2x2 orbit,
+only into blank rows and columns so nothing lit is ever cut. A display that
+is missing or fails on the bus is dropped and looked for again every
+``retry_ms``; the box plays on without it. A transient bus error (errno 121,
+5, 110, or 11: the Pi 5's lost arbitration) is retried at once first.
+
+:class:`LumaPanel` makes the real device: luma's ``i2c()`` opens an SMBus
+file descriptor each time it is built, and every luma device registers an
+exit hook that keeps it (with its 8192-entry pixel maps) alive for good, so the
+serial interface is opened once and the device built once; a retry replays
+the device's init sequence on the same descriptor.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
+from luma.core.error import DeviceNotFoundError
 from luma.core.error import Error as LumaError
 from PIL import Image
 
 from .config import HardwareConfig
+from .mcp23017 import RETRY_ERRNOS
+
+log = logging.getLogger("shutbox_hw")
 
 WIDTH, HEIGHT = 128, 64
 DEVICE_ERRORS = (OSError, LumaError)  # luma turns errno 121/5 into DeviceNotFoundError
+# The burn-in orbit: where the picture sits in each period, as far as blank space allows.
+ORBIT = ((0, 0), (1, 0), (1, 1), (0, 1))
+
+
+def transient(exc: BaseException) -> bool:
+    """A bus error worth trying again at once (luma reports 121/5 as DeviceNotFoundError)."""
+    return (isinstance(exc, DeviceNotFoundError) or
+            isinstance(exc, OSError) and exc.errno in RETRY_ERRNOS)
+
+
+def no_answer(exc: BaseException) -> bool:
+    """The panel did not answer, but the bus itself is fine (keep its descriptor)."""
+    return transient(exc) or isinstance(exc, OSError) and exc.errno == errno.ENXIO
+
+
+def _axis_shift(want: int, low: int, high: int, size: int) -> int:
+    """+1 or -1 into a blank edge (``low``..``high`` is the lit span), 0 if neither is."""
+    if not want:
+        return 0
+    if high < size:
+        return 1
+    if low > 0:
+        return -1
+    return 0
+
+
+def shift_within_blank(image: Image.Image, want: tuple[int, int]
+                       ) -> tuple[Image.Image, tuple[int, int]]:
+    """``image`` moved by one pixel on each axis ``want`` asks for, only where the
+    edge it moves into is blank: a screen that fills all 128 columns moves only
+    up or down, one that fills the whole panel stays put. Nothing lit is cut."""
+    box = image.getbbox()
+    if box is None:
+        return image, (0, 0)
+    dx = _axis_shift(want[0], box[0], box[2], image.width)
+    dy = _axis_shift(want[1], box[1], box[3], image.height)
+    if (dx, dy) == (0, 0):
+        return image, (0, 0)
+    out = Image.new(image.mode, image.size)
+    out.paste(image, (dx, dy))
+    return out, (dx, dy)
 
 
 class OledDisplay:
@@ -35,17 +93,27 @@ class OledDisplay:
     """
 
     def __init__(self, device_factory: Callable[[], Any], *, idle_dim_ms: int = 60_000,
-                 idle_off_ms: int = 600_000, contrast: int = 207, dim_contrast: int = 16,
-                 retry_ms: int = 10_000, width: int = WIDTH, height: int = HEIGHT) -> None:
+                 idle_off_ms: int = 600_000, contrast: int = 0x7F, dim_contrast: int = 16,
+                 retry_ms: int = 10_000, shift_every_ms: int = 0, width: int = WIDTH,
+                 height: int = HEIGHT, attempts: int = 3,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.width, self.height = width, height
         self._factory = device_factory
+        self._shift_every_ms = shift_every_ms
+        self._attempts, self._sleep = max(1, attempts), sleep
         self._idle_dim_ms, self._idle_off_ms = idle_dim_ms, idle_off_ms
         self._contrast, self._dim_contrast = contrast, dim_contrast
         self._retry_ms = retry_ms
         self._cond = threading.Condition()
         # desired state, written by the caller's thread
-        self._frame: Image.Image | None = None
+        self._source: Image.Image | None = None     # the frame as rendered
+        self._source_bytes: bytes | None = None
+        self._source_version = 0
+        self._shifted_for: tuple[int, tuple[int, int]] | None = None
+        self.offset = (0, 0)                         # where the frame to send sits
+        self._frame: Image.Image | None = None      # ... and moved by offset
         self._frame_bytes: bytes | None = None
+        self._now: int | None = None
         self._want_contrast = contrast
         self._want_on = True
         self._dimmed = False
@@ -58,6 +126,7 @@ class OledDisplay:
         self._sent_on: bool | None = None
         self._busy = False
         self.last_error: str | None = None
+        self._logged_error: str | None = None
         self.frames_sent = 0
         # the caller's clock
         self._last_activity_ms: int | None = None
@@ -87,8 +156,9 @@ class OledDisplay:
         frame = image if image.mode == "1" else image.convert("1")
         data = frame.tobytes()
         with self._cond:
-            if data != self._frame_bytes:
-                self._frame, self._frame_bytes = frame.copy(), data
+            if data != self._source_bytes:
+                self._source, self._source_bytes = frame.copy(), data
+                self._source_version += 1
                 self._wake(now_ms)
             self._update(now_ms)
             self._cond.notify_all()
@@ -118,6 +188,9 @@ class OledDisplay:
                     times.append(self._last_activity_ms + self._idle_off_ms)
             if self._retry_at_ms is not None:
                 times.append(self._retry_at_ms)
+            if (self._shift_every_ms and self._want_on and self._source is not None
+                    and self._now is not None):
+                times.append((self._now // self._shift_every_ms + 1) * self._shift_every_ms)
             return min(times) if times else None
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -139,6 +212,9 @@ class OledDisplay:
                 device.cleanup()
             except DEVICE_ERRORS:
                 pass
+        release = getattr(self._factory, "close", None)
+        if release is not None:
+            release()
 
     def _wake(self, now_ms: int) -> None:
         self._last_activity_ms = now_ms
@@ -147,7 +223,8 @@ class OledDisplay:
         self._want_contrast = self._contrast
 
     def _update(self, now_ms: int) -> None:
-        """Idle timers and the retry timer; called with the lock held."""
+        """Idle timers, the retry timer and the burn-in orbit; called with the lock held."""
+        self._now = now_ms
         if self._last_activity_ms is None:
             self._last_activity_ms = now_ms
         idle = now_ms - self._last_activity_ms
@@ -162,8 +239,39 @@ class OledDisplay:
             elif now_ms >= self._retry_at_ms:
                 self._retry_at_ms = None
                 self._want_device = True
+        self._shift(now_ms)
+
+    def _shift(self, now_ms: int) -> None:
+        """The frame to send: the rendered one, moved to this period's orbit position."""
+        if self._source is None:
+            return
+        want = ORBIT[now_ms // self._shift_every_ms % len(ORBIT)] if self._shift_every_ms \
+            else (0, 0)
+        key = (self._source_version, want)
+        if key == self._shifted_for:
+            return
+        if (not self._want_on and self._shifted_for is not None
+                and self._shifted_for[0] == self._source_version):
+            return   # blank: move it when it is shown again
+        self._shifted_for = key
+        self._frame, self.offset = shift_within_blank(self._source, want)
+        self._frame_bytes = self._frame.tobytes()
 
     # -- the sender thread ---------------------------------------------------------
+
+    def _attempt(self, op: Callable[[], Any]) -> Any:
+        """``op``, tried again at once after a transient bus error (lost arbitration,
+        a NAK in the middle of a frame), with a short growing pause."""
+        delay = 0.001
+        for attempt in range(self._attempts):
+            try:
+                return op()
+            except DEVICE_ERRORS as exc:
+                if attempt == self._attempts - 1 or not transient(exc):
+                    raise
+                self._sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")
 
     def _work_locked(self) -> bool:
         if self._device is None:
@@ -183,25 +291,32 @@ class OledDisplay:
                 contrast, on = self._want_contrast, self._want_on
                 sent_contrast, sent_on, sent_bytes = (self._sent_contrast, self._sent_on,
                                                       self._sent_bytes)
+            failure: BaseException | None = None
             try:
                 if device is None:
-                    device = self._factory()
+                    device = self._attempt(self._factory)
                     sent_contrast = sent_on = sent_bytes = None
                 if contrast != sent_contrast:
-                    device.contrast(contrast)
+                    # also right after init: luma's ssd1306 init writes 0xCF
+                    self._attempt(lambda: device.contrast(contrast))
                     sent_contrast = contrast
                 if data is not None and data != sent_bytes:
-                    device.display(frame)
+                    self._attempt(lambda: device.display(frame))
                     sent_bytes = data
                     self.frames_sent += 1
                 if on != sent_on:
-                    (device.show if on else device.hide)()
+                    self._attempt(device.show if on else device.hide)
                     sent_on = on
                 error = None
             except DEVICE_ERRORS as exc:
-                error = f"display: {exc}"
+                error, failure = f"display: {exc}", exc
             except Exception as exc:  # noqa: BLE001 - the sender must outlive a driver bug
-                error = f"display: {type(exc).__name__}: {exc}"
+                error, failure = f"display: {type(exc).__name__}: {exc}", exc
+            if failure is not None:
+                failed = getattr(self._factory, "failed", None)
+                if failed is not None:
+                    failed(failure)   # close what failed, keep what may work again
+            self._log(error)
             with self._cond:
                 self._busy = False
                 if error is None:
@@ -214,6 +329,100 @@ class OledDisplay:
                     self._want_device = False  # poll() schedules the retry
                     self._sent_contrast = self._sent_on = self._sent_bytes = None
                 self._cond.notify_all()
+
+
+    def _log(self, error: str | None) -> None:
+        """One journal line when the display is lost (or fails differently), one when back."""
+        if error == self._logged_error:
+            return
+        if error is None:
+            log.info("display: connected")
+        else:
+            log.warning("%s (trying again every %d s; the game goes on)", error,
+                        max(1, self._retry_ms // 1000))
+        self._logged_error = error
+
+
+class _SerialProxy:
+    """What a luma device talks to: records while the device is being built (so
+    building it never touches the bus), then forwards to the open interface."""
+
+    def __init__(self) -> None:
+        self.target: Any = None
+        self.recording: list[tuple[str, Any]] | None = None
+
+    def command(self, *cmd: int) -> None:
+        if self.recording is not None:
+            self.recording.append(("command", cmd))
+        elif self.target is None:
+            raise OSError(errno.EBADF, "the display's bus is closed")
+        else:
+            self.target.command(*cmd)
+
+    def data(self, data: Any) -> None:
+        if self.recording is not None:
+            self.recording.append(("data", list(data)))
+        elif self.target is None:
+            raise OSError(errno.EBADF, "the display's bus is closed")
+        else:
+            self.target.data(data)
+
+    def cleanup(self) -> None:
+        """luma's exit hook ends here: the bus is :meth:`LumaPanel.close`'s to close."""
+
+
+class LumaPanel:
+    """The device factory for a real panel (the ``device_factory`` of :class:`OledDisplay`).
+
+    The serial interface is opened on the first attempt and kept while the
+    panel merely does not answer (121, 5, 110, 11, ENXIO); any other failure
+    closes it and the next attempt opens it anew. The luma device is built
+    once, over a recorder; each attempt replays its init sequence.
+    """
+
+    def __init__(self, chip: Callable[..., Any], open_serial: Callable[[], Any], *,
+                 rotation: int = 0) -> None:
+        self._chip = chip
+        self._open_serial = open_serial
+        self._rotation = rotation
+        self._serial: Any = None
+        self._proxy = _SerialProxy()
+        self._device: Any = None
+        self._init: list[tuple[str, Any]] = []
+        self.serials_opened = 0
+
+    def __call__(self) -> Any:
+        if self._serial is None:
+            self._serial = self._open_serial()
+            self.serials_opened += 1
+        if self._device is None:
+            self._proxy.recording = []
+            try:
+                self._device = self._chip(self._proxy, width=WIDTH, height=HEIGHT,
+                                          rotate=self._rotation)
+                self._init = self._proxy.recording
+            finally:
+                self._proxy.recording = None
+        self._proxy.target = self._serial
+        for kind, payload in self._init:
+            if kind == "command":
+                self._serial.command(*payload)
+            else:
+                self._serial.data(payload)
+        return self._device
+
+    def failed(self, exc: BaseException) -> None:
+        if not no_answer(exc):
+            self.close()
+
+    def close(self) -> None:
+        serial, self._serial = self._serial, None
+        self._proxy.target = None
+        if serial is not None:
+            try:
+                serial.cleanup()
+            except DEVICE_ERRORS:
+                pass
 
 
 class NullDisplay:
@@ -297,17 +506,21 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
     if cfg.driver == "none":
         return NullDisplay()
 
-    def real_device() -> Any:
-        # imported here: a box with driver = "none" never needs luma.oled
-        from luma.core.interface.serial import i2c
-        from luma.oled.device import sh1106, ssd1306
-        chip = {"ssd1306": ssd1306, "sh1106": sh1106}[cfg.driver]
-        return chip(i2c(port=cfg.port, address=cfg.address), width=WIDTH, height=HEIGHT,
-                    rotate=cfg.rotation)
-
+    if device_factory is None:
+        device_factory = luma_panel(cfg.driver, cfg.port, cfg.address, cfg.rotation)
     # rotation 1 and 3 turn the panel on its side: the renderer draws 64x128
     width, height = (HEIGHT, WIDTH) if cfg.rotation % 2 else (WIDTH, HEIGHT)
-    return OledDisplay(device_factory or real_device, width=width, height=height,
+    return OledDisplay(device_factory, width=width, height=height,
                        idle_dim_ms=cfg.dim_after_s * 1000,
                        idle_off_ms=cfg.off_after_s * 1000, contrast=cfg.contrast,
-                       dim_contrast=cfg.dim_contrast, retry_ms=cfg.retry_s * 1000)
+                       dim_contrast=cfg.dim_contrast, retry_ms=cfg.retry_s * 1000,
+                       shift_every_ms=cfg.shift_every_s * 1000)
+
+
+def luma_panel(driver: str, port: int, address: int, rotation: int = 0) -> LumaPanel:
+    """The real panel on I2C bus ``port`` (its own bus or the expander's)."""
+    # imported here: a box with driver = "none" never needs luma.oled
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import sh1106, ssd1306
+    chip = {"ssd1306": ssd1306, "sh1106": sh1106}[driver]
+    return LumaPanel(chip, lambda: i2c(port=port, address=address), rotation=rotation)

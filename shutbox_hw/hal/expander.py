@@ -9,7 +9,8 @@ configuration survived: after a brownout the chip is reconfigured before its
 pins are trusted (without pull-ups every open switch would read shut). A
 full read also runs every ``read_ms`` (default 250) in case an interrupt was
 missed; it also takes what INTF/INTCAP latched while INT was not seen, so
-a short press is not lost when the INT wire is broken. Bus errors are retried by the driver; a chip that stays silent is
+a short press is not lost when the INT wire is broken. Bus errors are
+retried by the driver; a chip that stays silent is
 reported once as an :class:`~shutbox_hw.events.InputFault` (on the flap
 view) and retried every ``retry_ms`` while the box keeps running on the
 last known state. Levels go through the same debounce logic as GPIO.

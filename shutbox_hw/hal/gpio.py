@@ -6,7 +6,14 @@ with the Pi's pull-up: shut / pressed reads low. gpiozero's callbacks run on
 its own threads (synchronously for the mock), so they only record
 ``(line, level, clock.now_ms())`` under a lock; debouncing happens in
 ``poll`` (see :mod:`.debounce`). ``bounce_time`` is never set: the mock
-ignores it and the real backends disagree about it (DESIGN.md).
+ignores it and the real backends disagree about it.
+
+Every ``read_ms`` the levels are also read, so an edge the backend lost is
+repaired. Starting a backend can fail in ways a person can fix (lgpio makes
+a FIFO ``.lgd-nfy*`` in ``$LG_WD`` or the working directory when imported;
+gpiozero reads the board's revision from ``/proc/device-tree`` or
+``/proc/cpuinfo``; ``/dev/gpiochip*`` belongs to the gpio group):
+:func:`make_pin_factory` says which, in one line.
 """
 
 from __future__ import annotations
@@ -127,6 +134,18 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
     if "gpiochip" in text or "/dev/gpiomem" in text or "/dev/mem" in text:
         return f"{text}: {gpio_device_problem()}"
     return f"cannot start here: {type(exc).__name__}: {text}"
+
+
+def pin_claim_problem(exc: BaseException) -> str | None:
+    """One line for a pin the backend would not give us (busy, not there), or None
+    when ``exc`` is not that kind of error (a bug keeps its traceback)."""
+    from gpiozero.exc import GPIOZeroError
+    if not (isinstance(exc, GPIOZeroError) or type(exc).__module__ in ("lgpio", "RPi.GPIO")):
+        return None
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return (f"cannot claim the box's pins ({text}): another program holds one (a second "
+            "shutbox-hw: sudo systemctl stop shutbox-hw; or a kernel driver from a dtoverlay "
+            "in config.txt)")
 
 
 def gpio_device_problem(dev: str = "/dev") -> str:

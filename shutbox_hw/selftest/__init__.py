@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol
 from ..events import ButtonPressed, FlapChanged, InputFault
 from ..hal.box import Ports
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
+from ..hal.mcp23017 import RETRY_ERRNOS
 from ..hal.ports import LedFrame
 
 Line = tuple[str, int | str]
@@ -154,7 +155,7 @@ class SelfTest:
             try:
                 if number not in buses:
                     buses[number] = self.rig.open_bus(number)
-                buses[number].write_quick(address)
+                _probe(buses[number], address)
                 self.out(f"I2C {what} at {where}: ok")
                 continue
             except FileNotFoundError:
@@ -319,3 +320,15 @@ class SelfTest:
         pins = [pin_text(self.hw.flaps[int(line[1]) - 1]) for line in moved if line]
         self.out("corrected [hardware] line (paste into the config):")
         self.out(f"flaps = [{', '.join(pins)}]")
+
+
+def _probe(bus: Any, address: int, attempts: int = 3) -> None:
+    """A quick write to ``address``; a transient error (121, 5, 110, or 11: the Pi 5's
+    lost arbitration) is tried again, as the driver does, before it counts as no answer."""
+    for attempt in range(attempts):
+        try:
+            bus.write_quick(address)
+            return
+        except OSError as exc:
+            if exc.errno not in RETRY_ERRNOS or attempt == attempts - 1:
+                raise

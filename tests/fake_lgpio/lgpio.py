@@ -57,7 +57,13 @@ def gpiochip_close(handle):
     return 0
 
 
+# BCM pins another program holds (a test sets FAKE_LGPIO_BUSY=23,24)
+_busy = {int(p) for p in os.environ.get("FAKE_LGPIO_BUSY", "").split(",") if p}
+
+
 def gpio_claim_input(handle, gpio, flags=0):
+    if gpio in _busy:
+        raise error("GPIO busy")   # what the real lgpio raises for a claimed line
     _modes[gpio] = flags
     return 0
 
