@@ -3,6 +3,7 @@
 # checkout, as root: sudo systemd/install.sh [options]. See --help and
 # systemd/README.md for what it does and why.
 set -euo pipefail
+umask 022    # the venv, config and docs must be readable by the service's user
 
 usage() {
     cat <<'EOF'
@@ -119,14 +120,15 @@ fi
 
 # --- system packages ---------------------------------------------------------
 # python3-lgpio: the lgpio that gpiozero drives the pins with, built for this
-# OS's Python (PyPI has no wheel for Trixie's 3.13 nor for 32-bit Pi OS);
+# OS's Python (PyPI's wheels stop at Python 3.12; Trixie has 3.13);
 # sqlite3 for backups of the database; i2c-tools for i2cdetect.
 PACKAGES=(python3-venv python3-lgpio i2c-tools sqlite3)
 if ((SKIP_APT)); then
     say "skipping system packages (--skip-system-packages)"
 else
     system apt-get update || say "apt-get update failed; trying the packages already known"
-    system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+    system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        "${PACKAGES[@]}" || die "apt-get could not install ${PACKAGES[*]} (above)"
 fi
 
 # --- I2C at 400 kHz, i2c-dev at boot -------------------------------------------
@@ -145,10 +147,14 @@ has_line() { grep -Eq "^[[:space:]]*$1[[:space:]]*$" "$BOOTCFG"; }
 if [[ -n $ROOT || -d $(dirname "$BOOTCFG") ]]; then
     mkdir -p "$(dirname "$BOOTCFG")" && touch "$BOOTCFG"
     sed -i -E 's/^([[:space:]]*dtparam=i2c_arm)=off[[:space:]]*$/\1=on/' "$BOOTCFG"
-    sed -i -E 's/^([[:space:]]*dtparam=i2c_arm_baudrate)=[0-9]+[[:space:]]*$/\1=400000/' "$BOOTCFG"
     add=()
     has_line 'dtparam=i2c_arm=on' || add+=(dtparam=i2c_arm=on)
-    has_line 'dtparam=i2c_arm_baudrate=400000' || add+=(dtparam=i2c_arm_baudrate=400000)
+    # a speed chosen by hand (a long cable may want less) is kept
+    if ! has_line 'dtparam=i2c_arm_baudrate=[0-9]+'; then
+        add+=(dtparam=i2c_arm_baudrate=400000)
+    elif ! has_line 'dtparam=i2c_arm_baudrate=400000'; then
+        say "keeping the I2C speed set in $BOOTCFG: $(grep -E '^[[:space:]]*dtparam=i2c_arm_baudrate=' "$BOOTCFG" | tail -1)"
+    fi
     if ((${#add[@]})); then
         # [all]: a line at the end of the file may otherwise land in a [pi4]-like section
         printf '\n# shutbox-hw: I2C bus 1 on, at 400 kHz\n[all]\n' >>"$BOOTCFG"
@@ -207,7 +213,8 @@ if "$VENV/bin/python" -c 'import lgpio' 2>/dev/null \
     say "lgpio comes from the system without metadata pip can see: installing without the pi extra"
 fi
 if [[ $TARGET == *.whl ]]; then SPEC="shutbox-hw$EXTRA @ file://$TARGET"; else SPEC="$TARGET$EXTRA"; fi
-"${PIP[@]}" "$SPEC" || die "pip could not install $SPEC (see its message above)"
+"${PIP[@]}" "$SPEC" \
+    || die "pip could not install shutbox-hw$EXTRA (above; on a Pi lgpio comes from apt's python3-lgpio)"
 SHUTBOX=$VENV/bin/shutbox-hw
 say "installed $("$VENV/bin/python" -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"))')"
 
