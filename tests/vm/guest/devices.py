@@ -29,6 +29,7 @@ class Report:
 
     def __init__(self, run_dir: str) -> None:
         self.path = Path(run_dir) / "result.txt"
+        (Path(run_dir) / "started").touch()    # the host's sign that the boot got this far
         self.passed = self.failed = 0
         self.t0 = time.monotonic()
 

@@ -136,6 +136,13 @@ class Rehearsal:
         self.latency_event.append((entry.at - since) * 1000)
         return entry.event
 
+    def last_error(self, mark: int) -> str:
+        """The daemon's last complaint in the journal since ``mark``, for a failed check."""
+        for entry in reversed(self.journal.since(mark)):
+            if entry.message.startswith(("ERROR", "CRITICAL", "shutbox-hw:")) or "Error" in entry.message:
+                return "; the daemon said: " + entry.message[:200]
+        return ""
+
     @staticmethod
     def event_of(entry: Any) -> dict[str, Any] | None:
         return None if entry is None else entry.event
@@ -216,7 +223,8 @@ class Rehearsal:
         rc, text = self.install("--build", "gpio-9")
         self.note("install.sh: " + " | ".join(text.splitlines()[-3:]))
         if not self.check("install-gpio-9", lambda: (rc == 0 and self.running(),
-                                                     f"exit {rc}, {self.prop('ActiveState')}")):
+                                                     f"exit {rc}, {self.prop('ActiveState')}"
+                                                     + self.last_error(mark))):
             return
 
         def user_and_devices() -> tuple[bool, str]:
@@ -382,11 +390,12 @@ class Rehearsal:
         bus.write_block(MCP_IN, GPIOA, [0xFF, 0xFF])
         self.sim.pull(4, "up")
         self.reference_config("mcp23017-12")
+        mark = self.journal.mark()
         rc, text = self.install("--build", "mcp23017-12")
         self.note("install.sh: " + " | ".join(text.splitlines()[-3:]))
         if not self.check("install-mcp23017-12", lambda: (
                 rc == 0 and self.running() and "crafthouse-12" in CONFIG.read_text(),
-                f"exit {rc}, {self.prop('ActiveState')}")):
+                f"exit {rc}, {self.prop('ActiveState')}" + self.last_error(mark))):
             return
 
         def config_readback() -> tuple[bool, str]:
