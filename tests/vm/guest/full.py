@@ -139,7 +139,7 @@ class Rehearsal:
     def last_error(self, mark: int) -> str:
         """The daemon's last complaint in the journal since ``mark``, for a failed check."""
         for entry in reversed(self.journal.since(mark)):
-            if entry.message.startswith(("ERROR", "CRITICAL", "shutbox-hw")) or "Error" in entry.message:
+            if entry.message.startswith(("ERROR", "CRITICAL", "shutbox-hw run", "Traceback")):
                 return "; the daemon said: " + entry.message[:200]
         return ""
 
@@ -149,7 +149,7 @@ class Rehearsal:
 
     def install(self, *args: str) -> tuple[int, str]:
         out = sh(str(SRC / "systemd/install.sh"), "--wheels", WHEELS, "--skip-system-packages",
-                 *args, timeout=900, check=False)
+                 *args, timeout=600, check=False)
         text = (out.stdout + out.stderr).strip()
         (RUN / f"install-{int(time.time())}.log").write_text(text + "\n")
         return out.returncode, text
