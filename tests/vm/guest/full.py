@@ -437,7 +437,7 @@ class Rehearsal:
 
         def press() -> None:
             pins(MCP_ROLL_BIT, True)
-            time.sleep(0.6)          # the daemon reads every 250 ms; a long press is 1 s
+            time.sleep(0.5)          # the daemon reads every 250 ms; a long press is 1 s
             pins(MCP_ROLL_BIT, False)
 
         def olat(address: int) -> int:
