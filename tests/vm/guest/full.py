@@ -535,9 +535,11 @@ class Rehearsal:
         self.report.figure("start-to-READY", ", ".join(f"{s:.1f} s" for s in self.ready_s) or "none")
         self.report.figure("gpio-sim pull to journal event", spread(self.latency_event))
         self.report.figure("gpio-sim pull to LED line", spread(self.latency_led))
-        reprs = [e for e in self.journal.since(0) if e.event is not None and not e.as_json]
-        if reprs:
-            self.report.line(f"NOTE: {len(reprs)} event lines in the journal are Python dicts, not JSON")
+        events = [e for e in self.journal.since(0) if e.event is not None]
+        reprs = [e for e in events if not e.as_json]
+        self.check("journal-events-are-json", lambda: (
+            bool(events) and not reprs,
+            f"{len(events)} event lines, {len(reprs)} not JSON"))
 
     def run(self) -> None:
         uptime = float(Path("/proc/uptime").read_text().split()[0])
