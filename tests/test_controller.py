@@ -1,7 +1,8 @@
 """The referee, driven event by event without hardware (see table.py)."""
 
 from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen,
-                                     ScoreboardScreen, TurnEndScreen)
+                                     ScoreboardScreen, ShutScreen, TurnEndScreen)
+from shutbox_hw.events import Tick
 from table import Table
 
 
@@ -31,6 +32,7 @@ def test_practice_round_of_seed_001(practice):
     assert t.names("game_ended")[0]["winners"] == ["P2"]
     # the last throw of each player used one die: the box rolled one
     assert t.rolls.count(1) == 2
+    t.pass_ends()
     assert isinstance(t.screen, ResultScreen) and t.screen.winners == ("P2",)
 
 
@@ -174,6 +176,8 @@ def test_no_move_ends_the_turn_at_once_and_shutting_scores_zero():
     t.close(1, 6)
     ended = t.names("turn_ended")[0]
     assert ended["shut"] and ended["score"] == 0 and ended["open"] == []
+    assert isinstance(t.screen, ShutScreen)
+    t.pass_ends()
     assert isinstance(t.screen, TurnEndScreen) and t.screen.shut
     lift_all(t)
     t.roll(6, 6)
@@ -199,7 +203,8 @@ def test_instant_win_ends_the_round_in_a_pool():
     rnd = t.names("round_ended")[0]
     assert rnd["shut"] == ["P1"] and rnd["balances"] == {"P1": 8, "P2": -4, "P3": -4}
     assert not t.names("game_ended")  # a pool goes on
-    assert isinstance(t.screen, TurnEndScreen) or isinstance(t.screen, ScoreboardScreen)
+    t.pass_ends()
+    assert isinstance(t.screen, ScoreboardScreen)
     lift_all(t)
     assert t.names("turn_started")[-1] == {"event": "turn_started", "player": "P1", "round": 2}
     t.press("next", long=True)
@@ -307,3 +312,151 @@ def test_tile_lists_read_as_ranges():
     assert tile_ranges([1, 2, 3, 4, 7]) == "1-4, 7"
     assert tile_ranges([2, 4, 5, 6, 7, 8, 9, 10, 11, 12]) == "2, 4-12"
     assert tile_ranges([5, 6]) == "5, 6"
+
+
+# ---------------------------------------------------------------- every end is seen
+
+def kinds(screens):
+    """The shown screens as (kind, what marks it) for sequence checks."""
+    out = []
+    for s in screens:
+        if isinstance(s, PlayScreen):
+            out.append(("play", s.prompt))
+        elif isinstance(s, TurnEndScreen):
+            out.append(("turn_end", s.player))
+        elif isinstance(s, ScoreboardScreen):
+            out.append(("scoreboard", s.round))
+        elif isinstance(s, ShutScreen):
+            out.append(("shut", s.player))
+        else:
+            out.append((type(s).__name__, None))
+    return out
+
+
+def test_a_throw_with_no_move_is_shown_then_the_turn_end():
+    t = Table("klappenspiel", pause_ms=2000)
+    t.start(2)
+    t.roll(6, 6)
+    t.close(3, 9)
+    before = len(t.shown)
+    t.roll(6, 6)                       # 12 with 3 and 9 shut: 4+8, 5+7 ... a move
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)                       # open 1, 2, 6: 12 has no move
+    assert isinstance(t.screen, PlayScreen) and t.screen.dice == (6, 6)
+    assert t.screen.prompt == "no move" and t.screen.open_tiles == (1, 2, 6)
+    t.wait(1000)
+    assert t.screen.prompt == "no move"        # still there within the pause
+    assert t.controller.next_deadline_ms() == t.controller.state.show_since + 2000
+    t.wait(1000)
+    assert isinstance(t.screen, TurnEndScreen) and t.screen.score == 9
+    assert t.screen.prompt == "open flaps 3-5, 7-9"
+    assert kinds(t.shown[before:])[-2:] == [("play", "no move"), ("turn_end", "P1")]
+    t.pass_ends()
+    assert t.controller.next_deadline_ms() is None   # the turn end stays until lifted
+    assert isinstance(t.screen, TurnEndScreen)
+
+
+def test_a_button_moves_on_to_the_next_step():
+    t = Table("klappenspiel", {"match": "single-round"})
+    t.start(1)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)                       # no move: the last player of the match
+    assert t.screen.prompt == "no move"
+    t.press("roll")                    # seen: on to the turn end, nothing else happens
+    assert isinstance(t.screen, TurnEndScreen)
+    t.press("next", long=True)         # even a long NEXT only moves on
+    assert isinstance(t.screen, ScoreboardScreen)
+    t.press("roll")
+    assert isinstance(t.screen, ResultScreen)
+    assert t.controller.phase == "over"
+    t.press("roll")
+    assert isinstance(t.screen, AttractScreen)
+
+
+def test_last_player_of_a_round_sees_turn_end_then_scoreboard():
+    t = Table("klappenspiel")         # elimination at 45: the match goes on
+    t.start(2)
+    t.roll(6, 6)                       # P1: no other move needed
+    t.close(3, 9)
+    t.roll(1, 1)
+    t.close(2)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)                       # open 1, 5, 6, 7: 12 = 5+7 or 1+5+6
+    t.close(5, 7)
+    t.roll(6, 6)                       # open 1, 6: no move
+    t.pass_ends()
+    lift_all(t)
+    before = len(t.shown)
+    t.roll(5, 5)                       # P2, the last of round 1
+    t.close(1, 9)
+    t.roll(6, 6)                       # 3+9 gone: 12 = 4+8
+    t.close(4, 8)
+    t.roll(6, 6)                       # 5+7
+    t.close(5, 7)
+    t.roll(6, 6)                       # open 2, 3, 6: no move
+    t.pass_ends()
+    seq = kinds(t.shown[before:])
+    assert seq[-3:] == [("play", "no move"), ("turn_end", "P2"), ("scoreboard", 1)]
+    assert t.screen.prompt == "open flaps 1, 4, 5, 7-9"
+    assert not t.names("game_ended")
+
+
+def test_last_player_of_the_match_sees_every_step_before_the_result():
+    t = Table("klappenspiel", {"match": "single-round"})
+    t.start(1)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)                       # open 1, 2, 4-8: 12 = 4+8
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    before = len(t.shown)
+    t.roll(6, 6)                       # no move: turn, round and match end at once
+    assert t.names("game_ended")
+    t.pass_ends()
+    assert kinds(t.shown[before:]) == [("play", "no move"), ("turn_end", "P1"),
+                                       ("scoreboard", 1), ("ResultScreen", None)]
+
+
+def test_an_instant_win_shut_has_its_screen_and_a_chase_before_the_result():
+    t = Table("klappenspiel", {"match": "single-round", "shut_the_box": "instant-win"},
+              pause_ms=1000)
+    t.start(2)
+    before = len(t.shown)
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),
+                        ((2, 3), [5]), ((2, 2), [4]), ((1, 2), [3]), ((1, 2), [1, 2])]:
+        t.roll(*dice)
+        t.close(*tiles)
+    assert t.names("game_ended")[0]["winners"] == ["P1"]
+    assert isinstance(t.screen, ShutScreen) and t.screen.note == "wins at once!"
+    lit = []
+    for _ in range(4):                 # the light runs round the flaps
+        lit.append(t.leds.flaps.index("on"))
+        assert t.leds.flaps.count("on") == 1
+        t.send(Tick(t.controller.next_deadline_ms()))
+    assert lit == [0, 1, 2, 3]
+    t.now = t.controller.next_deadline_ms()
+    t.pass_ends()
+    assert kinds(t.shown[before:])[-4:] == [("shut", "P1"), ("turn_end", "P1"),
+                                            ("scoreboard", 1), ("ResultScreen", None)]
+    assert "on" not in t.leds.flaps
+
+
+def test_a_pool_instant_win_is_shown_before_the_scoreboard():
+    t = Table("pub")
+    t.start(2)
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),
+                        ((2, 3), [5]), ((2, 2), [4]), ((1, 2), [3]), ((1, 2), [1, 2])]:
+        t.roll(*dice)
+        t.close(*tiles)
+    before = len(t.shown) - 1
+    t.pass_ends()
+    assert kinds(t.shown[before:]) == [("shut", "P1"), ("turn_end", "P1"), ("scoreboard", 1)]

@@ -19,6 +19,7 @@ HINT_MODES: tuple[HintMode, ...] = ("off", "on-request", "always")
 HINT_OBJECTIVES: tuple[HintObjective, ...] = ("min-score", "max-shut")
 MAX_PLAYERS = 8
 MAX_SETTLE_MS = 60_000
+MAX_PAUSE_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class GameConfig:
     settle_ms: int = 2500
     hints: HintMode = "off"
     hint_objective: HintObjective = "min-score"
+    pause_ms: int = 2000          # how long each end of a turn stays (a button skips it)
 
 
 def _choice(table: Mapping[str, Any], key: str, choices: tuple[str, ...], default: str,
@@ -42,7 +44,7 @@ def _choice(table: Mapping[str, Any], key: str, choices: tuple[str, ...], defaul
 def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
     """The ``[game]`` table checked; each problem is appended as one line."""
     defaults = GameConfig()
-    known = {"dice", "player_names", "settle_ms", "hints", "hint_objective"}
+    known = {"dice", "player_names", "settle_ms", "hints", "hint_objective", "pause_ms"}
     for key in table:
         if key not in known:
             problems.append(f"[game] {key}: unknown key (keys: {', '.join(sorted(known))})")
@@ -56,6 +58,11 @@ def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
         problems.append(f"[game] settle_ms: expected a number of milliseconds 0..{MAX_SETTLE_MS}, "
                         f"got {settle!r}")
         settle = defaults.settle_ms
+    pause = table.get("pause_ms", defaults.pause_ms)
+    if isinstance(pause, bool) or not isinstance(pause, int) or not 0 <= pause <= MAX_PAUSE_MS:
+        problems.append(f"[game] pause_ms: expected a number of milliseconds 0..{MAX_PAUSE_MS}, "
+                        f"got {pause!r}")
+        pause = defaults.pause_ms
     names = table.get("player_names", [])
     if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
         problems.append("[game] player_names: expected a list of non-empty names")
@@ -67,5 +74,5 @@ def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
         problems.append("[game] player_names: every name must be different")
         names = []
     return GameConfig(dice=cast(DiceMode, dice), player_names=tuple(n.strip() for n in names),
-                      settle_ms=settle, hints=cast(HintMode, hints),
+                      settle_ms=settle, pause_ms=pause, hints=cast(HintMode, hints),
                       hint_objective=cast(HintObjective, objective))

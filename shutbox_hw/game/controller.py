@@ -74,8 +74,11 @@ class Controller:
         return out + self._refresh()
 
     def next_deadline_ms(self) -> int | None:
-        """When the controller next needs a :class:`Tick` (the settle timer)."""
-        return self.state.turn.settle_at if self.state.turn else None
+        """When the controller next needs a :class:`Tick`: the settle timer, the
+        end of a shown step, the next step of the shut-box chase."""
+        s = self.state
+        times = (s.turn.settle_at if s.turn else None, s.show_until(), view.chase_next_ms(s))
+        return min((t for t in times if t is not None), default=None)
 
     @property
     def phase(self) -> Phase:
@@ -84,6 +87,11 @@ class Controller:
     def screen(self) -> Screen:
         """What the OLED shows now."""
         return view.screen(self.state)
+
+    @property
+    def showing(self) -> bool:
+        """A step of a turn's end is on the screen for its pause."""
+        return bool(self.state.shows)
 
     @property
     def player_count(self) -> int:
@@ -250,6 +258,9 @@ class Controller:
 
     def _tick(self) -> list[Effect]:
         s = self.state
+        until = s.show_until()
+        if until is not None and s.now >= until:
+            self._shown()
         turn = s.turn
         if s.phase != "play" or turn is None or turn.settle_at is None:
             return []
@@ -262,8 +273,19 @@ class Controller:
 
     # ------------------------------------------------------------------ buttons
 
+    def _shown(self) -> None:
+        """The step at the head of the queue has been seen: the next one starts."""
+        s = self.state
+        s.shows.pop(0)
+        s.show_since = s.now
+
     def _button(self, button: str, long: bool) -> list[Effect]:
         s = self.state
+        if s.shows:
+            if s.phase != "play" or s.turn is None:
+                self._shown()      # the press only moves on to the next step
+                return []
+            s.shows.clear()        # the next turn is under way: the press plays it
         short_roll = button == "roll" and not long
         short_next = button == "next" and not long
         if s.phase == "idle":

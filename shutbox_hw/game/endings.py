@@ -1,7 +1,10 @@
 """The ends of turns, rounds and games: scores, the match and the screens between.
 
 Functions of the state (:mod:`.state`) that return the game events; the
-controller calls them when a turn has nothing left.
+controller calls them when a turn has nothing left. Every step of an end is
+queued to be seen (``state.show``): the throw that allowed no move, a shut
+box, the turn's score, the round's scoreboard; then the result, or the last
+of them stays until the flaps are lifted.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from ..rules import ends_round_at_once, finish_round, stop_match, tiles_of, turn
 from . import view
 from .effects import Effect, Emit
 from .events import GameEnded, RoundEnded, TurnEnded
-from .screens import ScoreboardScreen, TurnEndScreen
+from .screens import ScoreboardScreen, ShutScreen, TurnEndScreen
 from .state import GameState, Turn
 
 
@@ -18,6 +21,8 @@ def end_turn(state: GameState, turn: Turn) -> list[Effect]:
     """The turn is over: its score, the turn end screen, and the round's end if it came."""
     assert state.match is not None
     open_mask = state.open_mask(turn)
+    if turn.dice is not None and open_mask:
+        state.show(view.no_move(state, turn))   # the throw that ended the turn
     score = turn_score(state.rules, open_mask)
     name = state.players[turn.player]
     state.round_played[turn.player] = open_mask
@@ -31,8 +36,11 @@ def end_turn(state: GameState, turn: Turn) -> list[Effect]:
             note = "wins the pot x2!" if state.rules.match == "pool" else "wins at once!"
         elif state.rules.shut_the_box == "double-others":
             note = "others score double"
+    if open_mask == 0:
+        state.show(ShutScreen(player=name, note=note))
     state.between = TurnEndScreen(player=name, score=score, open_tiles=tuple(tiles_of(open_mask)),
-                              shut=open_mask == 0, note=note)
+                                  shut=open_mask == 0, note=note)
+    state.show(state.between)
     if ends_round_at_once(state.rules, open_mask) or state.next_player() is None:
         out += end_round(state)
     return out
@@ -51,14 +59,17 @@ def end_round(state: GameState) -> list[Effect]:
         totals=match.totals, out=tuple(sorted(match.out)), shut=result.shutters,
         winners=result.winners, balances=match.balances if pool else None,
         pot=match.pot if pool else None))]
-    if match.over:
-        return out + end_game(state, abandoned=False)
     winners = " & ".join(state.players[p] for p in result.winners)
     note = f"{winners} wins round {result.number}" if winners else ""
     if pool and match.pot:
         note += f", pot {match.pot}"
+    if match.over:
+        state.show(ScoreboardScreen(round=result.number, rows=view.score_rows(state, result),
+                                    note=note))
+        return out + end_game(state, abandoned=False)
     state.between = ScoreboardScreen(round=result.number, rows=view.score_rows(state, result),
-                                 note=note, prompt="lift all flaps")
+                                     note=note, prompt="lift all flaps")
+    state.show(state.between)
     return out
 
 

@@ -91,6 +91,13 @@ class ConfirmScreen:
 
 
 @dataclass(frozen=True)
+class ShutScreen:
+    """A player shut the box: its own moment, before the turn's score."""
+    player: str
+    note: str = ""                # the consequence: "wins at once!", "others score double"
+
+
+@dataclass(frozen=True)
 class NoticeScreen:
     """A problem with the box itself (a faulty switch, a lost device)."""
     title: str
@@ -98,4 +105,4 @@ class NoticeScreen:
 
 
 Screen = Union[AttractScreen, PlayScreen, TurnEndScreen, ScoreboardScreen,
-               ResultScreen, ConfirmScreen, NoticeScreen]
+               ResultScreen, ConfirmScreen, ShutScreen, NoticeScreen]

@@ -8,7 +8,8 @@ from typing import Any
 
 from ..leds import LedFrame, LedState
 from ..rules import Mask, Position, RoundResult, Throw, dice_choice, tiles_of
-from .screens import AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreRow, Screen
+from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
+                      ScoreRow, Screen, ShutScreen, TurnEndScreen)
 from .state import GameState, Turn
 from .text import flaps_word, throw_text, tile_ranges
 
@@ -21,13 +22,15 @@ def screen(state: GameState) -> Screen:
         return ConfirmScreen(question="New game?")
     match = state.match
     assert match is not None
+    if state.shows:
+        return _queued(state, state.shows[0])
     if state.phase == "over":
         return ResultScreen(winners=tuple(state.players[p] for p in match.winners),
                             rows=score_rows(state, match.rounds[-1] if match.rounds else None))
     turn = state.turn
     if turn is None:
+        to_open = _to_open(state)
         must_open = tiles_of(state.shut)
-        to_open = f"open {flaps_word(must_open)}" if must_open else "lift all flaps"
         if state.between is not None:
             return replace(state.between, prompt=to_open)
         player = state.next_player()
@@ -43,6 +46,28 @@ def screen(state: GameState) -> Screen:
                       total=match.totals[turn.player], dice=turn.dice,
                       prompt=turn.note or prompt(state, turn), message=message(state),
                       **_hint_fields(state, turn))
+
+
+def _to_open(state: GameState) -> str:
+    must_open = tiles_of(state.shut)
+    return f"open {flaps_word(must_open)}" if must_open else "lift all flaps"
+
+
+def _queued(state: GameState, shown: Screen) -> Screen:
+    """A step of an end: during a match it says which flaps to lift, at the end
+    that a button goes on."""
+    if isinstance(shown, (TurnEndScreen, ScoreboardScreen)):
+        return replace(shown, prompt=_to_open(state) if state.phase == "play"
+                       else "press: go on")
+    return shown
+
+
+def no_move(state: GameState, turn: Turn) -> PlayScreen:
+    """The throw that allows no move, as it was thrown: it ends the turn."""
+    assert state.match is not None
+    return PlayScreen(player=state.players[turn.player], round=state.match.round_number,
+                      tiles=state.rules.tiles, open_tiles=tuple(tiles_of(state.open_mask(turn))),
+                      total=state.match.totals[turn.player], dice=turn.dice, prompt="no move")
 
 
 def score_rows(state: GameState, result: RoundResult | None = None) -> tuple[ScoreRow, ...]:
@@ -110,9 +135,26 @@ def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
     return {"hint": hint, "shut_chance": turn.shut_chance, "move_chance": turn.move_chance}
 
 
+CHASE_MS = 120
+"""How long each flap's LED stays lit as the light runs round a shut box."""
+
+
+def chase_next_ms(state: GameState) -> int | None:
+    """When the chase moves on, while a shut box is shown."""
+    if not state.shows or not isinstance(state.shows[0], ShutScreen):
+        return None
+    steps = (state.now - state.show_since) // CHASE_MS + 1
+    return state.show_since + steps * CHASE_MS
+
+
 def leds(state: GameState) -> LedFrame:
-    """Blinking flaps to fix, the hint lit, green for all well, red for a problem."""
+    """Blinking flaps to fix, the hint lit, green for all well, red for a problem;
+    a light running round the flaps while a shut box is shown."""
     flaps: list[LedState] = ["off"] * state.rules.tiles
+    if state.shows and isinstance(state.shows[0], ShutScreen):
+        lit = (state.now - state.show_since) // CHASE_MS % state.rules.tiles
+        flaps[lit] = "on"
+        return LedFrame(flaps=tuple(flaps), green="on", red="on" if state.faults else "off")
     problem = False
     if state.phase == "play":
         blink = state.shut if state.turn is None else (state.rejected() | state.reopened())

@@ -93,6 +93,12 @@ class SimRunner:
             self.press("next")
         self.press("roll")
 
+    def let_ends_show(self) -> None:
+        """At a script's end: let each step of a turn's end still queued be shown
+        (so ``--frames`` holds them all)."""
+        while self.daemon.controller.showing:
+            self.advance(self.config.game.pause_ms)
+
     def run(self, step: Step) -> None:
         command, args = step.command, step.args
         if command == "start":
