@@ -54,7 +54,7 @@ def test_rejected_flap_names_it_and_waits_until_lifted():
     t.roll(3, 4)
     t.close(8)
     assert t.names("flap_rejected") == [{"event": "flap_rejected", "player": "P1", "flap": 8,
-                                         "reason": "8 doesn't fit 3+4"}]
+                                         "reason": "8 doesn't fit 3+4", "conflicts": []}]
     assert t.screen.message == "8 doesn't fit 3+4"
     assert t.leds.flaps[7] == "blink" and t.leds.red == "on"
     t.close(7)  # legal, but play waits for 8 to be lifted
@@ -62,6 +62,18 @@ def test_rejected_flap_names_it_and_waits_until_lifted():
     t.open(8)
     assert t.names("throw_committed")[0]["closed"] == [7]
     assert t.leds.red == "off" and t.screen.message is None
+
+
+def test_a_rejected_flap_names_the_flap_it_conflicts_with():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(4, 6)
+    t.close(7)
+    t.close(6)
+    assert t.names("flap_rejected") == [{"event": "flap_rejected", "player": "P1", "flap": 6,
+                                         "reason": "6 doesn't fit with 7: 4+6 is 10",
+                                         "conflicts": [7]}]
+    assert t.screen.message == "6 doesn't fit with 7: 4+6 is 10"
 
 
 def test_partial_closure_that_cannot_complete_is_rejected():
@@ -274,7 +286,8 @@ def test_manual_dice_checks_against_any_throw():
     t.close(1)                            # 1 alone: not a throw of two dice, but 1+x can be
     t.close(9)                            # 1 + 9 = 10: fine (4+6, 5+5)
     t.close(8)                            # 18 is beyond two dice
-    assert t.names("flap_rejected")[-1]["reason"] == "8 doesn't fit with 1, 9"
+    assert t.names("flap_rejected")[-1]["reason"] == "8 doesn't fit with 9"
+    assert t.names("flap_rejected")[-1]["conflicts"] == [9]
     t.open(8)
     t.press("roll")                       # next throw: commits 1 + 9
     assert t.names("throw_committed")[0]["closed"] == [1, 9]

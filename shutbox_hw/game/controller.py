@@ -231,10 +231,11 @@ class Controller:
         if turn.throw is not None and turn.throw.can_complete(candidate):
             turn.pending = candidate
             return self._settle_check(turn, changed=True)
-        reason = view.misfit(s, tile, turn.throw, turn.pending)
+        reason, conflicts = view.misfit(s, tile, turn.throw, turn.pending)
         s.reasons[tile] = reason
         return [Emit(FlapRejected(seat=turn.player, round=s.round_number(),
-                                  player=s.players[turn.player], flap=tile, reason=reason))]
+                                  player=s.players[turn.player], flap=tile, reason=reason,
+                                  conflicts=conflicts))]
 
     def _closure_state(self, turn: Turn) -> tuple[bool, bool]:
         """(legal, extendable) for the flaps pending in this throw."""

@@ -91,6 +91,7 @@ class FlapRejected(GameEvent):
     player: str
     flap: int
     reason: str
+    conflicts: Tiles = ()         # the flaps shut this throw that it cannot join
 
 
 @dataclass(frozen=True, kw_only=True)

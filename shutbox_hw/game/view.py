@@ -7,11 +7,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import Mask, Position, RoundResult, Throw, dice_choice, tiles_of
+from ..rules import Mask, Position, RoundResult, Throw, dice_choice, tile_bit, tiles_of
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, ShutScreen, TurnEndScreen)
 from .state import GameState, Turn
-from .text import flaps_word, throw_text, tile_ranges
+from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
 
 
 def screen(state: GameState) -> Screen:
@@ -116,16 +116,36 @@ def prompt(state: GameState, turn: Turn) -> str:
     return f"shut {throw_text(state.rules, turn.dice)}"
 
 
-def misfit(state: GameState, tile: int, throw: Position | None, pending: Mask) -> str:
-    """Why ``tile`` may not join the flaps shut since the throw."""
+def misfit(state: GameState, tile: int, throw: Position | None,
+           pending: Mask) -> tuple[str, tuple[int, ...]]:
+    """Why ``tile`` may not join the flaps shut since the throw, and the flaps
+    among those it conflicts with (lifting them would let it fit)."""
     if throw is None:
-        return f"{tile}: press ROLL as you throw" if state.unseen_dice \
-            else f"{tile} was shut before the roll"
+        return (f"{tile}: press ROLL as you throw" if state.unseen_dice
+                else f"{tile} was shut before the roll"), ()
+    conflicts = conflicting(throw, tile, pending)
     if isinstance(throw, Throw):
-        return f"{tile} doesn't fit {throw_text(state.rules, throw.dice)}"
-    if not pending:
-        return f"{tile} doesn't fit any throw"
-    return f"{tile} doesn't fit with {tile_ranges(tiles_of(pending))}"
+        if not conflicts:
+            return f"{tile} doesn't fit {throw_text(state.rules, throw.dice)}", ()
+        return (f"{tile} doesn't fit with {tile_ranges(conflicts)}: "
+                f"{throw_sum_text(state.rules, throw.dice)}"), conflicts
+    if not conflicts:
+        return f"{tile} doesn't fit any throw", ()
+    return f"{tile} doesn't fit with {tile_ranges(conflicts)}", conflicts
+
+
+def conflicting(throw: Position, tile: int, pending: Mask) -> tuple[int, ...]:
+    """The flaps of ``pending`` that keep ``tile`` out: each one it cannot go
+    with; all of them when only together they do. None when ``tile`` fits no
+    closure of this throw at all."""
+    bit = tile_bit(tile)
+    if not throw.can_complete(bit):
+        return ()
+    clash = [p for p in tiles_of(pending) if not throw.can_complete(bit | tile_bit(p))]
+    rest = pending & ~sum(tile_bit(p) for p in clash)
+    if not throw.can_complete(bit | rest):
+        return tuple(tiles_of(pending))
+    return tuple(clash)
 
 
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
