@@ -83,7 +83,8 @@ def test_script_events_of_the_two_player_game(capsys):
                           "--script", str(SCRIPTS / "two-player-klappenspiel.txt"))
     assert code == 0
     assert of(events, "flap_rejected") == [{"event": "flap_rejected", "player": "P1",
-                                            "flap": 5, "reason": "5 was shut before the roll"}]
+                                            "flap": 5, "reason": "5 was shut before the roll",
+                                            "conflicts": []}]
     assert of(events, "flap_reopened") == [{"event": "flap_reopened", "player": "P1",
                                             "flap": 4}]
     assert of(events, "turn_ended")[0]["shut"] is True
