@@ -292,6 +292,9 @@ def test_manual_dice_checks_against_any_throw():
     t.press("roll")                       # next throw: commits 1 + 9
     assert t.names("throw_committed")[0]["closed"] == [1, 9]
     t.close(2)
+    t.press("next")                       # asks first: nothing ends yet
+    assert not t.names("turn_ended") and t.screen.prompt == "No move? NEXT again"
+    assert t.screen.message == "No move? NEXT again"
     t.press("next")                       # 2 is a legal throw (1+1): committed, turn ends
     ended = t.names("turn_ended")[0]
     assert ended["open"] == [3, 4, 5, 6, 7, 8] and ended["score"] == 33
@@ -305,6 +308,71 @@ def test_manual_next_with_an_incomplete_closure_is_refused():
     t.press("next")
     assert not t.names("turn_ended")
     assert t.screen.prompt == "not a whole move yet"
+    assert t.screen.message == "not a whole move yet"
+
+
+def test_manual_next_again_is_asked_anew_after_anything_else():
+    t = Table("klappenspiel", dice="manual")
+    t.start(1)
+    t.press("roll")
+    t.press("next")
+    assert t.screen.prompt == "No move? NEXT again"
+    t.close(9)                            # the player found a move after all
+    assert t.screen.prompt != "No move? NEXT again"
+    t.open(9)
+    t.press("next")
+    assert not t.names("turn_ended")
+    t.press("next")
+    assert t.names("turn_ended")[0]["score"] == 45
+
+
+def flashes(t, text):
+    """The bar's text at each change while a refusal flashes, until it is gone."""
+    seen = [t.screen.message]
+    while (due := t.controller.next_deadline_ms()) is not None:
+        t.now = due
+        t.send(Tick(due))
+        seen.append(t.screen.message)
+    return seen
+
+
+def test_roll_with_a_flap_to_lift_flashes_why():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(4, 6)
+    t.close(7)
+    t.close(6)                            # rejected: 6 doesn't fit with 7
+    rolls = len(t.rolls)
+    t.press("roll")
+    assert len(t.rolls) == rolls          # nothing thrown
+    assert flashes(t, "lift 6 first") == ["lift 6 first", None, "lift 6 first", None,
+                                          "lift 6 first", "6 doesn't fit with 7: 4+6 is 10"]
+
+
+def test_roll_with_half_a_closure_says_how_much_more():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(4, 6)
+    t.close(7)
+    t.press("roll")
+    assert t.screen.message == "shut 3 more" and not t.names("throw_committed")
+    t.close(3)
+    assert t.screen.message is None       # acting ends the flash
+    assert t.names("throw_committed")[0]["closed"] == [3, 7]
+    t.roll(2, 2)
+    t.press("roll")
+    assert t.screen.message == "shut 2+2 first"
+
+
+def test_next_with_software_dice_says_what_next_does():
+    t = Table("pub")
+    t.start(2)
+    t.press("next")
+    assert t.screen.message == "hold NEXT to settle up"
+    t = Table("klappenspiel", shut=1 << 4)
+    t.start(1)
+    t.press("roll")
+    assert t.screen.message == "lift 5 first" and not t.rolls
 
 
 def test_attract_screen_cycles_players_with_configured_names():

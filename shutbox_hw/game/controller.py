@@ -62,8 +62,10 @@ class Controller:
         self.state.now = max(self.state.now, event.at_ms)
         out: list[Effect] = []
         if isinstance(event, FlapChanged):
+            self.state.flash = ""
             out += self._flap(event.tile, event.shut)
         elif isinstance(event, ButtonPressed):
+            self.state.flash = ""
             out += self._button(event.button, event.long)
         elif isinstance(event, DiceRolled):
             out += self._dice(tuple(event.faces))
@@ -77,7 +79,8 @@ class Controller:
         """When the controller next needs a :class:`Tick`: the settle timer, the
         end of a shown step, the next step of the shut-box chase."""
         s = self.state
-        times = (s.turn.settle_at if s.turn else None, s.show_until(), view.chase_next_ms(s))
+        times = (s.turn.settle_at if s.turn else None, s.show_until(), view.chase_next_ms(s),
+                 view.flash_next_ms(s))
         return min((t for t in times if t is not None), default=None)
 
     @property
@@ -216,6 +219,7 @@ class Controller:
         turn = s.turn
         if s.phase != "play" or turn is None:
             return self._maybe_start_turn()
+        self._disarm(turn)
         if not shut:
             s.reasons.pop(tile, None)
             if turn.pending & bit:
@@ -309,15 +313,28 @@ class Controller:
             s.phase = "confirm"
             return []
         if s.turn is None:
-            return []
+            return self._refuse("roll")
         if button == "roll":
+            self._disarm(s.turn)
             return self._roll(s.turn, long)
         return self._next_pressed(s.turn)
+
+    def _refuse(self, button: str) -> list[Effect]:
+        """A press that cannot act now: the problem bar flashes why."""
+        s = self.state
+        s.flash, s.flash_since = view.why_not(s, button), s.now
+        return []
+
+    def _disarm(self, turn: Turn) -> None:
+        """Anything but a second NEXT takes back the "No move?" question."""
+        if turn.next_armed:
+            turn.next_armed = False
+            turn.note = ""
 
     def _roll(self, turn: Turn, long: bool) -> list[Effect]:
         s = self.state
         if s.problems():
-            return []  # the screen already says what to fix first
+            return self._refuse("roll")
         if turn.throw is not None:
             legal, _ = self._closure_state(turn)
             if legal:
@@ -332,7 +349,7 @@ class Controller:
                 return advice.hint_effects(self.state, turn)
             if isinstance(turn.throw, AnyThrow) and turn.pending:
                 turn.note = "not a whole move yet"
-            return []
+            return self._refuse("roll")
         open_mask = s.open_mask(turn)
         if s.unseen_dice:      # the players throw now: the box only marks it
             turn.throw = AnyThrow(s.rules, open_mask)
@@ -343,16 +360,23 @@ class Controller:
         return [RollDice(count)]
 
     def _next_pressed(self, turn: Turn) -> list[Effect]:
-        """Unseen dice: NEXT ends the turn when the player cannot move."""
+        """Unseen dice: NEXT, asked twice, ends the turn when the player cannot move."""
         s = self.state
         if not s.unseen_dice or s.problems():
-            return []
+            return self._refuse("next")
         legal, _ = self._closure_state(turn)
         out: list[Effect] = []
+        if turn.pending and not legal:
+            turn.note = "not a whole move yet"
+            return self._refuse("next")
+        if not turn.next_armed:
+            turn.next_armed = True
+            turn.note = s.flash = "No move? NEXT again"
+            s.flash_since = s.now
+            return []
+        turn.next_armed = False
+        turn.note = ""
         if turn.pending:
-            if not legal:
-                turn.note = "not a whole move yet"
-                return []
             out += self._commit(turn)
             if s.turn is not turn:
                 return out

@@ -42,6 +42,7 @@ class Turn:
     shut_chance: float | None = None
     move_chance: float | None = None
     note: str = ""                 # a passing remark for the footer
+    next_armed: bool = False       # manual dice: NEXT asked "No move?"; again ends the turn
 
     @property
     def dice(self) -> Dice | None:
@@ -68,6 +69,8 @@ class GameState:
     shows: list[Screen] = field(default_factory=list)  # the ends still to show, each for
     #                                pause_ms or until a button, before the resting screen
     show_since: int = 0            # when the first of ``shows`` appeared
+    flash: str = ""                # why the last press could not act (the bar flashes it)
+    flash_since: int = 0
     now: int = 0
 
     @property

@@ -39,13 +39,66 @@ def screen(state: GameState) -> Screen:
                           open_tiles=tuple(range(1, state.rules.tiles + 1)),
                           total=match.totals[player] if player is not None else 0,
                           prompt="lift all flaps",
-                          message=to_open if must_open else message(state))
+                          message=_bar(state, to_open if must_open else message(state)))
     open_mask = state.board & ~(turn.committed | turn.pending)
     return PlayScreen(player=state.players[turn.player], round=match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(open_mask)),
                       total=match.totals[turn.player], dice=turn.dice,
-                      prompt=turn.note or prompt(state, turn), message=message(state),
+                      prompt=turn.note or prompt(state, turn), message=_bar(state),
                       **_hint_fields(state, turn))
+
+
+FLASH_MS = 1500
+"""How long the problem bar says why a press could not act."""
+FLASH_BLINK_MS = 250
+"""It blinks twice (on, off, on, off), then stays for the rest of FLASH_MS."""
+
+
+def _flash_phase(state: GameState) -> int | None:
+    if not state.flash or state.now - state.flash_since >= FLASH_MS:
+        return None
+    return (state.now - state.flash_since) // FLASH_BLINK_MS
+
+
+def flash_next_ms(state: GameState) -> int | None:
+    """When the flashing bar next changes."""
+    phase = _flash_phase(state)
+    if phase is None:
+        return None
+    if phase < 4:
+        return state.flash_since + (phase + 1) * FLASH_BLINK_MS
+    return state.flash_since + FLASH_MS
+
+
+def _bar(state: GameState, problem: str | None = None) -> str | None:
+    """The problem bar: a refused press flashes its reason, else the problem to fix."""
+    phase = _flash_phase(state)
+    if phase is None:
+        return problem if problem is not None else message(state)
+    return state.flash if phase % 2 == 0 or phase >= 4 else None
+
+
+def why_not(state: GameState, button: str) -> str:
+    """Why a press of ``button`` cannot act now, in a few words."""
+    rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
+    if rejected:
+        return f"lift {tile_ranges(rejected)} first"
+    if reopened:
+        return f"shut {tile_ranges(reopened)} again first"
+    turn = state.turn
+    if turn is None:
+        shut = tiles_of(state.shut)
+        return f"lift {tile_ranges(shut)} first" if shut else "lift all flaps first"
+    if button == "next" and not state.unseen_dice:
+        return "hold NEXT to settle up" if state.rules.match == "pool" else "hold NEXT to stop"
+    throw = turn.throw
+    if isinstance(throw, Throw):
+        if not turn.pending:
+            return f"shut {throw_text(state.rules, throw.dice)} first"
+        more = [sum(tiles_of(c & ~turn.pending)) for c in throw.legal_closures()
+                if c != turn.pending and c & turn.pending == turn.pending]
+        return f"shut {min(more)} more" if more else "not a whole move yet"
+    return "not a whole move yet"
 
 
 def _to_open(state: GameState) -> str:
