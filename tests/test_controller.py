@@ -40,7 +40,7 @@ def test_turn_waits_for_every_flap_open():
     t = Table("klappenspiel", shut=(1 << 2) | (1 << 6))  # flaps 3 and 7 shut at power on
     t.start(1)
     assert not t.names("turn_started")
-    assert t.screen.message == "open flaps 3, 7"
+    assert t.screen.message == "lift 3, 7"
     assert t.leds.flaps[2] == "blink" and t.leds.flaps[6] == "blink"
     t.open(3)
     assert not t.names("turn_started")
@@ -432,7 +432,7 @@ def test_a_throw_with_no_move_is_shown_then_the_turn_end():
     assert t.controller.next_deadline_ms() == t.controller.state.show_since + 2000
     t.wait(1000)
     assert isinstance(t.screen, TurnEndScreen) and t.screen.score == 9
-    assert t.screen.prompt == "open flaps 3-5, 7-9"
+    assert t.screen.prompt == "lift 3-5, 7-9"
     assert kinds(t.shown[before:])[-2:] == [("play", "no move"), ("turn_end", "P1")]
     t.pass_ends()
     assert t.controller.next_deadline_ms() is None   # the turn end stays until lifted
@@ -486,7 +486,7 @@ def test_last_player_of_a_round_sees_turn_end_then_scoreboard():
     t.pass_ends()
     seq = kinds(t.shown[before:])
     assert seq[-3:] == [("play", "no move"), ("turn_end", "P2"), ("scoreboard", 1)]
-    assert t.screen.prompt == "open flaps 1, 4, 5, 7-9"
+    assert t.screen.prompt == "lift 1, 4, 5, 7-9"
     assert not t.names("game_ended")
 
 

@@ -83,3 +83,21 @@ def test_misfit_names_the_conflict_and_the_target():
     throw = Throw(times.rules, times.board, (1, 2))
     assert view.misfit(times, 2, throw, mask_of([3])) == \
         ("2 doesn't fit with 3: 1+2 is 3 or 1x2 is 2", (3,))
+
+
+def test_title_is_the_preset_unless_overrides_changed_it():
+    assert view.title(build_rules("crafthouse-12")) == build_rules("crafthouse-12").title
+    assert view.title(build_rules("crafthouse-12", {"match": "single-round"})) == "House rules"
+    assert view.title(build_rules("crafthouse-12", {"threshold": 100})) != "House rules"
+
+
+def test_on_request_hints_show_no_chances_until_asked():
+    state = playing()
+    state.turn.throw = Throw(state.rules, state.board, (3, 4))
+    state.hints_on = True
+    state.game = GameConfig(hints="on-request")
+    turn = state.turn
+    turn.hint, turn.shut_chance, turn.move_chance = mask_of([7]), 0.1, 0.9
+    assert view.screen(state).shut_chance is None and view.screen(state).hint is None
+    turn.hint_shown = True
+    assert view.screen(state).shut_chance == 0.1 and view.screen(state).hint == (7,)

@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import Mask, Position, RoundResult, Throw, dice_choice, tile_bit, tiles_of
+from ..rules import (Mask, Position, RoundResult, RuleSet, RulesError, Throw, build_rules, dice_choice,
+                     tile_bit, tiles_of)
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, ShutScreen, TurnEndScreen)
 from .state import GameState, Turn
@@ -16,7 +17,7 @@ from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
 
 def screen(state: GameState) -> Screen:
     if state.phase == "idle":
-        return AttractScreen(title=state.rules.title, rules_line=state.rules.summary(),
+        return AttractScreen(title=title(state.rules), rules_line=state.rules.summary(),
                              players=state.names(state.player_count))
     if state.phase == "confirm":
         return ConfirmScreen(question="New game?")
@@ -101,9 +102,19 @@ def why_not(state: GameState, button: str) -> str:
     return "not a whole move yet"
 
 
+def title(rules: RuleSet) -> str:
+    """The preset's name, unless overrides changed its rules: then no preset's
+    name would be true (the rules line below says what they are)."""
+    try:
+        plain = build_rules(rules.preset, {})
+    except RulesError:        # a restored game's preset unknown to this version
+        return "House rules"
+    return rules.title if plain == rules else "House rules"
+
+
 def _to_open(state: GameState) -> str:
     must_open = tiles_of(state.shut)
-    return f"open {flaps_word(must_open)}" if must_open else "lift all flaps"
+    return f"lift {tile_ranges(must_open)}" if must_open else "lift all flaps"
 
 
 def _queued(state: GameState, shown: Screen) -> Screen:
@@ -204,6 +215,8 @@ def conflicting(throw: Position, tile: int, pending: Mask) -> tuple[int, ...]:
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
     if not state.hints_on:
         return {}
+    if state.game.hints == "on-request" and not turn.hint_shown:
+        return {}                 # asked for with a long ROLL, figures and all
     hint = tuple(tiles_of(turn.hint)) if state.hint_visible(turn) and turn.hint else None
     return {"hint": hint, "shut_chance": turn.shut_chance, "move_chance": turn.move_chance}
 
