@@ -541,3 +541,60 @@ def test_a_pool_instant_win_is_shown_before_the_scoreboard():
     before = len(t.shown) - 1
     t.pass_ends()
     assert kinds(t.shown[before:]) == [("shut", "P1"), ("turn_end", "P1"), ("scoreboard", 1)]
+
+
+# ---------------------------------------------------------------- pools
+
+def test_a_pool_play_screen_shows_the_pot_and_the_balance():
+    t = Table("pub", {"stake": 2})
+    t.start(2)
+    assert (t.screen.pot, t.screen.balance) == (0, 0)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)                       # P1 stuck at 9
+    t.pass_ends()
+    lift_all(t)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(1, 1)
+    t.close(2)
+    t.roll(6, 6)                       # P2 stuck at 7: takes the pot of 4
+    t.pass_ends()
+    lift_all(t)
+    assert isinstance(t.screen, PlayScreen) and t.screen.player == "P1"
+    assert (t.screen.pot, t.screen.balance) == (0, -2)
+    assert Table("klappenspiel").screen.__class__ is AttractScreen
+    t.press("next", long=True)
+    assert t.screen == ConfirmScreen(question="Stop and settle?")
+    t.press("roll")
+    assert t.names("game_ended")[0]["balances"] == {"P1": -2, "P2": 2}
+    assert isinstance(t.screen, ResultScreen) and t.screen.winners == ("P2",)
+    assert [(r.name, r.balance) for r in t.screen.rows] == [("P1", -2), ("P2", 2)]
+
+
+def test_a_game_stopped_before_any_throw_is_abandoned_with_no_winners():
+    for preset in ("pub", "klappenspiel"):
+        t = Table(preset)
+        t.start(4)
+        t.press("next", long=True)
+        t.press("roll")
+        ended = t.names("game_ended")[0]
+        assert ended["winners"] == [] and ended["abandoned"] is True
+        assert t.screen.winners == ()
+    t = Table("klappenspiel")
+    t.start(2)
+    assert t.screen.pot is None and t.screen.balance is None
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.press("next", long=True)
+    assert t.screen == ConfirmScreen(question="New game?")
+    t.press("roll")
+    assert t.names("game_ended")[0]["winners"] != []   # a throw was made: totals decide

@@ -9,6 +9,8 @@ of them stays until the flaps are lifted.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..rules import ends_round_at_once, finish_round, stop_match, tiles_of, turn_score
 from . import view
 from .effects import Effect, Emit
@@ -74,15 +76,22 @@ def end_round(state: GameState) -> list[Effect]:
 
 
 def end_game(state: GameState, abandoned: bool) -> list[Effect]:
-    """The match is decided, or the players stopped it (``abandoned`` unless a pool)."""
+    """The match is decided, or the players stopped it (``abandoned`` unless a pool;
+    always, with nobody winning, before any throw)."""
     assert state.match is not None
+    unplayed = not state.match.rounds and not state.round_played and (
+        state.turn is None or (state.turn.throws == 0 and state.turn.throw is None))
     if not state.match.over:
         state.match = stop_match(state.rules, state.match)
     match = state.match
+    if unplayed:                  # nobody played: nobody won, whatever the match
+        abandoned = True
+        state.match = match = replace(match, winners=())
+    winners = match.winners
     state.phase = "over"
     state.turn = None
     state.between = None
     return [Emit(GameEnded(
-        players=state.players, winners=match.winners, totals=match.totals,
+        players=state.players, winners=winners, totals=match.totals,
         rounds=len(match.rounds),
         balances=match.balances if state.rules.match == "pool" else None, abandoned=abandoned))]

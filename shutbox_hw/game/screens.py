@@ -42,6 +42,8 @@ class PlayScreen:
     hint: tuple[int, ...] | None = None
     shut_chance: float | None = None
     move_chance: float | None = None
+    pot: int | None = None        # pool only: what the round's winner takes
+    balance: int | None = None    # pool only: the player's winnings so far (total means nothing)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ def screen(state: GameState) -> Screen:
         return AttractScreen(title=title(state.rules), rules_line=state.rules.summary(),
                              players=state.names(state.player_count))
     if state.phase == "confirm":
-        return ConfirmScreen(question="New game?")
+        return ConfirmScreen(question="Stop and settle?" if state.rules.match == "pool"
+                             else "New game?")
     match = state.match
     assert match is not None
     if state.shows:
@@ -40,13 +41,14 @@ def screen(state: GameState) -> Screen:
                           open_tiles=tuple(range(1, state.rules.tiles + 1)),
                           total=match.totals[player] if player is not None else 0,
                           prompt="lift all flaps",
-                          message=_bar(state, to_open if must_open else message(state)))
+                          message=_bar(state, to_open if must_open else message(state)),
+                          **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
     return PlayScreen(player=state.players[turn.player], round=match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(open_mask)),
                       total=match.totals[turn.player], dice=turn.dice,
                       prompt=turn.note or prompt(state, turn), message=_bar(state),
-                      **_hint_fields(state, turn))
+                      **_hint_fields(state, turn), **_pool_fields(state, turn.player))
 
 
 FLASH_MS = 1500
@@ -210,6 +212,14 @@ def conflicting(throw: Position, tile: int, pending: Mask) -> tuple[int, ...]:
     if not throw.can_complete(bit | rest):
         return tuple(tiles_of(pending))
     return tuple(clash)
+
+
+def _pool_fields(state: GameState, player: int | None) -> dict[str, Any]:
+    """In a pool: the pot and the player's balance, what the players play for."""
+    if state.rules.match != "pool" or state.match is None:
+        return {}
+    balance = state.match.balances[player] if player is not None else None
+    return {"pot": state.match.pot, "balance": balance}
 
 
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
