@@ -310,6 +310,10 @@ class DiceLink:
             return False, self._lose(now_ms)
         return True, []
 
+    def next_deadline_ms(self) -> int:
+        """When :meth:`tick` next has work without the ready line: a poll or a search."""
+        return self._next_poll if self.online else self._next_find
+
     def tick(self, now_ms: int) -> list[LinkEvent]:
         if not self.online:
             if now_ms < self._next_find:

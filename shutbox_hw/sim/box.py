@@ -18,10 +18,12 @@ from PIL import Image
 
 from ..config import Config
 from ..daemon import Box
-from ..hal.box import Ports, build_ports
+from ..hal.box import Ports, build_module, build_ports
 from ..hal.config import ExpanderPin, Pin
+from ..hal.dice_source import DiceSource
 from ..hal.display import NullDisplay, dummy_device, make_display
 from ..hal.sim.bus import SimBus
+from ..hal.sim.dice_module import SimDiceModule
 from ..hal.sim.mcp23017 import SimMcp23017
 from ..hal.sim.world import SimSwitch, SimWorld, expander_pin_setter
 
@@ -52,7 +54,7 @@ def wired_pin_setter(pin: WiredPin):
     return set_closed
 
 
-class QueuedDice:
+class QueuedDice(DiceSource):
     """``dice A B`` in a script queues a throw; without one, seeded random faces."""
 
     def __init__(self, rng: random.Random) -> None:
@@ -68,6 +70,31 @@ class QueuedDice:
             # the controller refuses it like a bad reading of the dice module
             return self.pending.popleft()
         return tuple(self.rng.randint(1, 6) for _ in range(count))
+
+
+class SyncedDice(DiceSource):
+    """The dice module's source, with the simulated Pico run up to now before
+    each poll, so its ready line falls on time while the Pi leaves the bus alone."""
+
+    def __init__(self, inner: DiceSource, module: SimDiceModule) -> None:
+        self.inner = inner
+        self.module = module
+
+    def roll(self, count: int) -> tuple[int, ...] | None:
+        return self.inner.roll(count)
+
+    def expect(self, count: int | None, now_ms: int) -> None:
+        self.inner.expect(count, now_ms)
+
+    def poll(self, now_ms: int) -> list:
+        self.module.sync()
+        return self.inner.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        return self.inner.next_deadline_ms()
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class PanelRecorder:
@@ -127,6 +154,12 @@ class SimulatedBox:
                 self.chips[hw.mcp23017.led_address] = SimMcp23017()
             for address, chip in self.chips.items():
                 self.bus.attach(address, chip)
+        self.module: SimDiceModule | None = None
+        if config.game.dice == "module" and hw.dice is not None:
+            ready = self.factory.pin(hw.dice.ready_pin) if hw.dice.ready_pin is not None else None
+            self.module = SimDiceModule(clock=self.world.clock, ready_pin=ready,
+                                        rng=random.Random(rng.random()))
+            self.bus.attach(hw.dice.address, self.module)
         if hw.display.driver != "none" and hw.display.address not in self.bus.devices:
             self.bus.attach(hw.display.address, AckingChip())
         switch_rng = random.Random(rng.random())
@@ -157,8 +190,12 @@ class SimulatedBox:
         self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
                                         bus=lambda number: self.bus, sleep=lambda s: None)
         display = make_display(self.hw, device_factory=lambda: self.panel)
-        return Box(self.ports.flaps, self.ports.buttons, self.ports.indicators, display,
-                   self.dice)
+        dice: DiceSource = self.dice
+        if self.module is not None and self.hw.dice is not None:
+            dice = SyncedDice(build_module(self.hw.dice, self.world.clock,
+                                           pin_factory=self.factory, bus=lambda n: self.bus),
+                              self.module)
+        return Box(self.ports.flaps, self.ports.buttons, self.ports.indicators, display, dice)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the
@@ -166,6 +203,8 @@ class SimulatedBox:
         self.box.close()
         for chip in self.chips.values():
             chip.brownout()
+        if self.module is not None and not self.module.absent:
+            self.module.plug()      # powered by the Pi: it boots again too
         self.box = self._build()
 
     # -- what a person touches and sees ---------------------------------------------

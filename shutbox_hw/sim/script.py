@@ -10,6 +10,7 @@ One command per line; ``#`` starts a comment; blank lines are ignored::
     open T [T ...]   lift them
     wait SECONDS     let time pass
     restart          cut the power and start a new daemon on the same database
+    shake            shake the dice module (with [game] dice = "module"): it throws
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
 
 COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
-            "restart")
+            "restart", "shake")
 MAX_SCRIPT_BYTES = 8 << 20  # a 1,000-throw game is about 20 KiB
 
 
@@ -58,7 +59,7 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
         if command not in COMMANDS:
             raise ScriptError(f"{name}:{number}: unknown command {quoted(words[0])} "
                               f"(commands: {', '.join(COMMANDS)})")
-        if command in ("roll", "roll1", "next", "hold-next", "restart"):
+        if command in ("roll", "roll1", "next", "hold-next", "restart", "shake"):
             if rest:
                 raise ScriptError(f"{where}: takes no arguments")
             steps.append(Step(number, command))

@@ -147,6 +147,11 @@ class SimDiceModule:
         lets that transfer through."""
         self._failures.extend(codes)
 
+    def shake_pending(self) -> bool:
+        """The tilt switch has moved and the module has not yet decided (a
+        shake that may still stop and throw)."""
+        return bool(self.core.shake.edges)
+
     @property
     def ready_active(self) -> bool:
         """The ready line is pulled low."""
