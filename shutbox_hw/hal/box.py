@@ -102,14 +102,14 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
 
 
 def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,
-                 bus: Callable[[int], Any]) -> DiceSource:
+                 bus: Callable[[int], Any], fallback: DiceSource | None = None) -> DiceSource:
     """The dice module of ``[hardware.dice]``: read when its ready line falls
     (a Pi pin with the pull-up; the module pulls it low) or, without one, polled.
-    It rolls software dice while the module is missing."""
+    It rolls ``fallback`` (software dice) while the module is missing."""
     i2c = bus(dice.bus)
     if dice.ready_pin is None:
-        return build_module_dice(i2c, dice.address, clock)
+        return build_module_dice(i2c, dice.address, clock, fallback=fallback)
     from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
     line = DigitalInputDevice(dice.ready_pin, pull_up=True, pin_factory=pin_factory)
     return build_module_dice(i2c, dice.address, clock, ready=lambda: bool(line.is_active),
-                             on_close=line.close)
+                             on_close=line.close, fallback=fallback)

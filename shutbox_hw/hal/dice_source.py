@@ -117,7 +117,7 @@ class ModuleDice(DiceSource):
 
 
 def build_module_dice(bus: Any, address: int, clock: Clock, *, ready: Any = None,
-                      on_close: Any = None) -> ModuleDice:
+                      on_close: Any = None, fallback: DiceSource | None = None) -> ModuleDice:
     """The module at ``address`` on ``bus``; ``ready()`` True while its ready line is low."""
     return ModuleDice(DiceLink(DiceModule(bus, address, ready=ready)), clock,
-                      on_close=on_close)
+                      fallback=fallback, on_close=on_close)

@@ -193,7 +193,8 @@ class SimulatedBox:
         dice: DiceSource = self.dice
         if self.module is not None and self.hw.dice is not None:
             dice = SyncedDice(build_module(self.hw.dice, self.world.clock,
-                                           pin_factory=self.factory, bus=lambda n: self.bus),
+                                           pin_factory=self.factory, bus=lambda n: self.bus,
+                                           fallback=self.dice),
                               self.module)
         return Box(self.ports.flaps, self.ports.buttons, self.ports.indicators, display, dice)
 

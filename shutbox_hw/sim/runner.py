@@ -125,7 +125,7 @@ class SimRunner:
         command, args = step.command, step.args
         if command == "start":
             self.start_game(int(args[0]))
-        elif command == "dice" and self.sim.module is not None:
+        elif command == "dice" and self.sim.module is not None and not self.sim.module.absent:
             self.sim.module.next_faces(*(int(a) for a in args))
         elif command == "dice":
             self.sim.dice.queue(tuple(int(a) for a in args))
