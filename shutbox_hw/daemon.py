@@ -88,8 +88,8 @@ class Daemon:
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
-        for event in self.box.dice.poll(now):      # the module's throws and faults
-            self.feed(event)
+        for thrown in self.box.dice.poll(now):     # the module's throws and faults
+            self.feed(thrown)
 
     def next_deadline_ms(self) -> int | None:
         return earliest((*(port.next_deadline_ms() for port in (

@@ -171,3 +171,38 @@ def test_shake_without_a_module_is_a_script_error(tmp_path):
     with redirect_stdout(out), pytest.raises(SystemExit) as exit_info:
         raise SystemExit(main(["sim", "--db", str(tmp_path / "x.db"), "--script", str(script)]))
     assert exit_info.value.code == 2
+
+
+def run_selftest(tmp_path: Path, plant=None) -> tuple[int, list[str]]:
+    from shutbox_hw.selftest import SelfTest
+    from shutbox_hw.selftest.sim import SimPerson, simulated_rig
+    from shutbox_hw.sim.box import SimulatedBox
+    sim = SimulatedBox(load_config(module_config("gpio-9", tmp_path)))
+    if plant is not None:
+        plant(sim)
+    lines: list[str] = []
+    code = SelfTest(simulated_rig(sim), SimPerson(sim), lines.append, timeout_ms=3000).run()
+    sim.box.close()
+    return code, lines
+
+
+def test_selftest_finds_the_module_and_asks_for_throws(tmp_path):
+    code, lines = run_selftest(tmp_path)
+    assert code == 0, lines
+    assert "I2C dice module at 0x42 on bus 1: ok" in lines
+    assert any(line.startswith("dice module: threw ") and line.endswith("on request: ok")
+               for line in lines)
+    assert any(line.startswith("dice module: threw ") and line.endswith("by button: ok")
+               for line in lines)
+
+
+def test_selftest_reports_a_missing_module_and_a_dead_button(tmp_path):
+    code, lines = run_selftest(tmp_path, lambda sim: sim.module.unplug())
+    assert code == 1 and "FAULT I2C dice module: no answer at 0x42 on bus 1: check wiring " \
+        "and i2c_arm (dtparam=i2c_arm=on)" in lines
+
+    def dead_button(sim) -> None:
+        sim.module.press = lambda hold_ms=100: None
+    code, lines = run_selftest(tmp_path, dead_button)
+    assert code == 1
+    assert "FAULT dice module: no throw from its button or tilt switch: check them" in lines

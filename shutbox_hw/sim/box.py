@@ -155,7 +155,7 @@ class SimulatedBox:
             for address, chip in self.chips.items():
                 self.bus.attach(address, chip)
         self.module: SimDiceModule | None = None
-        if config.game.dice == "module" and hw.dice is not None:
+        if hw.dice is not None:     # on the bus for the self-test even with other dice
             ready = self.factory.pin(hw.dice.ready_pin) if hw.dice.ready_pin is not None else None
             self.module = SimDiceModule(clock=self.world.clock, ready_pin=ready,
                                         rng=random.Random(rng.random()))
@@ -170,6 +170,11 @@ class SimulatedBox:
         self.shut: set[int] = set()
         self.panel = PanelRecorder(frames_dir)
         self.box = self._build()
+
+    @property
+    def playing_module(self) -> SimDiceModule | None:
+        """The dice module when the game throws with it (``[game] dice = "module"``)."""
+        return self.module if self.config.game.dice == "module" else None
 
     @property
     def debounce_ms(self) -> int:
@@ -191,11 +196,12 @@ class SimulatedBox:
                                         bus=lambda number: self.bus, sleep=lambda s: None)
         display = make_display(self.hw, device_factory=lambda: self.panel)
         dice: DiceSource = self.dice
-        if self.module is not None and self.hw.dice is not None:
+        module = self.playing_module
+        if module is not None and self.hw.dice is not None:
             dice = SyncedDice(build_module(self.hw.dice, self.world.clock,
                                            pin_factory=self.factory, bus=lambda n: self.bus,
                                            fallback=self.dice),
-                              self.module)
+                              module)
         return Box(self.ports.flaps, self.ports.buttons, self.ports.indicators, display, dice)
 
     def power_cut(self) -> None:

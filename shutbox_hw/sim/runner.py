@@ -83,7 +83,7 @@ class SimRunner:
 
     def shake(self, line: int = 0) -> None:
         """Shake the dice module: its tilt switch flips, then rests; it throws."""
-        module = self.sim.module
+        module = self.sim.playing_module
         if module is None:
             raise ScriptError(f"line {line}: shake: there is no dice module "
                               '(needs [game] dice = "module" and [hardware.dice])')
@@ -96,7 +96,7 @@ class SimRunner:
     def await_module(self) -> None:
         """Let a throw of the dice module tumble and reach the daemon (as a person
         waits for the dice to stop before touching a flap)."""
-        module = self.sim.module
+        module = self.sim.playing_module
         if module is None or module.absent:
             return
         for _ in range(MODULE_WAIT_MS // 50):
@@ -125,8 +125,8 @@ class SimRunner:
         command, args = step.command, step.args
         if command == "start":
             self.start_game(int(args[0]))
-        elif command == "dice" and self.sim.module is not None and not self.sim.module.absent:
-            self.sim.module.next_faces(*(int(a) for a in args))
+        elif command == "dice" and self.sim.playing_module is not None and not self.sim.playing_module.absent:
+            self.sim.playing_module.next_faces(*(int(a) for a in args))
         elif command == "dice":
             self.sim.dice.queue(tuple(int(a) for a in args))
         elif command in ("roll", "roll1"):
