@@ -206,3 +206,20 @@ def test_selftest_reports_a_missing_module_and_a_dead_button(tmp_path):
     code, lines = run_selftest(tmp_path, dead_button)
     assert code == 1
     assert "FAULT dice module: no throw from its button or tilt switch: check them" in lines
+
+
+def test_a_pinned_script_plays_the_same_game_through_the_module(tmp_path):
+    def play(config: Path, db: str) -> list[dict]:
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert main(["sim", "--config", str(config), "--db", str(tmp_path / db), "--script",
+                         str(ROOT / "tests/scripts/two-player-klappenspiel.txt")]) == 0
+        return [json.loads(line) for line in out.getvalue().splitlines()]
+    with_module = play(module_config("gpio-9", tmp_path), "module.db")
+    software = play(BUILDS["gpio-9"], "software.db")
+    rolled = named(with_module, "rolled")
+    assert rolled and {e.pop("source") for e in rolled} == {"module"}
+    for e in named(software, "rolled"):
+        assert e.pop("source") == "software"
+    assert with_module[0].pop("dice") == "module" and software[0].pop("dice") == "software"
+    assert with_module == software
