@@ -96,16 +96,15 @@ def test_unplugged_mid_game_rolls_software_dice_and_plugged_back_returns(tmp_pat
     rig.script("start 1\ndice 3 4\nroll\nclose 7")
     rig.module.unplug()
     events = rig.script("wait 1")
-    assert named(events, "fault") == [{"event": "fault", "source": MODULE,
-                                       "message": "no answer: software dice", "ok": False}]
+    assert named(events, "fault") == [{"event": "fault", "device": MODULE,
+                                       "detail": "no answer: software dice"}]
     assert MODULE in (rig.runner.daemon.controller.screen().message or "")
     events = rig.script("dice 2 3\nroll\nclose 5")   # the sim's software dice, queued
     assert [(e["dice"], e["source"]) for e in named(events, "rolled")] == [([2, 3], "software")]
     assert named(events, "throw_committed")[0]["closed"] == [5]
     rig.module.plug()
     events = rig.script("wait 3")
-    assert named(events, "fault") == [{"event": "fault", "source": MODULE,
-                                       "message": "answers again", "ok": True}]
+    assert named(events, "recovered") == [{"event": "recovered", "device": MODULE}]
     assert rig.runner.daemon.controller.screen().message is None
     events = rig.script("dice 6 3\nroll\nclose 9")
     assert [(e["dice"], e["source"]) for e in named(events, "rolled")] == [([6, 3], "module")]
@@ -117,7 +116,7 @@ def test_roll_falls_back_at_once_when_the_module_is_gone_at_the_press(tmp_path):
     rig.script("start 1")
     rig.module.unplug()        # gone between two polls: ROLL finds out
     events = rig.script("roll")
-    assert named(events, "fault")[0]["ok"] is False
+    assert named(events, "fault")[0]["device"] == MODULE
     assert [e["source"] for e in named(events, "rolled")] == ["software"]
 
 
@@ -223,3 +222,21 @@ def test_a_pinned_script_plays_the_same_game_through_the_module(tmp_path):
         assert e.pop("source") == "software"
     assert with_module[0].pop("dice") == "module" and software[0].pop("dice") == "software"
     assert with_module == software
+
+
+def test_shake_without_a_module_is_refused_before_the_script_runs(tmp_path, capsys):
+    script = tmp_path / "s.txt"
+    script.write_text("start 1\nshake\n")
+    assert main(["sim", "--db", str(tmp_path / "x.db"), "--script", str(script)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""       # nothing ran
+    assert captured.err.strip().endswith(':2: shake: no dice module in play '
+                                         '(needs [game] dice = "module")')
+
+
+def test_unplug_dice_in_a_script_gives_the_fallback(tmp_path):
+    rig = Rig(tmp_path)
+    events = rig.script("start 1\nunplug dice\nwait 1\ndice 2 3\nroll\nplug dice\nwait 3")
+    assert [e["source"] for e in named(events, "rolled")] == ["software"]
+    assert [e["event"] for e in events if e["event"] in ("fault", "recovered")] == \
+        ["fault", "recovered"]
