@@ -240,3 +240,12 @@ def test_unplug_dice_in_a_script_gives_the_fallback(tmp_path):
     assert [e["source"] for e in named(events, "rolled")] == ["software"]
     assert [e["event"] for e in events if e["event"] in ("fault", "recovered")] == \
         ["fault", "recovered"]
+
+
+def test_a_power_cut_mid_throw_resumes_with_the_module(tmp_path):
+    rig = Rig(tmp_path)
+    events = rig.script("start 1\ndice 3 4\nroll\nrestart\nclose 7\ndice 5 4\nroll\nclose 9")
+    assert [(e["dice"], e["source"]) for e in named(events, "rolled")] == \
+        [([3, 4], "module"), ([5, 4], "module")]
+    assert [e["closed"] for e in named(events, "throw_committed")] == [[7], [9]]
+    assert named(events, "fault") == []      # the module rebooted with the Pi: no fault
