@@ -249,3 +249,37 @@ def test_a_power_cut_mid_throw_resumes_with_the_module(tmp_path):
         [([3, 4], "module"), ([5, 4], "module")]
     assert [e["closed"] for e in named(events, "throw_committed")] == [[7], [9]]
     assert named(events, "fault") == []      # the module rebooted with the Pi: no fault
+
+
+def test_run_builds_the_module_with_its_ready_line_on_the_pi_pins(tmp_path, monkeypatch):
+    from gpiozero.pins.mock import MockFactory
+
+    from shutbox_hw.commands import run
+    from shutbox_hw.hal.clock import VirtualClock
+    from shutbox_hw.hal.dice_source import ModuleDice
+    from shutbox_hw.hal.sim import SimBus
+    from shutbox_hw.hal.sim.dice_module import SimDiceModule
+    factory = MockFactory()
+    monkeypatch.setattr("shutbox_hw.hal.gpio.make_pin_factory", lambda name: factory)
+    clock = VirtualClock()
+    bus = SimBus()
+    module = SimDiceModule(clock=clock, ready_pin=factory.pin(18))
+    bus.attach(0x42, module)
+    monkeypatch.setattr(run, "open_i2c", lambda number: bus)
+    path = tmp_path / "box.toml"
+    path.write_text('[hardware.display]\ndriver = "none"\n[game]\ndice = "module"\n'
+                    '[hardware.dice]\n')
+    box = run.build_real_box(load_config(path), clock, "mock")
+    try:
+        assert isinstance(box.dice, ModuleDice)
+        assert box.dice.poll(clock.now_ms()) == []             # found it
+        module.next_faces(2, 5)
+        assert box.dice.roll(2) is None                        # the module throws
+        clock.advance(2000)
+        module.sync()
+        assert factory.pin(18).state == 0                      # the ready line fell
+        thrown = box.dice.poll(clock.now_ms())
+        assert [(e.faces, e.source) for e in thrown] == [((2, 5), "module")]
+        assert factory.pin(18).state == 1                      # released on ACK
+    finally:
+        box.close()
