@@ -8,20 +8,27 @@ driver against the register-level model. The ports are built by the same
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPin
 from PIL import Image
 
 from ..config import Config
 from ..daemon import Box
-from ..hal.box import Ports, build_ports
-from ..hal.config import ExpanderPin, Pin
+from ..events import ButtonPressed, FlapChanged
+from ..hal.box import Ports, build_module, build_ports
+from ..hal.config import ExpanderPin, HardwareConfig, Pin
+from ..hal.dice_source import DiceSource
 from ..hal.display import NullDisplay, dummy_device, make_display
-from ..hal.sim.bus import SimBus
+from ..hal.sim.bus import FAULT_ERRNOS, SimBus
+from ..hal.sim.dice_module import SimDiceModule
 from ..hal.sim.mcp23017 import SimMcp23017
 from ..hal.sim.world import SimSwitch, SimWorld, expander_pin_setter
 
@@ -32,6 +39,26 @@ class Lamps:
     flaps: tuple[bool, ...]
     green: bool
     red: bool
+
+
+BOUNCE_WINDOW_MS = 10   # ``bounce``: every edge within this
+
+
+def has_int_line(hw: HardwareConfig) -> bool:
+    """Whether the build has an expander INT line for ``cut-int`` to break."""
+    return hw.backend == "mcp23017" and hw.mcp23017 is not None
+
+
+def device_problem(hw: HardwareConfig, device: int | str) -> str | None:
+    """Why ``unplug``/``plug`` cannot act on ``device`` in this build (None: it can)."""
+    if device == "dice":
+        return None if hw.dice is not None else "no dice module in this config ([hardware.dice])"
+    if device == "display":
+        return "no display in this config" if hw.display.driver == "none" else None
+    expander = hw.mcp23017 if hw.backend == "mcp23017" else None
+    if expander is None or device not in (expander.address, expander.led_address):
+        return f"no MCP23017 at 0x{device:02x} in this config"
+    return None
 
 
 class WiredPin(MockPin):
@@ -52,7 +79,25 @@ def wired_pin_setter(pin: WiredPin):
     return set_closed
 
 
-class QueuedDice:
+class Watched:
+    """A flap bank or the buttons, as the daemon sees them, keeping every change
+    and press they report: the simulated person waits for the box to take an
+    input, and tests count what reached the game."""
+
+    def __init__(self, port: Any, seen: list[FlapChanged | ButtonPressed]) -> None:
+        self._port = port
+        self._seen = seen
+
+    def poll(self, now_ms: int) -> Sequence[Any]:
+        events = self._port.poll(now_ms)
+        self._seen.extend(e for e in events if isinstance(e, (FlapChanged, ButtonPressed)))
+        return events
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._port, name)
+
+
+class QueuedDice(DiceSource):
     """``dice A B`` in a script queues a throw; without one, seeded random faces."""
 
     def __init__(self, rng: random.Random) -> None:
@@ -70,28 +115,81 @@ class QueuedDice:
         return tuple(self.rng.randint(1, 6) for _ in range(count))
 
 
-class PanelRecorder:
-    """A luma dummy panel that also keeps every frame it was sent (``--frames``)."""
+class SyncedDice(DiceSource):
+    """The dice module's source, with the simulated Pico run up to now before
+    each poll, so its ready line falls on time while the Pi leaves the bus alone."""
 
-    def __init__(self, frames_dir: Path | None) -> None:
+    def __init__(self, inner: DiceSource, module: SimDiceModule) -> None:
+        self.inner = inner
+        self.module = module
+
+    def roll(self, count: int) -> tuple[int, ...] | None:
+        return self.inner.roll(count)
+
+    def expect(self, count: int | None, now_ms: int) -> None:
+        self.inner.expect(count, now_ms)
+
+    def poll(self, now_ms: int) -> list:
+        self.module.sync()
+        return self.inner.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        return self.inner.next_deadline_ms()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class PanelRecorder:
+    """A luma dummy panel that also keeps every frame it was sent (``--frames``).
+
+    Every call is an I2C transfer to ``address`` on ``bus``: it fails as the
+    bus says (unplugged, ``fault i2c``), with its own seeded draws since it
+    runs on the display's sender thread.
+    """
+
+    def __init__(self, frames_dir: Path | None, *, bus: SimBus | None = None,
+                 address: int = 0x3C, rng: random.Random | None = None) -> None:
         self.device = dummy_device()
         self.frames_dir = frames_dir
+        self.bus = bus
+        self.address = address
+        self.rng = rng or random.Random(0)
         self.count = 0
         self.on = True
 
+    def transfer(self) -> None:
+        """Raise what the bus does to a transfer to the panel now."""
+        if self.bus is None:
+            return
+        if self.address in self.bus.unplugged:
+            raise OSError(errno.EREMOTEIO, os.strerror(errno.EREMOTEIO))
+        if self.bus.error_rate and self.rng.random() < self.bus.error_rate:
+            code = self.rng.choice(FAULT_ERRNOS)
+            raise OSError(code, os.strerror(code))
+
+    def open(self) -> PanelRecorder:
+        """The device factory: opening a panel sends its init sequence."""
+        self.transfer()
+        return self
+
     def display(self, image: Image.Image) -> None:
+        self.transfer()
         self.device.display(image)
         self.count += 1
         if self.frames_dir is not None:
             image.convert("1").save(self.frames_dir / f"frame-{self.count:05d}.png")
 
     def contrast(self, level: int) -> None:
+        self.transfer()
         self.device.contrast(level)
 
     def show(self) -> None:
+        self.transfer()
         self.on = True
 
     def hide(self) -> None:
+        self.transfer()
         self.on = False
 
     def cleanup(self) -> None:
@@ -127,6 +225,12 @@ class SimulatedBox:
                 self.chips[hw.mcp23017.led_address] = SimMcp23017()
             for address, chip in self.chips.items():
                 self.bus.attach(address, chip)
+        self.module: SimDiceModule | None = None
+        if hw.dice is not None:     # on the bus for the self-test even with other dice
+            ready = self.factory.pin(hw.dice.ready_pin) if hw.dice.ready_pin is not None else None
+            self.module = SimDiceModule(clock=self.world.clock, ready_pin=ready,
+                                        rng=random.Random(rng.random()))
+            self.bus.attach(hw.dice.address, self.module)
         if hw.display.driver != "none" and hw.display.address not in self.bus.devices:
             self.bus.attach(hw.display.address, AckingChip())
         switch_rng = random.Random(rng.random())
@@ -135,8 +239,18 @@ class SimulatedBox:
         self.buttons = {"roll": self._switch(hw.roll, switch_rng),
                         "next": self._switch(hw.next, switch_rng)}
         self.shut: set[int] = set()
-        self.panel = PanelRecorder(frames_dir)
+        self.seen: list[FlapChanged | ButtonPressed] = []   # every input the daemon got
+        # drawn after the dice and switches, so their sequences are as before
+        self.bus.rng = random.Random(rng.random())
+        self.panel = PanelRecorder(frames_dir, bus=self.bus, address=hw.display.address,
+                                   rng=random.Random(rng.random()))
+        self.bounce_rng = random.Random(rng.random())
         self.box = self._build()
+
+    @property
+    def playing_module(self) -> SimDiceModule | None:
+        """The dice module when the game throws with it (``[game] dice = "module"``)."""
+        return self.module if self.config.game.dice == "module" else None
 
     @property
     def debounce_ms(self) -> int:
@@ -156,9 +270,16 @@ class SimulatedBox:
     def _build(self) -> Box:
         self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
                                         bus=lambda number: self.bus, sleep=lambda s: None)
-        display = make_display(self.hw, device_factory=lambda: self.panel)
-        return Box(self.ports.flaps, self.ports.buttons, self.ports.indicators, display,
-                   self.dice)
+        display = make_display(self.hw, device_factory=self.panel.open)
+        dice: DiceSource = self.dice
+        module = self.playing_module
+        if module is not None and self.hw.dice is not None:
+            dice = SyncedDice(build_module(self.hw.dice, self.world.clock,
+                                           pin_factory=self.factory, bus=lambda n: self.bus,
+                                           fallback=self.dice),
+                              module)
+        return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
+                   self.ports.indicators, display, dice)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the
@@ -166,6 +287,8 @@ class SimulatedBox:
         self.box.close()
         for chip in self.chips.values():
             chip.brownout()
+        if self.module is not None and not self.module.absent:
+            self.module.plug()      # powered by the Pi: it boots again too
         self.box = self._build()
 
     # -- what a person touches and sees ---------------------------------------------
@@ -177,6 +300,49 @@ class SimulatedBox:
 
     def button_switch(self, name: str) -> SimSwitch:
         return self.buttons[name]
+
+    # -- hardware faults (script commands) ------------------------------------------
+
+    def bounce(self, tile: int, edges: int, at_ms: int) -> int:
+        """Flap ``tile``'s switch chatters: ``edges`` (even) edges within
+        ``BOUNCE_WINDOW_MS``, ending where it was; returns the last edge's time."""
+        switch = self.flaps[tile]
+        level = tile in self.shut
+        offsets = sorted(self.bounce_rng.randint(0, BOUNCE_WINDOW_MS) for _ in range(edges))
+        def edge(closed: bool) -> Callable[[], None]:
+            return lambda: switch.setter(closed)   # the wiring as it is at that moment
+
+        for i, offset in enumerate(offsets):
+            self.world.at(at_ms + offset, edge(level if i % 2 else not level))
+        return at_ms + offsets[-1]
+
+    def set_i2c_error_rate(self, rate: float) -> None:
+        self.bus.error_rate = rate
+
+    def brownout(self) -> None:
+        """The supply dipped: every MCP23017 back at its power-on registers."""
+        for chip in self.chips.values():
+            chip.brownout()
+
+    def set_plugged(self, device: int | str, plugged: bool) -> None:
+        """``display`` or an expander address stops / starts answering."""
+        if device == "display":
+            (self.bus.plug if plugged else self.bus.unplug)(self.hw.display.address)
+        elif device == "dice" and self.module is not None:
+            self.module.plug() if plugged else self.module.unplug()
+        elif isinstance(device, int) and device in self.chips:
+            chip = self.chips[device]
+            chip.plug() if plugged else chip.unplug()
+        else:
+            raise ValueError(f"no {device!r} in this simulated box")
+
+    def set_int_cut(self, cut: bool) -> None:
+        """The input expander's INT wire to the Pi breaks (or is mended)."""
+        if not has_int_line(self.hw):
+            raise ValueError("no expander INT line in this simulated box")
+        assert self.hw.mcp23017 is not None
+        chip = self.chips[self.hw.mcp23017.address]
+        chip.cut_int() if cut else chip.mend_int()
 
     # -- wiring faults a builder makes (planted by the self-test's tests) --------------
 
