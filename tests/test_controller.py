@@ -598,3 +598,34 @@ def test_a_game_stopped_before_any_throw_is_abandoned_with_no_winners():
     assert t.screen == ConfirmScreen(question="New game?")
     t.press("roll")
     assert t.names("game_ended")[0]["winners"] != []   # a throw was made: totals decide
+
+
+def test_every_step_of_an_instant_win_has_a_frame(tmp_path, capsys):
+    """``sim --frames`` keeps a frame of each step, even after the script's last line."""
+    from PIL import Image, ImageChops
+
+    from shutbox_hw.cli import main
+    from shutbox_hw.render import render
+    lines = ["start 2"]
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),
+                        ((2, 3), [5]), ((2, 2), [4]), ((1, 2), [3]), ((1, 2), [1, 2])]:
+        lines += [f"dice {dice[0]} {dice[1]}", "roll", "close " + " ".join(map(str, tiles))]
+    script = tmp_path / "shut.txt"
+    script.write_text("\n".join(lines) + "\n")
+    frames = tmp_path / "frames"
+    assert main(["sim", "--rules", "klappenspiel", "--set", "match=single-round",
+                 "--set", "shut_the_box=instant-win", "--script", str(script),
+                 "--frames", str(frames), "--db", str(tmp_path / "db")]) == 0
+    capsys.readouterr()
+    def lit(image):
+        return image.convert("L").point(lambda v: 255 if v else 0)
+
+    saved = [lit(Image.open(f)).tobytes() for f in sorted(frames.glob("frame-*.png"))]
+
+    def drawn(screen):   # the panel may shift the picture a pixel against burn-in
+        want = lit(render(screen))
+        return any(ImageChops.offset(want, dx, dy).tobytes() in saved
+                   for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+    assert drawn(ShutScreen(player="P1", note="wins at once!"))
+    assert drawn(TurnEndScreen(player="P1", score=0, open_tiles=(), shut=True,
+                               note="wins at once!", prompt="press: go on"))
