@@ -101,3 +101,14 @@ def test_on_request_hints_show_no_chances_until_asked():
     assert view.screen(state).shut_chance is None and view.screen(state).hint is None
     turn.hint_shown = True
     assert view.screen(state).shut_chance == 0.1 and view.screen(state).hint == (7,)
+
+
+def test_pause_ms_is_read_and_checked():
+    from shutbox_hw.game.config import parse_game
+    problems: list[str] = []
+    assert parse_game({}, problems).pause_ms == 2000 and not problems
+    assert parse_game({"pause_ms": 0}, problems).pause_ms == 0 and not problems
+    assert parse_game({"pause_ms": 60_001}, problems).pause_ms == 2000
+    assert parse_game({"pause_ms": True}, problems).pause_ms == 2000
+    assert problems == ["[game] pause_ms: expected a number of milliseconds 0..60000, got 60001",
+                        "[game] pause_ms: expected a number of milliseconds 0..60000, got True"]
