@@ -112,3 +112,11 @@ def test_pause_ms_is_read_and_checked():
     assert parse_game({"pause_ms": True}, problems).pause_ms == 2000
     assert problems == ["[game] pause_ms: expected a number of milliseconds 0..60000, got 60001",
                         "[game] pause_ms: expected a number of milliseconds 0..60000, got True"]
+
+
+def test_the_screen_says_how_many_dice_the_next_throw_uses():
+    # one_die = below-6: one die once the open tiles add up to less than 6
+    assert view.screen(playing(overrides={"one_die": "below-6"})).throw_dice == 2
+    low = playing(overrides={"one_die": "below-6"}, committed=mask_of(range(3, 10)))
+    assert view.prompt(low, low.turn) == "ROLL: throw 1 die"
+    assert view.screen(low).throw_dice == 1

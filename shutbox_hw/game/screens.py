@@ -44,6 +44,7 @@ class PlayScreen:
     move_chance: float | None = None
     pot: int | None = None        # pool only: what the round's winner takes
     balance: int | None = None    # pool only: the player's winnings so far (total means nothing)
+    throw_dice: int = 2           # dice the next throw uses: one `?` box each before it is known
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ def screen(state: GameState) -> Screen:
     return PlayScreen(player=state.players[turn.player], round=match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(open_mask)),
                       total=match.totals[turn.player], dice=turn.dice,
+                      throw_dice=1 if dice_choice(state.rules, open_mask) == "one" else 2,
                       prompt=turn.note or prompt(state, turn), message=_bar(state),
                       **_hint_fields(state, turn), **_pool_fields(state, turn.player))
 

@@ -56,7 +56,7 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
                                    f"R{s.round} total {total}", f"R{s.round} T{total}"])
 
     # the dice: squares with pips; outlines with "?" before the throw
-    faces = list(s.dice) if s.dice else [None, None]
+    faces = list(s.dice) if s.dice else [None] * s.throw_dice
     for i, face in enumerate(faces):
         widgets.die(canvas, i * (DIE + 2), DICE_Y, face)
 
