@@ -1,9 +1,19 @@
 """The box's memory: games, players, rounds, turns, throws and rejected flaps.
 
-The controller's events are written here as they happen, each in its own
-transaction (WAL, synchronous=FULL), so a throw is durable before the box
-shows it. After a power cut :meth:`Store.unfinished_game` rebuilds exactly
-what the rules need to carry on.
+The controller's events are written here as they happen, all those of one
+step in one transaction (WAL, synchronous=FULL), so a throw is durable before
+the box shows it and a power cut never leaves half a step on disk. After a
+power cut :meth:`Store.unfinished_game` rebuilds exactly what the rules need
+to carry on.
+
+A disk that is full, failing or locked by another program is not the
+player's problem: a write then raises :class:`StorageFault` (after waiting at
+most :data:`BUSY_TIMEOUT_S` for a lock, well under half the watchdog's 10 s)
+and the daemon keeps the events until a later write succeeds. A store that
+cannot even open normally at boot (a full disk cannot create the ``-shm``
+file) opens *degraded*: it reads the unfinished game through an exclusive
+connection, which keeps its WAL index in memory, and reopens properly once
+the disk takes writes again.
 """
 
 from __future__ import annotations
@@ -11,6 +21,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +30,48 @@ from ..errors import UserError, shown_path
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of, rules_from_dict
 from ..textfile import os_problem
-from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem
+from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
 
 
+# a locked database is waited for this long, then the write is a storage fault:
+# two waits in one step stay well under half of systemd's 10 s watchdog
+BUSY_TIMEOUT_S = 0.3
+# failures that pass: a full or failing disk, another program's lock
+TRANSIENT = {sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_BUSY,
+             sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL}
+SHM_MIN_BYTES = 32768  # a usable -shm file is at least one 32 KiB region
+
+
 class StoreError(UserError):
     """The database cannot be opened or is not ours."""
+
+
+class StorageFault(Exception):
+    """The disk did not take a write now (full, failing, locked); try again later.
+
+    The message is short enough for the box's screen.
+    """
+
+
+def transient(error: BaseException) -> bool:
+    """Whether an SQLite error may pass by itself (so the box plays on)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(error, sqlite3.Error) and isinstance(code, int) \
+        and code & 0xFF in TRANSIENT
+
+
+def fault_text(error: BaseException) -> str:
+    """A few words for the screen: what is wrong with the disk."""
+    code = getattr(error, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary == sqlite3.SQLITE_FULL or isinstance(error, OSError) and error.errno == 28:
+        return "disk full"
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return "database locked"
+    return "disk error"
 
 
 class Store:
@@ -36,42 +82,99 @@ class Store:
         self.path = Path(path)
         self._clock = clock
         self._sync_flag = Path(sync_flag)
+        self.game_id: int | None = None
+        self.seats: dict[str, int] = {}
+        self.db: sqlite3.Connection | None = None
+        # why the store is degraded (None: it writes normally)
+        self.fault: str | None = None
+        # called after every event written and every commit (the simulator's power cuts)
+        self.on_write: Callable[[], None] | None = None
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
             raise StoreError(f"cannot open the database {name}: {problem}")
-        self.game_id: int | None = None
-        self.seats: dict[str, int] = {}
+        shm = Path(f"{self.path}-shm")
+        had_shm = shm.exists()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None)
-            try:
-                migrate(self.db, self.path)  # reads the schema before changing anything
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=FULL")
-                self.db.execute("PRAGMA foreign_keys=ON")
-                row = self.db.execute("SELECT id FROM games WHERE ended_at IS NULL"
-                                      " ORDER BY id DESC LIMIT 1").fetchone()
-            except BaseException:
-                self.db.close()  # a refused file is not held open
-                raise
+            self._open()
         except SchemaError as error:
             raise StoreError(str(error)) from None
         except sqlite3.Error as error:
-            raise StoreError(f"cannot open the database {name}: it {sqlite_problem(error)}") \
-                from None
+            if not transient(error):
+                raise StoreError(f"cannot open the database {name}: it "
+                                 f"{sqlite_problem(error)}") from None
+            self._open_degraded(error, None if had_shm else shm)
         except OSError as error:
-            raise StoreError(f"cannot open the database {name}: {os_problem(error, 'database')}") \
-                from None
+            if error.errno != 28:  # ENOSPC: a full disk must not stop the game
+                raise StoreError(f"cannot open the database {name}: "
+                                 f"{os_problem(error, 'database')}") from None
+            self._open_degraded(error, None if had_shm else shm)
+
+    def _open(self) -> None:
+        """Open for writing: migrate, WAL, the unfinished game (raises on failure)."""
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        try:
+            migrate(db, self.path)  # reads the schema before changing anything
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                             " ORDER BY id DESC LIMIT 1").fetchone()
+        except BaseException:
+            db.close()  # a refused file is not held open
+            raise
+        self.db, self.fault = db, None
         if row:
             self._select_game(row[0])
+
+    def _open_degraded(self, error: BaseException, made_shm: Path | None) -> None:
+        """Boot on a disk that takes no writes: read what can be read, write nothing yet.
+
+        A ``-shm`` file this boot created and could not fill is useless; an
+        exclusive connection never uses one, but refuses to start beside it.
+        """
+        self.fault = fault_text(error)
+        if made_shm is not None:
+            try:
+                if made_shm.stat().st_size < SHM_MIN_BYTES:
+                    made_shm.unlink()
+            except OSError:
+                pass
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        except sqlite3.Error:
+            return
+        try:
+            db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            if version_of(db, self.path) >= 1:
+                row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                                 " ORDER BY id DESC LIMIT 1").fetchone()
+                self.db = db
+                if row:
+                    self._select_game(row[0])
+                return
+        except (sqlite3.Error, SchemaError):
+            pass
+        db.close()
+
+    def _reopen(self) -> None:
+        """Leave the degraded state if the disk takes writes again (else StorageFault)."""
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        try:
+            self._open()
+        except (sqlite3.Error, OSError, SchemaError) as error:
+            raise StorageFault(fault_text(error)) from None
 
     def clock_synced(self) -> bool:
         """Whether the system clock is set (no RTC: before NTP it is not to be trusted)."""
         return self._sync_flag.exists()
 
     def close(self) -> None:
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
 
     def _select_game(self, game_id: int) -> None:
         self.game_id = game_id
@@ -82,12 +185,51 @@ class Store:
 
     def record(self, event: dict[str, Any]) -> None:
         """Write one controller event durably (ignores events it has no table for)."""
-        handler = getattr(self, "_on_" + event.get("event", ""), None)
-        if handler is None:
+        self.record_all([event])
+
+    def record_all(self, events: Iterable[dict[str, Any]]) -> None:
+        """Write the events of one step, in order, in one transaction: all or none.
+
+        Raises :class:`StorageFault` when the disk does not take them now; the
+        store is then as it was before (the caller keeps the events).
+        """
+        events = list(events)
+        if not any(hasattr(self, "_on_" + e.get("event", "")) for e in events):
             return
-        with self.db:  # one transaction
-            self.db.execute("BEGIN IMMEDIATE")
-            handler(event, self._clock())
+        if self.fault is not None:
+            self._reopen()
+        with self._transaction():
+            now = self._clock()
+            for event in events:
+                handler = getattr(self, "_on_" + event.get("event", ""), None)
+                if handler is not None:
+                    handler(event, now)
+                    self._wrote()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        db = self.db
+        assert db is not None
+        game = (self.game_id, self.seats)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            yield
+            db.execute("COMMIT")
+        except BaseException as error:
+            self.game_id, self.seats = game  # as the disk has it
+            try:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # SQLite rolled back by itself
+            if isinstance(error, sqlite3.OperationalError) and transient(error):
+                raise StorageFault(fault_text(error)) from error
+            raise
+        self._wrote()
+
+    def _wrote(self) -> None:
+        if self.on_write is not None:
+            self.on_write()
 
     def _turn_id(self, event: dict[str, Any]) -> int | None:
         row = self.db.execute(
@@ -178,11 +320,13 @@ class Store:
             saved = self._saved_game()
             rules_from_dict(saved.rules)
         except (ValueError, TypeError, KeyError, AttributeError, UserError):
-            with self.db:
-                self.db.execute("BEGIN IMMEDIATE")
-                self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
-                                " WHERE id = ?", (self._clock(), int(self.clock_synced()),
-                                                  self.game_id))
+            try:
+                with self._transaction():
+                    self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?,"
+                                    " abandoned = 1 WHERE id = ?",
+                                    (self._clock(), int(self.clock_synced()), self.game_id))
+            except StorageFault:
+                pass  # the next game_started abandons it
             self.game_id, self.seats = None, {}
             return None
         return saved
