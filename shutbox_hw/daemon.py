@@ -19,9 +19,12 @@ from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, T
 from .game.controller import Advisor, Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .hal.ports import Buttons, Display, FlapBank, Indicators
-from .store import Store
+from .store import StorageFault, Store
 
 log = logging.getLogger("shutbox_hw")
+# while the disk refuses writes, they are tried again this often (and with the
+# next step after that): a locked database costs one bounded wait per try
+STORE_RETRY_MS = 1000
 
 
 class Clock(Protocol):
@@ -78,12 +81,23 @@ class Daemon:
             from .render import render
         self.render = render
         self.controller = Controller(config.rules, config.game, advisor=advisor)
+        self.unsaved: list[dict[str, Any]] = []   # events the disk has not taken yet, in order
+        self._retry_at: int | None = None
+        self._storage_fault: str | None = None     # what the box says is wrong with the disk
 
     def start(self) -> None:
-        """Power on: resume the unfinished game, read the flaps, show the box."""
+        """Power on: resume the unfinished game, read the flaps, show the box.
+
+        A store that opened degraded (a full disk) is a storage fault from the
+        first frame; the box plays on and saves once the disk takes writes.
+        """
         now = self.clock.now_ms()
         saved = self.store.unfinished_game()
-        self._apply(self.controller.start(now, self.box.flaps.shut_mask(), saved), now)
+        effects = self.controller.start(now, self.box.flaps.shut_mask(), saved)
+        if self.store.fault is not None:
+            self._retry_at = now + STORE_RETRY_MS
+            effects = self._fault_effects(effects, self.store.fault, now)
+        self._apply(effects, now)
 
     def feed(self, event: Event) -> None:
         self._apply(self.controller.handle(event), event.at_ms)
@@ -100,6 +114,8 @@ class Daemon:
         deadline = self.controller.next_deadline_ms()
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))
+        if self._retry_at is not None and now >= self._retry_at:
+            self._apply([], now)  # the disk may take the unsaved events now
         self.box.indicators.poll(now)
         self.box.display.poll(now)
 
@@ -108,33 +124,71 @@ class Daemon:
                                  self.box.buttons.next_deadline_ms(),
                                  self.box.indicators.next_deadline_ms(),
                                  self.box.display.next_deadline_ms(),
-                                 self.controller.next_deadline_ms()) if d is not None]
+                                 self.controller.next_deadline_ms(),
+                                 self._retry_at) if d is not None]
         return min(deadlines, default=None)
 
     def _apply(self, effects: list[Effect], now: int) -> None:
-        # durable first: a commit is on disk before the box shows it; dice
-        # last, since their faces start a new round of effects
+        """Durable first, then shown: every event of this step is written in one
+        transaction before any light or screen of it changes; dice last, since
+        their faces start a step of their own."""
+        effects = self._save(effects, now)
         for effect in effects:
             if isinstance(effect, Emit):
                 self._record(effect.data, now)
-        for effect in effects:
-            if isinstance(effect, Lights):
-                self.box.indicators.show(effect.leds, now)
-            elif isinstance(effect, Show):
-                self.box.display.show(self.render(effect.screen), now)
+        lights = [e for e in effects if isinstance(e, Lights)]
+        screens = [e for e in effects if isinstance(e, Show)]
+        if lights:  # a storage fault's frame comes last and wins
+            self.box.indicators.show(lights[-1].leds, now)
+        if screens:
+            self.box.display.show(self.render(screens[-1].screen), now)
         for effect in effects:
             if isinstance(effect, RollDice):
                 faces = self.box.dice.roll(effect.count)
                 if faces is not None:
                     self.feed(DiceRolled(tuple(faces), now))
 
-    def _record(self, data: dict[str, Any], now: int) -> None:
+    def _save(self, effects: list[Effect], now: int) -> list[Effect]:
+        """Write this step's events after those still unsaved, all in one go.
+
+        On a storage fault they all stay in memory, in order, and the box says
+        so at once; the first write that passes clears the fault. Returns the
+        effects to carry out (with the fault's or recovery's frame added).
+        """
+        events = [e.data for e in effects if isinstance(e, Emit)]
+        if self.unsaved and self._retry_at is not None and now < self._retry_at:
+            self.unsaved += events  # not before the retry time: a lock waits each try
+            return effects
+        batch = self.unsaved + events
+        if not batch and self._storage_fault is None:
+            return effects
         try:
-            self.store.record(data)
-        except Exception as error:  # a full disk must not stop the game
-            log.error("could not store %s: %s", data.get("event"), error)
-            self._apply(self.controller.handle(
-                InputFault("storage", f"cannot save: {error}"[:60], now)), now)
+            self.store.record_all(batch)
+        except StorageFault as error:
+            self.unsaved = batch
+            self._retry_at = now + STORE_RETRY_MS
+            log.error("could not save %d events: %s", len(batch), error)
+            return self._fault_effects(effects, str(error), now)
+        except Exception:  # a bug, not the disk: retrying would block every later write
+            log.exception("could not save %s", [e.get("event") for e in batch])
+            self.unsaved, self._retry_at = [], None
+            return effects
+        self.unsaved, self._retry_at = [], None
+        if self._storage_fault is None:
+            return effects
+        self._storage_fault = None
+        log.info("storage: saved again")
+        return effects + self.controller.handle(InputFault("storage", "saved", now, ok=True))
+
+    def _fault_effects(self, effects: list[Effect], problem: str, now: int) -> list[Effect]:
+        if problem == self._storage_fault:
+            return effects
+        self._storage_fault = problem
+        return effects + self.controller.handle(
+            InputFault("storage", f"cannot save: {problem}", now))
+
+    def _record(self, data: dict[str, Any], now: int) -> None:
+        """Report an event (the journal; the simulator prints it)."""
         log.info("%s", data)
         if self.on_event is not None:
             self.on_event(data)

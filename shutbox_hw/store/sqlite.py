@@ -19,6 +19,7 @@ the disk takes writes again.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -45,6 +46,13 @@ TRANSIENT = {sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_BUSY,
 SHM_MIN_BYTES = 32768  # a usable -shm file is at least one 32 KiB region
 
 
+def _no_room(path: Path) -> bool:
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return False
+
+
 class StoreError(UserError):
     """The database cannot be opened or is not ours."""
 
@@ -63,11 +71,17 @@ def transient(error: BaseException) -> bool:
         and code & 0xFF in TRANSIENT
 
 
-def fault_text(error: BaseException) -> str:
-    """A few words for the screen: what is wrong with the disk."""
+def fault_text(error: BaseException, path: Path | None = None) -> str:
+    """A few words for the screen: what is wrong with the disk.
+
+    SQLite reports a ``-shm`` file it cannot grow as an I/O error; the file
+    system says whether that is a full disk.
+    """
     code = getattr(error, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     if primary == sqlite3.SQLITE_FULL or isinstance(error, OSError) and error.errno == 28:
+        return "disk full"
+    if primary == sqlite3.SQLITE_IOERR and path is not None and _no_room(path):
         return "disk full"
     if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return "database locked"
@@ -134,7 +148,7 @@ class Store:
         A ``-shm`` file this boot created and could not fill is useless; an
         exclusive connection never uses one, but refuses to start beside it.
         """
-        self.fault = fault_text(error)
+        self.fault = fault_text(error, self.path)
         if made_shm is not None:
             try:
                 if made_shm.stat().st_size < SHM_MIN_BYTES:
@@ -166,7 +180,7 @@ class Store:
         try:
             self._open()
         except (sqlite3.Error, OSError, SchemaError) as error:
-            raise StorageFault(fault_text(error)) from None
+            raise StorageFault(fault_text(error, self.path)) from None
 
     def clock_synced(self) -> bool:
         """Whether the system clock is set (no RTC: before NTP it is not to be trusted)."""
@@ -194,10 +208,10 @@ class Store:
         store is then as it was before (the caller keeps the events).
         """
         events = list(events)
+        if self.fault is not None:
+            self._reopen()  # even with nothing to write: the fault may be over
         if not any(hasattr(self, "_on_" + e.get("event", "")) for e in events):
             return
-        if self.fault is not None:
-            self._reopen()
         with self._transaction():
             now = self._clock()
             for event in events:
@@ -223,7 +237,7 @@ class Store:
             except sqlite3.Error:
                 pass  # SQLite rolled back by itself
             if isinstance(error, sqlite3.OperationalError) and transient(error):
-                raise StorageFault(fault_text(error)) from error
+                raise StorageFault(fault_text(error, self.path)) from error
             raise
         self._wrote()
 
