@@ -17,6 +17,7 @@ from ..config import Config
 from ..daemon import Daemon
 from ..store import Store
 from .box import SimulatedBox
+from .disk import PowerCut, SimDisk
 from .script import Step
 
 PRESS_MS = 80       # a short press of a button
@@ -33,14 +34,22 @@ class SimRunner:
         self.advisor = advisor
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
         self.world = self.sim.world
+        self.disk = SimDisk()
+        self.power_cuts = 0
         self._boot()
 
     # ------------------------------------------------------------------ power
 
     def _boot(self) -> None:
-        self.daemon = Daemon(self.config, self.sim.box, Store(self.db_path), self.world.clock,
-                             advisor=self.advisor, on_event=self.on_event)
-        self.daemon.start()
+        while True:
+            try:
+                self.daemon = Daemon(self.config, self.sim.box,
+                                     self.disk.open_store(self.db_path), self.world.clock,
+                                     advisor=self.advisor, on_event=self.on_event)
+                self.daemon.start()
+                break
+            except PowerCut:
+                self._cut()
         self.advance(0)
 
     def restart(self) -> None:
@@ -48,13 +57,29 @@ class SimRunner:
         self.sim.power_cut()
         self._boot()
 
+    def _cut(self) -> None:
+        """The power went in the middle of the daemon's work (``cut-after-writes``).
+
+        Its connection is closed only to release the lock this process holds:
+        what it had not committed is gone, as after a real cut.
+        """
+        self.power_cuts += 1
+        store = getattr(self, "daemon", None) and self.daemon.store
+        if store is not None:
+            store.close()
+        self.sim.power_cut()
+
     # ------------------------------------------------------------------ time
 
     def advance(self, ms: int) -> None:
         """Let ``ms`` of virtual time pass, stopping wherever something is due."""
         target = self.world.now_ms() + max(0, ms)
         while True:
-            self.daemon.step()
+            try:
+                self.daemon.step()
+            except PowerCut:
+                self._cut()
+                self._boot()
             now = self.world.now_ms()
             if now >= target:
                 break
@@ -110,3 +135,9 @@ class SimRunner:
             self.advance(round(float(args[0]) * 1000))
         elif command == "restart":
             self.restart()
+        elif command == "cut-after-writes":
+            self.disk.cut_after(int(args[0]))
+        elif command == "disk-full":
+            self.disk.full = True
+        elif command == "disk-ok":
+            self.disk.full = False

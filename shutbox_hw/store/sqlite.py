@@ -92,8 +92,12 @@ class Store:
     """One SQLite file. ``record`` takes the controller's event dicts."""
 
     def __init__(self, path: str | Path, clock=time.time,
-                 sync_flag: str | Path = TIMESYNC_FLAG) -> None:
+                 sync_flag: str | Path = TIMESYNC_FLAG,
+                 check_write: Callable[[], None] | None = None) -> None:
         self.path = Path(path)
+        # called before opening for writing and before every commit: the
+        # simulator's full disk raises SQLite's own error from here
+        self._check_write = check_write
         self._clock = clock
         self._sync_flag = Path(sync_flag)
         self.game_id: int | None = None
@@ -129,6 +133,8 @@ class Store:
         """Open for writing: migrate, WAL, the unfinished game (raises on failure)."""
         db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         try:
+            if self._check_write is not None:
+                self._check_write()
             migrate(db, self.path)  # reads the schema before changing anything
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
@@ -228,6 +234,8 @@ class Store:
         try:
             db.execute("BEGIN IMMEDIATE")
             yield
+            if self._check_write is not None:
+                self._check_write()
             db.execute("COMMIT")
         except BaseException as error:
             self.game_id, self.seats = game  # as the disk has it
