@@ -10,8 +10,9 @@ import statistics
 import time
 
 from shutbox_hw.hal.debounce import FlapInputs
-from shutbox_hw.hal.expander import ExpanderInputs
+from shutbox_hw.hal.expander import ExpanderPins
 from shutbox_hw.hal.sim import SimBus, SimMcp23017, SimWorld
+from shutbox_hw.hal.switches import Switches
 
 
 def median_us(fn, runs: int = 15) -> float:
@@ -45,14 +46,14 @@ def expander_reads() -> int:
     bus = SimBus(1)
     bus.attach(0x20, SimMcp23017())
     world = SimWorld()
-    ins = ExpanderInputs(bus, world.clock, flap_pins={t: t - 1 for t in range(1, 8)},
-                         read_ms=0)
+    pins = ExpanderPins(bus, world.clock, {t: t - 1 for t in range(1, 8)}, read_ms=0)
+    flaps = Switches([pins]).flaps
     for now in range(1000):
-        ins.flaps.poll(now)
+        flaps.poll(now)
     return 1000
 
 
 if __name__ == "__main__":
     print(f"FlapInputs edge+poll, 12 flaps: median {median_us(edges_and_polls):.2f} us per poll")
-    print(f"ExpanderInputs poll with a full register read (simulated bus): "
+    print(f"Expander flaps poll with a full register read (simulated bus): "
           f"median {median_us(expander_reads):.1f} us per poll")

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from shutbox_hw.game.events import GameStarted, Rolled, ThrowCommitted, TurnStarted
 from shutbox_hw.rules import build_rules
 from shutbox_hw.store import Store
 
@@ -22,15 +23,14 @@ def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.db")
-        store.record({"event": "game_started", "players": ["P1"],
-                      "rules": build_rules("klappenspiel").as_dict(), "dice": "software"})
-        store.record({"event": "turn_started", "player": "P1", "round": 1})
+        store.record(GameStarted(players=("P1",), rules=build_rules("klappenspiel").as_dict(),
+                                 dice="software"))
+        store.record(TurnStarted(seat=0, player="P1", round=1))
         times = []
         for throw in range(1, count + 1):
-            for event in ({"event": "rolled", "player": "P1", "dice": [3, 4], "round": 1,
-                           "throw": throw},
-                          {"event": "throw_committed", "player": "P1", "dice": [3, 4],
-                           "closed": [7], "open": [1], "round": 1, "throw": throw}):
+            for event in (Rolled(seat=0, player="P1", dice=(3, 4), round=1, throw=throw),
+                          ThrowCommitted(seat=0, player="P1", dice=(3, 4), closed=(7,),
+                                         open=(1,), round=1, throw=throw)):
                 start = time.perf_counter()
                 store.record(event)
                 times.append(time.perf_counter() - start)

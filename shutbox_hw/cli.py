@@ -13,6 +13,7 @@ import sys
 from typing import NoReturn
 
 from .errors import UserError, one_line
+from .rules import RulesError
 
 # command name -> module under shutbox_hw.commands, in the order --help lists them
 COMMANDS = {
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.run(args))
-    except UserError as error:
+    except (UserError, RulesError) as error:
         # every line of a multi-line error (a config's problems) says where it comes from
         for line in str(error).splitlines() or [""]:
             print(one_line(f"shutbox-hw {args.command}: {line}"), file=sys.stderr)

@@ -1,9 +1,9 @@
 """The box's TOML config file: one table per part, each validated by its owner.
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
-:mod:`shutbox_hw.hal.config`), ``[game]`` and ``[storage]``. Every problem
-is reported with the key it concerns; :func:`check_config` gathers all of
-them so a builder can fix a file in one go.
+:mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`)
+and ``[storage]``. Every problem is reported with the key it concerns;
+:func:`check_config` gathers all of them so a builder can fix a file in one go.
 """
 
 from __future__ import annotations
@@ -16,14 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserError, clip, shown_path
+from .game.config import GameConfig, parse_game
 from .hal.config import HardwareConfig, parse_hardware
 from .rules import RuleSet, RulesError, rules_from_table
 from .textfile import read_text_file
 
-DICE_SOURCES = ("software", "module", "manual")
-HINT_MODES = ("off", "on-request", "always")
-HINT_OBJECTIVES = ("min-score", "max-shut")
-MAX_PLAYERS = 8
 TABLES = ("rules", "hardware", "game", "storage")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
@@ -34,15 +31,6 @@ class ConfigError(UserError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
-
-
-@dataclass(frozen=True)
-class GameConfig:
-    dice: str = "software"
-    player_names: tuple[str, ...] = ()
-    settle_ms: int = 2500
-    hints: str = "off"
-    hint_objective: str = "min-score"
 
 
 @dataclass(frozen=True)
@@ -61,43 +49,6 @@ def default_db_path() -> Path:
         return Path(state.split(":")[0]) / "shutbox.db"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "shutbox-hw" / "shutbox.db"
-
-
-def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
-    known = {"dice", "player_names", "settle_ms", "hints", "hint_objective"}
-    for key in table:
-        if key not in known:
-            problems.append(f"[game] {key}: unknown key (keys: {', '.join(sorted(known))})")
-    dice = table.get("dice", "software")
-    if dice not in DICE_SOURCES:
-        problems.append(f"[game] dice: {dice!r} is not one of {', '.join(DICE_SOURCES)}")
-        dice = "software"
-    hints = table.get("hints", "off")
-    if hints not in HINT_MODES:
-        problems.append(f"[game] hints: {hints!r} is not one of {', '.join(HINT_MODES)}")
-        hints = "off"
-    objective = table.get("hint_objective", "min-score")
-    if objective not in HINT_OBJECTIVES:
-        problems.append(f"[game] hint_objective: {objective!r} is not one of "
-                        f"{', '.join(HINT_OBJECTIVES)}")
-        objective = "min-score"
-    settle = table.get("settle_ms", 2500)
-    if isinstance(settle, bool) or not isinstance(settle, int) or not 0 <= settle <= 60_000:
-        problems.append(f"[game] settle_ms: expected a number of milliseconds 0..60000, "
-                        f"got {settle!r}")
-        settle = 2500
-    names = table.get("player_names", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
-        problems.append("[game] player_names: expected a list of non-empty names")
-        names = []
-    elif len(names) > MAX_PLAYERS:
-        problems.append(f"[game] player_names: at most {MAX_PLAYERS} players, got {len(names)}")
-        names = names[:MAX_PLAYERS]
-    elif len(set(names)) != len(names):
-        problems.append("[game] player_names: every name must be different")
-        names = []
-    return GameConfig(dice=dice, player_names=tuple(n.strip() for n in names),
-                      settle_ms=settle, hints=hints, hint_objective=objective)
 
 
 def parse_storage(table: Mapping[str, Any], problems: list[str]) -> Path | None:

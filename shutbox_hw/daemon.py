@@ -16,8 +16,12 @@ from typing import Any, Protocol
 
 from .config import Config
 from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
-from .game.controller import Advisor, Controller
+from .game.advice import Advisor
+from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
+from .game.events import AnyGameEvent
+from .hal.clock import Clock
+from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import StorageFault, Store
 
@@ -25,10 +29,6 @@ log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
 # next step after that): a locked database costs one bounded wait per try
 STORE_RETRY_MS = 1000
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
 
 
 class DiceSource(Protocol):
@@ -81,7 +81,7 @@ class Daemon:
             from .render import render
         self.render = render
         self.controller = Controller(config.rules, config.game, advisor=advisor)
-        self.unsaved: list[dict[str, Any]] = []   # events the disk has not taken yet, in order
+        self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
         self._retry_at: int | None = None
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
 
@@ -117,16 +117,13 @@ class Daemon:
         if self._retry_at is not None and now >= self._retry_at:
             self._apply([], now)  # the disk may take the unsaved events now
         self.box.indicators.poll(now)
-        self.box.display.poll(now)
+        for fault in self.box.display.poll(now):   # lost or back: shown like any fault
+            self.feed(fault)
 
     def next_deadline_ms(self) -> int | None:
-        deadlines = [d for d in (self.box.flaps.next_deadline_ms(),
-                                 self.box.buttons.next_deadline_ms(),
-                                 self.box.indicators.next_deadline_ms(),
-                                 self.box.display.next_deadline_ms(),
-                                 self.controller.next_deadline_ms(),
-                                 self._retry_at) if d is not None]
-        return min(deadlines, default=None)
+        return earliest((*(port.next_deadline_ms() for port in (
+            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display)),
+            self.controller.next_deadline_ms(), self._retry_at))
 
     def _apply(self, effects: list[Effect], now: int) -> None:
         """Durable first, then shown: every event of this step is written in one
@@ -135,7 +132,7 @@ class Daemon:
         effects = self._save(effects, now)
         for effect in effects:
             if isinstance(effect, Emit):
-                self._record(effect.data, now)
+                self._record(effect.event, now)
         lights = [e for e in effects if isinstance(e, Lights)]
         screens = [e for e in effects if isinstance(e, Show)]
         if lights:  # a storage fault's frame comes last and wins
@@ -155,7 +152,7 @@ class Daemon:
         so at once; the first write that passes clears the fault. Returns the
         effects to carry out (with the fault's or recovery's frame added).
         """
-        events = [e.data for e in effects if isinstance(e, Emit)]
+        events = [e.event for e in effects if isinstance(e, Emit)]
         if self.unsaved and self._retry_at is not None and now < self._retry_at:
             self.unsaved += events  # not before the retry time: a lock waits each try
             return effects
@@ -170,7 +167,7 @@ class Daemon:
             log.error("could not save %d events: %s", len(batch), error)
             return self._fault_effects(effects, str(error), now)
         except Exception:  # a bug, not the disk: retrying would block every later write
-            log.exception("could not save %s", [e.get("event") for e in batch])
+            log.exception("could not save %s", [e.name for e in batch])
             self.unsaved, self._retry_at = [], None
             return effects
         self.unsaved, self._retry_at = [], None
@@ -187,8 +184,9 @@ class Daemon:
         return effects + self.controller.handle(
             InputFault("storage", f"cannot save: {problem}", now))
 
-    def _record(self, data: dict[str, Any], now: int) -> None:
+    def _record(self, event: AnyGameEvent, now: int) -> None:
         """Report an event (the journal; the simulator prints it)."""
+        data = event.as_json()
         log.info("%s", data)
         if self.on_event is not None:
             self.on_event(data)

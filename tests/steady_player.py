@@ -40,7 +40,7 @@ class SteadyPlayer:
     def play(self, limit: int = 4000) -> None:
         runner = self.runner
         for _ in range(limit):
-            c = runner.daemon.controller
+            c = runner.daemon.controller.state
             if c.phase == "over":
                 return
             if c.phase == "confirm":

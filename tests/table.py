@@ -6,7 +6,7 @@ a player would set the dice in seed 001's practice round.
 
 from __future__ import annotations
 
-from shutbox_hw.config import GameConfig
+from shutbox_hw.game.config import GameConfig
 from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.effects import Emit, Lights, RollDice, Show
@@ -22,6 +22,7 @@ class Table:
         self.store = store
         self.controller = Controller(self.rules, self.game, advisor=advisor)
         self.now = 0
+        self.shut = shut              # the flaps as the test moved them
         self.events: list[dict] = []
         self.screen = None
         self.leds = None
@@ -33,8 +34,8 @@ class Table:
         for effect in effects:
             if isinstance(effect, Emit):
                 if self.store is not None:
-                    self.store.record(effect.data)
-                self.events.append(effect.data)
+                    self.store.record(effect.event)
+                self.events.append(effect.event.as_json())
             elif isinstance(effect, Show):
                 self.screen = effect.screen
             elif isinstance(effect, Lights):
@@ -46,9 +47,8 @@ class Table:
 
     def restart(self):
         """Power cut: a new controller on the same store, flaps as they are."""
-        shut = self.controller.shut
         self.controller = Controller(self.rules, self.game, advisor=self.advisor)
-        self._apply(self.controller.start(self.step(), shut, self.store.unfinished_game()))
+        self._apply(self.controller.start(self.step(), self.shut, self.store.unfinished_game()))
 
     def send(self, event):
         self._apply(self.controller.handle(event))
@@ -68,17 +68,20 @@ class Table:
 
     def close(self, *tiles):
         for t in tiles:
+            self.shut |= 1 << (t - 1)
             self.send(FlapChanged(t, True, self.step()))
 
     def open(self, *tiles):
         for t in tiles:
+            self.shut &= ~(1 << (t - 1))
             self.send(FlapChanged(t, False, self.step()))
 
     def wait(self, ms):
         self.send(Tick(self.step(ms)))
 
     def start(self, players):
-        while self.controller.player_count != players:
+        """NEXT until the attract screen lists ``players`` players, then ROLL."""
+        while len(self.screen.players) != players:
             self.press("next")
         self.press("roll")
 

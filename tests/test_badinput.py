@@ -24,6 +24,7 @@ import pytest
 
 from badinput.cases import CASES, Case, make
 from shutbox_hw.cli import main
+from shutbox_hw.game.events import GameStarted
 from shutbox_hw.store import Store
 
 EXE = Path(sys.executable).with_name("shutbox-hw")
@@ -150,8 +151,7 @@ def box_db() -> Iterator[Path]:
 
 def _box_db(home: Path) -> Iterator[Path]:
     store = Store(home / "box.db")
-    store.record({"event": "game_started", "players": ["Ann"],
-                  "rules": {"preset": "klappenspiel"}})
+    store.record(GameStarted(players=("Ann",), rules={"preset": "klappenspiel"}, dice="software"))
     store.close()
     assert not (home / "box.db-wal").exists()
     yield home / "box.db"

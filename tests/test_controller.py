@@ -4,12 +4,6 @@ from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, PlayScreen, R
                                      ScoreboardScreen, TurnEndScreen)
 from table import Table
 
-# seed 001's practice round: (dice, closed) per throw; None = no move
-SEVEN = [((6, 6), [12]), ((5, 6), [11]), ((4, 6), [10]), ((4, 5), [9]), ((3, 5), [8]),
-         ((3, 4), [7]), ((3, 3), [6])]
-PLAYER_A = SEVEN + [((2, 3), [5]), ((2, 2), [4]), ((1, 1), [2]), ((2,), None)]
-PLAYER_B = SEVEN + [((3, 4), [3, 4]), ((3, 3), [1, 5]), ((1,), None)]
-
 
 def play(table, throws):
     for dice, closed in throws:
@@ -22,14 +16,14 @@ def lift_all(table):
     table.open(*range(1, table.rules.tiles + 1))
 
 
-def test_practice_round_of_seed_001():
+def test_practice_round_of_seed_001(practice):
     t = Table("crafthouse-12", {"match": "single-round"})
     t.start(2)
-    play(t, PLAYER_A)
+    play(t, practice.player_a)
     assert t.names("turn_ended")[-1] == {"event": "turn_ended", "player": "P1", "score": 4,
                                          "open": [1, 3], "shut": False, "round": 1}
     lift_all(t)
-    play(t, PLAYER_B)
+    play(t, practice.player_b)
     ended = t.names("turn_ended")[-1]
     assert (ended["player"], ended["score"], ended["open"]) == ("P2", 2, [2])
     rnd = t.names("round_ended")[0]

@@ -17,14 +17,60 @@ from PIL import Image, ImageDraw
 
 from shutbox_hw.config import load_config
 from shutbox_hw.hal.config import DisplayConfig, HardwareConfig, parse_hardware
-from shutbox_hw.hal.display import (ORBIT, GatedDevice, NullDisplay, OledDisplay, dummy_device,
-                                    luma_panel, make_display, shift_within_blank)
+from shutbox_hw.hal.display import (ORBIT, NullDisplay, OledDisplay, dummy_device, luma_panel,
+                                    make_display, shift_within_blank)
 
 # luma's ssd1306 calls Image.getdata (deprecated in Pillow 13; Pillow<14 is pinned)
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10  # seconds; only a safety net against a hang, never a measurement
+
+
+class GatedDevice:
+    """Wraps a luma device: records every call and can hold ``display`` on an Event.
+
+    Plays a slow bus (``gate`` cleared until the test sets it) and shows
+    exactly what reached the panel.
+    """
+
+    def __init__(self, device: Any, gate: threading.Event | None = None) -> None:
+        self.device = device
+        self.gate = gate
+        self.calls: list[tuple[str, Any]] = []
+        self.entered = threading.Event()  # set when display() is waiting on the gate
+        self.fail_next: OSError | None = None
+
+    def _call(self, name: str, arg: Any = None) -> None:
+        if self.fail_next is not None:
+            error, self.fail_next = self.fail_next, None
+            raise error
+        self.calls.append((name, arg))
+
+    def display(self, image: Image.Image) -> None:
+        self.entered.set()
+        if self.gate is not None:
+            self.gate.wait()
+        self._call("display", image.tobytes())
+        self.device.display(image)
+
+    def contrast(self, level: int) -> None:
+        self._call("contrast", level)
+        self.device.contrast(level)
+
+    def show(self) -> None:
+        self._call("show")
+        self.device.show()
+
+    def hide(self) -> None:
+        self._call("hide")
+        self.device.hide()
+
+    def cleanup(self) -> None:
+        self.calls.append(("cleanup", None))
+
+    def frames(self) -> list[bytes]:
+        return [arg for name, arg in self.calls if name == "display"]
 
 
 def frame(text: str) -> Image.Image:
@@ -320,19 +366,19 @@ def _ssd1306_bytes(image: Image.Image) -> bytes:
     return bytes(out)
 
 
-def test_rotation_on_its_side_takes_portrait_frames():
-    hw = HardwareConfig(display=DisplayConfig(rotation=1))
-    device = dummy_device(rotation=1)
+def test_rotation_2_turns_the_picture_upside_down():
+    # 1 and 3 (on its side) are refused by the config: frames are always 128x64
+    hw = HardwareConfig(display=DisplayConfig(rotation=2))
+    device = dummy_device(rotation=2)
     display = make_display(hw, device_factory=lambda: device)
     try:
-        assert (display.width, display.height) == (64, 128)
-        image = Image.new("1", (64, 128))
+        assert (display.width, display.height) == (128, 64)
+        image = Image.new("1", (128, 64))
         image.putpixel((0, 0), 1)
         display.show(image, 0)
         assert display.wait_idle(WAIT)
-        # a quarter turn clockwise: the portrait top-left lands top-right on the panel
-        assert device.image.size == (128, 64)
-        assert device.image.getpixel((127, 0)) and not device.image.getpixel((0, 0))
+        # a half turn: the top-left pixel lands bottom-right on the panel
+        assert device.image.getpixel((127, 63)) and not device.image.getpixel((0, 0))
     finally:
         display.close()
 
@@ -589,3 +635,70 @@ def test_shift_every_s_zero_never_moves(opened):
         display.poll(minute * 60_000)
     assert display.wait_idle(WAIT)
     assert display.offset == (0, 0) and len(device.frames()) == 1
+
+
+# -- a lost display is a fault the game shows ------------------------------------------
+
+def test_a_lost_display_is_reported_once_and_its_return_once(opened):
+    failing = [True]
+    device = GatedDevice(dummy_device())
+
+    def factory():
+        if failing[0]:
+            raise OSError(121, "Remote I/O error")
+        return device
+
+    display = opened(factory, retry_ms=1000, attempts=1)
+    assert display.wait_idle(WAIT)      # the attempt at start has failed
+    (lost,) = display.poll(0)
+    assert (lost.source, lost.ok, lost.at_ms) == ("display", False, 0)
+    assert "Remote I/O" in lost.message and len(lost.message) <= 60
+    display.poll(500)
+    display.poll(1000)                  # the retry fails too: nothing new to report
+    assert display.wait_idle(WAIT)
+    assert display.poll(1001) == []
+    failing[0] = False
+    display.poll(2001)                  # the next retry finds it
+    assert display.wait_idle(WAIT) and display.connected
+    (back,) = display.poll(2002)
+    assert (back.source, back.ok, back.at_ms) == ("display", True, 2002)
+    assert display.poll(2003) == []
+
+
+def test_a_display_that_works_reports_nothing(opened):
+    display = opened(lambda: GatedDevice(dummy_device()))
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    assert [display.poll(t) for t in (0, 10_000, 700_000)] == [[], [], []]
+
+
+def test_the_box_shows_a_lost_display_with_the_red_light_until_it_is_back(tmp_path):
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import parse_script
+
+    events: list[dict] = []
+    runner = SimRunner(load_config(), tmp_path / "db", on_event=events.append)
+    for step in parse_script("start 1\n", 9):
+        runner.run(step)
+    panel = runner.sim.panel
+    real_display = panel.display
+
+    def broken(image):
+        raise OSError(121, "Remote I/O error")
+
+    panel.display = broken
+    for step in parse_script("dice 3 4\nroll\n", 9):   # a new screen: its send fails
+        runner.run(step)
+    runner.advance(50)
+    faults = [e for e in events if e["event"] == "fault"]
+    assert [(f["source"], f["ok"]) for f in faults] == [("display", False)]
+    assert runner.sim.lamp_states().red
+    assert runner.daemon.controller.screen().message.startswith("display: ")
+    panel.display = real_display
+    runner.advance(10_000 + 50)          # [hardware.display] retry_s = 10: found again
+    runner.advance(10)                   # ... and the next poll reports it
+    faults = [e for e in events if e["event"] == "fault"]
+    assert [(f["source"], f["ok"]) for f in faults] == [("display", False), ("display", True)]
+    assert not runner.sim.lamp_states().red
+    assert runner.daemon.controller.screen().message is None
+    runner.sim.box.close()

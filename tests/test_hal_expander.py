@@ -7,14 +7,37 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings, strategies as st
 
 from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.expander import ExpanderIndicators, ExpanderInputs
+from shutbox_hw.hal.expander import ExpanderLamps, ExpanderPins
+from shutbox_hw.hal.lights import Lights
 from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.sim import SimBus, SimMcp23017, SimSwitch, SimWorld, expander_pin_setter
+from shutbox_hw.hal.switches import Switches
 
 # tiles 1..7 on GPA0..GPA6, tiles 8..12 on GPB0..GPB4, ROLL GPB5, NEXT GPB6
 FLAPS = {t: t - 1 for t in range(1, 8)} | {t: t for t in range(8, 13)}
 ROLL, NEXT = 13, 14
 SOURCE = "MCP23017 0x20"
+
+
+def expander_lights(bus, *, blink_ms=400, **kw):
+    """The box's one Indicators over LEDs on expanders."""
+    return Lights([ExpanderLamps(bus, **kw)], blink_ms=blink_ms)
+
+
+class ExpanderSwitches(Switches):
+    """The box's one FlapBank and Buttons over switches on one expander; ``chip``
+    is its driver (the status LEDs share it)."""
+
+    def __init__(self, bus, clock, *, flap_pins, roll_pin=None, next_pin=None,
+                 hold_ms=800, **kw):
+        lines = dict(flap_pins)
+        if roll_pin is not None:
+            lines["roll"] = roll_pin
+        if next_pin is not None:
+            lines["next"] = next_pin
+        pins = ExpanderPins(bus, clock, lines, **kw)
+        self.chip = pins.chip
+        super().__init__([pins], hold_ms=hold_ms)
 
 
 class Rig:
@@ -26,7 +49,7 @@ class Rig:
         self.chip = SimMcp23017(int_pin=self.int_pin, **chip_kw)
         self.bus.attach(0x20, self.chip)
         self.sleeps = []
-        self.inputs = ExpanderInputs(
+        self.inputs = ExpanderSwitches(
             self.bus, self.world.clock, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT,
             int_pin=4 if with_int else None, pin_factory=self.factory,
             sleep=self.sleeps.append, attempts=attempts)
@@ -61,7 +84,7 @@ def test_starts_with_the_state_it_reads():
     chip = SimMcp23017()
     chip.set_input(FLAPS[3], False)
     bus.attach(0x20, chip)
-    ins = ExpanderInputs(bus, SimWorld().clock, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT)
+    ins = ExpanderSwitches(bus, SimWorld().clock, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT)
     assert ins.flaps.tiles == 12
     assert ins.flaps.shut_mask() == 1 << 2
     assert ins.flaps.poll(1000) == [] and ins.buttons.poll(1000) == []
@@ -179,7 +202,7 @@ def test_absent_at_start_keeps_running():
     factory = MockFactory()
     world = SimWorld()
     bus = SimBus(1)                               # nothing attached at 0x20
-    ins = ExpanderInputs(bus, world.clock, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT,
+    ins = ExpanderSwitches(bus, world.clock, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT,
                          int_pin=4, pin_factory=factory, sleep=lambda s: None)
     assert world.run([ins.flaps, ins.buttons], 2500) == [
         InputFault(SOURCE, "no answer after 4 attempts (errno 121)", 0)]
@@ -207,7 +230,7 @@ def test_gpa7_gpb7_as_inputs_are_refused():
     bus = SimBus(1)
     bus.attach(0x20, SimMcp23017())
     with pytest.raises(ValueError, match="GPA7 must be outputs"):
-        ExpanderInputs(bus, SimWorld().clock, flap_pins={1: 7})
+        ExpanderSwitches(bus, SimWorld().clock, flap_pins={1: 7})
 
 
 # -- LEDs -------------------------------------------------------------------------
@@ -221,8 +244,8 @@ def led_rig():
     bus.attach(0x20, in_chip)
     bus.attach(0x21, led_chip)
     world = SimWorld()
-    ins = ExpanderInputs(bus, world.clock, flap_pins={t: p for t, p in FLAPS.items() if t <= 9})
-    leds = ExpanderIndicators(bus, address=0x21, flap_pins=LED_PINS, status=ins.chip,
+    ins = ExpanderSwitches(bus, world.clock, flap_pins={t: p for t, p in FLAPS.items() if t <= 9})
+    leds = expander_lights(bus, address=0x21, flap_pins=LED_PINS, status=ins.chip,
                               blink_ms=400, sleep=lambda s: None)
     return world, in_chip, led_chip, leds
 
@@ -276,8 +299,8 @@ def test_status_leds_come_back_after_an_input_chip_brownout():
     in_chip = SimMcp23017()
     bus.attach(0x20, in_chip)
     world = SimWorld()
-    ins = ExpanderInputs(bus, world.clock, flap_pins={1: 0})
-    leds = ExpanderIndicators(bus, address=None, status=ins.chip)
+    ins = ExpanderSwitches(bus, world.clock, flap_pins={1: 0})
+    leds = expander_lights(bus, address=None, status=ins.chip)
     leds.show(LedFrame(flaps=(), green="on", red="off"), 0)
     assert [in_chip.output_level(7), in_chip.output_level(15)] == [True, False]
     in_chip.brownout()

@@ -10,12 +10,24 @@ from hypothesis import given, settings, strategies as st
 
 from shutbox_hw.errors import UserError
 from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.gpio import (GpioButtons, GpioFlapBank, GpioIndicators,
-                                 gpio_device_problem, make_pin_factory)
+from shutbox_hw.hal.gpio import PiLamps, PiPins, gpio_device_problem, make_pin_factory
+from shutbox_hw.hal.lights import Lights
 from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.sim import SimSwitch, SimWorld, mock_pin_setter
+from shutbox_hw.hal.switches import Switches
 
 FLAP_PINS = {1: 5, 2: 6, 3: 13}
+
+
+def pi_flaps(tile_pins, clock, *, read_ms=250, pin_factory):
+    """The box's one FlapBank over flap switches on Pi pins."""
+    return Switches([PiPins(tile_pins, clock, pin_factory, read_ms)]).flaps
+
+
+def pi_buttons(roll_pin, next_pin, clock, *, hold_ms, read_ms=250, pin_factory):
+    """The box's one Buttons over ROLL and NEXT on Pi pins."""
+    pins = PiPins({"roll": roll_pin, "next": next_pin}, clock, pin_factory, read_ms)
+    return Switches([pins], hold_ms=hold_ms).buttons
 
 
 @pytest.fixture
@@ -36,7 +48,7 @@ class ClosedSwitchPin(MockPin):
 def test_shut_at_start_is_in_mask_without_event(factory):
     factory.pin(6, pin_class=ClosedSwitchPin)
     world = SimWorld()
-    bank = GpioFlapBank(FLAP_PINS, world.clock, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world.clock, pin_factory=factory)
     assert bank.tiles == 3
     assert bank.shut_mask() == 0b010
     assert world.run([bank], 1000) == []
@@ -51,7 +63,7 @@ def test_bouncing_flaps_give_one_event_per_real_change(seed, script):
     factory = MockFactory()
     try:
         world = SimWorld()
-        bank = GpioFlapBank(FLAP_PINS, world.clock, pin_factory=factory)
+        bank = pi_flaps(FLAP_PINS, world.clock, pin_factory=factory)
         rng = random.Random(seed)
         switches = {t: SimSwitch(world, mock_pin_setter(factory.pin(p)), rng=rng)
                     for t, p in FLAP_PINS.items()}
@@ -74,7 +86,7 @@ def test_bouncing_flaps_give_one_event_per_real_change(seed, script):
 
 def test_chattering_flap_is_one_fault_not_a_storm(factory):
     world = SimWorld()
-    bank = GpioFlapBank(FLAP_PINS, world.clock, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world.clock, pin_factory=factory)
     pin = factory.pin(13)
     for i in range(300):                 # 3 s of an edge every 10 ms
         world.at(i * 10, (pin.drive_low if i % 2 == 0 else pin.drive_high))
@@ -87,7 +99,7 @@ def test_chattering_flap_is_one_fault_not_a_storm(factory):
 
 def test_buttons_short_and_long(factory):
     world = SimWorld()
-    buttons = GpioButtons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
+    buttons = pi_buttons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
     roll = SimSwitch(world, mock_pin_setter(factory.pin(17)), rng=random.Random(1))
     nxt = SimSwitch(world, mock_pin_setter(factory.pin(27)), rng=random.Random(2))
     p1 = roll.set(True, 100)
@@ -103,7 +115,7 @@ def test_buttons_short_and_long(factory):
 
 def test_long_press_fires_while_still_held(factory):
     world = SimWorld()
-    buttons = GpioButtons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
+    buttons = pi_buttons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
     world.at(100, factory.pin(27).drive_low)
     assert world.run([buttons], 919) == []
     assert world.run([buttons], 920) == [ButtonPressed("next", True, 920)]
@@ -111,7 +123,7 @@ def test_long_press_fires_while_still_held(factory):
 
 def test_leds_on_pins_follow_frames_and_blink(factory):
     world = SimWorld()
-    leds = GpioIndicators({1: 20, 2: 21}, 22, 23, blink_ms=400, pin_factory=factory)
+    leds = Lights([PiLamps({1: 20, 2: 21, "green": 22, "red": 23}, factory)], blink_ms=400)
     pins = {k: factory.pin(p) for k, p in {1: 20, 2: 21, "g": 22, "r": 23}.items()}
     assert [pins[k].state for k in pins] == [False] * 4
     leds.show(LedFrame(flaps=("on", "blink", "on"), green="on", red="off"), 100)
@@ -237,7 +249,7 @@ def drop_edge(pin: MockPin, level: bool) -> None:
 
 def test_a_lost_flap_edge_is_repaired_by_the_periodic_read(factory):
     world = SimWorld()
-    bank = GpioFlapBank(FLAP_PINS, world.clock, read_ms=250, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world.clock, read_ms=250, pin_factory=factory)
     pin = factory.pin(13)
     assert world.run([bank], 1000) == []          # levels agree: nothing invented
     world.at(1100, lambda: drop_edge(pin, False))  # tile 3 shut, no callback
@@ -252,7 +264,7 @@ def test_a_lost_flap_edge_is_repaired_by_the_periodic_read(factory):
 
 def test_the_read_interval_follows_the_config(factory):
     world = SimWorld()
-    bank = GpioFlapBank(FLAP_PINS, world.clock, read_ms=100, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world.clock, read_ms=100, pin_factory=factory)
     world.run([bank], 0)
     world.at(30, lambda: drop_edge(factory.pin(5), False))
     assert world.run([bank], 200) == [FlapChanged(1, True, 120)]
@@ -261,7 +273,7 @@ def test_the_read_interval_follows_the_config(factory):
 
 def test_a_lost_button_release_still_gives_the_press(factory):
     world = SimWorld()
-    buttons = GpioButtons(23, 24, world.clock, hold_ms=800, read_ms=250, pin_factory=factory)
+    buttons = pi_buttons(23, 24, world.clock, hold_ms=800, read_ms=250, pin_factory=factory)
     pin = factory.pin(23)
     world.run([buttons], 0)
     world.at(100, pin.drive_low)                   # pressed, seen

@@ -177,7 +177,7 @@ def test_transient_errors_are_retried_with_growing_backoff():
             raise e
         return real(register, length)
     chip.i2c_read = flaky
-    assert drv.read_ports() == 0
+    assert drv.read_all().gpio == 0
     assert sleeps == [0.001, 0.002, 0.004, 0.008]
     assert drv.retries == 4
 

@@ -136,3 +136,4 @@ def test_bad_rule_values_name_the_key():
             build_rules("pub", overrides)
     with pytest.raises(RulesError, match="preset"):
         build_rules("nope")
+    assert issubclass(RulesError, ValueError)  # the rules know nothing of the CLI's errors

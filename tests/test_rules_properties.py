@@ -1,11 +1,13 @@
 """Properties of the rules engine, checked on random positions (hypothesis)."""
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shutbox_hw.rules import (build_rules, can_complete, can_extend, finish_round,
-                              full_board, is_subset, legal_closures, new_match,
-                              targets, tiles_of, turn_score)
+from shutbox_hw.rules import (AnyThrow, Throw, build_rules, dice_choice, finish_round,
+                              full_board, is_subset, legal_closures, new_match, targets,
+                              throws_for, tiles_of, turn_score)
 
 rule_sets = st.builds(
     lambda tiles, closure, mult, scoring: build_rules("crafthouse-12", {
@@ -41,14 +43,14 @@ def test_every_prefix_of_a_legal_closure_can_complete(rules, open_mask, dice, da
     open_mask &= full_board(rules.tiles)
     closures = legal_closures(rules, open_mask, dice)
     if not closures:
-        assert not can_complete(rules, open_mask, dice, 0)
+        assert not Throw(rules, open_mask, dice).can_complete(0)
         return
     closure = data.draw(st.sampled_from(closures))
     order = data.draw(st.permutations(tiles_of(closure)))
     shut = 0
     for tile in order:
         shut |= 1 << (tile - 1)
-        assert can_complete(rules, open_mask, dice, shut)
+        assert Throw(rules, open_mask, dice).can_complete(shut)
 
 
 @settings(max_examples=200)
@@ -56,7 +58,7 @@ def test_every_prefix_of_a_legal_closure_can_complete(rules, open_mask, dice, da
 def test_a_failed_partial_set_has_no_legal_superset(rules, open_mask, dice, shut):
     open_mask &= full_board(rules.tiles)
     shut &= open_mask
-    if not can_complete(rules, open_mask, dice, shut):
+    if not Throw(rules, open_mask, dice).can_complete(shut):
         assert not any(is_subset(shut, c) for c in legal_closures(rules, open_mask, dice))
 
 
@@ -67,7 +69,8 @@ def test_extension_means_a_strict_legal_superset(rules, open_mask, dice):
     closures = legal_closures(rules, open_mask, dice)
     for c in closures:
         supers = [d for d in closures if d != c and is_subset(c, d)]
-        assert can_extend(rules, open_mask, dice, c) == bool(supers)
+        assert Throw(rules, open_mask, dice).can_extend(c) == bool(supers)
+        assert Throw(rules, open_mask, dice).is_legal(c)
 
 
 @given(rule_sets, masks)
@@ -95,3 +98,20 @@ def test_match_totals_are_the_sum_of_round_scores(match, shut, players, rounds):
         assert state.totals[p] == sum(r.final[p] or 0 for r in state.rounds)
         assert all(r.final[p] is None or r.final[p] >= 0 for r in state.rounds)
     assert sum(state.balances) + state.pot == 0  # the pool only moves money around
+
+
+one_die_rules = st.sampled_from(["never", "when-high-shut", "below-6"])
+
+
+@settings(max_examples=200)
+@given(rule_sets, one_die_rules, masks, masks)
+def test_any_throw_is_some_allowed_throw(rules, one_die, open_mask, shut):
+    rules = replace(rules, one_die=one_die)
+    open_mask &= full_board(rules.tiles)
+    shut &= open_mask
+    unseen = AnyThrow(rules, open_mask)
+    known = [Throw(rules, open_mask, d) for d in throws_for(dice_choice(rules, open_mask))]
+    assert unseen.can_complete(shut) == any(t.can_complete(shut) for t in known)
+    assert unseen.is_legal(shut) == any(t.is_legal(shut) for t in known)
+    assert unseen.can_extend(shut) == any(t.can_extend(shut) for t in known)
+    assert unseen.has_move() == any(t.has_move() for t in known)

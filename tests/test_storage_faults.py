@@ -18,6 +18,7 @@ import pytest
 
 from shutbox_hw.config import load_config
 from shutbox_hw.daemon import STORE_RETRY_MS
+from shutbox_hw.game.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.store import StorageFault, Store
@@ -101,7 +102,7 @@ def test_a_full_disk_mid_game_is_shown_at_once_and_the_game_goes_on(disk):
     play(runner, "close 8\ndice 1 1\nroll\nclose 2\n")
     assert [e["closed"] for e in events if e["event"] == "throw_committed"] == [[3, 4], [8], [2]]
     assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]")]   # nothing written ...
-    assert [e["event"] for e in runner.daemon.unsaved][:2] == ["rolled", "throw_committed"]
+    assert [e.name for e in runner.daemon.unsaved][:2] == ["rolled", "throw_committed"]
     assert len(storage_faults(events)) == 1                  # ... and said once
     disk.free()
     play(runner, f"wait {STORE_RETRY_MS / 1000 + 0.1}\n")
@@ -113,7 +114,7 @@ def test_a_full_disk_mid_game_is_shown_at_once_and_the_game_goes_on(disk):
                                   (3, "[1, 1]", "[2]")]
     # and a power cut now resumes the whole turn
     runner.restart()
-    turn = runner.daemon.controller.turn
+    turn = runner.daemon.controller.state.turn
     assert turn is not None and turn.throws == 3
 
 
@@ -135,7 +136,7 @@ def test_a_full_disk_at_boot_starts_the_box_degraded_and_resumes_the_game(disk):
     assert runner.daemon.store.fault == "disk full"
     assert runner.sim.lamp_states().red
     assert "disk full" in runner.daemon.controller.screen().message
-    turn = runner.daemon.controller.turn
+    turn = runner.daemon.controller.state.turn
     assert turn is not None and turn.committed == 0b1100   # the game was read back
     play(runner, "dice 5 5\nroll\nclose 1 9\n")
     assert [e["closed"] for e in events if e["event"] == "throw_committed"][-1] == [1, 9]
@@ -191,8 +192,7 @@ def test_a_lock_is_waited_for_a_bounded_time(tmp_path):
     other.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(StorageFault, match="locked"):
-            store.record_all([{"event": "game_started", "players": ["A"], "rules": {},
-                               "dice": "software"}])
+            store.record_all([GameStarted(players=("A",), rules={}, dice="software")])
         timeout_ms, = store.db.execute("PRAGMA busy_timeout").fetchone()
         assert timeout_ms == BUSY_TIMEOUT_S * 1000
     finally:
@@ -209,7 +209,7 @@ def test_the_dice_are_on_disk_before_the_box_shows_them(tmp_path):
     real_show = display.show
 
     def show(image, now):
-        turn = runner.daemon.controller.turn
+        turn = runner.daemon.controller.state.turn
         frames.append((turn.dice if turn else None, throws_on_disk(db)))
         return real_show(image, now)
 

@@ -8,21 +8,20 @@ import pytest
 from shutbox_hw.cli import main
 from shutbox_hw.store import Store, StoreError
 from table import Table
-from test_controller import PLAYER_A, PLAYER_B
 
 RESULT_EVENTS = ("turn_started", "rolled", "throw_committed", "flap_rejected", "flap_reopened",
                  "turn_ended", "round_ended", "game_ended")
 
 
-def practice_actions():
+def practice_actions(practice):
     """Seed 001's practice round as table actions, plus a mistake or two."""
     actions = [("start", 2)]
-    for dice, closed in PLAYER_A:
+    for dice, closed in practice.player_a:
         actions.append(("roll", dice))
         if closed:
             actions.append(("close", closed))
     actions.append(("open", list(range(1, 13))))
-    for i, (dice, closed) in enumerate(PLAYER_B):
+    for i, (dice, closed) in enumerate(practice.player_b):
         actions.append(("roll", dice))
         if i == 8:
             actions += [("close", [2]), ("open", [2])]  # 3+3 from 1, 2, 5: 2 can't help
@@ -46,21 +45,21 @@ def run(table, actions, restart_after_each=False):
     return [e for e in table.events if e["event"] in RESULT_EVENTS]
 
 
-def test_restart_after_every_action_gives_the_same_game(tmp_path):
-    plain = run(Table("crafthouse-12", {"match": "single-round"},
-                      store=Store(tmp_path / "a.db")), practice_actions())
-    table = Table("crafthouse-12", {"match": "single-round"}, store=Store(tmp_path / "b.db"))
-    resumed = run(table, practice_actions(), restart_after_each=True)
+def test_restart_after_every_action_gives_the_same_game(make_store, practice):
+    actions = practice_actions(practice)
+    plain = run(Table("crafthouse-12", {"match": "single-round"}, store=make_store("a.db")),
+                actions)
+    table = Table("crafthouse-12", {"match": "single-round"}, store=make_store("b.db"))
+    resumed = run(table, actions, restart_after_each=True)
     assert plain == resumed
     assert plain[-1] == {"event": "game_ended", "winners": ["P2"],
                          "totals": {"P1": 4, "P2": 2}, "rounds": 1}
     # every restart but the one after the game ended resumed a game
-    assert sum(e["event"] == "resumed" for e in table.events) == len(practice_actions()) - 1
+    assert sum(e["event"] == "resumed" for e in table.events) == len(actions) - 1
 
 
-def test_resume_keeps_known_dice_and_asks_for_differences(tmp_path):
-    store = Store(tmp_path / "box.db")
-    t = Table("klappenspiel", store=store)
+def test_resume_keeps_known_dice_and_asks_for_differences(make_store):
+    t = Table("klappenspiel", store=make_store())
     t.start(2)
     t.roll(4, 5)
     t.close(9)
@@ -71,21 +70,21 @@ def test_resume_keeps_known_dice_and_asks_for_differences(tmp_path):
     resumed = t.events[-1] if t.events[-1]["event"] == "resumed" else \
         [e for e in t.events if e["event"] == "resumed"][0]
     assert resumed == {"event": "resumed", "player": "P1", "round": 1}
-    c = t.controller
-    assert c.turn.dice == (3, 4) and c.turn.committed == 1 << 8
-    assert c.rejected() == 1 << 2 and c.reopened() == 1 << 8  # lift 3, shut 9 again
+    assert t.screen.dice == (3, 4) and 9 not in t.screen.open_tiles
+    assert t.screen.message == "lift flap 3"          # 3 was never committed
+    assert [i + 1 for i, led in enumerate(t.leds.flaps) if led == "blink"] == [3, 9]
     t.roll(6, 6)      # no new throw while the dice of this one are known
-    assert t.controller.turn.dice == (3, 4)
+    assert t.screen.dice == (3, 4)
     t.open(3)
     t.close(9)
     t.close(3, 4)
     assert t.names("throw_committed")[-1]["closed"] == [3, 4]
 
 
-def test_tables_and_history(tmp_path, capsys):
+def test_tables_and_history(tmp_path, capsys, make_store, practice):
     db = tmp_path / "box.db"
-    run(Table("crafthouse-12", {"match": "single-round"}, store=Store(db)),
-        practice_actions())
+    run(Table("crafthouse-12", {"match": "single-round"}, store=make_store("box.db")),
+        practice_actions(practice))
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert con.execute("SELECT COUNT(*) FROM throws").fetchone()[0] == 11 + 10

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from shutbox_hw.cli import main
+from shutbox_hw.game.events import GameStarted
 from shutbox_hw.store import Store, StoreError
 from shutbox_hw.store.schema import APP_ID, SCHEMA_1, VERSION
 
@@ -176,11 +177,11 @@ def play_two_games(tmp_path: Path) -> Path:
     now = [2_000_000_000.0]
     store = Store(db, clock=lambda: now[0], sync_flag=flag)
     rules = {"preset": "klappenspiel", "match": "single-round"}
-    store.record({"event": "game_started", "rules": rules, "players": ["Ann"]})
+    store.record(GameStarted(players=("Ann",), rules=rules, dice="software"))
     now[0] = 1_700_000_000.0
     flag.touch()  # NTP has synchronised the clock (and set it back)
     # game 2 abandons game 1, which so ends while synchronised
-    store.record({"event": "game_started", "rules": rules, "players": ["Bob"]})
+    store.record(GameStarted(players=("Bob",), rules=rules, dice="software"))
     store.close()
     return db
 

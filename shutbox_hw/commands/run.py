@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from ..config import default_db_path, load_config
     from ..daemon import Daemon
     from ..hal.clock import MonotonicClock
+    from ..hal.poll import run_loop
     from ..hints import advisor_for
     from ..sdnotify import Notifier
     from ..store import Store
@@ -89,14 +90,18 @@ def run(args: argparse.Namespace) -> int:
     notifier.ready(f"{config.rules.preset}, {config.hardware.summary()}")
     log.info("shutbox-hw running: %s; database %s", config.hardware.summary(), store.path)
     end = None if args.for_seconds is None else clock.now_ms() + int(args.for_seconds * 1000)
+
+    def step(now: int) -> None:
+        daemon.step()
+        notifier.watchdog(clock.now_ms())
+
+    def wait(deadline: int | None) -> None:
+        # the loop also wakes every LOOP_MS: gpiozero's threads record edges meanwhile
+        ahead = LOOP_MS if deadline is None else deadline - clock.now_ms()
+        time.sleep(max(0, min(LOOP_MS, ahead)) / 1000)
+
     try:
-        while not stop and (end is None or clock.now_ms() < end):
-            daemon.step()
-            now = clock.now_ms()
-            notifier.watchdog(now)
-            deadline = daemon.next_deadline_ms()
-            wait = LOOP_MS if deadline is None else max(0, min(LOOP_MS, deadline - now))
-            time.sleep(wait / 1000)
+        run_loop(clock, step, lambda: (daemon.next_deadline_ms(),), wait, end, lambda: stop)
     finally:
         notifier.stopping()
         box.close()

@@ -30,9 +30,10 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.timeout <= 600:
         raise UserError(f"--timeout: {args.timeout:g} is outside 1..600 seconds")
     config = load_config(args.config)
-    from ..selftest import SelfTest
+    from ..selftest import Person, SelfTest
     from ..selftest.terminal import TerminalPerson, real_rig
     terminal = TerminalPerson(sys.stdout)
+    person: Person
     if args.simulated:
         from ..selftest.sim import SimPerson, simulated_rig
         from ..sim.box import SimulatedBox

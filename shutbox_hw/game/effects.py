@@ -8,17 +8,18 @@ before the box shows it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Union
 
-from ..hal.ports import LedFrame
+from ..leds import LedFrame
+from .events import AnyGameEvent
 from .screens import Screen
 
 
 @dataclass(frozen=True)
 class Emit:
     """A game event (the contract of ``sim --script`` output and the journal),
-    also what the store records. ``data["event"]`` names it."""
-    data: dict[str, Any]
+    also what the store records."""
+    event: AnyGameEvent
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ asks for them to be lifted).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..rules import Dice, Mask
@@ -29,4 +29,3 @@ class SavedGame:
     rounds: tuple[tuple[Mask | None, ...], ...] = ()  # finished rounds: open tiles per player
     played: tuple[tuple[int, Mask], ...] = ()        # this round's finished turns
     turn: SavedTurn | None = None                    # started and not finished
-    extra: dict[str, Any] = field(default_factory=dict)

@@ -3,6 +3,12 @@
 One builder for the real box and the simulator: they differ only in the pin
 factory (lgpio / MockFactory), the I2C bus (smbus2 / SimBus) and the display
 device (luma.oled / luma's dummy) passed in, as with gpiozero's pin factories.
+
+Pins are grouped by their kind, not by the backend: switches on Pi pins
+become one :class:`~.gpio.PiPins` source, switches on the expander one
+:class:`~.expander.ExpanderPins` source, and one :class:`~.switches.Switches`
+reads both; LEDs likewise go to :class:`~.gpio.PiLamps` and
+:class:`~.expander.ExpanderLamps`, both under one :class:`~.lights.Lights`.
 """
 
 from __future__ import annotations
@@ -12,34 +18,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UserError
+from .clock import Clock
 from .config import ExpanderPin, HardwareConfig, Pin
-from .expander import ExpanderIndicators, ExpanderInputs
-from .gpio import Clock, GpioButtons, GpioFlapBank, GpioIndicators
-from .ports import Buttons, FlapBank, Indicators, LedFrame
-
-
-class CombinedIndicators:
-    """LEDs split between Pi pins and an expander: every frame goes to both."""
-
-    def __init__(self, *parts: Indicators) -> None:
-        self.parts = parts
-
-    def show(self, frame: LedFrame, now_ms: int) -> None:
-        for part in self.parts:
-            part.show(frame, now_ms)
-
-    def poll(self, now_ms: int) -> None:
-        for part in self.parts:
-            part.poll(now_ms)
-
-    def next_deadline_ms(self) -> int | None:
-        return min((d for d in (p.next_deadline_ms() for p in self.parts) if d is not None),
-                   default=None)
-
-    def close(self) -> None:
-        for part in self.parts:
-            part.close()
+from .expander import ExpanderLamps, ExpanderPins
+from .gpio import PiLamps, PiPins
+from .lights import LampSink, Lights
+from .mcp23017 import Mcp23017
+from .ports import Buttons, FlapBank, Indicators
+from .switches import EdgeSource, Line, Switches
 
 
 @dataclass
@@ -49,11 +35,13 @@ class Ports:
     indicators: Indicators
 
 
-def _pi_pins(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
+def on_pi(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
+    """The entries wired to the Pi's own pins."""
     return {k: p for k, p in pins.items() if isinstance(p, int)}
 
 
-def _expander_pins(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
+def on_expander(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
+    """The entries wired to an expander, as pin indexes 0..15."""
     return {k: p.index for k, p in pins.items() if isinstance(p, ExpanderPin)}
 
 
@@ -62,43 +50,51 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
                 sleep: Callable[[float], None] = time.sleep) -> Ports:
     """Flaps, buttons and LEDs as the config wires them.
 
-    ``bus(number)`` opens an I2C bus (only called for the MCP23017 backend).
+    ``bus(number)`` opens an I2C bus (only called when something is on an expander).
     """
-    flap_pins = dict(enumerate(hw.flaps, start=1))
+    switches: dict[Line, Pin] = {**dict(enumerate(hw.flaps, start=1)),
+                                 "roll": hw.roll, "next": hw.next}
     led_pins = dict(enumerate(hw.flap_leds, start=1))
     status = {"green": hw.green_led, "red": hw.red_led}
-    if hw.backend == "gpio":
-        flaps = GpioFlapBank(_pi_pins(flap_pins), clock, debounce_ms=hw.debounce_ms,
-                             read_ms=hw.read_interval_ms, pin_factory=pin_factory)
-        buttons = GpioButtons(hw.roll, hw.next, clock, hold_ms=hw.hold_ms,
-                              debounce_ms=hw.debounce_ms, read_ms=hw.read_interval_ms,
-                              pin_factory=pin_factory)
-        pi_status = _pi_pins(status)
-        indicators = GpioIndicators(_pi_pins(led_pins), pi_status.get("green"),
-                                    pi_status.get("red"), pin_factory=pin_factory)
-        return Ports(flaps, buttons, indicators)
-
     expander = hw.mcp23017
-    assert expander is not None and bus is not None
-    i2c = bus(expander.bus)
-    inputs = ExpanderInputs(
-        i2c, clock, flap_pins=_expander_pins(flap_pins),
-        roll_pin=hw.roll.index if isinstance(hw.roll, ExpanderPin) else None,
-        next_pin=hw.next.index if isinstance(hw.next, ExpanderPin) else None,
-        int_pin=expander.int_pin, address=expander.address, debounce_ms=hw.debounce_ms,
-        hold_ms=hw.hold_ms, read_ms=hw.read_interval_ms, pin_factory=pin_factory,
-        sleep=sleep)
-    if inputs.buttons is None:
-        raise UserError("[hardware] roll, next: with the mcp23017 backend both buttons "
-                        "must be on the expander")
-    chip_status = _expander_pins(status)
-    parts: list[Indicators] = [ExpanderIndicators(
-        i2c, address=expander.led_address, flap_pins=_expander_pins(led_pins),
-        status=inputs.chip, green_pin=chip_status.get("green"),
-        red_pin=chip_status.get("red"), sleep=sleep)]
-    pi_status = _pi_pins(status)
-    if pi_status:
-        parts.append(GpioIndicators({}, pi_status.get("green"), pi_status.get("red"),
-                                    pin_factory=pin_factory))
-    indicators = parts[0] if len(parts) == 1 else CombinedIndicators(*parts)
-    return Ports(inputs.flaps, inputs.buttons, indicators)
+    i2c = None
+    if on_expander(switches) or on_expander(led_pins) or on_expander(status):
+        assert expander is not None and bus is not None, "expander pins need [hardware.mcp23017]"
+        i2c = bus(expander.bus)
+
+    sources: list[EdgeSource] = []
+    input_chip: Mcp23017 | None = None
+    sinks: list[LampSink] = []
+    try:
+        if on_pi(switches):
+            sources.append(PiPins(on_pi(switches), clock, pin_factory, hw.read_interval_ms))
+        if on_expander(switches):
+            assert expander is not None
+            pins = ExpanderPins(i2c, clock, on_expander(switches), int_pin=expander.int_pin,
+                                address=expander.address, debounce_ms=hw.debounce_ms,
+                                read_ms=hw.read_interval_ms, pin_factory=pin_factory,
+                                sleep=sleep)
+            sources.append(pins)
+            input_chip = pins.chip
+        inputs = Switches(sources, debounce_ms=hw.debounce_ms, hold_ms=hw.hold_ms)
+        assert inputs.buttons is not None   # the config always wires both
+
+        chip_leds, chip_status = on_expander(led_pins), on_expander(status)
+        if chip_leds or chip_status:
+            assert expander is not None
+            if chip_status and input_chip is None:
+                raise ValueError("status LEDs on the expander need its switches there too")
+            sinks.append(ExpanderLamps(
+                i2c, address=expander.led_address, flap_pins=chip_leds, status=input_chip,
+                green_pin=chip_status.get("green"), red_pin=chip_status.get("red"),
+                sleep=sleep))
+        pi_leds, pi_status = on_pi(led_pins), on_pi(status)
+        if pi_leds or pi_status:
+            sinks.append(PiLamps({**pi_leds, **pi_status}, pin_factory))
+    except Exception:
+        for source in sources:
+            source.close()
+        for sink in sinks:
+            sink.close()
+        raise
+    return Ports(inputs.flaps, inputs.buttons, Lights(sinks))

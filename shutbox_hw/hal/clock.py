@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """What every part of the box reads time from: whole milliseconds, never backwards."""
+
+    def now_ms(self) -> int: ...
 
 
 class MonotonicClock:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Union, cast
 
 BACKENDS = ("gpio", "mcp23017")
 DRIVERS = ("ssd1306", "sh1106", "none")
@@ -46,7 +46,7 @@ DEFAULT_EXPANDER_NEXT = "GPB6"
 DEFAULT_EXPANDER_GREEN = "GPA7"
 DEFAULT_EXPANDER_RED = "GPB7"
 
-DEFAULT_BUTTONS_AND_LEDS = {
+DEFAULT_BUTTONS_AND_LEDS: dict[str, dict[str, Any]] = {
     "gpio": {"roll": DEFAULT_GPIO_ROLL, "next": DEFAULT_GPIO_NEXT,
              "green_led": DEFAULT_GPIO_GREEN, "red_led": DEFAULT_GPIO_RED},
     "mcp23017": {"roll": DEFAULT_EXPANDER_ROLL, "next": DEFAULT_EXPANDER_NEXT,
@@ -268,7 +268,9 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
             if address == display.address:
                 check.add(key, f"0x{address:02X} is also the display's address on bus "
                                f"{display.port}")
-    return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=roll, next=nxt,
+    # roll or nxt is None only with a problem reported: the config is then not for running
+    return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=cast(Pin, roll),
+                          next=cast(Pin, nxt),
                           green_led=green, red_led=red, flap_leds=flap_leds,
                           debounce_ms=debounce, hold_ms=hold, read_interval_ms=interval,
                           allow_reserved_pins=allow_reserved, mcp23017=expander, display=display)

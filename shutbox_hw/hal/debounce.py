@@ -27,8 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
+
+K = TypeVar("K", bound=Hashable)
 
 CHATTER_MESSAGE = "switch chattering"
 SETTLED_MESSAGE = "switch settled again"
@@ -164,16 +167,16 @@ class HoldTimer:
             self._pressed_at = None
 
 
-class _Lines:
+class _Lines(Generic[K]):
     """Debouncers for named lines, fed raw edges in time order."""
 
-    def __init__(self, levels: Mapping[Hashable, bool], debounce_ms: int, chatter_ms: int,
+    def __init__(self, levels: Mapping[K, bool], debounce_ms: int, chatter_ms: int,
                  recover_ms: int) -> None:
         self.lines = {key: Debouncer(level, debounce_ms=debounce_ms, chatter_ms=chatter_ms,
                                      recover_ms=recover_ms)
                       for key, level in levels.items()}
 
-    def edge(self, key: Hashable, level: bool, at_ms: int) -> None:
+    def edge(self, key: K, level: bool, at_ms: int) -> None:
         self.lines[key].edge(level, at_ms)
 
     def next_deadline_ms(self) -> int | None:
@@ -181,7 +184,7 @@ class _Lines:
         return min(times, default=None)
 
 
-class FlapInputs(_Lines):
+class FlapInputs(_Lines[int]):
     """The debounce logic of a flap bank, whatever carries its switches."""
 
     def __init__(self, shut: Mapping[int, bool], *, debounce_ms: int = 20,
@@ -206,7 +209,7 @@ class FlapInputs(_Lines):
         return [e[2] for e in events]
 
 
-class ButtonInputs(_Lines):
+class ButtonInputs(_Lines[ButtonName]):
     """The debounce and hold logic of ROLL and NEXT (True = pressed)."""
 
     def __init__(self, pressed: Mapping[ButtonName, bool], *, hold_ms: int = 800,

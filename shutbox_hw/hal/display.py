@@ -11,7 +11,10 @@ dims the panel and then blanks it, because OLEDs burn in; for the same
 reason the picture moves by a pixel every ``shift_every_ms`` in a 2x2 orbit,
 only into blank rows and columns so nothing lit is ever cut. A display that
 is missing or fails on the bus is dropped and looked for again every
-``retry_ms``; the box plays on without it. A transient bus error (errno 121,
+``retry_ms``; the box plays on without it, and ``poll`` reports it to the
+game as an :class:`~shutbox_hw.events.InputFault` (source "display"), like
+a lost expander, so the red light and the problem bar show it until it is
+back. A transient bus error (errno 121,
 5, 110, or 11: the Pi 5's lost arbitration) is retried at once first.
 
 :class:`LumaPanel` makes the real device: luma's ``i2c()`` opens an SMBus
@@ -30,10 +33,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from luma.core.error import DeviceNotFoundError
+from luma.core.error import DeviceNotFoundError  # type: ignore[import-untyped]
 from luma.core.error import Error as LumaError
 from PIL import Image
 
+from ..events import InputFault
 from .config import HardwareConfig
 from .mcp23017 import RETRY_ERRNOS
 
@@ -41,8 +45,16 @@ log = logging.getLogger("shutbox_hw")
 
 WIDTH, HEIGHT = 128, 64
 DEVICE_ERRORS = (OSError, LumaError)  # luma turns errno 121/5 into DeviceNotFoundError
+SOURCE = "display"           # the name the game shows for the display's faults
+BACK_MESSAGE = "answering again"
 # The burn-in orbit: where the picture sits in each period, as far as blank space allows.
 ORBIT = ((0, 0), (1, 0), (1, 1), (0, 1))
+
+
+def fault_message(exc: BaseException | None) -> str:
+    """Why the display is gone, short enough for the screen's problem bar."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def transient(exc: BaseException) -> bool:
@@ -127,6 +139,8 @@ class OledDisplay:
         self._busy = False
         self.last_error: str | None = None
         self._logged_error: str | None = None
+        self._lost: str | None = None       # why the display is gone, for the game
+        self._reported: str | None = None   # ... as the game was last told
         self.frames_sent = 0
         # the caller's clock
         self._last_activity_ms: int | None = None
@@ -170,13 +184,21 @@ class OledDisplay:
             self._update(now_ms)
             self._cond.notify_all()
 
-    def poll(self, now_ms: int) -> None:
-        """Dim or blank after idle time; ask the sender to look for a lost display."""
+    def poll(self, now_ms: int) -> list[InputFault]:
+        """Dim or blank after idle time; ask the sender to look for a lost display.
+        Returns a fault when the display was lost, and its recovery when it is back."""
         with self._cond:
             if self._last_activity_ms is None:
                 self._last_activity_ms = now_ms
             self._update(now_ms)
             self._cond.notify_all()
+            lost, reported = self._lost, self._reported
+            self._reported = lost
+        if (lost is None) == (reported is None):
+            return []
+        if lost is not None:
+            return [InputFault(SOURCE, lost, now_ms)]
+        return [InputFault(SOURCE, BACK_MESSAGE, now_ms, ok=True)]
 
     def next_deadline_ms(self) -> int | None:
         with self._cond:
@@ -321,10 +343,13 @@ class OledDisplay:
                 self._busy = False
                 if error is None:
                     self._device = device
+                    self._lost = None
                     self._sent_contrast, self._sent_on, self._sent_bytes = (
                         sent_contrast, sent_on, sent_bytes)
                 else:
                     self.last_error = error
+                    if self._lost is None:
+                        self._lost = fault_message(failure)
                     self._device = None
                     self._want_device = False  # poll() schedules the retry
                     self._sent_contrast = self._sent_on = self._sent_bytes = None
@@ -437,8 +462,8 @@ class NullDisplay:
     def wake(self, now_ms: int) -> None:
         pass
 
-    def poll(self, now_ms: int) -> None:
-        pass
+    def poll(self, now_ms: int) -> list[InputFault]:
+        return []
 
     def next_deadline_ms(self) -> int | None:
         return None
@@ -447,55 +472,9 @@ class NullDisplay:
         pass
 
 
-class GatedDevice:
-    """Wraps a luma device: records every call and can hold ``display`` on an Event.
-
-    The simulator and tests use it to play a slow bus (``gate`` cleared
-    until the test sets it) and to see exactly what reached the panel.
-    """
-
-    def __init__(self, device: Any, gate: threading.Event | None = None) -> None:
-        self.device = device
-        self.gate = gate
-        self.calls: list[tuple[str, Any]] = []
-        self.entered = threading.Event()  # set when display() is waiting on the gate
-        self.fail_next: OSError | None = None
-
-    def _call(self, name: str, arg: Any = None) -> None:
-        if self.fail_next is not None:
-            error, self.fail_next = self.fail_next, None
-            raise error
-        self.calls.append((name, arg))
-
-    def display(self, image: Image.Image) -> None:
-        self.entered.set()
-        if self.gate is not None:
-            self.gate.wait()
-        self._call("display", image.tobytes())
-        self.device.display(image)
-
-    def contrast(self, level: int) -> None:
-        self._call("contrast", level)
-        self.device.contrast(level)
-
-    def show(self) -> None:
-        self._call("show")
-        self.device.show()
-
-    def hide(self) -> None:
-        self._call("hide")
-        self.device.hide()
-
-    def cleanup(self) -> None:
-        self.calls.append(("cleanup", None))
-
-    def frames(self) -> list[bytes]:
-        return [arg for name, arg in self.calls if name == "display"]
-
-
 def dummy_device(rotation: int = 0) -> Any:
     """luma's in-memory device; ``.image`` holds the last frame (simulator, tests)."""
-    from luma.core.device import dummy
+    from luma.core.device import dummy  # type: ignore[import-untyped]
     return dummy(width=WIDTH, height=HEIGHT, rotate=rotation, mode="1")
 
 
@@ -508,9 +487,8 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
 
     if device_factory is None:
         device_factory = luma_panel(cfg.driver, cfg.port, cfg.address, cfg.rotation)
-    # rotation 1 and 3 turn the panel on its side: the renderer draws 64x128
-    width, height = (HEIGHT, WIDTH) if cfg.rotation % 2 else (WIDTH, HEIGHT)
-    return OledDisplay(device_factory, width=width, height=height,
+    # the config allows rotation 0 or 2 only: the screens are drawn 128x64
+    return OledDisplay(device_factory,
                        idle_dim_ms=cfg.dim_after_s * 1000,
                        idle_off_ms=cfg.off_after_s * 1000, contrast=cfg.contrast,
                        dim_contrast=cfg.dim_contrast, retry_ms=cfg.retry_s * 1000,
@@ -520,7 +498,7 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
 def luma_panel(driver: str, port: int, address: int, rotation: int = 0) -> LumaPanel:
     """The real panel on I2C bus ``port`` (its own bus or the expander's)."""
     # imported here: a box with driver = "none" never needs luma.oled
-    from luma.core.interface.serial import i2c
-    from luma.oled.device import sh1106, ssd1306
+    from luma.core.interface.serial import i2c  # type: ignore[import-untyped]
+    from luma.oled.device import sh1106, ssd1306  # type: ignore[import-untyped]
     chip = {"ssd1306": ssd1306, "sh1106": sh1106}[driver]
     return LumaPanel(chip, lambda: i2c(port=port, address=address), rotation=rotation)

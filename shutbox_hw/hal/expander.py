@@ -1,8 +1,8 @@
 """Flaps, buttons and LEDs on MCP23017 expanders.
 
-:class:`ExpanderInputs`: up to 12 flap switches plus ROLL and NEXT on one
-chip, its open-drain INT line on a Pi pin watched through gpiozero (falling
-edge). The gpiozero callback only notes the time; the registers are read in
+:class:`ExpanderPins`: up to 14 switches (flaps, ROLL, NEXT) on one
+chip, an edge source for :class:`~.switches.Switches`, with its open-drain
+INT line on a Pi pin watched through gpiozero (falling edge). The gpiozero callback only notes the time; the registers are read in
 ``poll`` from the daemon's loop. Every read fetches all 22 registers in one
 transfer, which both acknowledges the interrupt and shows whether the
 configuration survived: after a brownout the chip is reconfigured before its
@@ -13,9 +13,9 @@ a short press is not lost when the INT wire is broken. Bus errors are
 retried by the driver; a chip that stays silent is
 reported once as an :class:`~shutbox_hw.events.InputFault` (on the flap
 view) and retried every ``retry_ms`` while the box keeps running on the
-last known state. Levels go through the same debounce logic as GPIO.
+last known state. Its edges go through the same debounce logic as GPIO.
 
-:class:`ExpanderIndicators`: per-flap LEDs on a second chip (0x21..0x27) and
+:class:`ExpanderLamps`: per-flap LEDs on a second chip (0x21..0x27) and
 optionally the status pair on GPA7/GPB7 of the input chip.
 """
 
@@ -23,36 +23,30 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpiozero import DigitalInputDevice
+from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
-from ..events import ButtonPressed, FlapChanged, InputFault
-from .debounce import ButtonInputs, FlapInputs
-from .gpio import Clock, Pin, frame_levels, next_blink_ms
+from ..events import InputFault
+from .clock import Clock
+from .gpio import PiPin
+from .lights import Lamp
 from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
-from .ports import LedFrame
+from .switches import Edge, Line
 
 BROWNOUT_MESSAGE = "registers were reset (brownout?)"
 RECONFIGURED_MESSAGE = "reconfigured after reset"
 BACK_MESSAGE = "answering again"
 
 
-class ExpanderInputs:
-    """The input chip; use its :attr:`flaps` (FlapBank) and :attr:`buttons` (Buttons)."""
+class ExpanderPins:
+    """Switches on the input chip, keyed by line: an :class:`~.switches.EdgeSource`."""
 
-    def __init__(self, bus: Any, clock: Clock, *, flap_pins: Mapping[int, int],
-                 roll_pin: int | None = None, next_pin: int | None = None,
-                 int_pin: Pin | None = None, address: int = 0x20, debounce_ms: int = 20,
-                 hold_ms: int = 800, chatter_ms: int = 1000, read_ms: int = 250,
-                 retry_ms: int = 1000, pin_factory: Any = None,
+    def __init__(self, bus: Any, clock: Clock, lines: Mapping[Line, int], *,
+                 int_pin: PiPin | None = None, address: int = 0x20, debounce_ms: int = 20,
+                 read_ms: int = 250, retry_ms: int = 1000, pin_factory: Any = None,
                  sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
-        lines: dict[Hashable, int] = {("flap", t): p for t, p in flap_pins.items()}
-        if roll_pin is not None:
-            lines[("button", "roll")] = roll_pin
-        if next_pin is not None:
-            lines[("button", "next")] = next_pin
         pins = list(lines.values())
         if len(set(pins)) != len(pins):
             raise ValueError("an expander pin is used twice")
@@ -66,7 +60,7 @@ class ExpanderInputs:
         self._word: int | None = None   # the levels the last read gave the debouncers
         self._changed = 0               # the lines whose level that read changed
         self._clock = clock
-        self._lines = lines
+        self._lines = dict(lines)
         self._mask = sum(1 << p for p in pins)
         self._lock = threading.Lock()
         self._int_at: int | None = None
@@ -75,32 +69,25 @@ class ExpanderInputs:
         self._next_read = 0
 
         now = clock.now_ms()
-        start: dict[Hashable, bool] = {key: False for key in lines}
+        self._start: dict[Line, bool] = {line: False for line in lines}
         try:
             self.chip.configure(self._mask)
             snap = self.chip.read_all()
-            start = {key: not (snap.gpio >> p & 1) for key, p in lines.items()}
+            self._start = {line: not (snap.gpio >> p & 1) for line, p in lines.items()}
             self._word = snap.gpio
             self._next_read = now + read_ms
         except Mcp23017Error as exc:
             self._lost(exc, now)
-        self._flap_logic = FlapInputs({k[1]: v for k, v in start.items() if k[0] == "flap"},
-                                      debounce_ms=debounce_ms, chatter_ms=chatter_ms)
-        self._button_logic = None
-        if roll_pin is not None and next_pin is not None:
-            self._button_logic = ButtonInputs(
-                {k[1]: v for k, v in start.items() if k[0] == "button"},
-                hold_ms=hold_ms, debounce_ms=debounce_ms, chatter_ms=chatter_ms)
-        elif (roll_pin is None) != (next_pin is None):
-            raise ValueError("give both ROLL and NEXT pins on the expander, or neither")
-        self.flaps = ExpanderFlapBank(self, max(flap_pins, default=0))
-        self.buttons = ExpanderButtons(self) if self._button_logic else None
 
         self._int_device = None
         if int_pin is not None:
             # Open drain with the Pi's pull-up: active (low) = interrupt pending.
             self._int_device = DigitalInputDevice(int_pin, pull_up=True, pin_factory=pin_factory)
             self._int_device.when_activated = self._on_interrupt
+
+    def levels(self) -> dict[Line, bool]:
+        """As the first read showed them (all open when the chip did not answer)."""
+        return dict(self._start)
 
     def _on_interrupt(self) -> None:
         """gpiozero thread: only note when; the read happens in poll."""
@@ -119,7 +106,7 @@ class ExpanderInputs:
             self._faults.append(InputFault(self.source, str(exc).split(": ", 1)[-1], now))
         self._next_read = now + self.retry_ms
 
-    def io_deadline_ms(self) -> int:
+    def next_deadline_ms(self) -> int:
         """When the chip must next be read (now-ish if an interrupt is pending)."""
         with self._lock:
             int_at = self._int_at
@@ -127,14 +114,15 @@ class ExpanderInputs:
             return min(int_at, self._next_read)
         return self._next_read
 
-    def service(self, now_ms: int) -> None:
-        """Read the chip if an interrupt is pending or a periodic read is due,
-        and feed what it shows to the debounce logic. Both views call it; the
-        second call at the same time finds nothing due."""
+    def edges(self, now_ms: int | None = None) -> list[Edge]:
+        """What the chip shows, if an interrupt is pending or a periodic read is
+        due by ``now_ms``: a second call at the same time finds nothing due."""
+        if now_ms is None:
+            return []     # the INT callback only notes the time: nothing read yet
         with self._lock:
             pending = self._int_at is not None
         if now_ms < self._next_read and not (pending and not self._absent):
-            return
+            return []
         int_at = self._take_interrupt()
         try:
             snap = self.chip.read_all()
@@ -150,19 +138,22 @@ class ExpanderInputs:
             # The interrupt stays latched in the chip, but its capture is old news
             # by the time the chip answers again: the next read uses GPIO only.
             self._lost(exc, now_ms)
-            return
+            return []
         if self._absent:
             self._absent = False
             self._faults.append(InputFault(self.source, BACK_MESSAGE, now_ms, ok=True))
             stale = True   # a capture from before the outage is old news: GPIO only
         else:
             stale = False
-        again = self._feed(snap, int_at, now_ms, stale)
+        out: list[Edge] = []
+        again = self._feed(snap, int_at, now_ms, stale, out)
         self._next_read = now_ms + (self._debounce_ms if again else self.read_ms)
+        return out
 
-    def _feed(self, snap: Snapshot, int_at: int | None, now_ms: int, stale: bool) -> bool:
-        """Hand a snapshot to the debouncers; True when the chip should be read again
-        after ``debounce_ms`` because it latched a change that is already over.
+    def _feed(self, snap: Snapshot, int_at: int | None, now_ms: int, stale: bool,
+              out: list[Edge]) -> bool:
+        """The edges a snapshot shows, onto ``out``; True when the chip should be read
+        again after ``debounce_ms`` because it latched a change that is already over.
 
         INTF/INTCAP hold the port as it was at the first change since the last
         read, whether or not the Pi saw INT fall. Seen: the capture is the level
@@ -176,30 +167,25 @@ class ExpanderInputs:
         ports = (0xFF if snap.intf & 0xFF else 0) | (0xFF00 if snap.intf & 0xFF00 else 0)
         over = 0
         if not ports or stale:
-            self._levels(snap.gpio, 0xFFFF, now_ms)
+            self._levels(snap.gpio, 0xFFFF, now_ms, out)
         elif int_at is not None:
-            self._levels(snap.intcap, ports, min(int_at, now_ms))
-            self._levels(snap.gpio, 0xFFFF, now_ms)
+            self._levels(snap.intcap, ports, min(int_at, now_ms), out)
+            self._levels(snap.gpio, 0xFFFF, now_ms, out)
         else:
             # A line that changed at the last read may still be bouncing: a capture
             # that differs on it is the bounce, not a second change.
             over = (snap.intcap ^ snap.gpio) & ports & self._mask & ~self._changed
-            self._levels(snap.intcap, over, now_ms)
-            self._levels(snap.gpio, 0xFFFF & ~over, now_ms)
+            self._levels(snap.intcap, over, now_ms, out)
+            self._levels(snap.gpio, 0xFFFF & ~over, now_ms, out)
         word = (snap.gpio & ~over) | (snap.intcap & over)
         self._changed = (word ^ self._word) & self._mask if self._word is not None else 0
         self._word = word
         return bool(over)
 
-    def _levels(self, word: int, ports: int, at_ms: int) -> None:
-        for (kind, name), pin in self._lines.items():
-            if not ports >> pin & 1:
-                continue
-            shut = not (word >> pin & 1)       # switch to ground: closed reads low
-            if kind == "flap":
-                self._flap_logic.edge(name, shut, at_ms)
-            elif self._button_logic is not None:
-                self._button_logic.edge(name, shut, at_ms)
+    def _levels(self, word: int, ports: int, at_ms: int, out: list[Edge]) -> None:
+        for line, pin in self._lines.items():
+            if ports >> pin & 1:
+                out.append(Edge(line, not (word >> pin & 1), at_ms))  # closed reads low
 
     def take_faults(self) -> list[InputFault]:
         out, self._faults = self._faults, []
@@ -211,56 +197,9 @@ class ExpanderInputs:
             self._int_device = None
 
 
-def _earliest(*times: int | None) -> int | None:
-    return min((t for t in times if t is not None), default=None)
-
-
-class ExpanderFlapBank:
-    """The flap view of :class:`ExpanderInputs` (a FlapBank); carries the chip's faults."""
-
-    def __init__(self, owner: ExpanderInputs, tiles: int) -> None:
-        self._owner = owner
-        self.tiles = tiles
-
-    def shut_mask(self) -> int:
-        return self._owner._flap_logic.shut_mask()
-
-    def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
-        self._owner.service(now_ms)
-        events: list[FlapChanged | InputFault] = [*self._owner.take_faults(),
-                                                  *self._owner._flap_logic.poll(now_ms)]
-        return sorted(events, key=lambda e: e.at_ms)
-
-    def next_deadline_ms(self) -> int | None:
-        return _earliest(self._owner.io_deadline_ms(), self._owner._flap_logic.next_deadline_ms())
-
-    def close(self) -> None:
-        self._owner.close()
-
-
-class ExpanderButtons:
-    """The ROLL/NEXT view of :class:`ExpanderInputs` (a Buttons)."""
-
-    def __init__(self, owner: ExpanderInputs) -> None:
-        self._owner = owner
-
-    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]:
-        self._owner.service(now_ms)
-        assert self._owner._button_logic is not None
-        return self._owner._button_logic.poll(now_ms)
-
-    def next_deadline_ms(self) -> int | None:
-        assert self._owner._button_logic is not None
-        return _earliest(self._owner.io_deadline_ms(),
-                         self._owner._button_logic.next_deadline_ms())
-
-    def close(self) -> None:
-        self._owner.close()
-
-
-class ExpanderIndicators:
+class ExpanderLamps:
     """Per-flap LEDs on an output chip, status LEDs on outputs of another chip
-    (usually GPA7/GPB7 of the input chip). An Indicators port.
+    (usually GPA7/GPB7 of the input chip): a :class:`~.lights.LampSink`.
 
     A chip that fails a write is marked dirty and written again after
     ``retry_ms``; the LED chip's configuration is re-checked every
@@ -269,12 +208,9 @@ class ExpanderIndicators:
 
     def __init__(self, bus: Any, *, address: int | None = 0x21,
                  flap_pins: Mapping[int, int] | None = None, status: Mcp23017 | None = None,
-                 green_pin: int | None = 7, red_pin: int | None = 15, blink_ms: int = 400,
-                 verify_ms: int = 1000, retry_ms: int = 1000,
+                 green_pin: int | None = 7, red_pin: int | None = 15, verify_ms: int = 1000,
+                 retry_ms: int = 1000,
                  sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
-        if blink_ms <= 0:
-            raise ValueError("blink_ms must be positive")
-        self.blink_ms = blink_ms
         self.verify_ms = verify_ms
         self.retry_ms = retry_ms
         self._flap_pins = dict(flap_pins or {})
@@ -292,31 +228,17 @@ class ExpanderIndicators:
                     if status.inputs >> pin & 1:
                         raise ValueError(f"status LED pin {pin} is an input on the chip")
                     self._status_pins[name] = pin
-        self._frame: LedFrame | None = None
-        self._now = 0
         self._written: dict[str, int | None] = {"leds": None, "status": None}
         self._retry_at: int | None = None
         self._next_verify = 0
         self._configured = False
 
-    def show(self, frame: LedFrame, now_ms: int) -> None:
-        self._frame = frame
-        self.poll(now_ms)
-
-    def _wanted(self, now_ms: int) -> tuple[int, int]:
-        if self._frame is None:
-            return 0, 0
-        levels = frame_levels(self._frame, now_ms, self.blink_ms)
-        leds = sum(1 << p for t, p in self._flap_pins.items() if levels.get(t, False))
-        status = sum(1 << p for n, p in self._status_pins.items() if levels[n])
-        return leds, status
-
-    def poll(self, now_ms: int) -> None:
-        self._now = now_ms
+    def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
         if self._retry_at is not None and now_ms < self._retry_at:
             return
         self._retry_at = None
-        leds, status = self._wanted(now_ms)
+        leds = sum(1 << p for t, p in self._flap_pins.items() if levels.get(t, False))
+        status = sum(1 << p for n, p in self._status_pins.items() if levels.get(n, False))
         try:
             if self.leds is not None:
                 if not self._configured or now_ms >= self._next_verify:
@@ -338,8 +260,7 @@ class ExpanderIndicators:
     def next_deadline_ms(self) -> int | None:
         if self._retry_at is not None:
             return self._retry_at
-        verify = self._next_verify if self.leds is not None else None
-        return _earliest(next_blink_ms(self._frame, self._now, self.blink_ms), verify)
+        return self._next_verify if self.leds is not None else None
 
     def close(self) -> None:
         """Leave the lights off (best effort: the bus may be gone)."""

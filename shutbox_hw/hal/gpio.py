@@ -22,21 +22,19 @@ import contextlib
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
-from gpiozero import DigitalInputDevice, DigitalOutputDevice
+from gpiozero import DigitalInputDevice, DigitalOutputDevice  # type: ignore[import-untyped]
 
 from ..errors import UserError
-from ..events import ButtonPressed, FlapChanged, InputFault
-from .debounce import ButtonInputs, FlapInputs
-from .ports import LedFrame, LedState
+from ..events import InputFault
+from .clock import Clock
+from .lights import Lamp
+from .switches import Edge, Line
 
-Pin = int | str
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
+PiPin = int | str
+"""A pin as gpiozero names it: a BCM number, or a name such as "GPIO17"."""
 
 
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
@@ -59,7 +57,7 @@ def make_pin_factory(name: str = "lgpio") -> Any:
     here, not at the first pin, so that the line comes before anything starts.
     """
     if name == "mock":
-        from gpiozero.pins.mock import MockFactory
+        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
         return MockFactory()
     if name == "lgpio":
         module, cls, lib = "gpiozero.pins.lgpio", "LGPIOFactory", "lgpio"
@@ -139,7 +137,7 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
 def pin_claim_problem(exc: BaseException) -> str | None:
     """One line for a pin the backend would not give us (busy, not there), or None
     when ``exc`` is not that kind of error (a bug keeps its traceback)."""
-    from gpiozero.exc import GPIOZeroError
+    from gpiozero.exc import GPIOZeroError  # type: ignore[import-untyped]
     if not (isinstance(exc, GPIOZeroError) or type(exc).__module__ in ("lgpio", "RPi.GPIO")):
         return None
     text = " ".join(str(exc).split()) or type(exc).__name__
@@ -163,82 +161,64 @@ def gpio_device_problem(dev: str = "/dev") -> str:
     return f"{dev}/{chips[0]} is there and open to this user: is another program using the pins?"
 
 
-class EdgeRecorder:
-    """Raw edges from gpiozero's threads, kept until the daemon loop takes them."""
+class PiPins:
+    """Switches to ground on the Pi's own pins: an :class:`~.switches.EdgeSource`.
 
-    def __init__(self, clock: Clock) -> None:
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._edges: list[tuple[Hashable, bool, int]] = []
-
-    def callback(self, key: Hashable, level: bool) -> Callable[[], None]:
-        """A gpiozero ``when_*`` handler that records ``level`` for ``key``."""
-        def record() -> None:
-            with self._lock:
-                self._edges.append((key, level, self._clock.now_ms()))
-        return record
-
-    def take(self) -> list[tuple[Hashable, bool, int]]:
-        with self._lock:
-            edges, self._edges = self._edges, []
-        return edges
-
-
-class _GpioSwitches:
-    """Switches to ground on Pi pins, keyed by tile or button name.
-
-    gpiozero's callbacks only record edges; ``poll`` hands them to the pure
-    debounce logic (:mod:`.debounce`) that the subclass chose. Every
-    ``read_ms`` ``poll`` also reads every pin's level, as the expander does: a
-    level that differs from the last edge seen is an edge the backend lost,
-    and goes through the same debouncer (a level equal to it changes nothing).
+    gpiozero's callbacks only record ``(line, level, clock.now_ms())`` under a
+    lock, from its own threads; :meth:`edges` hands them over. Every
+    ``read_ms`` it also reads every pin's level, as the expander does: a level
+    that differs from the last edge seen is an edge the backend lost, and goes
+    through the same debouncer (a level equal to it changes nothing).
     """
 
-    def __init__(self, pins: Mapping[Hashable, Pin], clock: Clock, pin_factory: Any,
+    def __init__(self, pins: Mapping[Line, PiPin], clock: Clock, pin_factory: Any = None,
                  read_ms: int = 250) -> None:
         if read_ms <= 0:
             raise ValueError("read_ms must be positive")
-        self._recorder = EdgeRecorder(clock)
-        self._devices: dict[Hashable, DigitalInputDevice] = {}
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._recorded: list[Edge] = []
+        self._devices: dict[Line, DigitalInputDevice] = {}
         self.read_ms = read_ms
         self._next_read: int | None = None
         try:
-            for key, pin in pins.items():
+            for line, pin in pins.items():
                 dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
-                dev.when_activated = self._recorder.callback(key, True)
-                dev.when_deactivated = self._recorder.callback(key, False)
-                self._devices[key] = dev
+                dev.when_activated = self._recorder(line, True)
+                dev.when_deactivated = self._recorder(line, False)
+                self._devices[line] = dev
         except Exception:
             self.close()
             raise
 
-    def _levels(self) -> dict[Hashable, bool]:
+    def _recorder(self, line: Line, closed: bool) -> Callable[[], None]:
+        """A gpiozero ``when_*`` handler (its thread): note the edge and when."""
+        def record() -> None:
+            with self._lock:
+                self._recorded.append(Edge(line, closed, self._clock.now_ms()))
+        return record
+
+    def levels(self) -> dict[Line, bool]:
         """Closed (True) or open, as the pins read now."""
-        return {key: bool(dev.is_active) for key, dev in self._devices.items()}
+        return {line: bool(dev.is_active) for line, dev in self._devices.items()}
 
-    def _feed(self) -> None:
-        for key, level, at in self._recorder.take():
-            self._logic.edge(key, level, at)
+    def edges(self, now_ms: int | None = None) -> list[Edge]:
+        with self._lock:
+            out, self._recorded = self._recorded, []
+        if now_ms is not None:
+            # the periodic read: after the recorded edges, so it only adds what they lack
+            if self._next_read is None:
+                self._next_read = now_ms + self.read_ms
+            if now_ms >= self._next_read:
+                out += [Edge(line, level, now_ms) for line, level in self.levels().items()]
+                self._next_read = now_ms + self.read_ms
+        return out
 
-    def _read_levels(self, now_ms: int) -> None:
-        """The periodic read: after the recorded edges, so it only adds what they lack."""
-        if self._next_read is None:
-            self._next_read = now_ms + self.read_ms
-        if now_ms < self._next_read:
-            return
-        for key, level in self._levels().items():
-            self._logic.edge(key, level, now_ms)
-        self._next_read = now_ms + self.read_ms
-
-    def poll(self, now_ms: int) -> Sequence[FlapChanged | ButtonPressed | InputFault]:
-        self._feed()
-        self._read_levels(now_ms)
-        return self._logic.poll(now_ms)
+    def take_faults(self) -> list[InputFault]:
+        return []
 
     def next_deadline_ms(self) -> int | None:
-        self._feed()
-        times = [t for t in (self._logic.next_deadline_ms(), self._next_read) if t is not None]
-        return min(times, default=None)
+        return self._next_read
 
     def close(self) -> None:
         for dev in self._devices.values():
@@ -246,102 +226,32 @@ class _GpioSwitches:
         self._devices.clear()
 
 
-class GpioFlapBank(_GpioSwitches):
-    """The flap switches on Pi pins (a :class:`~.ports.FlapBank`)."""
+class PiLamps:
+    """LEDs on the Pi's own pins: a :class:`~.lights.LampSink`.
 
-    def __init__(self, tile_pins: Mapping[int, Pin], clock: Clock, *, debounce_ms: int = 20,
-                 chatter_ms: int = 1000, read_ms: int = 250, pin_factory: Any = None) -> None:
-        super().__init__(tile_pins, clock, pin_factory, read_ms)
-        self.tiles = max(tile_pins, default=0)
-        self._logic = FlapInputs(self._levels(), debounce_ms=debounce_ms,
-                                 chatter_ms=chatter_ms)
-
-    def shut_mask(self) -> int:
-        return self._logic.shut_mask()
-
-
-class GpioButtons(_GpioSwitches):
-    """ROLL and NEXT on Pi pins (a :class:`~.ports.Buttons`)."""
-
-    def __init__(self, roll_pin: Pin, next_pin: Pin, clock: Clock, *, hold_ms: int = 800,
-                 debounce_ms: int = 20, chatter_ms: int = 1000, read_ms: int = 250,
-                 pin_factory: Any = None) -> None:
-        super().__init__({"roll": roll_pin, "next": next_pin}, clock, pin_factory, read_ms)
-        self._logic = ButtonInputs(self._levels(), hold_ms=hold_ms, debounce_ms=debounce_ms,
-                                   chatter_ms=chatter_ms)
-
-
-def blink_level(state: LedState, now_ms: int, blink_ms: int) -> bool:
-    """Whether an LED is lit at ``now_ms``. Blinking LEDs share one phase,
-    counted from time 0, so they flash together and tests can predict them."""
-    if state == "blink":
-        return (now_ms // blink_ms) % 2 == 0
-    return state == "on"
-
-
-def frame_levels(frame: LedFrame, now_ms: int, blink_ms: int) -> dict[Hashable, bool]:
-    """Every light's level at ``now_ms``: keys are tile numbers, "green", "red"."""
-    levels: dict[Hashable, bool] = {tile: blink_level(s, now_ms, blink_ms)
-                                    for tile, s in enumerate(frame.flaps, start=1)}
-    levels["green"] = blink_level(frame.green, now_ms, blink_ms)
-    levels["red"] = blink_level(frame.red, now_ms, blink_ms)
-    return levels
-
-
-def next_blink_ms(frame: LedFrame | None, now_ms: int, blink_ms: int) -> int | None:
-    """The next phase change if anything blinks."""
-    if frame is None or "blink" not in (*frame.flaps, frame.green, frame.red):
-        return None
-    return (now_ms // blink_ms + 1) * blink_ms
-
-
-class GpioIndicators:
-    """Flap LEDs and the status pair on Pi pins (an :class:`~.ports.Indicators`).
-
-    Blinking is worked out from ``now_ms`` in ``poll``, not by gpiozero's
-    background blink thread, so it follows a virtual clock exactly.
     A pin is written only when its level changes.
     """
 
-    def __init__(self, flap_pins: Mapping[int, Pin], green_pin: Pin | None, red_pin: Pin | None,
-                 *, blink_ms: int = 400, pin_factory: Any = None) -> None:
-        if blink_ms <= 0:
-            raise ValueError("blink_ms must be positive")
-        self.blink_ms = blink_ms
-        pins: dict[Hashable, Pin] = dict(flap_pins)
-        if green_pin is not None:
-            pins["green"] = green_pin
-        if red_pin is not None:
-            pins["red"] = red_pin
-        self._leds: dict[Hashable, DigitalOutputDevice] = {}
+    def __init__(self, pins: Mapping[Lamp, PiPin], pin_factory: Any = None) -> None:
+        self._leds: dict[Lamp, DigitalOutputDevice] = {}
         try:
-            for key, pin in pins.items():
-                self._leds[key] = DigitalOutputDevice(pin, initial_value=False,
-                                                      pin_factory=pin_factory)
+            for lamp, pin in pins.items():
+                self._leds[lamp] = DigitalOutputDevice(pin, initial_value=False,
+                                                       pin_factory=pin_factory)
         except Exception:
             self.close()
             raise
-        self._lit = {key: False for key in self._leds}
-        self._frame: LedFrame | None = None
-        self._now = 0
+        self._lit = {lamp: False for lamp in self._leds}
 
-    def show(self, frame: LedFrame, now_ms: int) -> None:
-        self._frame = frame
-        self.poll(now_ms)
-
-    def poll(self, now_ms: int) -> None:
-        self._now = now_ms
-        if self._frame is None:
-            return
-        levels = frame_levels(self._frame, now_ms, self.blink_ms)
-        for key, led in self._leds.items():
-            level = levels.get(key, False)
-            if level != self._lit[key]:
+    def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
+        for lamp, led in self._leds.items():
+            level = levels.get(lamp, False)
+            if level != self._lit[lamp]:
                 led.value = level
-                self._lit[key] = level
+                self._lit[lamp] = level
 
     def next_deadline_ms(self) -> int | None:
-        return next_blink_ms(self._frame, self._now, self.blink_ms)
+        return None
 
     def close(self) -> None:
         for led in self._leds.values():

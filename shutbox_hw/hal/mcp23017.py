@@ -145,11 +145,6 @@ class Mcp23017:
         pending interrupt, so this is also the interrupt acknowledge."""
         return Snapshot(bytes(self._read_block(0, REGISTER_COUNT)))
 
-    def read_ports(self) -> int:
-        """GPIO A and B as one 16-bit value (clears a pending interrupt)."""
-        data = self._read_block(GPIOA, 2)
-        return data[0] | (data[1] << 8)
-
     def write_outputs(self, value: int, mask: int = 0xFFFF) -> None:
         """Set the output latches of the pins in ``mask`` (others kept)."""
         new = (self.olat & ~mask) | (value & mask)

@@ -13,23 +13,13 @@ or so the virtual clock can jump straight there.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from PIL import Image
 
 from ..events import ButtonPressed, FlapChanged, InputFault
-
-LedState = Literal["off", "on", "blink"]
-
-
-@dataclass(frozen=True)
-class LedFrame:
-    """The whole desired state of the lights: one entry per tile, and the status pair."""
-    flaps: tuple[LedState, ...]
-    green: LedState = "off"
-    red: LedState = "off"
+from ..leds import LedFrame, LedState  # noqa: F401 - the indicators' port speaks these
 
 
 class FlapBank(Protocol):
@@ -85,8 +75,10 @@ class Display(Protocol):
     def wake(self, now_ms: int) -> None:
         """Someone touched the box: undo dimming or the screen saver."""
 
-    def poll(self, now_ms: int) -> None:
-        """Dimming and the screen saver after idle time; retry a lost display."""
+    def poll(self, now_ms: int) -> Sequence[InputFault]:
+        """Dimming and the screen saver after idle time; retry a lost display.
+        A display that is lost (or missing at start) is reported once as a
+        fault, and once more (``ok``) when it is back."""
 
     def next_deadline_ms(self) -> int | None: ...
 

@@ -7,9 +7,9 @@ all ask these functions what the seeds allow.
 from .match import (MatchState, RoundResult, ends_round_at_once, finish_round,
                     new_match, stop_match)
 from .moves import (ONE_DIE_THROWS, TWO_DICE_THROWS, Dice, DiceChoice,
-                    allowed_dice_counts, can_complete, can_complete_any_throw,
-                    can_extend, check_dice, dice_choice, has_any_move, is_legal,
+                    allowed_dice_counts, check_dice, dice_choice, has_any_move,
                     legal_closures, targets, throws_for)
+from .position import AnyThrow, Position, Throw
 from .ruleset import (DEFAULT_PRESET, KEYS, PRESETS, RuleSet, RulesError,
                       build_rules, parse_set_options, rules_from_dict,
                        rules_from_table)
@@ -18,10 +18,10 @@ from .tiles import Mask, full_board, is_subset, mask_of, tile_bit, tiles_of
 
 __all__ = [
     "DEFAULT_PRESET", "KEYS", "PRESETS", "ONE_DIE_THROWS", "TWO_DICE_THROWS",
-    "Dice", "DiceChoice", "Mask", "MatchState", "RoundResult", "RuleSet", "RulesError",
-    "allowed_dice_counts", "build_rules", "can_complete", "can_complete_any_throw",
-    "can_extend", "check_dice", "dice_choice", "ends_round_at_once", "finish_round",
-    "full_board", "has_any_move", "is_legal", "is_subset", "legal_closures", "mask_of",
-    "new_match", "parse_set_options", "rules_from_dict", "rules_from_table", "stop_match", "targets",
-    "throws_for", "tile_bit", "tiles_of", "turn_score",
+    "AnyThrow", "Dice", "DiceChoice", "Mask", "MatchState", "Position", "RoundResult", "RuleSet",
+    "RulesError", "Throw", "allowed_dice_counts", "build_rules", "check_dice", "dice_choice",
+    "ends_round_at_once", "finish_round", "full_board", "has_any_move", "is_subset",
+    "legal_closures",
+    "mask_of", "new_match", "parse_set_options", "rules_from_dict", "rules_from_table",
+    "stop_match", "targets", "throws_for", "tile_bit", "tiles_of", "turn_score",
 ]

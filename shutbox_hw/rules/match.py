@@ -91,25 +91,25 @@ def finish_round(rules: RuleSet, state: MatchState,
     if len(open_masks) != state.players:
         raise ValueError(f"expected {state.players} players' tiles, got {len(open_masks)}")
     played = [p for p, m in enumerate(open_masks) if m is not None]
-    raw: list[int | None] = [None if m is None else turn_score(rules, m) for m in open_masks]
+    scored = {p: turn_score(rules, m) for p, m in enumerate(open_masks) if m is not None}
+    raw: list[int | None] = [scored.get(p) for p in range(state.players)]
     shutters = tuple(p for p in played if open_masks[p] == 0)
-    final = list(raw)
     if rules.shut_the_box == "double-others" and shutters:
-        for p in played:
-            if p not in shutters:
-                final[p] = 2 * raw[p]  # type: ignore[operator]
+        scored = {p: v if p in shutters else 2 * v for p, v in scored.items()}
+    final: list[int | None] = [scored.get(p) for p in range(state.players)]
 
     instant = rules.shut_the_box == "instant-win" and bool(shutters)
-    scored = {p: final[p] for p in played}
-    round_winners = shutters[:1] if instant else _lowest(scored)  # type: ignore[arg-type]
+    round_winners = shutters[:1] if instant else _lowest(scored)
     totals = list(state.totals)
     for p in played:
-        totals[p] += final[p]  # type: ignore[operator]
+        totals[p] += scored[p]
 
     balances, pot = list(state.balances), state.pot
     paid = [0] * state.players
+    threshold = rules.threshold if rules.threshold is not None else 0  # set for race, elimination
     newly_out: tuple[int, ...] = ()
-    over, winners = False, ()
+    over = False
+    winners: tuple[int, ...] = ()
     if rules.match == "pool":
         # every player stakes at the start of the round, also those an
         # instant win later leaves without a turn
@@ -139,11 +139,11 @@ def finish_round(rules: RuleSet, state: MatchState,
     elif rules.match == "single-round":
         over, winners = True, round_winners
     elif rules.match == "race":
-        if any(totals[p] >= rules.threshold for p in played):  # type: ignore[operator]
+        if any(totals[p] >= threshold for p in played):
             over = True
             winners = _lowest({p: totals[p] for p in range(state.players)})
     elif rules.match == "elimination":
-        newly_out = tuple(p for p in played if totals[p] >= rules.threshold)  # type: ignore[operator]
+        newly_out = tuple(p for p in played if totals[p] >= threshold)
         remaining = [p for p in played if p not in newly_out]
         if len(remaining) == 0 or (state.players > 1 and len(remaining) == 1):
             over = True

@@ -1,10 +1,8 @@
 """What a player may do: the dice to throw and the tiles a throw lets them shut.
 
-All functions are pure and work on masks (see :mod:`.tiles`). The box checks
-flaps one at a time as a hand shuts them, so besides the list of legal
-closures there are two questions asked flap by flap: can the flaps shut so
-far still become a legal closure (:func:`can_complete`), and can a legal
-closure still grow into a larger one (:func:`can_extend`).
+All functions are pure and work on masks (see :mod:`.tiles`). The questions
+the box asks flap by flap, given the legal closures, are a throw's methods
+(:mod:`.position`).
 """
 
 from __future__ import annotations
@@ -121,28 +119,6 @@ def legal_closures(rules: RuleSet, open_mask: Mask, dice: Dice) -> tuple[Mask, .
     dice = tuple(sorted(dice))
     return _closures(rules.tiles, rules.closure, rules.multiplication,
                      open_mask & full_board(rules.tiles), dice)
-
-
-def can_complete(rules: RuleSet, open_mask: Mask, dice: Dice, shut: Mask) -> bool:
-    """Whether the tiles ``shut`` since the throw can still grow into a legal
-    closure (the empty set: whether the throw has any move at all)."""
-    return any(is_subset(shut, c) for c in legal_closures(rules, open_mask, dice))
-
-
-def is_legal(rules: RuleSet, open_mask: Mask, dice: Dice, shut: Mask) -> bool:
-    return shut in legal_closures(rules, open_mask, dice)
-
-
-def can_extend(rules: RuleSet, open_mask: Mask, dice: Dice, closure: Mask) -> bool:
-    """Whether a strictly larger legal closure contains ``closure``."""
-    return any(c != closure and is_subset(closure, c)
-               for c in legal_closures(rules, open_mask, dice))
-
-
-def can_complete_any_throw(rules: RuleSet, open_mask: Mask, shut: Mask) -> bool:
-    """For dice the box cannot see: could some allowed throw explain ``shut``?"""
-    return any(can_complete(rules, open_mask, dice, shut)
-               for dice in throws_for(dice_choice(rules, open_mask)))
 
 
 def has_any_move(rules: RuleSet, open_mask: Mask, dice: Dice) -> bool:

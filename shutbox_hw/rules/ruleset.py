@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UserError
-
 CLOSURES = ("any-sum", "sum-or-dice")
 ONE_DIE = ("never", "when-high-shut", "below-6")
 SCORINGS = ("sum", "digits")
@@ -23,8 +21,9 @@ MIN_TILES, MAX_TILES = 9, 12
 RACE_DEFAULT_THRESHOLD = 100
 
 
-class RulesError(UserError, ValueError):
-    """A rule key, value or combination that the engine cannot play."""
+class RulesError(ValueError):
+    """A rule key, value or combination that the engine cannot play (the
+    command line reports it like any user's mistake: one line, exit 2)."""
 
 
 @dataclass(frozen=True)

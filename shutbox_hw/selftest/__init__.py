@@ -24,9 +24,11 @@ from typing import Any, Literal, Protocol
 
 from ..events import ButtonPressed, FlapChanged, InputFault
 from ..hal.box import Ports
+from ..hal.clock import Clock
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.mcp23017 import RETRY_ERRNOS
-from ..hal.ports import LedFrame
+from ..hal.poll import poll_all, run_loop
+from ..hal.ports import LedFrame, LedState
 
 Line = tuple[str, int | str]
 """An input as the config names it: ``("flap", 3)`` or ``("button", "roll")``."""
@@ -51,10 +53,6 @@ class Person(Protocol):
 
     def status(self, text: str) -> None:
         """The live state of flaps and buttons while waiting (may be ignored)."""
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
 
 
 @dataclass
@@ -179,17 +177,13 @@ class SelfTest:
         """Poll the ports until ``done()`` or ``until_ms``, recording changed lines."""
         assert self.ports is not None
         ports = (self.ports.flaps, self.ports.buttons, self.ports.indicators)
-        while True:
-            now = self.rig.clock.now_ms()
-            events = [*self.ports.flaps.poll(now), *self.ports.buttons.poll(now)]
-            self.ports.indicators.poll(now)
-            for event in events:
+
+        def step(now: int) -> None:
+            for event in poll_all(ports, now):
                 self._note(event)
-            if done() or now >= until_ms:
-                return
-            deadlines = [d for d in (p.next_deadline_ms() for p in ports)
-                         if d is not None and d > now]
-            self.rig.wait(min([*deadlines, until_ms]))
+
+        run_loop(self.rig.clock, step, lambda: (p.next_deadline_ms() for p in ports),
+                 lambda t: self.rig.wait(until_ms if t is None else t), until_ms, done)
 
     def _note(self, event: FlapChanged | ButtonPressed | InputFault) -> None:
         if isinstance(event, InputFault):
@@ -246,15 +240,17 @@ class SelfTest:
             if pin is not None:
                 lamps.append((name, f"the {name} LED"))
         for target, what in lamps:
-            frame = LedFrame(flaps=tuple("on" if t == target else "off"
-                                         for t in range(1, tiles + 1)),
+            flaps: tuple[LedState, ...] = tuple("on" if t == target else "off"
+                                                for t in range(1, tiles + 1))
+            frame = LedFrame(flaps=flaps,
                              green="on" if target == "green" else "off",
                              red="on" if target == "red" else "off")
             now = self.rig.clock.now_ms()
             self.ports.indicators.show(frame, now)
             self.person.prompt(Ask("look", target, f"{what} is lit now (and no other)"), now)
             self._pump(now + self.led_ms)
-        self.ports.indicators.show(LedFrame(flaps=("off",) * tiles), self.rig.clock.now_ms())
+        off: LedState = "off"
+        self.ports.indicators.show(LedFrame(flaps=(off,) * tiles), self.rig.clock.now_ms())
 
     # -- 4. guided wiring check ------------------------------------------------------
 
@@ -286,8 +282,8 @@ class SelfTest:
                     any(line != ("button", name) for name, line in got.items())):
                 pins = {"roll": self.hw.roll, "next": self.hw.next}
                 self.out("corrected [hardware] lines (paste into the config):")
-                for name, line in got.items():
-                    self.out(f"{name} = {pin_text(pins[str(line[1])])}")
+                for button, line in got.items():
+                    self.out(f"{button} = {pin_text(pins[str(line[1])])}")
 
     def _judge(self, asked: Line, lines: set[Line]) -> None:
         """Right after a step: ok, silent, shorted to another input, or swapped.

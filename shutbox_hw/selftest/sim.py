@@ -54,11 +54,5 @@ class SimPerson:
 def simulated_rig(sim: SimulatedBox) -> Rig:
     """The simulated box as a rig: waiting runs the world's scheduled switch
     edges and stops at the next one, so no change is read late."""
-    world = sim.world
-
-    def wait(until_ms: int) -> None:
-        nxt = world.next_action_ms()
-        world.advance_to(until_ms if nxt is None else min(nxt, until_ms))
-
-    return Rig(hw=sim.hw, clock=world.clock, open_bus=lambda number: sim.bus,
-               build_ports=lambda: sim.ports, wait=wait, close=sim.box.close)
+    return Rig(hw=sim.hw, clock=sim.world.clock, open_bus=lambda number: sim.bus,
+               build_ports=lambda: sim.ports, wait=sim.world.wait, close=sim.box.close)

@@ -25,9 +25,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import assert_never
 
 from ..errors import UserError, shown_path
+from ..game.events import (AnyGameEvent, Chances, Fault, FlapRejected, FlapReopened,
+                           GameEnded, GameStarted, Hint, Resumed, Rolled, RoundEnded,
+                           ThrowCommitted, TurnEnded, TurnStarted)
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of, rules_from_dict
 from ..textfile import os_problem
@@ -88,10 +91,14 @@ def fault_text(error: BaseException, path: Path | None = None) -> str:
     return "disk error"
 
 
-class Store:
-    """One SQLite file. ``record`` takes the controller's event dicts."""
+def _dice_json(dice: tuple[int, ...] | None) -> str | None:
+    return json.dumps(list(dice)) if dice else None
 
-    def __init__(self, path: str | Path, clock=time.time,
+
+class Store:
+    """One SQLite file. ``record`` takes the controller's game events."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
                  sync_flag: str | Path = TIMESYNC_FLAG,
                  check_write: Callable[[], None] | None = None) -> None:
         self.path = Path(path)
@@ -101,7 +108,6 @@ class Store:
         self._clock = clock
         self._sync_flag = Path(sync_flag)
         self.game_id: int | None = None
-        self.seats: dict[str, int] = {}
         self.db: sqlite3.Connection | None = None
         # why the store is degraded (None: it writes normally)
         self.fault: str | None = None
@@ -146,7 +152,7 @@ class Store:
             raise
         self.db, self.fault = db, None
         if row:
-            self._select_game(row[0])
+            self.game_id = int(row[0])
 
     def _open_degraded(self, error: BaseException, made_shm: Path | None) -> None:
         """Boot on a disk that takes no writes: read what can be read, write nothing yet.
@@ -172,7 +178,7 @@ class Store:
                                  " ORDER BY id DESC LIMIT 1").fetchone()
                 self.db = db
                 if row:
-                    self._select_game(row[0])
+                    self.game_id = int(row[0])
                 return
         except (sqlite3.Error, SchemaError):
             pass
@@ -196,41 +202,35 @@ class Store:
         if self.db is not None:
             self.db.close()
 
-    def _select_game(self, game_id: int) -> None:
-        self.game_id = game_id
-        self.seats = {name: seat for seat, name in self.db.execute(
-            "SELECT seat, name FROM players WHERE game_id = ?", (game_id,))}
-
     # ------------------------------------------------------------------ writing
 
-    def record(self, event: dict[str, Any]) -> None:
-        """Write one controller event durably (ignores events it has no table for)."""
+    def record(self, event: AnyGameEvent) -> None:
+        """Write one game event durably, in a transaction of its own."""
         self.record_all([event])
 
-    def record_all(self, events: Iterable[dict[str, Any]]) -> None:
+    def record_all(self, events: Iterable[AnyGameEvent]) -> None:
         """Write the events of one step, in order, in one transaction: all or none.
 
         Raises :class:`StorageFault` when the disk does not take them now; the
         store is then as it was before (the caller keeps the events).
         """
-        events = list(events)
+        kept = [e for e in events
+                if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault))]
         if self.fault is not None:
             self._reopen()  # even with nothing to write: the fault may be over
-        if not any(hasattr(self, "_on_" + e.get("event", "")) for e in events):
-            return
+        if not kept:
+            return  # nothing to keep: they follow from what is stored
         with self._transaction():
             now = self._clock()
-            for event in events:
-                handler = getattr(self, "_on_" + event.get("event", ""), None)
-                if handler is not None:
-                    handler(event, now)
-                    self._wrote()
+            for event in kept:
+                self._write(event, now)
+                self._wrote()
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         db = self.db
         assert db is not None
-        game = (self.game_id, self.seats)
+        game_id = self.game_id
         try:
             db.execute("BEGIN IMMEDIATE")
             yield
@@ -238,7 +238,7 @@ class Store:
                 self._check_write()
             db.execute("COMMIT")
         except BaseException as error:
-            self.game_id, self.seats = game  # as the disk has it
+            self.game_id = game_id  # as the disk has it
             try:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
@@ -253,79 +253,85 @@ class Store:
         if self.on_write is not None:
             self.on_write()
 
-    def _turn_id(self, event: dict[str, Any]) -> int | None:
+    def _write(self, event: AnyGameEvent, now: float) -> None:
+        match event:
+            case GameStarted():
+                self._game_started(event, now)
+            case TurnStarted():
+                self.db.execute("INSERT INTO turns (game_id, round, seat, started_at)"
+                                " VALUES (?, ?, ?, ?)",
+                                (self.game_id, event.round, event.seat, now))
+            case Rolled():
+                self.db.execute(
+                    "INSERT OR REPLACE INTO throws (turn_id, number, dice, rolled_at)"
+                    " VALUES (?, ?, ?, ?)", (self._turn_id(event.round, event.seat),
+                                             event.throw, _dice_json(event.dice), now))
+            case ThrowCommitted():
+                self._throw_committed(event, now)
+            case FlapRejected():
+                turn_id = self._turn_id(event.round, event.seat)
+                if turn_id is not None:
+                    self.db.execute("INSERT INTO rejected_flaps (turn_id, flap, reason, at)"
+                                    " VALUES (?, ?, ?, ?)",
+                                    (turn_id, event.flap, event.reason, now))
+            case TurnEnded():
+                self.db.execute(
+                    "UPDATE turns SET ended_at = ?, open_tiles = ?, score = ?, shut = ?"
+                    " WHERE id = ?", (now, json.dumps(list(event.open)), event.score,
+                                      int(event.shut), self._turn_id(event.round, event.seat)))
+            case RoundEnded():
+                self._round_ended(event, now)
+            case GameEnded():
+                self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, winners = ?,"
+                                " abandoned = ? WHERE id = ?",
+                                (now, int(self.clock_synced()),
+                                 json.dumps(event.winner_names()), int(event.abandoned),
+                                 self.game_id))
+                self.game_id = None
+            case FlapReopened() | Resumed() | Hint() | Chances() | Fault():
+                pass  # filtered out by record_all
+            case _:
+                assert_never(event)  # a new event type: decide what the store keeps
+
+    def _turn_id(self, round_number: int, seat: int) -> int | None:
         row = self.db.execute(
             "SELECT id FROM turns WHERE game_id = ? AND round = ? AND seat = ?",
-            (self.game_id, event["round"], self.seats[event["player"]])).fetchone()
-        return row[0] if row else None
+            (self.game_id, round_number, seat)).fetchone()
+        return int(row[0]) if row else None
 
-    def _current_turn_id(self) -> int | None:
-        row = self.db.execute(
-            "SELECT id FROM turns WHERE game_id = ? AND ended_at IS NULL ORDER BY id DESC LIMIT 1",
-            (self.game_id,)).fetchone()
-        return row[0] if row else None
-
-    def _on_game_started(self, event: dict[str, Any], now: float) -> None:
+    def _game_started(self, event: GameStarted, now: float) -> None:
         # a new game abandons any unfinished one
         synced = int(self.clock_synced())
         self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
                         " WHERE ended_at IS NULL", (now, synced))
         cur = self.db.execute(
-            "INSERT INTO games (started_at, started_synced, rules, dice_mode) VALUES (?, ?, ?, ?)",
-            (now, synced, json.dumps(event["rules"]), event.get("dice", "software")))
+            "INSERT INTO games (started_at, started_synced, rules, dice_mode)"
+            " VALUES (?, ?, ?, ?)", (now, synced, json.dumps(dict(event.rules)), event.dice))
         game_id = cur.lastrowid
         self.db.executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
-                            [(game_id, seat, name) for seat, name in enumerate(event["players"])])
-        self._select_game(game_id)
+                            [(game_id, seat, name) for seat, name in enumerate(event.players)])
+        self.game_id = game_id
 
-    def _on_turn_started(self, event: dict[str, Any], now: float) -> None:
-        self.db.execute("INSERT INTO turns (game_id, round, seat, started_at) VALUES (?, ?, ?, ?)",
-                        (self.game_id, event["round"], self.seats[event["player"]], now))
-
-    def _on_rolled(self, event: dict[str, Any], now: float) -> None:
-        dice = event.get("dice")
-        self.db.execute(
-            "INSERT OR REPLACE INTO throws (turn_id, number, dice, rolled_at) VALUES (?, ?, ?, ?)",
-            (self._turn_id(event), event["throw"], json.dumps(dice) if dice else None, now))
-
-    def _on_throw_committed(self, event: dict[str, Any], now: float) -> None:
-        turn_id = self._turn_id(event)
-        closed = json.dumps(event["closed"])
+    def _throw_committed(self, event: ThrowCommitted, now: float) -> None:
+        turn_id = self._turn_id(event.round, event.seat)
+        closed = json.dumps(list(event.closed))
         updated = self.db.execute(
             "UPDATE throws SET closed = ?, committed_at = ? WHERE turn_id = ? AND number = ?",
-            (closed, now, turn_id, event["throw"])).rowcount
+            (closed, now, turn_id, event.throw)).rowcount
         if not updated:
-            dice = event.get("dice")
             self.db.execute(
                 "INSERT INTO throws (turn_id, number, dice, closed, rolled_at, committed_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (turn_id, event["throw"], json.dumps(dice) if dice else None, closed, now, now))
+                (turn_id, event.throw, _dice_json(event.dice), closed, now, now))
 
-    def _on_flap_rejected(self, event: dict[str, Any], now: float) -> None:
-        turn_id = self._current_turn_id()
-        if turn_id is not None:
-            self.db.execute("INSERT INTO rejected_flaps (turn_id, flap, reason, at) "
-                            "VALUES (?, ?, ?, ?)", (turn_id, event["flap"], event["reason"], now))
-
-    def _on_turn_ended(self, event: dict[str, Any], now: float) -> None:
-        self.db.execute(
-            "UPDATE turns SET ended_at = ?, open_tiles = ?, score = ?, shut = ? WHERE id = ?",
-            (now, json.dumps(event["open"]), event["score"], int(event["shut"]),
-             self._turn_id(event)))
-
-    def _on_round_ended(self, event: dict[str, Any], now: float) -> None:
-        self.db.execute("INSERT INTO rounds (game_id, number, ended_at, result) VALUES (?, ?, ?, ?)",
-                        (self.game_id, event["round"], now, json.dumps(event)))
-        for name, final in event["scores"].items():
-            self.db.execute("UPDATE turns SET final_score = ? WHERE game_id = ? AND round = ?"
-                            " AND seat = ?", (final, self.game_id, event["round"], self.seats[name]))
-
-    def _on_game_ended(self, event: dict[str, Any], now: float) -> None:
-        self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, winners = ?,"
-                        " abandoned = ? WHERE id = ?",
-                        (now, int(self.clock_synced()), json.dumps(event["winners"]),
-                         int(event.get("abandoned", False)), self.game_id))
-        self.game_id, self.seats = None, {}
+    def _round_ended(self, event: RoundEnded, now: float) -> None:
+        self.db.execute("INSERT INTO rounds (game_id, number, ended_at, result)"
+                        " VALUES (?, ?, ?, ?)",
+                        (self.game_id, event.round, now, json.dumps(event.as_json())))
+        for seat, final in enumerate(event.final):
+            if final is not None:
+                self.db.execute("UPDATE turns SET final_score = ? WHERE game_id = ? AND round = ?"
+                                " AND seat = ?", (final, self.game_id, event.round, seat))
 
     # ------------------------------------------------------------------ resuming
 
@@ -349,7 +355,7 @@ class Store:
                                     (self._clock(), int(self.clock_synced()), self.game_id))
             except StorageFault:
                 pass  # the next game_started abandons it
-            self.game_id, self.seats = None, {}
+            self.game_id = None
             return None
         return saved
 

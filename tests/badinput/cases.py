@@ -210,6 +210,7 @@ def make(tmp: Path, spec: tuple, hold: list) -> None:
 
 
 def make_db(path: Path, kind: str, hold: list) -> None:
+    from shutbox_hw.game.events import GameStarted
     from shutbox_hw.store import Store
     from shutbox_hw.store.schema import APP_ID, VERSION
     if kind in ("foreign", "lookalike", "stamped-empty"):
@@ -226,8 +227,7 @@ def make_db(path: Path, kind: str, hold: list) -> None:
         return
     store = Store(path)
     if kind in ("damaged", "ok", "locked"):
-        store.record({"event": "game_started", "players": ["Ann"],
-                      "rules": {"preset": "klappenspiel"}})
+        store.record(GameStarted(players=("Ann",), rules={"preset": "klappenspiel"}, dice="software"))
     store.close()
     con = sqlite3.connect(path, isolation_level=None)
     if kind == "newer":

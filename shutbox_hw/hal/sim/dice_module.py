@@ -25,7 +25,9 @@ import sys
 from collections import deque
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any
+
+from ..clock import Clock
 
 FIRMWARE_DIR = Path(__file__).resolve().parents[3] / "firmware" / "dice"
 STEP_MS = 2          # the firmware's main loop period (dice_config.LOOP_MS)
@@ -49,10 +51,6 @@ def load_firmware(directory: Path = FIRMWARE_DIR) -> ModuleType:
         sys.path.remove(str(directory))
 
 
-class _Clock(Protocol):
-    def now_ms(self) -> int: ...
-
-
 def _bus_error(code: int = errno.EREMOTEIO) -> OSError:
     return OSError(code, os.strerror(code))
 
@@ -66,7 +64,7 @@ class SimDiceModule:
     low while a result waits, high (the Pi's pull-up) otherwise.
     """
 
-    def __init__(self, *, clock: _Clock | None = None, ready_pin: Any = None,
+    def __init__(self, *, clock: Clock | None = None, ready_pin: Any = None,
                  rng: random.Random | None = None) -> None:
         self.fw = load_firmware()
         self.regmap = sys.modules["dice_regs"]

@@ -15,31 +15,26 @@ Typical use (flaps on mock GPIO pins)::
 
     factory = MockFactory()
     world = SimWorld()
-    bank = GpioFlapBank({1: 5, 2: 6}, world.clock, pin_factory=factory)
+    bank = Switches([PiPins({1: 5, 2: 6}, world.clock, factory)]).flaps
     flap1 = SimSwitch(world, mock_pin_setter(factory.pin(5)), rng=random.Random(7))
     flap1.set(True, 1000)              # shut at t=1000, bouncing for a few ms
     events = world.run([bank], 2000)   # [FlapChanged(1, True, <last edge + 20>)]
 
-On an expander use ``expander_pin_setter(chip, pin)`` instead, and the
-``flaps``/``buttons`` views of :class:`~shutbox_hw.hal.expander.ExpanderInputs`
-as the ports.
+On an expander use ``expander_pin_setter(chip, pin)`` instead, and
+:class:`~shutbox_hw.hal.expander.ExpanderPins` as the source.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import random
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any
 
 from ..clock import VirtualClock
-
-
-class Pollable(Protocol):
-    def poll(self, now_ms: int) -> Any: ...
-
-    def next_deadline_ms(self) -> int | None: ...
+from ..poll import Pollable, poll_all, run_loop
 
 
 class SimWorld:
@@ -68,22 +63,23 @@ class SimWorld:
             action()
         self.clock.set(t_ms)
 
+    def wait(self, until_ms: int | None) -> None:
+        """Let time pass towards ``until_ms``, stopping at the next scheduled action
+        (so no edge is read late); with no ``until_ms``, to the next action."""
+        nxt = self.next_action_ms()
+        target = until_ms if nxt is None else nxt if until_ms is None else min(nxt, until_ms)
+        if target is not None:
+            self.advance_to(target)
+
     def run(self, ports: Iterable[Pollable], until_ms: int) -> list[Any]:
         """Advance to ``until_ms`` stopping at every action and every port deadline,
         polling all ports at each stop; returns everything the polls returned."""
         ports = list(ports)
         events: list[Any] = []
-        while True:
-            now = self.now_ms()
-            for port in ports:
-                events.extend(port.poll(now) or ())
-            stops = [t for t in (self.next_action_ms(),
-                                 *(p.next_deadline_ms() for p in ports))
-                     if t is not None and t > now]
-            nxt = min(stops, default=until_ms)
-            if now >= until_ms:
-                return events
-            self.advance_to(min(nxt, until_ms))
+        run_loop(self.clock, lambda now: events.extend(poll_all(ports, now)),
+                 lambda: (self.next_action_ms(), *(p.next_deadline_ms() for p in ports)),
+                 lambda t: self.advance_to(until_ms if t is None else t), until_ms)
+        return events
 
 
 def mock_pin_setter(pin: Any) -> Callable[[bool], None]:
@@ -120,8 +116,11 @@ class SimSwitch:
         offsets = sorted(self.rng.randint(0, self.bounce_ms) for _ in range(n + 1))
         level = closed
         for off in offsets[:-1]:
-            self.world.at(at_ms + off, lambda lv=level: self.setter(lv))
+            self.world.at(at_ms + off, functools.partial(self._set, level))
             level = not level
         last = at_ms + offsets[-1]
-        self.world.at(last, lambda: self.setter(closed))
+        self.world.at(last, functools.partial(self._set, closed))
         return last
+
+    def _set(self, closed: bool) -> None:
+        self.setter(closed)     # looked up when it runs: a test may rewire the switch

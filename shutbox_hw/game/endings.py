@@ -1,0 +1,77 @@
+"""The ends of turns, rounds and games: scores, the match and the screens between.
+
+Functions of the state (:mod:`.state`) that return the game events; the
+controller calls them when a turn has nothing left.
+"""
+
+from __future__ import annotations
+
+from ..rules import ends_round_at_once, finish_round, stop_match, tiles_of, turn_score
+from . import view
+from .effects import Effect, Emit
+from .events import GameEnded, RoundEnded, TurnEnded
+from .screens import ScoreboardScreen, TurnEndScreen
+from .state import GameState, Turn
+
+
+def end_turn(state: GameState, turn: Turn) -> list[Effect]:
+    """The turn is over: its score, the turn end screen, and the round's end if it came."""
+    assert state.match is not None
+    open_mask = state.open_mask(turn)
+    score = turn_score(state.rules, open_mask)
+    name = state.players[turn.player]
+    state.round_played[turn.player] = open_mask
+    state.turn = None
+    out: list[Effect] = [Emit(TurnEnded(seat=turn.player, player=name, score=score,
+                                        open=tuple(tiles_of(open_mask)),
+                                        shut=open_mask == 0, round=state.match.round_number))]
+    note = ""
+    if open_mask == 0:
+        if state.rules.shut_the_box == "instant-win":
+            note = "wins the pot x2!" if state.rules.match == "pool" else "wins at once!"
+        elif state.rules.shut_the_box == "double-others":
+            note = "others score double"
+    state.between = TurnEndScreen(player=name, score=score, open_tiles=tuple(tiles_of(open_mask)),
+                              shut=open_mask == 0, note=note)
+    if ends_round_at_once(state.rules, open_mask) or state.next_player() is None:
+        out += end_round(state)
+    return out
+
+
+def end_round(state: GameState) -> list[Effect]:
+    """Every turn of the round is played (or an instant win cut it short)."""
+    assert state.match is not None
+    open_masks = [state.round_played.get(p) for p in range(len(state.players))]
+    state.match = match = finish_round(state.rules, state.match, open_masks)
+    result = match.rounds[-1]
+    state.round_played = {}
+    pool = state.rules.match == "pool"
+    out: list[Effect] = [Emit(RoundEnded(
+        players=state.players, round=result.number, final=result.final, raw=result.raw,
+        totals=match.totals, out=tuple(sorted(match.out)), shut=result.shutters,
+        winners=result.winners, balances=match.balances if pool else None,
+        pot=match.pot if pool else None))]
+    if match.over:
+        return out + end_game(state, abandoned=False)
+    winners = " & ".join(state.players[p] for p in result.winners)
+    note = f"{winners} wins round {result.number}" if winners else ""
+    if pool and match.pot:
+        note += f", pot {match.pot}"
+    state.between = ScoreboardScreen(round=result.number, rows=view.score_rows(state, result),
+                                 note=note, prompt="lift all flaps")
+    return out
+
+
+def end_game(state: GameState, abandoned: bool) -> list[Effect]:
+    """The match is decided, or the players stopped it (``abandoned`` unless a pool)."""
+    assert state.match is not None
+    if not state.match.over:
+        state.match = stop_match(state.rules, state.match)
+    match = state.match
+    state.phase = "over"
+    state.turn = None
+    state.between = None
+    return [Emit(GameEnded(
+        players=state.players, winners=match.winners, totals=match.totals,
+        rounds=len(match.rounds),
+        balances=match.balances if state.rules.match == "pool" else None, abandoned=abandoned))]

@@ -1,0 +1,213 @@
+"""The game's events: the contract of ``sim --script`` output, the journal and the store.
+
+One frozen dataclass per event. Each carries the seats of the players it
+names (so the store needs no name lookups) and :meth:`GameEvent.as_json`
+gives the JSON object that is printed and logged, exactly as documented in
+the README. Fields marked :func:`hidden` are for the store only and never
+appear in the JSON. (The events the *hardware* produces are in
+:mod:`shutbox_hw.events`.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Union, get_args
+
+Tiles = tuple[int, ...]
+
+
+def hidden() -> Any:
+    """A field the store uses that is not part of the JSON contract."""
+    return field(metadata={"json": False})
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEvent:
+    """Base of every game event; ``name`` is its ``"event"`` value."""
+    name: ClassVar[str]
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON object of the contract: ``event`` first, then the fields in order."""
+        data: dict[str, Any] = {"event": self.name}
+        for f in fields(self):
+            if f.metadata.get("json", True):
+                data[f.name] = _plain(getattr(self, f.name))
+        return data
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameStarted(GameEvent):
+    name = "game_started"
+    players: tuple[str, ...]
+    rules: Mapping[str, Any]
+    dice: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStarted(GameEvent):
+    name = "turn_started"
+    seat: int = hidden()
+    player: str
+    round: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rolled(GameEvent):
+    """The dice of a throw (None: manual dice, the player marked a throw)."""
+    name = "rolled"
+    seat: int = hidden()
+    player: str
+    dice: tuple[int, ...] | None
+    round: int
+    throw: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThrowCommitted(GameEvent):
+    name = "throw_committed"
+    seat: int = hidden()
+    player: str
+    dice: tuple[int, ...] | None
+    closed: Tiles
+    open: Tiles
+    round: int
+    throw: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlapRejected(GameEvent):
+    name = "flap_rejected"
+    seat: int = hidden()
+    round: int = hidden()
+    player: str
+    flap: int
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlapReopened(GameEvent):
+    name = "flap_reopened"
+    seat: int = hidden()
+    round: int = hidden()
+    player: str
+    flap: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnEnded(GameEvent):
+    name = "turn_ended"
+    seat: int = hidden()
+    player: str
+    score: int
+    open: Tiles
+    shut: bool
+    round: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundEnded(GameEvent):
+    """A finished round; per-seat values (None: did not play), named in the JSON."""
+    name = "round_ended"
+    players: tuple[str, ...]
+    round: int
+    final: tuple[int | None, ...]
+    raw: tuple[int | None, ...]
+    totals: tuple[int, ...]
+    out: tuple[int, ...]
+    shut: tuple[int, ...]
+    winners: tuple[int, ...]
+    balances: tuple[int, ...] | None = None   # pool only
+    pot: int | None = None                    # pool only
+
+    def as_json(self) -> dict[str, Any]:
+        names = self.players
+        data: dict[str, Any] = {
+            "event": self.name, "round": self.round,
+            "scores": {names[p]: s for p, s in enumerate(self.final) if s is not None},
+            "raw": {names[p]: s for p, s in enumerate(self.raw) if s is not None},
+            "totals": dict(zip(names, self.totals)),
+            "out": [names[p] for p in self.out],
+            "shut": [names[p] for p in self.shut],
+            "winners": [names[p] for p in self.winners]}
+        if self.balances is not None:
+            data["balances"] = dict(zip(names, self.balances))
+            data["pot"] = self.pot
+        return data
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEnded(GameEvent):
+    name = "game_ended"
+    players: tuple[str, ...]
+    winners: tuple[int, ...]
+    totals: tuple[int, ...]
+    rounds: int
+    balances: tuple[int, ...] | None = None   # pool only
+    abandoned: bool = False                   # stopped before the match was decided
+
+    def winner_names(self) -> list[str]:
+        return [self.players[p] for p in self.winners]
+
+    def as_json(self) -> dict[str, Any]:
+        names = self.players
+        data: dict[str, Any] = {"event": self.name, "winners": self.winner_names(),
+                                "totals": dict(zip(names, self.totals)), "rounds": self.rounds}
+        if self.balances is not None:
+            data["balances"] = dict(zip(names, self.balances))
+        if self.abandoned:
+            data["abandoned"] = True
+        return data
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resumed(GameEvent):
+    """After a restart: whose turn it is (None when nobody's is due)."""
+    name = "resumed"
+    seat: int | None = hidden()
+    player: str | None
+    round: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hint(GameEvent):
+    name = "hint"
+    seat: int = hidden()
+    player: str
+    dice: tuple[int, ...]
+    closure: Tiles
+    shut_probability: float | None
+    move_probability: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Chances(GameEvent):
+    """After a commit: the chance to shut from here, and that the next throw moves."""
+    name = "chances"
+    seat: int = hidden()
+    player: str
+    open: Tiles
+    shut_probability: float
+    move_probability: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fault(GameEvent):
+    name = "fault"
+    source: str
+    message: str
+    ok: bool
+
+
+AnyGameEvent = Union[GameStarted, TurnStarted, Rolled, ThrowCommitted, FlapRejected,
+                     FlapReopened, TurnEnded, RoundEnded, GameEnded, Resumed, Hint, Chances,
+                     Fault]
+EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)

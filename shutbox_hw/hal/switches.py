@@ -1,0 +1,151 @@
+"""The box's switches, whatever carries them: one flap bank and one pair of buttons.
+
+Pi pins (:class:`~.gpio.PiPins`) and expander pins
+(:class:`~.expander.ExpanderPins`) are both *edge sources*: they give the
+levels at start, raw edges stamped with the time they were seen, the
+faults of the hardware itself (a chip that stopped answering) and when
+they next need a read. :class:`Switches` takes the edges of all its
+sources and hands each to the timestamp debouncing of :mod:`.debounce`;
+its :attr:`~Switches.flaps` is the box's :class:`~.ports.FlapBank` and
+its :attr:`~Switches.buttons` its :class:`~.ports.Buttons`. So a box may
+have its flaps on an expander and its buttons on the Pi, and both
+backends debounce exactly alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
+from .debounce import ButtonInputs, FlapInputs
+from .poll import earliest
+
+Line = int | ButtonName
+"""A switch: a tile number for a flap, "roll" or "next" for a button."""
+
+BUTTONS: tuple[ButtonName, ...] = ("roll", "next")
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A switch seen ``closed`` (shut, pressed) or open at ``at_ms``; may repeat a level."""
+    line: Line
+    closed: bool
+    at_ms: int
+
+
+class EdgeSource(Protocol):
+    """Raw switch levels from one kind of pin."""
+
+    def levels(self) -> dict[Line, bool]:
+        """Every line's level as read when the source was made (closed = True)."""
+
+    def edges(self, now_ms: int | None = None) -> list[Edge]:
+        """The edges seen since the last call, in the order seen; with ``now_ms``
+        also what a read that is due by then shows (this may use the bus)."""
+
+    def take_faults(self) -> list[InputFault]:
+        """The source's own faults since the last call (lost, back, reset)."""
+
+    def next_deadline_ms(self) -> int | None:
+        """When the source next needs ``edges(now_ms)`` (a periodic read, a retry)."""
+
+    def close(self) -> None: ...
+
+
+class Switches:
+    """Flaps and buttons over one or more edge sources; use :attr:`flaps`, :attr:`buttons`.
+
+    Both views read all sources (a source may carry flaps and buttons), so
+    whichever is polled first at a given time does the reading.
+    """
+
+    def __init__(self, sources: Sequence[EdgeSource], *, debounce_ms: int = 20,
+                 chatter_ms: int = 1000, hold_ms: int = 800) -> None:
+        self.sources = list(sources)
+        levels: dict[Line, bool] = {}
+        for source in self.sources:
+            for line, level in source.levels().items():
+                if line in levels:
+                    raise ValueError(f"switch {line!r} is wired twice")
+                levels[line] = level
+        flaps = {line: level for line, level in levels.items() if isinstance(line, int)}
+        pressed = {line: level for line, level in levels.items()
+                   if not isinstance(line, int)}
+        if pressed and sorted(pressed) != sorted(BUTTONS):
+            raise ValueError("give both ROLL and NEXT, or neither")
+        self._faults: list[InputFault] = []
+        self.flaps = FlapSwitches(self, FlapInputs(flaps, debounce_ms=debounce_ms,
+                                                   chatter_ms=chatter_ms))
+        self.buttons = ButtonSwitches(self, ButtonInputs(
+            pressed, hold_ms=hold_ms, debounce_ms=debounce_ms,
+            chatter_ms=chatter_ms)) if pressed else None
+
+    def pump(self, now_ms: int | None = None) -> None:
+        """Hand every edge the sources have (reading them if due by ``now_ms``)
+        to the debouncers; keep the sources' faults for the flap view."""
+        for source in self.sources:
+            for edge in source.edges(now_ms):
+                if isinstance(edge.line, int):
+                    self.flaps.logic.edge(edge.line, edge.closed, edge.at_ms)
+                elif self.buttons is not None:
+                    self.buttons.logic.edge(edge.line, edge.closed, edge.at_ms)
+            self._faults += source.take_faults()
+
+    def take_faults(self) -> list[InputFault]:
+        out, self._faults = self._faults, []
+        return out
+
+    def io_deadline_ms(self) -> int | None:
+        return earliest(source.next_deadline_ms() for source in self.sources)
+
+    def close(self) -> None:
+        for source in self.sources:
+            source.close()
+
+
+class FlapSwitches:
+    """The flap view of :class:`Switches` (a :class:`~.ports.FlapBank`); it also
+    carries the faults of the sources, as a flap view of the hardware."""
+
+    def __init__(self, switches: Switches, logic: FlapInputs) -> None:
+        self._switches = switches
+        self.logic = logic
+        self.tiles = max(logic.lines, default=0)
+
+    def shut_mask(self) -> int:
+        return self.logic.shut_mask()
+
+    def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
+        self._switches.pump(now_ms)
+        events: list[FlapChanged | InputFault] = [*self._switches.take_faults(),
+                                                  *self.logic.poll(now_ms)]
+        return sorted(events, key=lambda e: e.at_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        self._switches.pump()
+        return earliest((self._switches.io_deadline_ms(), self.logic.next_deadline_ms()))
+
+    def close(self) -> None:
+        self._switches.close()
+
+
+class ButtonSwitches:
+    """The ROLL/NEXT view of :class:`Switches` (a :class:`~.ports.Buttons`)."""
+
+    def __init__(self, switches: Switches, logic: ButtonInputs) -> None:
+        self._switches = switches
+        self.logic = logic
+
+    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]:
+        self._switches.pump(now_ms)
+        return self.logic.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        self._switches.pump()
+        return earliest((self._switches.io_deadline_ms(), self.logic.next_deadline_ms()))
+
+    def close(self) -> None:
+        self._switches.close()

@@ -1,0 +1,99 @@
+"""The package's layers: each imports only from the layers below it.
+
+From the bottom: plain values (events, lights, errors); the rules and,
+beside them, the hardware; the game and the solver; the renderer, the
+store and the config file; the daemon and the hints; the simulator, then
+the self-test (which runs on it), then the commands. The pure layers must
+not drag in hardware, imaging or storage libraries.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).parent.parent / "shutbox_hw"
+
+LAYERS: dict[str, int] = {
+    "events": 0, "leds": 0, "errors": 0, "sdnotify": 0,
+    "rules": 1, "hal": 1, "textfile": 1,
+    "game": 2, "strategy": 2,
+    "render": 3, "store": 3, "config": 3,
+    "daemon": 4, "hints": 4,
+    "sim": 5, "selftest": 6, "commands": 7, "cli": 8,
+}
+HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")
+
+
+def part_of(module: str) -> str:
+    """``shutbox_hw.game.controller`` -> ``game``."""
+    return module.split(".")[1]
+
+
+def imports_of(path: Path) -> set[str]:
+    """The ``shutbox_hw`` modules a file imports (relative imports resolved)."""
+    module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if path.name == "__init__.py":
+        module = module.rsplit(".", 1)[0] + ".__init__"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("shutbox_hw."))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")[:-node.level]
+                target = ".".join(base + ([node.module] if node.module else []))
+                if node.module is None:  # from . import text
+                    found.update(f"{target}.{a.name}" for a in node.names)
+                    continue
+            else:
+                target = node.module or ""
+            if target.startswith("shutbox_hw."):
+                found.add(target)
+    return found
+
+
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__main__.py")
+
+
+def test_every_part_has_a_layer():
+    parts = {part_of(".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts))
+             for p in SOURCES if p.parent != PACKAGE or p.name != "__init__.py"}
+    assert parts <= set(LAYERS), parts - set(LAYERS)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_go_only_downwards(path):
+    own = part_of(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)) \
+        if path != PACKAGE / "__init__.py" else None
+    if own is None:
+        return
+    for target in imports_of(path):
+        other = part_of(target)
+        if other == own:
+            continue
+        assert LAYERS[other] < LAYERS[own], \
+            f"{path.relative_to(PACKAGE)} ({own}, layer {LAYERS[own]}) imports {target} " \
+            f"(layer {LAYERS[other]})"
+
+
+def test_the_layer_test_sees_imports():
+    """The scanner finds relative, absolute and package imports (so the test above can fail)."""
+    found = imports_of(PACKAGE / "daemon.py")
+    assert {"shutbox_hw.game.controller", "shutbox_hw.store", "shutbox_hw.config"} <= found
+    assert "shutbox_hw.render.text" in imports_of(PACKAGE / "render" / "play.py")
+
+
+@pytest.mark.parametrize("package", ["shutbox_hw.rules", "shutbox_hw.game",
+                                     "shutbox_hw.game.controller", "shutbox_hw.strategy"])
+def test_pure_layers_load_no_hardware_imaging_or_storage(package):
+    code = (f"import sys, json; import {package}; "
+            f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out) == []
