@@ -78,7 +78,10 @@ class SteadyPlayer:
                                                  turn.throws + 1, count))
                 runner.press("roll")
                 continue
-            closure = min(legal_closures(c.rules, open_mask, turn.dice))
+            closures = legal_closures(c.rules, open_mask, turn.dice)
+            if not closures:
+                raise AssertionError(f"stuck: the box shows {turn.dice}, which has no move")
+            closure = min(closures)
             missing = [t for t in tiles_of(closure) if not c.shut & (1 << (t - 1))]
             if missing:
                 runner.flap(missing[0], True)
