@@ -107,3 +107,42 @@ def record_of(db: Path) -> dict[str, Any]:
         con.close()
     return {"games": games, "turns": turns, "throws": throws, "rounds": rounds,
             "integrity": check}
+
+
+class ScriptRecorder(SimRunner):
+    """A runner that writes down the person's actions as ``sim`` script lines."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.lines: list[str] = []
+        self._depth = 0
+        super().__init__(*args, **kwargs)
+        real_queue = self.sim.dice.queue
+
+        def queue(faces: tuple[int, ...]) -> None:
+            self.lines.append("dice " + " ".join(map(str, faces)))
+            real_queue(faces)
+
+        self.sim.dice.queue = queue
+
+    def _top(self, line: str, action, *args: Any) -> None:
+        if self._depth == 0:
+            self.lines.append(line)
+        self._depth += 1
+        try:
+            action(*args)
+        finally:
+            self._depth -= 1
+
+    def start_game(self, players: int) -> None:
+        self._top(f"start {players}", super().start_game, players)
+
+    def press(self, button: str, long: bool = False) -> None:
+        line = {("roll", False): "roll", ("roll", True): "roll1",
+                ("next", False): "next", ("next", True): "hold-next"}[(button, long)]
+        self._top(line, super().press, button, long)
+
+    def flap(self, tile: int, shut: bool) -> None:
+        self._top(f"{'close' if shut else 'open'} {tile}", super().flap, tile, shut)
+
+    def advance(self, ms: int) -> None:
+        self._top(f"wait {ms / 1000}", super().advance, ms)

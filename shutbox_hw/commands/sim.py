@@ -26,6 +26,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "print one JSON object per event")
     p.add_argument("--frames", metavar="DIR", help="also save every frame sent to the "
                    "display as a numbered PNG")
+    p.add_argument("--world", metavar="FILE", help="with --script and --db: keep the "
+                   "flaps and the script's progress in FILE, so a process killed at any "
+                   "moment goes on where it stopped when run again")
     p.set_defaults(run=run)
 
 
@@ -48,14 +51,26 @@ def run(args: argparse.Namespace) -> int:
         steps = load_script(args.script, config.rules.tiles)
 
         def emit(event: dict) -> None:
-            print(json.dumps(event), flush=False)
+            print(json.dumps(event), flush=world is not None)  # a kill loses no line
 
+        world = Path(args.world) if args.world else None
+        if world is not None:
+            if not args.db:
+                raise UserError("--world needs --db: the world and the database go together")
+            from ..sim.world_file import run_with_world
+            run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
+                                                  frames_dir=frames, advisor=advisor,
+                                                  shut=shut), steps, world)
+            sys.stdout.flush()
+            return 0
         runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
                            advisor=advisor)
         for step in steps:
             runner.run(step)
         sys.stdout.flush()
         return 0
+    if args.world:
+        raise UserError("--world needs --script")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal

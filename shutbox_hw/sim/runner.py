@@ -27,7 +27,8 @@ SETTLE_MARGIN_MS = 10
 class SimRunner:
     def __init__(self, config: Config, db_path: Path, *, seed: int = 0,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
-                 frames_dir: Path | None = None, advisor: Any = None) -> None:
+                 frames_dir: Path | None = None, advisor: Any = None,
+                 shut: tuple[int, ...] | list[int] = ()) -> None:
         self.config = config
         self.db_path = db_path
         self.on_event = on_event
@@ -36,6 +37,11 @@ class SimRunner:
         self.world = self.sim.world
         self.disk = SimDisk()
         self.power_cuts = 0
+        if shut:  # the flaps as a person left them before the power came
+            for tile in shut:
+                self.sim.shut.add(tile)
+                self.sim.flaps[tile].setter(True)
+            self.sim.power_cut()
         self._boot()
 
     # ------------------------------------------------------------------ power
