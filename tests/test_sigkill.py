@@ -114,8 +114,10 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path, request):
             break
         got = record_of(db)
         if got != expected:
-            problems.append(f"game {games}: ends differently: "
-                            f"{ {k: v for k, v in got.items() if v != expected[k]} }")
+            diff = {k: (len(v), len(expected[k]), [x for x in v if x not in expected[k]][:2],
+                        [x for x in expected[k] if x not in v][:2])
+                    for k, v in got.items() if v != expected[k]}
+            problems.append(f"game {games}: ends differently: {diff}")
         if not kept <= committed_throws(db):
             problems.append(f"game {games}: committed throws lost at the end")
     print(f"SIGKILLs tried {kills} over {games} games, problems {len(problems)}")

@@ -17,7 +17,9 @@ from the interrupted line. A person who pressed a button just before the cut
 looks at the box first: if it already shows what the press did (the throw,
 the next turn, the game started or ended) the line is done; otherwise they
 press again. Flap lines are simply done again: a flap already where it should
-be does not move.
+be does not move. Flaps shut for a throw whose closure the box had not yet
+taken were never saved; the box asks for them to be lifted, and the person
+lifts them and shuts them again.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError, clip, shown_path
+from ..rules import tiles_of
 from ..textfile import os_problem, read_text_file
 from .runner import SimRunner
 from .script import Step
@@ -78,6 +81,7 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
     runner = make_runner(sorted(world.data["shut"]))
     for faces in world.data["dice"]:
         runner.sim.dice.queue(tuple(faces))
+    _shut_again(runner)
     first = world.data["line"]
     for index in range(first, len(steps)):
         step = steps[index]
@@ -92,6 +96,19 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
         world.data["before"] = None
         world.save()
     return runner
+
+
+def _shut_again(runner: SimRunner) -> None:
+    """Flaps shut for the throw but not yet taken when the power went were never
+    saved: the box asks for them to be lifted, and the person shuts them again."""
+    state = runner.daemon.controller.state
+    if state.turn is None or state.turn.dice is None:
+        return
+    again = tiles_of(state.rejected())
+    for tile in again:
+        runner.flap(tile, False)
+    for tile in again:
+        runner.flap(tile, True)
 
 
 def _already_done(runner: SimRunner, step: Step, before: list[Any]) -> bool:
