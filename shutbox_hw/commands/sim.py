@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..config import load_config
-from ..errors import UserError
+from ..errors import UserError, shown_path
 from ..rules import parse_set_options
 from .common import add_rules_options
 
@@ -26,6 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "print one JSON object per event")
     p.add_argument("--frames", metavar="DIR", help="also save every frame sent to the "
                    "display as a numbered PNG")
+    p.add_argument("--realtime", action="store_true", help="run the script on the real "
+                   "clock (a 'wait 5' takes five seconds) instead of a virtual one")
     p.add_argument("--world", metavar="FILE", help="with --script and --db: keep the "
                    "flaps and the script's progress in FILE, so a process killed at any "
                    "moment goes on where it stopped when run again")
@@ -33,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.realtime and not args.script:
+        raise UserError("--realtime runs a --script; the interactive simulator is always "
+                        "on the real clock")
     config = load_config(args.config, preset=args.rules,
                          rule_overrides=parse_set_options(args.set))
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="shutbox-sim-")) / "sim.db"
@@ -46,12 +51,13 @@ def run(args: argparse.Namespace) -> int:
     from ..hints import advisor_for
     advisor = advisor_for(config)
     if args.script:
-        from ..sim.runner import SimRunner
+        from ..sim.runner import SimRunner, check_steps
         from ..sim.script import load_script
         steps = load_script(args.script, config.rules.tiles)
+        check_steps(steps, config, shown_path(args.script))
 
         def emit(event: dict) -> None:
-            print(json.dumps(event), flush=world is not None)  # a kill loses no line
+            print(json.dumps(event), flush=args.realtime or world is not None)
 
         world = Path(args.world) if args.world else None
         if world is not None:
@@ -60,11 +66,12 @@ def run(args: argparse.Namespace) -> int:
             from ..sim.world_file import run_with_world
             run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
                                                   frames_dir=frames, advisor=advisor,
-                                                  shut=shut), steps, world)
+                                                  realtime=args.realtime, shut=shut),
+                           steps, world)
             sys.stdout.flush()
             return 0
         runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                           advisor=advisor)
+                           advisor=advisor, realtime=args.realtime)
         for step in steps:
             runner.run(step)
         sys.stdout.flush()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union, cast
 
 BACKENDS = ("gpio", "mcp23017")
-DRIVERS = ("ssd1306", "sh1106", "none")
+DRIVERS = ("ssd1306", "ssd1309", "sh1106", "none")
 MAX_TILES = 12
 BCM_RANGE = range(0, 28)
 I2C_PINS = {2: "SDA", 3: "SCL"}

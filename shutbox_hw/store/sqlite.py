@@ -29,7 +29,7 @@ from typing import assert_never
 
 from ..errors import UserError, shown_path
 from ..game.events import (AnyGameEvent, Chances, Fault, FlapRejected, FlapReopened,
-                           GameEnded, GameStarted, Hint, Resumed, Rolled, RoundEnded,
+                           GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled, RoundEnded,
                            ThrowCommitted, TurnEnded, TurnStarted)
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of, rules_from_dict
@@ -215,7 +215,8 @@ class Store:
         store is then as it was before (the caller keeps the events).
         """
         kept = [e for e in events
-                if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault))]
+                if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault,
+                                      Recovered))]
         if self.fault is not None:
             self._reopen()  # even with nothing to write: the fault may be over
         if not kept:
@@ -288,7 +289,7 @@ class Store:
                                  json.dumps(event.winner_names()), int(event.abandoned),
                                  self.game_id))
                 self.game_id = None
-            case FlapReopened() | Resumed() | Hint() | Chances() | Fault():
+            case FlapReopened() | Resumed() | Hint() | Chances() | Fault() | Recovered():
                 pass  # filtered out by record_all
             case _:
                 assert_never(event)  # a new event type: decide what the store keeps
