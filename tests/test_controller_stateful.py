@@ -232,8 +232,8 @@ class ControllerMachine(RuleBasedStateMachine):
                              f"turn {trial.controller.state.turn}, shut {tiles_of(trial.shut)}")
 
 
-def test_random_play_keeps_the_games_invariants(request):
-    long = bool(request.config.getoption("--long", default=False))
+def test_random_play_keeps_the_games_invariants(long_run):
+    long = long_run
     run_state_machine_as_test(ControllerMachine, settings=settings(
         max_examples=400 if long else 20, stateful_step_count=80 if long else 25,
         deadline=None, suppress_health_check=[HealthCheck.too_slow]))

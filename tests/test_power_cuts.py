@@ -30,10 +30,6 @@ FORMATS = {
 SHORT_CUTS = 12   # cut points per format in the short form
 
 
-def long_run(request: pytest.FixtureRequest) -> bool:
-    return bool(request.config.getoption("--long", default=False))
-
-
 def play(config, db, cut_after: int | None = None) -> tuple[SimRunner, list[dict]]:
     events: list[dict] = []
     runner = SimRunner(config, db, on_event=events.append)
@@ -51,7 +47,7 @@ def cut_points(total: int, full: bool) -> list[int]:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_a_power_cut_after_any_write_resumes_the_same_game(name, tmp_path, request):
+def test_a_power_cut_after_any_write_resumes_the_same_game(name, tmp_path, long_run):
     config = load_config(rule_overrides=FORMATS[name])
     plain, _ = play(config, tmp_path / "plain.db")
     total = plain.disk.writes
@@ -59,7 +55,7 @@ def test_a_power_cut_after_any_write_resumes_the_same_game(name, tmp_path, reque
     assert expected["games"][0][2] == 1 and expected["integrity"] == "ok"
     tried = survived = 0
     failures = []
-    for n in cut_points(total, long_run(request)):
+    for n in cut_points(total, long_run):
         db = tmp_path / f"cut{n}.db"
         runner, events = play(config, db, cut_after=n)
         tried += 1
@@ -93,7 +89,7 @@ def _typed_events(config, db) -> list:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_database_cut_between_two_events_of_one_step_is_finished_on_resume(
-        name, tmp_path, request):
+        name, tmp_path, long_run):
     """Databases written before one step was one transaction: each event on its own.
 
     A cut between any two of them (after a throw with no move, after a round's
@@ -103,7 +99,7 @@ def test_a_database_cut_between_two_events_of_one_step_is_finished_on_resume(
     config = load_config(rule_overrides=FORMATS[name])
     events = _typed_events(config, tmp_path / "plain.db")
     expected = record_of(tmp_path / "plain.db")
-    cuts = cut_points(len(events), long_run(request))
+    cuts = cut_points(len(events), long_run)
     failures = []
     for k in cuts:
         db = tmp_path / f"old{k}.db"

@@ -33,10 +33,6 @@ RULES = ["--set", "match=race"]
 COMMAND = [sys.executable, "-m", "shutbox_hw.cli"]
 
 
-def long_run(request: pytest.FixtureRequest) -> bool:
-    return bool(request.config.getoption("--long", default=False))
-
-
 def committed_throws(db: Path) -> set[tuple]:
     con = sqlite3.connect(db)
     try:
@@ -73,8 +69,8 @@ def a_game(tmp_path: Path, seed: int) -> tuple[Path, dict]:
     return script, record_of(tmp_path / f"plain{seed}.db")
 
 
-def test_sigkill_at_random_moments_loses_nothing(tmp_path, request):
-    target = LONG_KILLS if long_run(request) else SHORT_KILLS
+def test_sigkill_at_random_moments_loses_nothing(tmp_path, long_run):
+    target = LONG_KILLS if long_run else SHORT_KILLS
     rng = random.Random(2026)
     kills = games = 0
     problems: list[str] = []

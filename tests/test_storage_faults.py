@@ -20,9 +20,11 @@ from shutbox_hw.config import load_config
 from shutbox_hw.daemon import STORE_RETRY_MS
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
-from shutbox_hw.sim.script import parse_script
+from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.store import StorageFault, Store
 from shutbox_hw.store.sqlite import BUSY_TIMEOUT_S
+from sim_play import game_events, play_script
+from steady_player import record_of
 
 OPENING = "start 1\ndice 3 4\nroll\nclose 3 4\n"
 
@@ -33,13 +35,11 @@ def play(runner: SimRunner, text: str) -> None:
 
 
 def storage_faults(events):
-    return [e for e in events if e["event"] == "fault" and not e.get("ok")
-            and "storage" in (e.get("device"), e.get("source"))]
+    return [e for e in events if e["event"] == "fault" and e["device"] == "storage"]
 
 
 def recoveries(events):
-    return [e for e in events if "storage" in (e.get("device"), e.get("source"))
-            and (e["event"] == "recovered" or e["event"] == "fault" and e.get("ok"))]
+    return [e for e in events if e["event"] == "recovered" and e["device"] == "storage"]
 
 
 def throws_on_disk(db: Path) -> list[tuple[int, str | None, str | None]]:
@@ -228,7 +228,7 @@ def test_one_step_is_one_transaction(tmp_path):
     play(runner, OPENING)
     commits: list[int] = []
     store = runner.daemon.store
-    store.on_write = lambda: commits.append(len(events))
+    store.on_write = lambda committed: commits.append(len(events))
     seen = len(events)
     play(runner, "dice 2 2\nroll\n")     # 4 with 3 and 4 shut: no move
     kinds = [e["event"] for e in events[seen:]]
@@ -239,3 +239,56 @@ def test_one_step_is_one_transaction(tmp_path):
     assert len(written) == len([k for k in kinds if k in ("rolled", "turn_ended", "round_ended",
                                                           "game_ended")]) + 1
     assert set(written) == {seen}
+
+
+# ---------------------------------------------------------------- sim script commands
+
+GAME = ("start 2\ndice 3 4\nroll\nclose 3 4\ndice 6 6\nroll\nclose 12\ndice 2 2\nroll\n"
+        "open 3 4 12\ndice 5 4\nroll\nclose 9\ndice 1 1\nroll\nclose 2\ndice 6 5\nroll\n"
+        "close 11\ndice 1 2\nroll\nhold-next\nroll\n")
+CRAFTHOUSE = {"match": "race"}
+
+
+def test_storage_commands_parse_and_bad_ones_name_the_line():
+    assert parse_script("disk-full\ndisk-ok\ncut-after-writes 7\n", 9) == [
+        Step(1, "disk-full"), Step(2, "disk-ok"), Step(3, "cut-after-writes", (7,))]
+    for line, word in (("disk-full now", "takes no arguments"), ("disk-ok 1", "no arguments"),
+                       ("cut-after-writes", "number of writes"),
+                       ("cut-after-writes 0", "number of writes"),
+                       ("cut-after-writes 2 3", "number of writes"),
+                       ("cut-after-writes x", "whole number")):
+        with pytest.raises(ScriptError) as error:
+            parse_script(f"start 1\n{line}\n", 9, name="s.txt")
+        assert str(error.value).startswith("s.txt:2: ") and word in str(error.value)
+
+
+def scripted(tmp_path, text, name):
+    config = load_config(preset="crafthouse-12", rule_overrides=CRAFTHOUSE)
+    return play_script(config, text, tmp_path / f"{name}.db")
+
+
+def test_disk_full_in_a_script_is_the_same_game_saved_late(tmp_path):
+    _, plain = scripted(tmp_path, GAME, "plain")
+    faulty = GAME.replace("dice 6 6\n", "disk-full\ndice 6 6\n").replace(
+        "open 3 4 12\n", "open 3 4 12\nwait 1.1\ndisk-ok\nwait 1.1\n")
+    runner, events = scripted(tmp_path, faulty, "full")
+    assert game_events(events) == game_events(plain)
+    assert [e["event"] for e in events if e["event"] in ("fault", "recovered")] == \
+        ["fault", "recovered"]
+    assert storage_faults(events)[0]["detail"] == "cannot save: disk full"
+    assert record_of(tmp_path / "full.db") == record_of(tmp_path / "plain.db")
+
+
+def test_cut_after_writes_in_a_script_gives_the_same_game_for_every_n(tmp_path):
+    """A scripted game with the plug pulled after any one of its writes: the
+    simulated person presses again what the box lost, shuts again the flaps it
+    asks for, and the game events and the record are those of the plain run."""
+    plain_runner, plain = scripted(tmp_path, GAME, "plain")
+    expected = record_of(tmp_path / "plain.db")
+    total = plain_runner.disk.writes
+    assert total > 20
+    for n in range(1, total + 1):
+        runner, events = scripted(tmp_path, f"cut-after-writes {n}\n{GAME}", f"cut{n}")
+        assert runner.power_cuts == 1, n
+        assert game_events(events) == game_events(plain), n
+        assert record_of(tmp_path / f"cut{n}.db") == expected, n

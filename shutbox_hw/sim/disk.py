@@ -10,6 +10,7 @@ daemon sees exactly what a full disk or a pulled plug gives it: SQLite's
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 from ..store import Store
 
@@ -18,7 +19,13 @@ class PowerCut(BaseException):
     """The plug was pulled: nothing after this point of the daemon runs.
 
     A BaseException, so no ``except Exception`` in the daemon can swallow it.
+    ``committed``: the events of a commit the cut came right after (on disk,
+    never reported by the daemon).
     """
+
+    def __init__(self, committed: list[Any] | None = None) -> None:
+        super().__init__()
+        self.committed = committed or []
 
 
 def disk_full_error() -> sqlite3.OperationalError:
@@ -48,8 +55,8 @@ class SimDisk:
         if self.full:
             raise disk_full_error()
 
-    def _wrote(self) -> None:
+    def _wrote(self, committed: list[Any] | None) -> None:
         self.writes += 1
         if self.cut_at is not None and self.writes >= self.cut_at:
             self.cut_at = None
-            raise PowerCut()
+            raise PowerCut(committed)

@@ -80,8 +80,8 @@ class SimRunner:
                                      advisor=self.advisor, on_event=self.on_event)
                 self.daemon.start()
                 break
-            except PowerCut:
-                self._cut()
+            except PowerCut as cut:
+                self._cut(cut)
         self.advance(0)
 
     def restart(self) -> None:
@@ -89,13 +89,16 @@ class SimRunner:
         self.sim.power_cut()
         self._boot()
 
-    def _cut(self) -> None:
+    def _cut(self, cut: PowerCut) -> None:
         """The power went in the middle of the daemon's work (``cut-after-writes``).
 
         Its connection is closed only to release the lock this process holds:
         what it had not committed is gone, as after a real cut.
         """
         self.power_cuts += 1
+        if self.on_event is not None:
+            for event in cut.committed:  # on disk: the record has them
+                self.on_event(event.as_json())
         store = getattr(self, "daemon", None) and self.daemon.store
         if store is not None:
             store.close()
@@ -109,9 +112,10 @@ class SimRunner:
         while True:
             try:
                 self.daemon.step()
-            except PowerCut:
-                self._cut()
+            except PowerCut as cut:
+                self._cut(cut)
                 self._boot()
+                self.put_right()
             now = self.world.now_ms()
             action = self.world.next_action_ms()
             if action is not None and action <= now:
@@ -179,13 +183,53 @@ class SimRunner:
 
         for _ in range(PRESS_TRIES):
             start = len(self.sim.seen)
+            cuts, before = self.power_cuts, self.shows()
+            dice = list(self.sim.dice.pending)
             last = switch.set(True, self.world.now_ms())
             self.advance(last - self.world.now_ms() + hold)
             self._settle_after(switch.set(False, self.world.now_ms()))
+            if self.power_cuts != cuts and before[0] == "idle":
+                return   # the number of players went with the power: start_game again
+            if self.power_cuts != cuts:
+                # the power went while the box worked on the press: if the box
+                # does not show what it did, it is undone; the same throw again
+                if before[0] == "confirm" and self.phase_now() == "play":
+                    self.press("next", long=True)   # "New game?" is not kept: ask again
+                    continue
+                if self.shows() != before:
+                    return
+                self.sim.dice.pending.clear()
+                self.sim.dice.pending.extend(dice)
+                continue
             if not any(taken(e) for e in self.sim.seen[start:]):
                 self._await(taken)
             if any(taken(e) for e in self.sim.seen[start:]):
                 return
+
+    def phase_now(self) -> str:
+        return self.daemon.controller.state.phase
+
+    def shows(self) -> list[Any]:
+        """What the box shows that a press could change (the person looks at it)."""
+        state = self.daemon.controller.state
+        turn = state.turn
+        return [state.phase, state.round_number() if state.match else 0,
+                len(state.match.rounds) if state.match else 0,
+                turn.player if turn else None, turn.throws if turn else None,
+                turn is not None and turn.throw is not None]
+
+    def put_right(self) -> None:
+        """After a power cut: flaps shut for the throw whose closure the box had
+        not yet taken were never saved; the box asks for them to be lifted, and
+        the person shuts them again."""
+        state = self.daemon.controller.state
+        if state.turn is None or state.turn.dice is None:
+            return
+        again = [t for t in range(1, state.rules.tiles + 1) if state.rejected() >> (t - 1) & 1]
+        for tile in again:
+            self.flap(tile, False)
+        for tile in again:
+            self.flap(tile, True)
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
@@ -196,11 +240,14 @@ class SimRunner:
             self.press("roll")
         if self.daemon.controller.phase == "over":
             self.press("roll")
-        for _ in range(8):
-            if self.daemon.controller.player_count == players:
-                break
-            self.press("next")
-        self.press("roll")
+        for _ in range(PRESS_TRIES):
+            for _ in range(8):
+                if self.daemon.controller.player_count == players:
+                    break
+                self.press("next")
+            self.press("roll")
+            if self.phase_now() != "idle":
+                return   # else the power went before the game was saved: choose again
 
     def bounce(self, tile: int, edges: int) -> None:
         self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))

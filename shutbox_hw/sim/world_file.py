@@ -31,22 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError, clip, shown_path
-from ..rules import tiles_of
 from ..textfile import os_problem, read_text_file
 from .runner import SimRunner
 from .script import Step
 
 PRESSES = ("start", "roll", "roll1", "next", "hold-next")
-
-
-def box_signature(runner: SimRunner) -> list[Any]:
-    """What the box shows that a press could change."""
-    state = runner.daemon.controller.state
-    turn = state.turn
-    return [state.phase, state.round_number() if state.match else 0,
-            len(state.match.rounds) if state.match else 0,
-            turn.player if turn else None, turn.throws if turn else None,
-            turn is not None and turn.throw is not None]
 
 
 class WorldFile:
@@ -81,14 +70,14 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
     runner = make_runner(sorted(world.data["shut"]))
     for faces in world.data["dice"]:
         runner.sim.dice.queue(tuple(faces))
-    _shut_again(runner)
+    runner.put_right()
     first = world.data["line"]
     for index in range(first, len(steps)):
         step = steps[index]
         resumed = index == first and world.data["before"] is not None
         if not (resumed and _already_done(runner, step, world.data["before"])):
             if not resumed:
-                world.data["before"] = box_signature(runner)
+                world.data["before"] = runner.shows()
                 world.save()
             _run(runner, step, world)
         world.data["line"] = index + 1
@@ -98,25 +87,12 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
     return runner
 
 
-def _shut_again(runner: SimRunner) -> None:
-    """Flaps shut for the throw but not yet taken when the power went were never
-    saved: the box asks for them to be lifted, and the person shuts them again."""
-    state = runner.daemon.controller.state
-    if state.turn is None or state.turn.dice is None:
-        return
-    again = tiles_of(state.rejected())
-    for tile in again:
-        runner.flap(tile, False)
-    for tile in again:
-        runner.flap(tile, True)
-
-
 def _already_done(runner: SimRunner, step: Step, before: list[Any]) -> bool:
     """An interrupted press: True if the box shows it was taken (its queued
     throw is then spent); a stop the power undid is asked for again."""
     if step.command not in PRESSES:
         return False
-    now = box_signature(runner)
+    now = runner.shows()
     if before[0] == "confirm" and now[0] == "play":
         runner.press("next", long=True)   # "New game?" is not kept over a power cut
         return False

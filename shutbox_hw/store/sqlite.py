@@ -111,8 +111,9 @@ class Store:
         self.db: sqlite3.Connection | None = None
         # why the store is degraded (None: it writes normally)
         self.fault: str | None = None
-        # called after every event written and every commit (the simulator's power cuts)
-        self.on_write: Callable[[], None] | None = None
+        # called after every event written (with None) and every commit (with
+        # the events it made durable): the simulator's power cuts
+        self.on_write: Callable[[list[AnyGameEvent] | None], None] | None = None
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
@@ -221,14 +222,14 @@ class Store:
             self._reopen()  # even with nothing to write: the fault may be over
         if not kept:
             return  # nothing to keep: they follow from what is stored
-        with self._transaction():
+        with self._transaction(kept):
             now = self._clock()
             for event in kept:
                 self._write(event, now)
                 self._wrote()
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def _transaction(self, events: list[AnyGameEvent] | None = None) -> Iterator[None]:
         db = self.db
         assert db is not None
         game_id = self.game_id
@@ -248,11 +249,12 @@ class Store:
             if isinstance(error, sqlite3.OperationalError) and transient(error):
                 raise StorageFault(fault_text(error, self.path)) from error
             raise
-        self._wrote()
+        self._wrote(events)
 
-    def _wrote(self) -> None:
+    def _wrote(self, committed: list[AnyGameEvent] | None = None) -> None:
+        """After each event written and each commit (``committed``: its events)."""
         if self.on_write is not None:
-            self.on_write()
+            self.on_write(committed)
 
     def _write(self, event: AnyGameEvent, now: float) -> None:
         match event:
