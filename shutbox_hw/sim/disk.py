@@ -10,6 +10,7 @@ daemon sees exactly what a full disk or a pulled plug gives it: SQLite's
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from ..store import Store
@@ -23,9 +24,9 @@ class PowerCut(BaseException):
     never reported by the daemon).
     """
 
-    def __init__(self, committed: list[Any] | None = None) -> None:
+    def __init__(self, committed: Sequence[Any] | None = None) -> None:
         super().__init__()
-        self.committed = committed or []
+        self.committed = list(committed or ())
 
 
 def disk_full_error() -> sqlite3.OperationalError:
@@ -55,7 +56,7 @@ class SimDisk:
         if self.full:
             raise disk_full_error()
 
-    def _wrote(self, committed: list[Any] | None) -> None:
+    def _wrote(self, committed: Sequence[Any] | None) -> None:
         self.writes += 1
         if self.cut_at is not None and self.writes >= self.cut_at:
             self.cut_at = None

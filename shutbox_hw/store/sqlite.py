@@ -22,7 +22,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import assert_never
@@ -113,7 +113,7 @@ class Store:
         self.fault: str | None = None
         # called after every event written (with None) and every commit (with
         # the events it made durable): the simulator's power cuts
-        self.on_write: Callable[[list[AnyGameEvent] | None], None] | None = None
+        self.on_write: Callable[[Sequence[AnyGameEvent] | None], None] | None = None
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
@@ -229,7 +229,7 @@ class Store:
                 self._wrote()
 
     @contextmanager
-    def _transaction(self, events: list[AnyGameEvent] | None = None) -> Iterator[None]:
+    def _transaction(self, events: Sequence[AnyGameEvent] | None = None) -> Iterator[None]:
         db = self.db
         assert db is not None
         game_id = self.game_id
@@ -251,7 +251,13 @@ class Store:
             raise
         self._wrote(events)
 
-    def _wrote(self, committed: list[AnyGameEvent] | None = None) -> None:
+    def _conn(self) -> sqlite3.Connection:
+        """The open connection (a store degraded at boot may have none: a fault)."""
+        if self.db is None:
+            raise StorageFault(self.fault or "disk error")
+        return self.db
+
+    def _wrote(self, committed: Sequence[AnyGameEvent] | None = None) -> None:
         """After each event written and each commit (``committed``: its events)."""
         if self.on_write is not None:
             self.on_write(committed)
@@ -261,11 +267,11 @@ class Store:
             case GameStarted():
                 self._game_started(event, now)
             case TurnStarted():
-                self.db.execute("INSERT INTO turns (game_id, round, seat, started_at)"
+                self._conn().execute("INSERT INTO turns (game_id, round, seat, started_at)"
                                 " VALUES (?, ?, ?, ?)",
                                 (self.game_id, event.round, event.seat, now))
             case Rolled():
-                self.db.execute(
+                self._conn().execute(
                     "INSERT OR REPLACE INTO throws (turn_id, number, dice, rolled_at)"
                     " VALUES (?, ?, ?, ?)", (self._turn_id(event.round, event.seat),
                                              event.throw, _dice_json(event.dice), now))
@@ -274,18 +280,18 @@ class Store:
             case FlapRejected():
                 turn_id = self._turn_id(event.round, event.seat)
                 if turn_id is not None:
-                    self.db.execute("INSERT INTO rejected_flaps (turn_id, flap, reason, at)"
+                    self._conn().execute("INSERT INTO rejected_flaps (turn_id, flap, reason, at)"
                                     " VALUES (?, ?, ?, ?)",
                                     (turn_id, event.flap, event.reason, now))
             case TurnEnded():
-                self.db.execute(
+                self._conn().execute(
                     "UPDATE turns SET ended_at = ?, open_tiles = ?, score = ?, shut = ?"
                     " WHERE id = ?", (now, json.dumps(list(event.open)), event.score,
                                       int(event.shut), self._turn_id(event.round, event.seat)))
             case RoundEnded():
                 self._round_ended(event, now)
             case GameEnded():
-                self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, winners = ?,"
+                self._conn().execute("UPDATE games SET ended_at = ?, ended_synced = ?, winners = ?,"
                                 " abandoned = ? WHERE id = ?",
                                 (now, int(self.clock_synced()),
                                  json.dumps(event.winner_names()), int(event.abandoned),
@@ -297,7 +303,7 @@ class Store:
                 assert_never(event)  # a new event type: decide what the store keeps
 
     def _turn_id(self, round_number: int, seat: int) -> int | None:
-        row = self.db.execute(
+        row = self._conn().execute(
             "SELECT id FROM turns WHERE game_id = ? AND round = ? AND seat = ?",
             (self.game_id, round_number, seat)).fetchone()
         return int(row[0]) if row else None
@@ -305,35 +311,35 @@ class Store:
     def _game_started(self, event: GameStarted, now: float) -> None:
         # a new game abandons any unfinished one
         synced = int(self.clock_synced())
-        self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
+        self._conn().execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
                         " WHERE ended_at IS NULL", (now, synced))
-        cur = self.db.execute(
+        cur = self._conn().execute(
             "INSERT INTO games (started_at, started_synced, rules, dice_mode)"
             " VALUES (?, ?, ?, ?)", (now, synced, json.dumps(dict(event.rules)), event.dice))
         game_id = cur.lastrowid
-        self.db.executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
+        self._conn().executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
                             [(game_id, seat, name) for seat, name in enumerate(event.players)])
         self.game_id = game_id
 
     def _throw_committed(self, event: ThrowCommitted, now: float) -> None:
         turn_id = self._turn_id(event.round, event.seat)
         closed = json.dumps(list(event.closed))
-        updated = self.db.execute(
+        updated = self._conn().execute(
             "UPDATE throws SET closed = ?, committed_at = ? WHERE turn_id = ? AND number = ?",
             (closed, now, turn_id, event.throw)).rowcount
         if not updated:
-            self.db.execute(
+            self._conn().execute(
                 "INSERT INTO throws (turn_id, number, dice, closed, rolled_at, committed_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (turn_id, event.throw, _dice_json(event.dice), closed, now, now))
 
     def _round_ended(self, event: RoundEnded, now: float) -> None:
-        self.db.execute("INSERT INTO rounds (game_id, number, ended_at, result)"
+        self._conn().execute("INSERT INTO rounds (game_id, number, ended_at, result)"
                         " VALUES (?, ?, ?, ?)",
                         (self.game_id, event.round, now, json.dumps(event.as_json())))
         for seat, final in enumerate(event.final):
             if final is not None:
-                self.db.execute("UPDATE turns SET final_score = ? WHERE game_id = ? AND round = ?"
+                self._conn().execute("UPDATE turns SET final_score = ? WHERE game_id = ? AND round = ?"
                                 " AND seat = ?", (final, self.game_id, event.round, seat))
 
     # ------------------------------------------------------------------ resuming
@@ -353,7 +359,7 @@ class Store:
         except (ValueError, TypeError, KeyError, AttributeError, UserError):
             try:
                 with self._transaction():
-                    self.db.execute("UPDATE games SET ended_at = ?, ended_synced = ?,"
+                    self._conn().execute("UPDATE games SET ended_at = ?, ended_synced = ?,"
                                     " abandoned = 1 WHERE id = ?",
                                     (self._clock(), int(self.clock_synced()), self.game_id))
             except StorageFault:
@@ -363,15 +369,15 @@ class Store:
         return saved
 
     def _saved_game(self) -> SavedGame:
-        rules_json, = self.db.execute("SELECT rules FROM games WHERE id = ?",
+        rules_json, = self._conn().execute("SELECT rules FROM games WHERE id = ?",
                                       (self.game_id,)).fetchone()
-        players = [name for name, in self.db.execute(
+        players = [name for name, in self._conn().execute(
             "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (self.game_id,))]
-        ended_rounds = {n for n, in self.db.execute(
+        ended_rounds = {n for n, in self._conn().execute(
             "SELECT number FROM rounds WHERE game_id = ?", (self.game_id,))}
         by_round: dict[int, dict[int, int]] = {}
         current: tuple[int, int] | None = None  # (turn id, seat)
-        for turn_id, rnd, seat, open_json, ended in self.db.execute(
+        for turn_id, rnd, seat, open_json, ended in self._conn().execute(
                 "SELECT id, round, seat, open_tiles, ended_at FROM turns WHERE game_id = ?"
                 " ORDER BY round, id", (self.game_id,)):
             if ended is None:
@@ -386,7 +392,7 @@ class Store:
         if current is not None:
             turn_id, seat = current
             closed, dice, started = [], None, False
-            for dice_json, closed_json in self.db.execute(
+            for dice_json, closed_json in self._conn().execute(
                     "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number",
                     (turn_id,)):
                 if closed_json is not None:
