@@ -13,6 +13,10 @@ every N (see tests/README.md for the figures).
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from shutbox_hw.config import load_config
@@ -27,7 +31,22 @@ FORMATS = {
     "race": {"match": "race"},
     "pool": {"match": "pool"},
 }
-SHORT_CUTS = 12   # cut points per format in the short form
+SHORT_CUTS = 8    # cut points per format in the short form
+
+
+@pytest.fixture
+def fast_dir(tmp_path):
+    """A folder in memory when there is one: fsync is free there, and these
+    tests commit thousands of times (the disk's speed is not what they test)."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="shutbox-cuts-", dir=shm))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def play(config, db, cut_after: int | None = None) -> tuple[SimRunner, list[dict]]:
@@ -47,7 +66,8 @@ def cut_points(total: int, full: bool) -> list[int]:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_a_power_cut_after_any_write_resumes_the_same_game(name, tmp_path, long_run):
+def test_a_power_cut_after_any_write_resumes_the_same_game(name, fast_dir, long_run):
+    tmp_path = fast_dir
     config = load_config(rule_overrides=FORMATS[name])
     plain, _ = play(config, tmp_path / "plain.db")
     total = plain.disk.writes
@@ -89,13 +109,14 @@ def _typed_events(config, db) -> list:
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_database_cut_between_two_events_of_one_step_is_finished_on_resume(
-        name, tmp_path, long_run):
+        name, fast_dir, long_run):
     """Databases written before one step was one transaction: each event on its own.
 
     A cut between any two of them (after a throw with no move, after a round's
     last turn, after the round that decides the match) resumes, and the game
     ends as the uninterrupted one: the restored record is finished on start.
     """
+    tmp_path = fast_dir
     config = load_config(rule_overrides=FORMATS[name])
     events = _typed_events(config, tmp_path / "plain.db")
     expected = record_of(tmp_path / "plain.db")
