@@ -153,7 +153,8 @@ class Daemon:
         effects to carry out (with the fault's or recovery's frame added).
         """
         events = [e.event for e in effects if isinstance(e, Emit)]
-        if self.unsaved and self._retry_at is not None and now < self._retry_at:
+        if (self.unsaved or self._storage_fault) and self._retry_at is not None \
+                and now < self._retry_at:
             self.unsaved += events  # not before the retry time: a lock waits each try
             return effects
         batch = self.unsaved + events

@@ -292,3 +292,4 @@ def test_cut_after_writes_in_a_script_gives_the_same_game_for_every_n(tmp_path):
         assert runner.power_cuts == 1, n
         assert game_events(events) == game_events(plain), n
         assert record_of(tmp_path / f"cut{n}.db") == expected, n
+
