@@ -237,3 +237,18 @@ def test_random_play_keeps_the_games_invariants(long_run):
     run_state_machine_as_test(ControllerMachine, settings=settings(
         max_examples=400 if long else 20, stateful_step_count=80 if long else 25,
         deadline=None, suppress_health_check=[HealthCheck.too_slow]))
+
+
+def test_flaps_lifted_while_new_game_is_asked_start_the_turn_on_no(tmp_path):
+    """Found by the machine above: "New game?" answered no, with every flap
+    lifted meanwhile, left no turn and nothing to lift (ROLL did nothing)."""
+    controller = Controller(build_rules("klappenspiel", {"match": "single-round"}))
+    box = Box(controller, 0, random.Random(0))
+    box.apply(controller.start(0, 0, None))
+    box.flap(6, True)                          # a flap left shut ...
+    box.press("roll")                          # a game: no turn until it is lifted
+    assert controller.state.phase == "play" and controller.state.turn is None
+    box.press("next", long=True)               # "New game?"
+    box.flap(6, False)                         # ... lifted while it asks
+    box.press("next")                          # no
+    assert controller.state.turn is not None

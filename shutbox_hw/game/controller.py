@@ -310,6 +310,7 @@ class Controller:
                 return endings.end_game(s, abandoned=s.rules.match != "pool")
             if short_next:
                 s.phase = "play"
+                return self._maybe_start_turn()  # flaps lifted while it asked
             return []
         if button == "next" and long:
             s.phase = "confirm"
