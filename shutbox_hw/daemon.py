@@ -8,11 +8,11 @@ calls back on other threads only record edges there.
 
 from __future__ import annotations
 
+import json
 import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from .config import Config
 from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
@@ -21,6 +21,7 @@ from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .game.events import AnyGameEvent
 from .hal.clock import Clock
+from .hal.dice_source import DiceSource
 from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import StorageFault, Store
@@ -29,23 +30,6 @@ log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
 # next step after that): a locked database costs one bounded wait per try
 STORE_RETRY_MS = 1000
-
-
-class DiceSource(Protocol):
-    """Where a throw's faces come from when the controller asks for one."""
-
-    def roll(self, count: int) -> tuple[int, ...] | None:
-        """The faces now, or None if they will arrive later as a DiceRolled event."""
-
-
-class SoftwareDice:
-    """ROLL rolls in software, with the operating system's randomness."""
-
-    def __init__(self) -> None:
-        self._random = secrets.SystemRandom()
-
-    def roll(self, count: int) -> tuple[int, ...]:
-        return tuple(self._random.randint(1, 6) for _ in range(count))
 
 
 @dataclass
@@ -58,7 +42,7 @@ class Box:
     dice: DiceSource
 
     def close(self) -> None:
-        for part in (self.flaps, self.buttons, self.indicators, self.display):
+        for part in (self.flaps, self.buttons, self.indicators, self.display, self.dice):
             try:
                 part.close()
             except Exception:  # closing is best effort; the box is going down
@@ -98,9 +82,11 @@ class Daemon:
             self._retry_at = now + STORE_RETRY_MS
             effects = self._fault_effects(effects, self.store.fault, now)
         self._apply(effects, now)
+        self.box.dice.expect(self.controller.dice_wanted(), now)
 
     def feed(self, event: Event) -> None:
         self._apply(self.controller.handle(event), event.at_ms)
+        self.box.dice.expect(self.controller.dice_wanted(), event.at_ms)
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
@@ -119,10 +105,13 @@ class Daemon:
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
+        for thrown in self.box.dice.poll(now):     # the module's throws and faults
+            self.feed(thrown)
 
     def next_deadline_ms(self) -> int | None:
         return earliest((*(port.next_deadline_ms() for port in (
-            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display)),
+            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,
+            self.box.dice)),
             self.controller.next_deadline_ms(), self._retry_at))
 
     def _apply(self, effects: list[Effect], now: int) -> None:
@@ -188,6 +177,6 @@ class Daemon:
     def _record(self, event: AnyGameEvent, now: int) -> None:
         """Report an event (the journal; the simulator prints it)."""
         data = event.as_json()
-        log.info("%s", data)
+        log.info("%s", json.dumps(data))  # one JSON object a line: the journal is greppable
         if self.on_event is not None:
             self.on_event(data)

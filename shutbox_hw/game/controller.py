@@ -68,7 +68,7 @@ class Controller:
         elif isinstance(event, ButtonPressed):
             out += self._button(event.button, event.long)
         elif isinstance(event, DiceRolled):
-            out += self._dice(tuple(event.faces))
+            out += self._dice(tuple(event.faces), event.source)
         elif isinstance(event, InputFault):
             out += self._fault(event)
         elif isinstance(event, Tick):
@@ -78,6 +78,16 @@ class Controller:
     def next_deadline_ms(self) -> int | None:
         """When the controller next needs a :class:`Tick` (the settle timer)."""
         return self.state.turn.settle_at if self.state.turn else None
+
+    def dice_wanted(self) -> int | None:
+        """How many dice the next throw takes when one is due (the dice module's
+        own button throws that many), else None."""
+        s = self.state
+        turn = s.turn
+        if s.phase != "play" or turn is None or turn.throw is not None or s.unseen_dice:
+            return None
+        counts = allowed_dice_counts(dice_choice(s.rules, s.open_mask(turn)))
+        return 2 if 2 in counts else 1
 
     @property
     def phase(self) -> Phase:
@@ -186,22 +196,29 @@ class Controller:
             return endings.end_turn(self.state, turn)
         return advice.chances(self.state, self.advisor, turn)
 
-    def _rolled(self, turn: Turn, dice: Dice | None) -> Rolled:
+    def _rolled(self, turn: Turn, dice: Dice | None, source: str) -> Rolled:
         return Rolled(seat=turn.player, player=self.state.players[turn.player], dice=dice,
-                      round=self.state.round_number(), throw=turn.throws + 1)
+                      round=self.state.round_number(), throw=turn.throws + 1, source=source)
 
-    def _dice(self, faces: Dice) -> list[Effect]:
+    def _dice(self, faces: Dice, source: str = "software") -> list[Effect]:
         s = self.state
         turn = s.turn
-        if s.phase != "play" or turn is None or turn.throw is not None or s.unseen_dice:
-            return []  # nobody asked: a stray throw of the dice module
+        if s.phase != "play" or turn is None or s.unseen_dice:
+            return []  # nobody asked: a stray throw of the dice module, no turn to tell
         counts = allowed_dice_counts(dice_choice(s.rules, s.open_mask(turn)))
+        if turn.throw is not None or s.problems():
+            # thrown on the dice module at the wrong moment: refused, and said so
+            turn.note = "dice ignored: " + ("fix the flaps first" if s.problems()
+                                            else "finish this throw first")
+            return []
         if len(faces) not in counts or not all(1 <= f <= 6 for f in faces):
-            turn.note = "bad throw: roll again"
+            want = " or ".join(map(str, counts))
+            turn.note = f"{len(faces)} dice: {want} wanted, throw again" \
+                if all(1 <= f <= 6 for f in faces) else "bad throw: roll again"
             return []
         turn.throw = throw = Throw(s.rules, s.open_mask(turn), faces)
         turn.note = ""
-        out: list[Effect] = [Emit(self._rolled(turn, faces))]
+        out: list[Effect] = [Emit(self._rolled(turn, faces, source))]
         if not throw.has_move():
             return out + endings.end_turn(self.state, turn)
         advice.prepare_hint(self.state, self.advisor, turn)
@@ -219,6 +236,7 @@ class Controller:
             closed=tuple(tiles_of(closed)), open=tuple(tiles_of(s.open_mask(turn))),
             round=s.round_number(), throw=turn.throws))]
         turn.throw = None
+        turn.note = ""
         turn.hint = None
         turn.hint_shown = False
         return out + self._after_board_change(turn)
@@ -344,7 +362,7 @@ class Controller:
         if s.unseen_dice:      # the players throw now: the box only marks it
             turn.throw = AnyThrow(s.rules, open_mask)
             turn.note = ""
-            return [Emit(self._rolled(turn, None))]
+            return [Emit(self._rolled(turn, None, "manual"))]
         counts = allowed_dice_counts(dice_choice(s.rules, open_mask))
         count = 1 if (long and 1 in counts) or counts == (1,) else 2
         return [RollDice(count)]

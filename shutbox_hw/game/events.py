@@ -69,6 +69,7 @@ class Rolled(GameEvent):
     dice: tuple[int, ...] | None
     round: int
     throw: int
+    source: str = "software"    # "module" (the dice module), "manual" (dice the box never sees)
 
 
 @dataclass(frozen=True, kw_only=True)

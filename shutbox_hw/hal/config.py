@@ -112,6 +112,14 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class DiceConfig:
+    """The dice module (firmware/dice/): where it answers, and its ready line."""
+    bus: int = 1
+    address: int = 0x42
+    ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
+
+
+@dataclass(frozen=True)
 class HardwareConfig:
     """Everything the adapter builders need; defaults are reference build (a)."""
     backend: str = "gpio"
@@ -128,6 +136,7 @@ class HardwareConfig:
     allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    dice: DiceConfig | None = None  # only with a [hardware.dice] table
 
     def summary(self) -> str:
         """One line for ``check-config``."""
@@ -138,13 +147,16 @@ class HardwareConfig:
         shown = ("no display" if self.display.driver == "none" else
                  f"{self.display.driver} at 0x{self.display.address:02X} "
                  f"on bus {self.display.port}")
-        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}"
+        dice = (f", dice module 0x{self.dice.address:02X} on bus {self.dice.bus}"
+                if self.dice else "")
+        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}{dice}"
 
 
 HARDWARE_KEYS = ("backend", "flaps", "roll", "next", "green_led", "red_led", "flap_leds",
                  "debounce_ms", "hold_ms", "read_interval_ms", "allow_reserved_pins",
-                 "mcp23017", "display")
+                 "mcp23017", "display", "dice")
 EXPANDER_KEYS = ("bus", "address", "int_pin", "led_address")
+DICE_KEYS = ("bus", "address", "ready_pin")
 DISPLAY_KEYS = ("driver", "port", "address", "rotation", "contrast", "dim_contrast",
                 "dim_after_s", "off_after_s", "retry_s", "shift_every_s")
 
@@ -238,8 +250,8 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     elif "mcp23017" in table:
         check.add("mcp23017", 'only used with backend = "mcp23017" (backend is gpio)')
 
-    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none",
-                    allow_reserved=allow_reserved)
+    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none"
+                    or "dice" in table, allow_reserved=allow_reserved)
     if expander is not None:
         pins.claim("mcp23017.int_pin", expander.int_pin, "the MCP23017 INT line")
     main = expander.address if expander else None
@@ -262,18 +274,31 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                                        "mcp23017.led_address (the second expander)")
         else:
             flap_leds = _parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
+    # last, so that a clash names the dice module's key, not the flap's
+    dice = _parse_dice(_subtable(check, table, "dice"), pins) if "dice" in table else None
     if expander is not None and display.driver != "none" and display.port == expander.bus:
         for key, address in (("mcp23017.address", expander.address),
                              ("mcp23017.led_address", expander.led_address)):
             if address == display.address:
                 check.add(key, f"0x{address:02X} is also the display's address on bus "
                                f"{display.port}")
+    if dice is not None:
+        others = [(display.port, display.address, "the display's")] \
+            if display.driver != "none" else []
+        if expander is not None:
+            others += [(expander.bus, a, "the MCP23017's") for a in
+                       (expander.address, expander.led_address) if a is not None]
+        for bus, address, whose in others:
+            if (bus, address) == (dice.bus, dice.address):
+                check.add("dice.address", f"0x{address:02X} is also {whose} address on "
+                                          f"bus {bus}")
     # roll or nxt is None only with a problem reported: the config is then not for running
     return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=cast(Pin, roll),
                           next=cast(Pin, nxt),
                           green_led=green, red_led=red, flap_leds=flap_leds,
                           debounce_ms=debounce, hold_ms=hold, read_interval_ms=interval,
-                          allow_reserved_pins=allow_reserved, mcp23017=expander, display=display)
+                          allow_reserved_pins=allow_reserved, mcp23017=expander, display=display,
+                          dice=dice)
 
 
 def _subtable(check: _Checker, table: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -297,6 +322,21 @@ def _parse_expander(table: Mapping[str, Any], check: _Checker) -> ExpanderConfig
                                           "the LED expander needs its own address")
         led_address = None
     return ExpanderConfig(bus=bus, address=address, int_pin=int_pin, led_address=led_address)
+
+
+def _parse_dice(table: Mapping[str, Any], pins: _PinBook) -> DiceConfig:
+    prefix = "dice."
+    check = pins.check
+    check.unknown_keys(table, DICE_KEYS, prefix)
+    d = DiceConfig()
+    bus = check.integer(table, "bus", d.bus, 0, 31, prefix, what="an I2C bus number")
+    address = check.address(table, "address", d.address, prefix) or d.address
+    ready: int | None = None
+    if table.get("ready_pin", d.ready_pin) != "none":   # "none": poll the module
+        pin = pins.claim_value("dice.ready_pin", table.get("ready_pin", d.ready_pin),
+                               "the dice module's ready line", None, output=False)
+        ready = pin if isinstance(pin, int) else None
+    return DiceConfig(bus=bus, address=address, ready_pin=ready)
 
 
 def _parse_display(table: Mapping[str, Any], check: _Checker) -> DisplayConfig:

@@ -10,6 +10,7 @@ One command per line; ``#`` starts a comment; blank lines are ignored::
     open T [T ...]   lift them
     wait SECONDS     let time pass
     restart          cut the power and start a new daemon on the same database
+    shake            shake the dice module (with [game] dice = "module"): it throws
 
 Hardware faults (each something a real box can meet)::
 
@@ -41,9 +42,9 @@ from ..textfile import read_text_file
 
 COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
             "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int",
-            "disk-full", "disk-ok", "cut-after-writes")
+            "shake", "disk-full", "disk-ok", "cut-after-writes")
 NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "restart", "brownout", "cut-int",
-                "mend-int", "disk-full", "disk-ok")
+                "mend-int", "shake", "disk-full", "disk-ok")
 MAX_CUT_WRITES = 1_000_000
 DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27
 BOUNCE_EDGES = 10
