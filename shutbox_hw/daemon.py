@@ -24,9 +24,12 @@ from .hal.clock import Clock
 from .hal.dice_source import DiceSource
 from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
-from .store import Store
+from .store import StorageFault, Store
 
 log = logging.getLogger("shutbox_hw")
+# while the disk refuses writes, they are tried again this often (and with the
+# next step after that): a locked database costs one bounded wait per try
+STORE_RETRY_MS = 1000
 
 
 @dataclass
@@ -62,12 +65,23 @@ class Daemon:
             from .render import render
         self.render = render
         self.controller = Controller(config.rules, config.game, advisor=advisor)
+        self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
+        self._retry_at: int | None = None
+        self._storage_fault: str | None = None     # what the box says is wrong with the disk
 
     def start(self) -> None:
-        """Power on: resume the unfinished game, read the flaps, show the box."""
+        """Power on: resume the unfinished game, read the flaps, show the box.
+
+        A store that opened degraded (a full disk) is a storage fault from the
+        first frame; the box plays on and saves once the disk takes writes.
+        """
         now = self.clock.now_ms()
         saved = self.store.unfinished_game()
-        self._apply(self.controller.start(now, self.box.flaps.shut_mask(), saved), now)
+        effects = self.controller.start(now, self.box.flaps.shut_mask(), saved)
+        if self.store.fault is not None:
+            self._retry_at = now + STORE_RETRY_MS
+            effects = self._fault_effects(effects, self.store.fault, now)
+        self._apply(effects, now)
         self.box.dice.expect(self.controller.dice_wanted(), now)
 
     def feed(self, event: Event) -> None:
@@ -86,6 +100,8 @@ class Daemon:
         deadline = self.controller.next_deadline_ms()
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))
+        if self._retry_at is not None and now >= self._retry_at:
+            self._apply([], now)  # the disk may take the unsaved events now
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
@@ -96,33 +112,71 @@ class Daemon:
         return earliest((*(port.next_deadline_ms() for port in (
             self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,
             self.box.dice)),
-            self.controller.next_deadline_ms()))
+            self.controller.next_deadline_ms(), self._retry_at))
 
     def _apply(self, effects: list[Effect], now: int) -> None:
-        # durable first: a commit is on disk before the box shows it; dice
-        # last, since their faces start a new round of effects
+        """Durable first, then shown: every event of this step is written in one
+        transaction before any light or screen of it changes; dice last, since
+        their faces start a step of their own."""
+        effects = self._save(effects, now)
         for effect in effects:
             if isinstance(effect, Emit):
                 self._record(effect.event, now)
-        for effect in effects:
-            if isinstance(effect, Lights):
-                self.box.indicators.show(effect.leds, now)
-            elif isinstance(effect, Show):
-                self.box.display.show(self.render(effect.screen), now)
+        lights = [e for e in effects if isinstance(e, Lights)]
+        screens = [e for e in effects if isinstance(e, Show)]
+        if lights:  # a storage fault's frame comes last and wins
+            self.box.indicators.show(lights[-1].leds, now)
+        if screens:
+            self.box.display.show(self.render(screens[-1].screen), now)
         for effect in effects:
             if isinstance(effect, RollDice):
                 faces = self.box.dice.roll(effect.count)
                 if faces is not None:
                     self.feed(DiceRolled(tuple(faces), now))
 
-    def _record(self, event: AnyGameEvent, now: int) -> None:
-        data = event.as_json()
+    def _save(self, effects: list[Effect], now: int) -> list[Effect]:
+        """Write this step's events after those still unsaved, all in one go.
+
+        On a storage fault they all stay in memory, in order, and the box says
+        so at once; the first write that passes clears the fault. Returns the
+        effects to carry out (with the fault's or recovery's frame added).
+        """
+        events = [e.event for e in effects if isinstance(e, Emit)]
+        if (self.unsaved or self._storage_fault) and self._retry_at is not None \
+                and now < self._retry_at:
+            self.unsaved += events  # not before the retry time: a lock waits each try
+            return effects
+        batch = self.unsaved + events
+        if not batch and self._storage_fault is None:
+            return effects
         try:
-            self.store.record(event)
-        except Exception as error:  # a full disk must not stop the game
-            log.error("could not store %s: %s", event.name, error)
-            self._apply(self.controller.handle(
-                InputFault("storage", f"cannot save: {error}"[:60], now)), now)
+            self.store.record_all(batch)
+        except StorageFault as error:
+            self.unsaved = batch
+            self._retry_at = now + STORE_RETRY_MS
+            log.error("could not save %d events: %s", len(batch), error)
+            return self._fault_effects(effects, str(error), now)
+        except Exception:  # a bug, not the disk: retrying would block every later write
+            log.exception("could not save %s", [e.name for e in batch])
+            self.unsaved, self._retry_at = [], None
+            return effects
+        self.unsaved, self._retry_at = [], None
+        if self._storage_fault is None:
+            return effects
+        self._storage_fault = None
+        log.info("storage: saved again")
+        return effects + self.controller.handle(InputFault("storage", "saved", now, ok=True))
+
+    def _fault_effects(self, effects: list[Effect], problem: str, now: int) -> list[Effect]:
+        if problem == self._storage_fault:
+            return effects
+        self._storage_fault = problem
+        return effects + self.controller.handle(
+            InputFault("storage", f"cannot save: {problem}", now))
+
+    def _record(self, event: AnyGameEvent, now: int) -> None:
+        """Report an event (the journal; the simulator prints it)."""
+        data = event.as_json()
         log.info("%s", json.dumps(data))  # one JSON object a line: the journal is greppable
         if self.on_event is not None:
             self.on_event(data)

@@ -16,7 +16,8 @@ from __future__ import annotations
 from ..events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
 from ..leds import LedFrame
 from ..rules import (AnyThrow, Dice, Mask, RuleSet, Throw, allowed_dice_counts, dice_choice,
-                     finish_round, new_match, rules_from_dict, tile_bit, tiles_of)
+                     ends_round_at_once, finish_round, new_match, rules_from_dict, tile_bit,
+                     tiles_of)
 from . import advice, endings, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
@@ -55,6 +56,7 @@ class Controller:
             out.append(Emit(Resumed(seat=seat,
                                     player=s.players[seat] if seat is not None else None,
                                     round=s.round_number())))
+            out += self._finish_restored()
             out += self._maybe_start_turn()
         return out + self._refresh()
 
@@ -147,6 +149,33 @@ class Controller:
             elif saved.turn.throw_started:
                 turn.throw = AnyThrow(s.rules, s.open_mask(turn))
             advice.prepare_hint(self.state, self.advisor, turn)
+
+    def _finish_restored(self) -> list[Effect]:
+        """What the record implies but does not say: finish it.
+
+        A box that wrote each event in a transaction of its own could lose
+        power between two writes of one step (this one writes a step at once,
+        but its databases live on): a throw recorded with no move left, a
+        round whose last turn is recorded, a match decided by its last round.
+        Each is finished as the uninterrupted step would have, so the game
+        can go on (or is recorded as won).
+        """
+        s = self.state
+        if s.match is None:
+            return []
+        if s.match.over:
+            return endings.end_game(s, abandoned=False)
+        turn = s.turn
+        if turn is not None:
+            open_mask = s.open_mask(turn)
+            stuck = (open_mask == 0
+                     or (s.unseen_dice and not AnyThrow(s.rules, open_mask).has_move())
+                     or (isinstance(turn.throw, Throw) and not turn.throw.has_move()))
+            return endings.end_turn(s, turn) if stuck else []
+        if s.round_played and (s.next_player() is None or any(
+                ends_round_at_once(s.rules, m) for m in s.round_played.values())):
+            return endings.end_round(s)
+        return []
 
     # ------------------------------------------------------------------ turn flow
 
@@ -326,6 +355,7 @@ class Controller:
                 return endings.end_game(s, abandoned=s.rules.match != "pool")
             if short_next:
                 s.phase = "play"
+                return self._maybe_start_turn()  # flaps lifted while it asked
             return []
         if button == "next" and long:
             s.phase = "confirm"

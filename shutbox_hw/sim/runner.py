@@ -19,6 +19,7 @@ from ..daemon import Daemon
 from ..events import ButtonPressed, FlapChanged
 from ..store import Store
 from .box import SimulatedBox, device_problem, has_int_line
+from .disk import PowerCut, SimDisk
 from .script import ScriptError, Step
 
 PRESS_MS = 80       # a short press of a button
@@ -56,7 +57,8 @@ class SimRunner:
     def __init__(self, config: Config, db_path: Path, *, seed: int = 0,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
                  frames_dir: Path | None = None, advisor: Any = None,
-                 realtime: bool = False) -> None:
+                 realtime: bool = False,
+                 shut: tuple[int, ...] | list[int] = ()) -> None:
         self.config = config
         self.realtime = realtime
         self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
@@ -65,14 +67,27 @@ class SimRunner:
         self.advisor = advisor
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
         self.world = self.sim.world
+        self.disk = SimDisk()
+        self.power_cuts = 0
+        if shut:  # the flaps as a person left them before the power came
+            for tile in shut:
+                self.sim.shut.add(tile)
+                self.sim.flaps[tile].setter(True)
+            self.sim.power_cut()
         self._boot()
 
     # ------------------------------------------------------------------ power
 
     def _boot(self) -> None:
-        self.daemon = Daemon(self.config, self.sim.box, Store(self.db_path), self.world.clock,
-                             advisor=self.advisor, on_event=self.on_event)
-        self.daemon.start()
+        while True:
+            try:
+                self.daemon = Daemon(self.config, self.sim.box,
+                                     self.disk.open_store(self.db_path), self.world.clock,
+                                     advisor=self.advisor, on_event=self.on_event)
+                self.daemon.start()
+                break
+            except PowerCut as cut:
+                self._cut(cut)
         self.advance(0)
 
     def restart(self) -> None:
@@ -80,13 +95,33 @@ class SimRunner:
         self.sim.power_cut()
         self._boot()
 
+    def _cut(self, cut: PowerCut) -> None:
+        """The power went in the middle of the daemon's work (``cut-after-writes``).
+
+        Its connection is closed only to release the lock this process holds:
+        what it had not committed is gone, as after a real cut.
+        """
+        self.power_cuts += 1
+        if self.on_event is not None:
+            for event in cut.committed:  # on disk: the record has them
+                self.on_event(event.as_json())
+        store = getattr(self, "daemon", None) and self.daemon.store
+        if store is not None:
+            store.close()
+        self.sim.power_cut()
+
     # ------------------------------------------------------------------ time
 
     def advance(self, ms: int) -> None:
         """Let ``ms`` of virtual time pass, stopping wherever something is due."""
         target = self.world.now_ms() + max(0, ms)
         while True:
-            self.daemon.step()
+            try:
+                self.daemon.step()
+            except PowerCut as cut:
+                self._cut(cut)
+                self._boot()
+                self.put_right()
             now = self.world.now_ms()
             action = self.world.next_action_ms()
             if action is not None and action <= now:
@@ -154,13 +189,53 @@ class SimRunner:
 
         for _ in range(PRESS_TRIES):
             start = len(self.sim.seen)
+            cuts, before = self.power_cuts, self.shows()
+            dice = list(self.sim.dice.pending)
             last = switch.set(True, self.world.now_ms())
             self.advance(last - self.world.now_ms() + hold)
             self._settle_after(switch.set(False, self.world.now_ms()))
+            if self.power_cuts != cuts and before[0] == "idle":
+                return   # the number of players went with the power: start_game again
+            if self.power_cuts != cuts:
+                # the power went while the box worked on the press: if the box
+                # does not show what it did, it is undone; the same throw again
+                if before[0] == "confirm" and self.phase_now() == "play":
+                    self.press("next", long=True)   # "New game?" is not kept: ask again
+                    continue
+                if self.shows() != before:
+                    return
+                self.sim.dice.pending.clear()
+                self.sim.dice.pending.extend(dice)
+                continue
             if not any(taken(e) for e in self.sim.seen[start:]):
                 self._await(taken)
             if any(taken(e) for e in self.sim.seen[start:]):
                 return
+
+    def phase_now(self) -> str:
+        return self.daemon.controller.state.phase
+
+    def shows(self) -> list[Any]:
+        """What the box shows that a press could change (the person looks at it)."""
+        state = self.daemon.controller.state
+        turn = state.turn
+        return [state.phase, state.round_number() if state.match else 0,
+                len(state.match.rounds) if state.match else 0,
+                turn.player if turn else None, turn.throws if turn else None,
+                turn is not None and turn.throw is not None]
+
+    def put_right(self) -> None:
+        """After a power cut: flaps shut for the throw whose closure the box had
+        not yet taken were never saved; the box asks for them to be lifted, and
+        the person shuts them again."""
+        state = self.daemon.controller.state
+        if state.turn is None or state.turn.dice is None:
+            return
+        again = [t for t in range(1, state.rules.tiles + 1) if state.rejected() >> (t - 1) & 1]
+        for tile in again:
+            self.flap(tile, False)
+        for tile in again:
+            self.flap(tile, True)
 
     def shake(self, line: int = 0) -> None:
         """Shake the dice module: its tilt switch flips, then rests; it throws."""
@@ -196,11 +271,14 @@ class SimRunner:
             self.press("roll")
         if self.daemon.controller.phase == "over":
             self.press("roll")
-        for _ in range(8):
-            if self.daemon.controller.player_count == players:
-                break
-            self.press("next")
-        self.press("roll")
+        for _ in range(PRESS_TRIES):
+            for _ in range(8):
+                if self.daemon.controller.player_count == players:
+                    break
+                self.press("next")
+            self.press("roll")
+            if self.phase_now() != "idle":
+                return   # else the power went before the game was saved: choose again
 
     def let_ends_show(self) -> None:
         """At a script's end: let each step of a turn's end still queued be shown
@@ -244,3 +322,9 @@ class SimRunner:
             self.bounce(int(args[0]), int(args[1]))
         elif command in ("cut-int", "mend-int"):
             self.sim.set_int_cut(command == "cut-int")
+        elif command == "cut-after-writes":
+            self.disk.cut_after(int(args[0]))
+        elif command == "disk-full":
+            self.disk.full = True
+        elif command == "disk-ok":
+            self.disk.full = False

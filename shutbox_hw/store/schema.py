@@ -121,6 +121,9 @@ def migrate(db: sqlite3.Connection, path: str | Path) -> int:
     db.execute("BEGIN IMMEDIATE")
     try:
         old = version_of(db, path)
+        if old == VERSION:
+            db.execute("ROLLBACK")  # nothing to write: a full disk can still be read
+            return old
         if old == 0:
             for statement in filter(str.strip, SCHEMA_1.split(";")):
                 db.execute(statement)
