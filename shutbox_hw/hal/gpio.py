@@ -30,6 +30,7 @@ from gpiozero import DigitalInputDevice, DigitalOutputDevice  # type: ignore[imp
 from ..errors import UserError
 from ..events import InputFault
 from .clock import Clock
+from .config import HardwareConfig
 from .lights import Lamp
 from .switches import Edge, Line
 
@@ -172,7 +173,7 @@ class PiPins:
     """
 
     def __init__(self, pins: Mapping[Line, PiPin], clock: Clock, pin_factory: Any = None,
-                 read_ms: int = 250) -> None:
+                 read_ms: int = HardwareConfig.read_interval_ms) -> None:
         if read_ms <= 0:
             raise ValueError("read_ms must be positive")
         self._clock = clock
