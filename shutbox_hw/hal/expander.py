@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
+from gpiozero import DigitalInputDevice
 
 from ..events import InputFault
 from .clock import Clock

@@ -7,6 +7,9 @@ plain PIL.ImageDraw), so golden images can be compared exactly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PIL import Image, ImageDraw
 
 from ..game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
@@ -16,7 +19,7 @@ from .scoreboard import draw_result, draw_scoreboard
 from .simple import draw_attract, draw_confirm, draw_notice
 from .widgets import HEIGHT, WIDTH
 
-_DRAWERS = {
+_DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
     AttractScreen: draw_attract,
     PlayScreen: draw_play,
     TurnEndScreen: draw_turn_end,

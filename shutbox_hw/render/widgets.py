@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from PIL import ImageDraw
 
 from . import text
@@ -49,7 +51,7 @@ def die(canvas: ImageDraw.ImageDraw, x: int, y: int, face: int | None, size: int
 
 
 def tile_row(canvas: ImageDraw.ImageDraw, y: int, numbers: list[int], open_tiles: set[int],
-             hint: set[int] = frozenset(), left: int = 0, right: int = WIDTH) -> None:
+             hint: AbstractSet[int] = frozenset(), left: int = 0, right: int = WIDTH) -> None:
     """One slot per flap across [left, right): open flaps show their number,
     shut flaps a low bar (the flap lying down), hinted flaps are inverted.
 
