@@ -15,6 +15,8 @@ from typing import NoReturn
 from .errors import UserError, one_line
 from .rules import RulesError
 
+DESCRIPTION = "The software of a pub's Shut the Box: play, check and look after the box."
+
 # command name -> module under shutbox_hw.commands, in the order --help lists them
 COMMANDS = {
     "moves": "moves", "rules": "rules", "solve": "solve", "check-config": "check_config",
@@ -31,7 +33,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser(only: str | None = None) -> Parser:
     """The parser with every command, or with just ``only`` (a command name)."""
-    parser = Parser(prog="shutbox-hw", description=__doc__.splitlines()[0])
+    parser = Parser(prog="shutbox-hw", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, module in COMMANDS.items():
         if only is None or name == only:

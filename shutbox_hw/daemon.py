@@ -8,6 +8,7 @@ calls back on other threads only record edges there.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -135,6 +136,6 @@ class Daemon:
             log.error("could not store %s: %s", event.name, error)
             self._apply(self.controller.handle(
                 InputFault("storage", f"cannot save: {error}"[:60], now)), now)
-        log.info("%s", data)
+        log.info("%s", json.dumps(data))  # one JSON object a line: the journal is greppable
         if self.on_event is not None:
             self.on_event(data)

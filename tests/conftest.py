@@ -58,6 +58,17 @@ INSTALLER_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else 
 SHIPPED_CONFIG_TXT = "#dtparam=i2c_arm=on\n#dtparam=spi=on\n[pi4]\narm_boost=1\n"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--long", action="store_true",
+                     help="run the fault suites at full length (see tests/README.md)")
+
+
+@pytest.fixture(scope="session")
+def long_run(request: pytest.FixtureRequest) -> bool:
+    """True with ``pytest --long``: suites use their full-length figures."""
+    return bool(request.config.getoption("--long"))
+
+
 def run_installer(*args: str | Path) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", str(INSTALLER), *map(str, args)],
                           capture_output=True, text=True, timeout=600)

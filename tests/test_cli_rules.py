@@ -77,3 +77,31 @@ def test_rules_prints_effective_set_and_presets(capsys):
     assert out["presets"]["pub"]["shut_the_box"] == "instant-win"
     assert main(["rules"]) == 0
     assert "klappenspiel" in capsys.readouterr().out
+
+
+def test_rules_prints_config_words_not_python(capsys):
+    assert main(["rules", "--rules", "pub"]) == 0
+    out = capsys.readouterr().out
+    assert "multiplication = false" in out
+    assert "threshold = not used (match = pool)" in out
+    for python in ("False", "True", "None"):
+        assert python not in out
+    assert main(["rules", "--set", "multiplication=true"]) == 0
+    assert "multiplication = true" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["yes", "no", "1", "0", "on", ""])
+def test_rules_accepts_only_true_or_false(value):
+    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "rules", "--set",
+                           f"multiplication={value}"], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "expected true or false" in lines[0]
+
+
+def test_help_shows_no_code_notes():
+    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "--help"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "``" not in proc.stdout and ":mod:" not in proc.stdout
+    assert "Shut the Box" in proc.stdout

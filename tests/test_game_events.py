@@ -5,7 +5,8 @@ import re
 from pathlib import Path
 
 from shutbox_hw.game.events import (EVENT_TYPES, Chances, Fault, FlapRejected, FlapReopened,
-                                    GameEnded, GameStarted, Hint, Resumed, Rolled, RoundEnded,
+                                    GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled,
+                                    RoundEnded,
                                     ThrowCommitted, TurnEnded, TurnStarted)
 
 README = Path(__file__).parent.parent / "README.md"
@@ -32,7 +33,8 @@ EXAMPLES = [
     Hint(seat=0, player="Ann", dice=(2, 5), closure=(3, 4), shut_probability=0.25,
          move_probability=1.0),
     Chances(seat=0, player="Ann", open=(1, 9), shut_probability=0.1, move_probability=0.5),
-    Fault(source="flap 7", message="chatters", ok=False),
+    Fault(device="flap 7", detail="switch chattering"),
+    Recovered(device="flap 7"),
 ]
 
 

@@ -100,7 +100,7 @@ BROKEN = [
     ({"backend": "mcp23017", "mcp23017": {"led_address": 0x28}}, 9, "mcp23017.led_address",
      "0x20..0x27"),
     ({"display": {"address": 0x02}}, 9, "display.address", "0x03..0x77"),
-    ({"display": {"driver": "ssd1309"}}, 9, "display.driver", "ssd1306, sh1106, none"),
+    ({"display": {"driver": "ssd1351"}}, 9, "display.driver", "ssd1306, ssd1309, sh1106, none"),
     ({"backend": "spi"}, 9, "backend", "gpio, mcp23017"),
     ({"roll": "23"}, 9, "roll", "expected a BCM pin"),
     ({"hold_ms": "long"}, 9, "hold_ms", "expected milliseconds"),
@@ -174,3 +174,15 @@ def test_tiles_come_from_the_rules_table():
     _, problems = parse_config({"rules": {"preset": "crafthouse-12"},
                                 "hardware": {"flaps": [4, 17, 27, 22, 5, 6, 13, 19, 26]}})
     assert problems == ["[hardware] flaps: 9 entries for 12 tiles: no pin for tiles 10..12"]
+
+
+def test_ssd1309_is_accepted_and_drives_lumas_ssd1309():
+    # the BOM's recommended 2.42" panel; luma.oled's ssd1309 (since 3.1) takes
+    # the same (serial, width, height, rotate) as its ssd1306, its base class
+    from luma.oled.device import ssd1309
+
+    from shutbox_hw.hal.display import luma_panel
+    hw, problems = parse({"display": {"driver": "ssd1309"}})
+    assert problems == [] and hw.display.driver == "ssd1309"
+    panel = luma_panel(hw.display.driver, hw.display.port, hw.display.address)
+    assert panel._chip is ssd1309        # nothing is opened until the first attempt

@@ -690,15 +690,16 @@ def test_the_box_shows_a_lost_display_with_the_red_light_until_it_is_back(tmp_pa
     for step in parse_script("dice 3 4\nroll\n", 9):   # a new screen: its send fails
         runner.run(step)
     runner.advance(50)
-    faults = [e for e in events if e["event"] == "fault"]
-    assert [(f["source"], f["ok"]) for f in faults] == [("display", False)]
+    faults = [e for e in events if e["event"] in ("fault", "recovered")]
+    assert [(f["event"], f["device"]) for f in faults] == [("fault", "display")]
     assert runner.sim.lamp_states().red
     assert runner.daemon.controller.screen().message.startswith("display: ")
     panel.display = real_display
     runner.advance(10_000 + 50)          # [hardware.display] retry_s = 10: found again
     runner.advance(10)                   # ... and the next poll reports it
-    faults = [e for e in events if e["event"] == "fault"]
-    assert [(f["source"], f["ok"]) for f in faults] == [("display", False), ("display", True)]
+    faults = [e for e in events if e["event"] in ("fault", "recovered")]
+    assert [(f["event"], f["device"]) for f in faults] == [("fault", "display"),
+                                                            ("recovered", "display")]
     assert not runner.sim.lamp_states().red
     assert runner.daemon.controller.screen().message is None
     runner.sim.box.close()

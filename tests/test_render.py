@@ -20,9 +20,11 @@ from PIL import Image, ImageChops
 from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
                                      ResultScreen, ScoreboardScreen, ScoreRow, TurnEndScreen)
 from shutbox_hw.render import render, text
-from shutbox_hw.render.fonts import NARROW, SMALL, TINY
+from shutbox_hw.render.fonts import (LARGE, NARROW, PRIMARY, PRIMARY_MIN_PX, ROLES, SMALL,
+                                     cap_height)
+from shutbox_hw.render.play import BAR_TOP, TILES_Y
 from shutbox_hw.render.samples import SAMPLES
-from shutbox_hw.render.widgets import number
+from shutbox_hw.render.widgets import DIE, number, pip_size
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("SHUTBOX_UPDATE_GOLDEN") == "1"
@@ -70,10 +72,11 @@ def lit(image, box):
 def test_fonts_cover_what_screens_need():
     for ch in map(chr, range(32, 127)):
         assert ch in SMALL.glyphs
-    for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -+.:?":
-        assert ch in TINY.glyphs
     for ch in "0123456789":
         assert ch in NARROW.glyphs and len(NARROW.glyphs[ch][0]) == 3
+    for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !',-.:;?+/%()=":
+        assert ch in LARGE.glyphs
+    assert LARGE.normalise("doesn't") == "DOESN'T"
 
 
 def test_width_counts_glyphs_and_gaps():
@@ -87,7 +90,7 @@ def test_width_counts_glyphs_and_gaps():
 def test_accents_and_unknown_characters_still_draw():
     assert SMALL.normalise("Jürgen") == "Jurgen"
     assert SMALL.normalise("a€b") == "a?b"
-    assert TINY.normalise("Anna") == "ANNA"
+    assert LARGE.normalise("Anna") == "ANNA"
 
 
 def test_drawn_text_is_as_wide_as_measured():
@@ -113,24 +116,25 @@ def test_shorten_and_wrap_respect_width():
     assert text.wrap("open flaps 3, 7", SMALL, 124, 2) == ["open flaps 3, 7"]
 
 
-def test_long_name_stays_double_size_and_clear_of_the_header_numbers():
+def test_long_name_stays_10px_and_clear_of_the_round_and_total():
     s = PlayScreen(LONG_NAME, 12, 9, tuple(range(1, 10)), 123, prompt="ROLL to throw")
     image = render(s)
-    right_col = 128 - max(text.width("ROUND 12", TINY), text.width("TOT", TINY) + 2 + 17)
-    # the name is double size (14 rows tall) ...
-    name_box = image.crop((0, 0, right_col, 14)).getbbox()
-    assert name_box is not None and name_box[3] - name_box[1] == 14
-    # ... and a dark column separates it from the round/total column
-    assert any(lit(image, (x, 0, x, 13)) == 0 for x in range(name_box[2], right_col))
-    assert name_box[2] < right_col
+    name_box = image.crop((0, 0, 60, 10)).getbbox()
+    assert name_box is not None and name_box[3] - name_box[1] == 10
+    # a dark column separates the name from the round/total at the right
+    row = [lit(image, (x, 0, x, 9)) for x in range(128)]
+    first_gap = next(x for x in range(name_box[2], 128) if row[x] == 0)
+    assert any(row[x] for x in range(first_gap, 127))      # something right of it
 
 
 def test_long_message_is_wrapped_inside_its_bar():
     s = PlayScreen(LONG_NAME, 1, 12, (1, 2, 3), 0, dice=(6, 6), message=LONG_MESSAGE)
     image = render(s)
-    # the bar: fully lit edges from y 48 down, dark text inside it
-    assert lit(image, (0, 48, 0, 63)) == 16 and lit(image, (127, 48, 127, 63)) == 16
-    assert lit(image, (2, 49, 125, 62)) < 14 * 124
+    # the bar: fully lit edges from BAR_TOP to row 61, dark text inside it
+    height = 62 - BAR_TOP
+    assert lit(image, (0, BAR_TOP, 0, 61)) == height
+    assert lit(image, (125, BAR_TOP, 125, 61)) == height
+    assert lit(image, (2, BAR_TOP + 1, 123, 60)) < (height - 2) * 122
 
 
 @pytest.mark.parametrize("screen", [
@@ -149,6 +153,8 @@ def test_extreme_text_renders_without_error(screen):
     # the fitting functions shorten everything; nothing raises
     image = render(screen)
     assert image.size == (128, 64) and image.getbbox() is not None
+    # ... and leave the burn-in orbit its blank last column and row
+    assert lit(image, (127, 0, 127, 63)) == 0 and lit(image, (0, 63, 127, 63)) == 0
 
 
 def test_huge_scores_are_shortened():
@@ -165,23 +171,48 @@ def test_huge_scores_are_shortened():
 def test_every_tile_row_fits_and_shows_each_slot(tiles):
     all_open = render(PlayScreen("P1", 1, tiles, tuple(range(1, tiles + 1)), 0))
     all_shut = render(PlayScreen("P1", 1, tiles, (), 0))
-    row = (0, 37, 127, 46)
-    # open: numbers; shut: a bar in every slot; both inside 128 px
+    bottom_y = TILES_Y + 9
+    row = (0, TILES_Y, 127, bottom_y)
     for image in (all_open, all_shut):
-        box = image.crop((0, 37, 128, 47)).getbbox()
-        assert box is not None and box[0] >= 0 and box[2] <= 128
+        box = image.crop((0, TILES_Y, 128, bottom_y + 1)).getbbox()
+        assert box is not None and box[0] >= 0 and box[2] <= 127
     # count separate shut bars on the slot's bottom line: one per flap
-    bottom = [all_shut.getpixel((x, 46)) for x in range(128)]
+    bottom = [all_shut.getpixel((x, bottom_y)) for x in range(128)]
     runs = sum(1 for x in range(128) if bottom[x] and (x == 0 or not bottom[x - 1]))
     assert runs == tiles
     assert lit(all_open, row) != lit(all_shut, row)
 
 
+def _dark_runs(image, y0, y1):
+    """Lengths of the dark column runs between lit columns in rows y0..y1."""
+    cols = [lit(image, (x, y0, x, y1)) > 0 for x in range(128)]
+    first, last = cols.index(True), 127 - cols[::-1].index(True)
+    runs, n = [], 0
+    for x in range(first, last + 1):
+        if cols[x]:
+            if n:
+                runs.append(n)
+            n = 0
+        else:
+            n += 1
+    return runs
+
+
+def test_two_digit_flaps_have_a_wider_gap_between_them_than_inside():
+    image = render(PlayScreen("P1", 1, 12, (10, 11, 12), 0))
+    runs = _dark_runs(image, TILES_Y, TILES_Y + 7)   # the digits, above the shut bars
+    # "10 11 12": gaps inside a number are 1-2 px, gaps between numbers at least 3
+    gaps_between = [r for r in runs if r >= 3]
+    gaps_inside = [r for r in runs if r < 3]
+    assert len(gaps_between) == 2 and len(gaps_inside) == 3
+    assert min(gaps_between) >= max(gaps_inside) + 2
+
+
 def test_hint_tiles_are_inverted():
     plain = render(PlayScreen("P1", 1, 9, (1, 2, 3), 0, dice=(1, 2)))
     hinted = render(PlayScreen("P1", 1, 9, (1, 2, 3), 0, dice=(1, 2), hint=(3,)))
-    # slot of flap 3 (x 28..41 for 9 slots of 14 px from x 1): mostly lit when hinted
-    slot = (1 + 2 * 14, 37, 1 + 2 * 14 + 12, 46)
+    # slot of flap 3: 9 slots of 14 px from x 0
+    slot = (2 * 14, TILES_Y, 2 * 14 + 12, TILES_Y + 9)
     assert lit(hinted, slot) > 13 * 10 // 2 > lit(plain, slot)
 
 
@@ -191,19 +222,82 @@ def test_hint_tiles_are_inverted():
 def test_die_shows_its_number_of_pips(face):
     from PIL import ImageDraw
     from shutbox_hw.render.widgets import die
-    image = Image.new("1", (20, 20))
+    image = Image.new("1", (DIE, DIE))
     die(ImageDraw.Draw(image), 0, 0, face)
-    # pips are dark 4x4 squares inside a lit square, corners cut
-    dark_inside = sum(1 for y in range(1, 19) for x in range(1, 19) if not image.getpixel((x, y)))
-    assert dark_inside == 16 * face
+    # pips are dark squares inside a lit square, corners cut
+    pip = pip_size(DIE)
+    dark_inside = sum(1 for y in range(1, DIE - 1) for x in range(1, DIE - 1)
+                      if not image.getpixel((x, y)))
+    assert pip >= 3 and dark_inside == pip * pip * face
 
 
 def test_scoreboard_marks_shut_and_out_rows():
     rows = (ScoreRow("A", 4, 4, 4), ScoreRow("B", 0, 0, 0, shut=True),
             ScoreRow("C", 9, 9, 50, out=True))
     image = render(ScoreboardScreen(1, rows))
-    mark_column = (120, 8, 127, 34)
+    mark_column = (116, 10, 126, 42)
     plain = render(ScoreboardScreen(1, (ScoreRow("A", 4, 4, 4), ScoreRow("B", 0, 0, 0),
                                         ScoreRow("C", 9, 9, 50))))
     assert lit(plain, mark_column) == 0 and lit(image, mark_column) > 0
-    assert lit(image, (120, 8, 127, 15)) == 0         # row A: no mark
+    assert lit(image, (116, 10, 126, 19)) == 0         # row A: no mark
+
+
+# --- legible from a bar stool, and room for the burn-in orbit ------------
+
+@pytest.mark.parametrize("name", PRIMARY)
+def test_primary_roles_are_at_least_10px_tall(name):
+    font, scale = ROLES[name]
+    assert cap_height(font, scale) >= PRIMARY_MIN_PX
+
+
+def test_cap_height_measures_the_glyphs():
+    assert cap_height(LARGE) == 10 and cap_height(SMALL) == 7 and cap_height(SMALL, 2) == 14
+    assert cap_height(NARROW) == 7
+
+
+def _ink_height(image, box):
+    found = image.crop(box).getbbox()
+    return 0 if found is None else found[3] - found[1]
+
+
+def test_what_a_player_reads_now_is_drawn_10px_tall():
+    # whose turn and what to do, on the screen itself
+    play = render(PlayScreen("Anna", 1, 9, tuple(range(1, 10)), 0, prompt="ROLL to throw"))
+    assert _ink_height(play, (0, 0, 40, 11)) >= 10
+    assert _ink_height(play, (0, TILES_Y + 11, 127, 63)) >= 10
+    # a problem to fix: dark letters inside the bar
+    bar = render(PlayScreen("Anna", 1, 9, (1, 2), 0, dice=(3, 4), message="8 doesn't fit 3+4"))
+    inverted = ImageChops.invert(bar.convert("L")).convert("1")
+    assert _ink_height(inverted, (2, BAR_TOP + 2, 124, 61)) >= 10
+    # the turn's score
+    end = render(TurnEndScreen("Anna", 7, (7,), False))
+    assert _ink_height(end, (30, 11, 127, 33)) >= 20
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_last_column_and_row_stay_blank_so_the_orbit_can_move(name):
+    # hal/display.py moves the picture one pixel only into a blank edge
+    image = render(SAMPLES[name])
+    assert lit(image, (127, 0, 127, 63)) == 0 and lit(image, (0, 63, 127, 63)) == 0
+
+
+def _contains(image, word, font):
+    """Whether ``word`` drawn in ``font`` appears somewhere in ``image`` as is."""
+    from PIL import ImageDraw
+    w = text.width(word, font)
+    stamp = Image.new("1", (w, font.height))
+    text.draw(ImageDraw.Draw(stamp), 0, 0, word, font)
+    want = stamp.tobytes()
+    return any(image.crop((x, y, x + w, y + font.height)).tobytes() == want
+               for y in range(64 - font.height + 1) for x in range(128 - w + 1))
+
+
+def test_hint_figures_are_labelled_as_chances():
+    # "shut 3%" above "shut 2+2" read as an instruction: the figures sit under "chance"
+    s = PlayScreen("P1", 1, 9, (1, 2, 3, 4), 0, dice=(2, 2), prompt="shut 2+2",
+                   shut_chance=0.03, move_chance=1.0)
+    image = render(s)
+    assert _contains(image, "chance", SMALL) and _contains(image, "100%", SMALL)
+    assert _contains(image, "3%", SMALL)
+    no_hints = render(PlayScreen("P1", 1, 9, (1, 2, 3, 4), 0, dice=(2, 2), prompt="shut 2+2"))
+    assert not _contains(no_hints, "chance", SMALL)

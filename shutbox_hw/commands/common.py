@@ -21,18 +21,27 @@ def rules_from_args(args: argparse.Namespace, table: dict | None = None) -> Rule
 
 
 def parse_tile_list(text: str, n_tiles: int, what: str = "--open") -> int:
-    """``"1,5,9"`` or ``"all"`` (or empty: none) -> a mask, checked against the board."""
+    """``"1,5,9"``, ``"all"`` or ``"none"`` -> a mask, checked against the board.
+
+    An empty list and a tile named twice are refused: both are typing
+    mistakes more often than intent (``none`` says "no tiles" on purpose)."""
     text = text.strip()
     if text.lower() == "all":
         return mask_of(range(1, n_tiles + 1))
-    tiles = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
+    if text.lower() == "none":
+        return 0
+    if not text:
+        raise UserError(f"{what}: empty; give tile numbers (1,5,9), 'all' or 'none'")
+    tiles: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
         try:
             tile = int(part)
         except ValueError:
             raise UserError(f"{what}: {part!r} is not a tile number") from None
         if not 1 <= tile <= n_tiles:
             raise UserError(f"{what}: tile {tile} is outside 1..{n_tiles}")
+        if tile in tiles:
+            raise UserError(f"{what}: tile {tile} is named twice")
         tiles.append(tile)
     return mask_of(tiles)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..rules import check_dice, dice_choice, legal_closures, tiles_of, turn_score
+from ..rules import check_dice, dice_choice, legal_closures, targets, tiles_of, turn_score
 from .common import add_rules_options, parse_dice, parse_tile_list, rules_from_args
 
 
@@ -13,8 +13,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("moves", help="legal closures, dice and score for a position")
     add_rules_options(p, required=True)
     p.add_argument("--open", required=True, metavar="LIST",
-                   help="open tiles: comma-separated numbers, or 'all'")
-    p.add_argument("--dice", nargs="+", metavar="FACE", help="the throw: one or two faces")
+                   help="open tiles: comma-separated numbers, 'all' or 'none'")
+    p.add_argument("--dice", nargs="+", metavar="FACE",
+                   help="the throw: two faces, or one where the rules call for one die")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(run=run)
 
@@ -29,8 +30,9 @@ def run(args: argparse.Namespace) -> int:
         "score": turn_score(rules, open_mask),
     }
     if dice is not None:
-        check_dice(rules, open_mask, dice, allow_one_die=True)
+        check_dice(rules, open_mask, dice)   # the same throws as solve and the box accept
         answer["dice"] = list(dice)
+        answer["targets"] = list(targets(rules, dice))
         answer["closures"] = sorted(tiles_of(c) for c in legal_closures(rules, open_mask, dice))
     if args.json:
         print(json.dumps(answer))
@@ -38,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"open tiles: {', '.join(map(str, answer['open'])) or 'none'}")
     print(f"dice: {answer['dice_choice'].replace('-', ' ')}")
     if dice is not None:
-        throw = " + ".join(map(str, dice))
+        throw = _throw_words(dice, answer["targets"])
         if answer["closures"]:
             print(f"{throw} lets you shut:")
             for closure in answer["closures"]:
@@ -47,3 +49,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"{throw}: no move, the turn ends")
     print(f"score if the turn ended now: {answer['score']}")
     return 0
+
+
+def _throw_words(dice: tuple[int, ...], goals: list[int]) -> str:
+    """The throw as the numbers the rules really use: "4 + 6 (10)", or with
+    the multiplication rule "4 + 6 (10) or 4 x 6 (24)"."""
+    words = [f"{' + '.join(map(str, dice))} ({goals[0]})" if len(dice) == 2 else str(dice[0])]
+    if len(goals) > 1:
+        words.append(f"{dice[0]} x {dice[1]} ({goals[1]})")
+    return " or ".join(words)

@@ -24,8 +24,18 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"rule set (preset {rules.preset}):")
     for key in KEYS:
-        print(f"  {key} = {getattr(rules, key)}")
+        print(f"  {key} = {_plain(key, getattr(rules, key), rules.match)}")
     print("presets:")
     for name in PRESETS:
         print(f"  {name}: {build_rules(name).summary()}")
     return 0
+
+
+def _plain(key: str, value: object, match: str) -> str:
+    """A value as the config file spells it (``true``, not Python's ``True``);
+    a key the rule set does not use says so instead of ``None``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return f"not used (match = {match})" if key == "threshold" else "not set"
+    return str(value)

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..config import load_config
-from ..errors import UserError
+from ..errors import UserError, shown_path
 from ..rules import parse_set_options
 from .common import add_rules_options
 
@@ -26,10 +26,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "print one JSON object per event")
     p.add_argument("--frames", metavar="DIR", help="also save every frame sent to the "
                    "display as a numbered PNG")
+    p.add_argument("--realtime", action="store_true", help="run the script on the real "
+                   "clock (a 'wait 5' takes five seconds) instead of a virtual one")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.realtime and not args.script:
+        raise UserError("--realtime runs a --script; the interactive simulator is always "
+                        "on the real clock")
     config = load_config(args.config, preset=args.rules,
                          rule_overrides=parse_set_options(args.set))
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="shutbox-sim-")) / "sim.db"
@@ -43,15 +48,16 @@ def run(args: argparse.Namespace) -> int:
     from ..hints import advisor_for
     advisor = advisor_for(config)
     if args.script:
-        from ..sim.runner import SimRunner
+        from ..sim.runner import SimRunner, check_steps
         from ..sim.script import load_script
         steps = load_script(args.script, config.rules.tiles)
+        check_steps(steps, config, shown_path(args.script))
 
         def emit(event: dict) -> None:
-            print(json.dumps(event), flush=False)
+            print(json.dumps(event), flush=args.realtime)
 
         runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                           advisor=advisor)
+                           advisor=advisor, realtime=args.realtime)
         for step in steps:
             runner.run(step)
         sys.stdout.flush()

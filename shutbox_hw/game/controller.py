@@ -21,8 +21,8 @@ from . import advice, endings, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, RollDice, Show
-from .events import FlapRejected, FlapReopened, Fault, GameStarted, Resumed, Rolled, \
-    ThrowCommitted, TurnStarted
+from .events import FlapRejected, FlapReopened, Fault, GameStarted, Recovered, Resumed, \
+    Rolled, ThrowCommitted, TurnStarted
 from .saved import SavedGame
 from .screens import Screen
 from .state import DEFAULT_PLAYERS, GameState, Phase, Turn
@@ -338,9 +338,9 @@ class Controller:
     def _fault(self, fault: InputFault) -> list[Effect]:
         if fault.ok:
             self.state.faults.pop(fault.source, None)
-        else:
-            self.state.faults[fault.source] = fault.message
-        return [Emit(Fault(source=fault.source, message=fault.message, ok=fault.ok))]
+            return [Emit(Recovered(device=fault.source))]
+        self.state.faults[fault.source] = fault.message
+        return [Emit(Fault(device=fault.source, detail=fault.message))]
 
     # ------------------------------------------------------------------ output
 

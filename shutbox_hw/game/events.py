@@ -201,13 +201,21 @@ class Chances(GameEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class Fault(GameEvent):
+    """The box noticed a part it cannot trust: ``device`` names it for a person
+    ("flap 7", "ROLL", "MCP23017 0x20", "display", "storage")."""
     name = "fault"
-    source: str
-    message: str
-    ok: bool
+    device: str
+    detail: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Recovered(GameEvent):
+    """The fault of ``device`` is gone."""
+    name = "recovered"
+    device: str
 
 
 AnyGameEvent = Union[GameStarted, TurnStarted, Rolled, ThrowCommitted, FlapRejected,
                      FlapReopened, TurnEnded, RoundEnded, GameEnded, Resumed, Hint, Chances,
-                     Fault]
+                     Fault, Recovered]
 EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)

@@ -21,7 +21,7 @@ from typing import Any, Union, cast
 from ..validate import Address, Checked, Choice, Flag, Integer, Problems, Spec, Subtable, shown
 
 BACKENDS = ("gpio", "mcp23017")
-DRIVERS = ("ssd1306", "sh1106", "none")
+DRIVERS = ("ssd1306", "ssd1309", "sh1106", "none")
 MAX_TILES = 12
 BCM_RANGE = range(0, 28)
 I2C_PINS = {2: "SDA", 3: "SCL"}

@@ -499,6 +499,6 @@ def luma_panel(driver: str, port: int, address: int, rotation: int = 0) -> LumaP
     """The real panel on I2C bus ``port`` (its own bus or the expander's)."""
     # imported here: a box with driver = "none" never needs luma.oled
     from luma.core.interface.serial import i2c  # type: ignore[import-untyped]
-    from luma.oled.device import sh1106, ssd1306  # type: ignore[import-untyped]
-    chip = {"ssd1306": ssd1306, "sh1106": sh1106}[driver]
+    from luma.oled.device import sh1106, ssd1306, ssd1309  # type: ignore[import-untyped]
+    chip = {"ssd1306": ssd1306, "ssd1309": ssd1309, "sh1106": sh1106}[driver]
     return LumaPanel(chip, lambda: i2c(port=port, address=address), rotation=rotation)

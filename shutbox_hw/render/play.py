@@ -1,4 +1,11 @@
-"""The screens of a turn: the throw in progress and the turn's end."""
+"""The screens of a turn: the throw in progress and the turn's end.
+
+Play screen, top to bottom: whose turn (10 px) with the round and total
+beside it; the dice (18 px) with the hint's chances beside them; the row
+of flaps; what to do now (10 px, one or two lines). A problem to fix
+replaces the flaps and the prompt with an inverted bar of up to three
+10 px lines.
+"""
 
 from __future__ import annotations
 
@@ -6,98 +13,119 @@ from PIL import ImageDraw
 
 from ..game.screens import PlayScreen, TurnEndScreen
 from . import text, widgets
-from .fonts import SMALL, TINY
-from .widgets import DIE, HEIGHT, WIDTH
+from .fonts import role
+from .widgets import BOTTOM, DIE, RIGHT, TILE_H
 
-DICE_Y = 16
-TILES_Y = 37
-FOOTER_Y = 48            # message bar / prompt area: y 48..63
+DICE_Y = 11
+TILES_Y = DICE_Y + DIE + 2          # 31
+PROMPT_TOP = TILES_Y + TILE_H + 1   # 42: two prompt lines end on row 62
+BAR_TOP = DICE_Y + DIE              # 29: a problem bar covers the flaps' row
 
 
 def _percent(p: float) -> str:
     return f"{round(p * 100)}%"
 
 
-def _header(canvas: ImageDraw.ImageDraw, player: str, right_width: int) -> None:
-    """The player's name, double size: the first thing read from a distance."""
-    name, scale, spacing = text.fit_big(player, SMALL, WIDTH - right_width - 3)
-    text.draw(canvas, 0, 0, name, SMALL, scale, spacing=spacing)
+def _header(canvas: ImageDraw.ImageDraw, player: str, beside: list[str]) -> None:
+    """The player's name (the first thing read from a distance) and, right
+    of it, the longest of ``beside`` that leaves the name whole."""
+    font, scale = role("player")
+    small, _ = role("secondary")
+    name_w = text.width(player, font, scale)
+    for extra in beside:
+        extra_w = text.width(extra, small)
+        if name_w + 6 + extra_w <= RIGHT:
+            break
+    else:
+        extra = beside[-1] if beside else ""
+        extra_w = text.width(extra, small)
+    name = text.shorten(player, font, RIGHT - (extra_w + 6 if extra else 0), scale)
+    text.draw(canvas, 0, 0, name, font, scale)
+    if extra:
+        widgets.right_text(canvas, RIGHT, (font.height * scale - small.height) // 2, extra,
+                           small)
 
 
 def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
-    # right of the name: the round (tiny) over the player's total
-    round_label = f"ROUND {s.round}"
     total = widgets.number(s.total, 4)
-    total_w = text.width("TOT", TINY) + 2 + text.width(total, SMALL)
-    right_w = max(text.width(round_label, TINY), total_w)
-    _header(canvas, s.player, right_w)
-    widgets.right_text(canvas, WIDTH, 0, round_label, TINY)
-    x = widgets.right_text(canvas, WIDTH, 7, total)
-    widgets.right_text(canvas, x - 2, 9, "TOT", TINY)
+    _header(canvas, s.player, [f"round {s.round}  total {total}", f"R{s.round} total {total}",
+                               f"R{s.round} T{total}"])
 
-    # the dice: big squares with pips; outlines with "?" before the throw
+    # the dice: squares with pips; outlines with "?" before the throw
     faces = list(s.dice) if s.dice else [None, None]
     for i, face in enumerate(faces):
-        widgets.die(canvas, i * (DIE + 4), DICE_Y, face)
+        widgets.die(canvas, i * (DIE + 2), DICE_Y, face)
 
-    # beside the dice: the solver's chances, when hints are on
-    panel_x = 2 * (DIE + 4) + 4
+    # beside the dice: the solver's chances when hints are on, under one
+    # word "chance" so nobody takes "shut 3%" for an instruction:
+    #            box    3%
+    #   chance
+    #            move  82%
+    small, _ = role("secondary")
     lines = []
     if s.shut_chance is not None:
-        lines.append(("shut", _percent(s.shut_chance)))
+        lines.append(("box", _percent(s.shut_chance)))
     if s.move_chance is not None:
         lines.append(("move", _percent(s.move_chance)))
-    for i, (label, value) in enumerate(lines):
-        y = DICE_Y + 2 + i * 10
-        text.draw(canvas, panel_x, y, label, SMALL)
-        widgets.right_text(canvas, WIDTH, y, value)
-
-    hint = set(s.hint or ())
-    widgets.tile_row(canvas, TILES_Y, list(range(1, s.tiles + 1)), set(s.open_tiles), hint)
+    if lines:
+        panel_x = 2 * DIE + 3
+        pitch = small.height + 3
+        block = pitch * (len(lines) - 1) + small.height
+        top = DICE_Y + (DIE - block) // 2
+        text.draw(canvas, panel_x, DICE_Y + (DIE - small.height) // 2, "chance", small)
+        label_x = panel_x + text.width("chance", small) + 3
+        for i, (label, value) in enumerate(lines):
+            y = top + i * pitch
+            text.draw(canvas, label_x, y, label, small)
+            widgets.right_text(canvas, RIGHT, y, value, small)
 
     if s.message:
-        widgets.bar(canvas, FOOTER_Y, text.wrap(s.message, SMALL, WIDTH - 4, 2))
-    elif s.prompt:
-        lines_ = text.wrap(s.prompt, SMALL, WIDTH, 2)
-        y = HEIGHT - (SMALL.height + 1) * len(lines_)
-        for line in lines_:
-            widgets.footer(canvas, line, y)
-            y += SMALL.height + 1
+        font, _ = role("message")
+        message = text.wrap(s.message, font, RIGHT - 4, 3)
+        widgets.bar(canvas, BAR_TOP, message, gap=1 if len(message) > 2 else 2)
+        return
+    hint = set(s.hint or ())
+    widgets.tile_row(canvas, TILES_Y, list(range(1, s.tiles + 1)), set(s.open_tiles), hint)
+    prompt = widgets.prompt_lines(s.prompt, 2)
+    widgets.centred_lines(canvas, PROMPT_TOP, BOTTOM - 1, prompt, *role("prompt"))
 
 
 def draw_turn_end(canvas: ImageDraw.ImageDraw, s: TurnEndScreen) -> None:
-    _header(canvas, s.player, 0)
-    body_top, body_bottom = 16, 45
+    """Whose turn ended, its score (20 px) or SHUT THE BOX!, the flaps left
+    open, the consequence (a note) and what to do now."""
+    _header(canvas, s.player, [])
+    body_top, body_bottom = 12, 41
     if s.shut:
-        # the headline of the game: inverted, double size, two lines
-        canvas.rectangle((0, body_top, WIDTH - 1, body_bottom), fill=1)
-        for i, line in enumerate(("SHUT THE", "BOX!")):
-            x = text.centred_x(line, SMALL, 0, WIDTH, 2)
-            text.draw(canvas, x, body_top + 1 + i * 15, line, SMALL, 2, fill=0)
+        # the headline of the game: inverted, two lines of 14 px capitals
+        font, scale = role("headline")
+        canvas.rectangle((0, body_top, RIGHT - 1, body_bottom), fill=1)
+        widgets.centred_lines(canvas, body_top, body_bottom, ["SHUT THE", "BOX!"], font,
+                              scale, fill=0)
     else:
-        # the score as big as it fits, the flaps left open under it
-        label_w = text.width("score", SMALL) + 4
+        font, scale = role("score")
+        small, _ = role("secondary")
+        label_w = text.width("score", small) + 4
         score = str(s.score)
-        for scale in (3, 2, 1):
-            if text.width(score, SMALL, scale) <= WIDTH - label_w:
-                break
-        else:
+        if text.width(score, font, scale) > RIGHT - label_w:
             score = widgets.number(s.score, 4)
-        text.draw(canvas, 0, body_top + (21 - SMALL.height) // 2, "score", SMALL)
-        text.draw(canvas, label_w, body_top + (21 - SMALL.height * scale) // 2, score, SMALL, scale)
+        score_y = body_top
+        text.draw(canvas, 0, score_y + (font.height * scale - small.height) // 2, "score",
+                  small)
+        text.draw(canvas, label_w, score_y, score, font, scale)
         tiles = sorted(s.open_tiles)
-        row_y = body_top + 24
-        if tiles and len(tiles) <= 7:
-            text.draw(canvas, 0, row_y + 1, "open", SMALL)
-            widgets.tile_row(canvas, row_y, tiles, set(tiles), left=label_w,
-                             right=min(WIDTH, label_w + 14 * len(tiles)))
+        row_y = body_top + font.height * scale + 1
+        label = "still open"
+        left = text.width(label, small) + 3
+        if tiles and 11 * len(tiles) <= RIGHT - left:
+            text.draw(canvas, 0, row_y + 1, label, small)
+            widgets.tile_row(canvas, row_y, tiles, set(tiles), left=left,
+                             right=min(RIGHT, left + 14 * len(tiles)))
         elif tiles:
             widgets.tile_row(canvas, row_y, tiles, set(tiles))
-    lines = [s.note] if s.note else []
-    if s.prompt:
-        lines.append(s.prompt)
-    y = HEIGHT - (SMALL.height + 1) * len(lines)
-    for line in lines:
-        widgets.footer(canvas, line, y)
-        y += SMALL.height + 1
-
+    small, _ = role("secondary")
+    prompt = widgets.prompt_lines(s.prompt, 1 if s.note else 2)
+    top = widgets.footer(canvas, prompt) if prompt else BOTTOM
+    if s.note:
+        note = text.shorten(s.note, small, RIGHT)
+        text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 2, note,
+                  small)

@@ -1,9 +1,9 @@
 """The round's scoreboard (seed 001's scorecard as a screen) and the result.
 
-Up to 4 players get the 5x7 font, one 9 px row each; 5..8 players the
-3x5 capitals in 6 px rows, since nothing can scroll.  Columns: raw score,
-final score after doubling, and the match total, or in pool matches the
-balance instead of the total (a pool total means nothing to the players).
+Up to 4 players: one 10 px row each (name, raw score if any was doubled,
+final score, and the match total, or in pool matches the balance: a pool
+total means nothing to the players). 5..8 players cannot get 10 px rows
+on 64 px, so they get two columns of 7 px rows with the total alone.
 A shut box is a small filled square after the row, a player who is out an X.
 """
 
@@ -13,10 +13,11 @@ from PIL import ImageDraw
 
 from ..game.screens import ResultScreen, ScoreboardScreen, ScoreRow
 from . import text, widgets
-from .fonts import SMALL, TINY, Font
-from .widgets import HEIGHT, WIDTH
+from .fonts import Font, role
+from .widgets import BOTTOM, RIGHT
 
-COMPACT_FROM = 5         # this many rows or more: the 3x5 layout
+COMPACT_FROM = 5         # this many rows or more: two columns of small rows
+MARKS_W = 12             # room right of the last column for the X and the square
 
 
 def _pool(rows: tuple[ScoreRow, ...]) -> bool:
@@ -27,103 +28,139 @@ def _last_value(r: ScoreRow, pool: bool) -> str:
     return widgets.number(r.balance, 4, signed=True) if pool else widgets.number(r.total, 4)
 
 
-def _marks(canvas: ImageDraw.ImageDraw, r: ScoreRow, font: Font, y: int) -> None:
-    """At the row's right end: an X for a player who is out, a filled
-    square for one who shut the box (striking names through made them
-    unreadable in the 3x5 font)."""
-    x = WIDTH - 1
-    if r.out:
-        x = widgets.right_text(canvas, x + 1, y, "X", font) - 2
+def _marks(canvas: ImageDraw.ImageDraw, r: ScoreRow, font: Font, x: int, y: int) -> None:
+    """From ``x`` rightwards: a filled square for a player who shut the box,
+    an X for one who is out (striking names through made them unreadable)."""
+    size = min(font.height - 2, 5)
+    top = y + (font.height - size) // 2
     if r.shut:
-        size = font.height - 2
-        canvas.rectangle((x - size + 1, y + 1, x, y + size), fill=1)
+        canvas.rectangle((x, top, x + size - 1, top + size - 1), fill=1)
+        x += size + 1
+    if r.out:
+        small = role("secondary")[0]
+        text.draw(canvas, x, y + (font.height - small.height) // 2, "X", small)
 
 
-def _table(canvas: ImageDraw.ImageDraw, top: int, rows: tuple[ScoreRow, ...],
-           columns: list[tuple[str, int]], values, name_right: int) -> int:
-    """Header labels and one row per player; returns the y below the table.
-
-    ``columns`` are (label, right edge) pairs, ``values(row)`` the strings
-    for them, so the scoreboard and the result share one layout."""
-    compact = len(rows) >= COMPACT_FROM
-    font = TINY if compact else SMALL
-    pitch = font.height + (1 if compact else 2)
-    for label, right in columns:
-        widgets.right_text(canvas, right, top, label, TINY)
-    canvas.line((0, top + 6, WIDTH - 1, top + 6), fill=1)
-    y = top + 8
+def _column(canvas: ImageDraw.ImageDraw, x0: int, top: int, rows: tuple[ScoreRow, ...],
+            pool: bool, pitch: int) -> None:
+    """Half-width compact list: name, total (or balance), marks."""
+    font, _ = role("secondary")
+    value_right = x0 + 62 - MARKS_W
+    y = top
     for r in rows:
-        name = text.shorten(r.name, font, name_right)
-        text.draw(canvas, 0, y, name, font)
-        for (label, right), value in zip(columns, values(r)):
-            widgets.right_text(canvas, right, y, value, font)
-        _marks(canvas, r, font, y)
+        value = _last_value(r, pool)
+        name = text.shorten(r.name, font, value_right - x0 - text.width(value, font) - 3)
+        text.draw(canvas, x0, y, name, font)
+        widgets.right_text(canvas, value_right, y, value, font)
+        _marks(canvas, r, font, value_right + 1, y)
         y += pitch
-    return y
+
+
+def _columns(canvas: ImageDraw.ImageDraw, top: int, rows: tuple[ScoreRow, ...], pool: bool,
+             pitch: int) -> None:
+    half = (len(rows) + 1) // 2
+    for col, part in enumerate((rows[:half], rows[half:])):
+        _column(canvas, col * 65, top, part, pool, pitch)
 
 
 def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
     pool = _pool(s.rows)
-    columns = [("RAW", 68), ("FINAL", 92), ("BAL" if pool else "TOTAL", 116)]
-    text.draw(canvas, 0, 0, f"ROUND {s.round}", TINY)
-
-    def values(r: ScoreRow) -> list[str]:
-        return [widgets.number(r.raw, 3), widgets.number(r.final, 3), _last_value(r, pool)]
-
-    _table(canvas, 0, s.rows, columns, values, name_right=44)
-    bottom = [s.note] if s.note else []
-    if s.prompt and (len(s.rows) < COMPACT_FROM or not bottom):
-        bottom.append(s.prompt)
-    y = HEIGHT - (SMALL.height + 1) * len(bottom)
-    for line in bottom:
-        widgets.footer(canvas, line, y)
-        y += SMALL.height + 1
+    small, _ = role("secondary")
+    big, _ = role("scores")
+    last = "balance" if pool else "total"
+    doubled = any(r.raw != r.final for r in s.rows)
+    wide = len(s.rows) < COMPACT_FROM and doubled     # three labelled columns
+    text.draw(canvas, 0, 0, f"R{s.round}" if wide else f"ROUND {s.round}", small)
+    if len(s.rows) >= COMPACT_FROM:
+        # 5..8 players: two columns of name and total; the note and what to do below
+        widgets.right_text(canvas, RIGHT, 0, last, small)
+        canvas.line((0, 8, RIGHT - 1, 8), fill=1)
+        _columns(canvas, 10, s.rows, pool, small.height + 1)
+        prompt = widgets.prompt_lines(s.prompt, 1)
+        top = widgets.footer(canvas, prompt) if prompt else BOTTOM
+        if s.note:
+            note = text.shorten(s.note, small, RIGHT)
+            text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 2,
+                      note, small)
+        return
+    value_right = RIGHT - MARKS_W
+    step = 42 if pool else 30          # "balance" is wider than "total"
+    columns = [("final", value_right - step), (last, value_right)]
+    if doubled:
+        columns.insert(0, ("raw", value_right - step - 30))
+    for label, right in columns:
+        widgets.right_text(canvas, right, 0, label, small)
+    canvas.line((0, 8, RIGHT - 1, 8), fill=1)
+    pitch = big.height + (2 if len(s.rows) <= 2 else 1)
+    name_right = columns[0][1] - text.width("999", big) - 3
+    y = 10
+    for r in s.rows:
+        text.draw(canvas, 0, y, text.shorten(r.name, big, name_right), big)
+        values = [widgets.number(r.final, 3), _last_value(r, pool)]
+        if doubled:
+            values.insert(0, widgets.number(r.raw, 3))
+        for (_, right), value in zip(columns, values):
+            widgets.right_text(canvas, right, y, value, big)
+        _marks(canvas, r, big, value_right + 2, y)
+        y += pitch
+    # below the rows: the note (small), then what to do (10 px) when it fits
+    room = BOTTOM - y
+    prompt = widgets.prompt_lines(s.prompt, 1)
+    fits_both = room >= small.height + 1 + role("prompt")[0].height + 1
+    top = widgets.footer(canvas, prompt) if prompt and (fits_both or not s.note) else BOTTOM
+    if s.note:
+        note = text.shorten(s.note, small, RIGHT)
+        text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 2, note,
+                  small)
 
 
 def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:
+    """Who won, inverted and 10 px (the line the whole pub looks at), then
+    everyone's total (or balance) in two columns, then what to do."""
     pool = _pool(s.rows)
-    # who won, as big as it fits: the line the whole pub looks at
+    font, _ = role("winner")
     label = "WINNER" if len(s.winners) == 1 else "WINNERS"
-    widgets.bar(canvas, 0, [label], bottom=8)
-    names = " ".join(s.winners)
-    if text.width(names, SMALL, 2, 1) <= WIDTH:
-        big, scale, spacing = text.fit_big(names, SMALL, WIDTH)
-        text.draw(canvas, text.centred_x(big, SMALL, 0, WIDTH, scale, spacing), 10, big,
-                  SMALL, scale, spacing=spacing)
+    names = ", ".join(s.winners)
+    one_line = f"{label}: {names}"
+    if text.width(one_line, font) <= RIGHT - 4:
+        widgets.bar(canvas, 0, [one_line], bottom=font.height + 1, font=font)
+        rows_top = font.height + 4
     else:
-        for i, line in enumerate(text.wrap(names, SMALL, WIDTH, 2)):
-            text.draw(canvas, text.centred_x(line, SMALL, 0, WIDTH), 10 + i * 8, line, SMALL)
-
-    def values(r: ScoreRow) -> list[str]:
-        return [_last_value(r, pool)]
-
-    top = 25
-    rows = s.rows
-    if len(rows) < COMPACT_FROM:
-        y = top
-        for r in rows:
-            text.draw(canvas, 0, y, text.shorten(r.name, SMALL, 90), SMALL)
-            widgets.right_text(canvas, 116, y, _last_value(r, pool))
-            _marks(canvas, r, SMALL, y)
-            y += SMALL.height + 1
+        widgets.bar(canvas, 0, [label], bottom=font.height + 1, font=font)
+        line = text.shorten(names, font, RIGHT)
+        text.draw(canvas, text.centred_x(line, font, 0, RIGHT), font.height + 3, line, font)
+        rows_top = 2 * font.height + 5
+    small, _ = role("secondary")
+    prompt = widgets.prompt_lines(s.prompt, 1)
+    bottom = BOTTOM - (role("prompt")[0].height + 2 if prompt else 0)
+    if len(s.rows) < 4 and rows_top + len(s.rows) * (font.height + 2) <= bottom:
+        # two or three players: everyone's figure as big as the winner's
+        y = rows_top + 1
+        for r in s.rows:
+            _row(canvas, r, font, y, pool)
+            y += font.height + 2
+    elif len(s.rows) < COMPACT_FROM and rows_top + len(s.rows) * (small.height + 2) <= bottom:
+        y = rows_top
+        for r in s.rows:
+            _row(canvas, r, small, y, pool)
+            y += small.height + 2
     else:
-        # two columns of up to four players each
-        half = (len(rows) + 1) // 2
-        for col, part in enumerate((rows[:half], rows[half:])):
-            _column(canvas, col * (WIDTH // 2), top + 1, part, pool)
-    widgets.footer(canvas, s.prompt)
+        per_column = (len(s.rows) + 1) // 2
+        pitch = small.height + 2
+        if rows_top + per_column * pitch - 1 > bottom:
+            pitch = small.height + 1
+        _columns(canvas, rows_top, s.rows, pool, pitch)
+        if rows_top + per_column * pitch > bottom + 1:
+            return                      # no room left for the prompt (long winners' names)
+    if prompt:
+        widgets.footer(canvas, prompt)
 
 
-def _column(canvas: ImageDraw.ImageDraw, x0: int, top: int, rows: tuple[ScoreRow, ...],
-            pool: bool) -> None:
-    """Half-width compact list: name, total (or balance), marks."""
-    y = top
-    for r in rows:
-        name = text.shorten(r.name, TINY, 34)  # 8 letters; the total needs the rest
-        text.draw(canvas, x0, y, name, TINY)
-        widgets.right_text(canvas, x0 + 54, y, _last_value(r, pool), TINY)
-        if r.out:
-            text.draw(canvas, x0 + 56, y, "X", TINY)
-        if r.shut:
-            canvas.rectangle((x0 + 56, y + 1, x0 + 58, y + 3), fill=1)
-        y += 7
+def _row(canvas: ImageDraw.ImageDraw, r: ScoreRow, font: Font, y: int, pool: bool) -> None:
+    """One full-width result row: name, total (or balance), marks."""
+    value_right = RIGHT - MARKS_W - 8
+    value = _last_value(r, pool)
+    name = text.shorten(r.name, font, value_right - text.width(value, font) - 4)
+    text.draw(canvas, 0, y, name, font)
+    widgets.right_text(canvas, value_right, y, value, font)
+    _marks(canvas, r, font, value_right + 3, y)

@@ -1,16 +1,23 @@
-"""The drawn pieces screens share: dice, the row of flaps, bars of text."""
+"""The drawn pieces screens share: dice, the row of flaps, bars of text.
+
+Every screen draws inside columns 0..126 and rows 0..62 (``RIGHT`` and
+``BOTTOM`` are exclusive): the last column and row stay blank, so the
+display's burn-in orbit (one pixel right and down, only into blank edges)
+can always move the picture and never cuts it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Set as AbstractSet
+from collections.abc import Set
 
 from PIL import ImageDraw
 
 from . import text
-from .fonts import NARROW, SMALL
+from .fonts import LARGE, NARROW, SMALL, Font, role
 
 WIDTH, HEIGHT = 128, 64
-DIE = 20                 # die edge in pixels: big enough to count pips at a metre
+RIGHT, BOTTOM = WIDTH - 1, HEIGHT - 1   # exclusive bounds of what is drawn
+DIE = 18                 # die edge in pixels: pips countable from a bar stool
 TILE_H = 10              # height of a flap slot
 
 
@@ -27,6 +34,10 @@ def _pip_spots(face: int) -> list[tuple[int, int]]:
     }[face]
 
 
+def pip_size(size: int) -> int:
+    return max(2, size // 5)
+
+
 def die(canvas: ImageDraw.ImageDraw, x: int, y: int, face: int | None, size: int = DIE) -> None:
     """A die: a lit square with dark pips, or an outline with "?" if unknown.
 
@@ -37,26 +48,28 @@ def die(canvas: ImageDraw.ImageDraw, x: int, y: int, face: int | None, size: int
     if face is None:
         canvas.rectangle((x, y, x1, y1), outline=1, fill=0)
         canvas.point(corners, fill=0)
+        font = LARGE if size >= LARGE.height + 4 else SMALL
         q = "?"
-        canvas_x = x + (size - text.width(q, SMALL)) // 2
-        text.draw(canvas, canvas_x, y + (size - SMALL.height) // 2, q, SMALL)
+        text.draw(canvas, x + (size - text.width(q, font)) // 2,
+                  y + (size - font.height) // 2, q, font)
         return
     canvas.rectangle((x, y, x1, y1), fill=1)
     canvas.point(corners, fill=0)
-    pip = max(2, size // 5)
+    pip = pip_size(size)
     grid = (3, (size - pip) // 2, size - 3 - pip)
     for col, row in _pip_spots(face):
         px, py = x + grid[col], y + grid[row]
         canvas.rectangle((px, py, px + pip - 1, py + pip - 1), fill=0)
 
 
-def tile_row(canvas: ImageDraw.ImageDraw, y: int, numbers: list[int], open_tiles: set[int],
-             hint: AbstractSet[int] = frozenset(), left: int = 0, right: int = WIDTH) -> None:
+def tile_row(canvas: ImageDraw.ImageDraw, y: int, numbers: list[int], open_tiles: Set[int],
+             hint: Set[int] = frozenset(), left: int = 0, right: int = RIGHT) -> None:
     """One slot per flap across [left, right): open flaps show their number,
     shut flaps a low bar (the flap lying down), hinted flaps are inverted.
 
-    Up to 9 slots use the 5x7 digits; 10..12 slots (two-digit numbers in
-    10 px) use the 3x7 narrow digits for the whole row so it reads evenly."""
+    Up to 9 slots use the 5x7 digits; 10..12 slots use the 3x7 narrow
+    digits for the whole row so it reads evenly (their "1" is 2 px wide, so
+    the gap between two flaps stays clearly wider than inside a number)."""
     if not numbers:
         return
     n = len(numbers)
@@ -75,21 +88,43 @@ def tile_row(canvas: ImageDraw.ImageDraw, y: int, numbers: list[int], open_tiles
         x += slot
 
 
-def bar(canvas: ImageDraw.ImageDraw, top: int, lines: list[str], bottom: int = HEIGHT - 1) -> None:
-    """An inverted bar from ``top`` to ``bottom`` with centred dark text:
-    the one style that says "fix this" on the whole screen."""
-    canvas.rectangle((0, top, WIDTH - 1, bottom), fill=1)
-    pitch = SMALL.height + 1
-    y = top + (bottom - top + 1 - (pitch * len(lines) - 1)) // 2
+def lines_height(n: int, font: Font, scale: int = 1, gap: int = 1) -> int:
+    return n * font.height * scale + (n - 1) * gap if n else 0
+
+
+def centred_lines(canvas: ImageDraw.ImageDraw, top: int, bottom: int, lines: list[str],
+                  font: Font, scale: int = 1, gap: int = 1, fill: int = 1) -> None:
+    """``lines`` centred across the screen and between rows ``top``..``bottom``."""
+    y = top + max(0, (bottom - top + 1 - lines_height(len(lines), font, scale, gap)) // 2)
     for line in lines:
-        text.draw(canvas, text.centred_x(line, SMALL, 0, WIDTH), y, line, SMALL, fill=0)
-        y += pitch
+        text.draw(canvas, text.centred_x(line, font, 0, RIGHT, scale), y, line, font, scale,
+                  fill=fill)
+        y += font.height * scale + gap
 
 
-def footer(canvas: ImageDraw.ImageDraw, line: str, y: int = HEIGHT - SMALL.height - 1) -> None:
-    """The prompt ("ROLL to throw") centred on the last text line."""
-    line = text.shorten(line, SMALL, WIDTH)
-    text.draw(canvas, text.centred_x(line, SMALL, 0, WIDTH), y, line, SMALL)
+def bar(canvas: ImageDraw.ImageDraw, top: int, lines: list[str], bottom: int = BOTTOM - 1,
+        font: Font | None = None, gap: int = 1) -> None:
+    """An inverted bar from ``top`` to ``bottom`` with centred dark text:
+    the one style that says "fix this" (or "press this") on the whole screen."""
+    font = font or role("message")[0]
+    canvas.rectangle((0, top, RIGHT - 1, bottom), fill=1)
+    centred_lines(canvas, top, bottom, lines, font, gap=gap, fill=0)
+
+
+def prompt_lines(prompt: str, max_lines: int) -> list[str]:
+    """What to do, wrapped in the prompt's font to the drawable width."""
+    font, scale = role("prompt")
+    return text.wrap(prompt, font, RIGHT, max_lines, scale) if prompt else []
+
+
+def footer(canvas: ImageDraw.ImageDraw, lines: list[str], bottom: int = BOTTOM - 1,
+           gap: int = 1) -> int:
+    """Prompt lines (already wrapped) centred, the last ending on ``bottom``;
+    returns the top row they took."""
+    font, scale = role("prompt")
+    top = bottom + 1 - lines_height(len(lines), font, scale, gap)
+    centred_lines(canvas, top, bottom, lines, font, scale, gap)
+    return top
 
 
 def right_text(canvas: ImageDraw.ImageDraw, right: int, y: int, s: str, font=SMALL,

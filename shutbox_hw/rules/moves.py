@@ -45,6 +45,13 @@ def throws_for(choice: DiceChoice) -> tuple[Dice, ...]:
     return throws
 
 
+_ONE_DIE_REASONS = {
+    "never": "one_die = never: always two dice",
+    "when-high-shut": "one_die = when-high-shut: one die only once every tile from 7 up is shut",
+    "below-6": "one_die = below-6: one die only when the open tiles add up to less than 6",
+}
+
+
 def check_dice(rules: RuleSet, open_mask: Mask, dice: Dice, *,
                allow_one_die: bool = False) -> None:
     """Raise :class:`RulesError` unless ``dice`` is a throw the rules allow here.
@@ -61,7 +68,8 @@ def check_dice(rules: RuleSet, open_mask: Mask, dice: Dice, *,
     counts = allowed_dice_counts(choice) + ((1,) if allow_one_die else ())
     if len(dice) not in counts:
         wanted = "one die" if choice == "one" else "two dice"
-        raise RulesError(f"the rules call for {wanted} with these tiles open, not {len(dice)}")
+        raise RulesError(f"the rules call for {wanted} with these tiles open, not {len(dice)}"
+                         f" ({_ONE_DIE_REASONS[rules.one_die]})")
 
 
 @lru_cache(maxsize=None)

@@ -108,8 +108,8 @@ def _coerce(key: str, value: Any) -> Any:
     if key in _BOOLS:
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
-            return value.lower() in ("true", "yes", "1")
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
         raise RulesError(f"rules key {key!r}: expected true or false, got {value!r}")
     if key in _INTS:
         if isinstance(value, bool):

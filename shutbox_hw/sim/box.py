@@ -8,20 +8,25 @@ driver against the register-level model. The ports are built by the same
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPin
 from PIL import Image
 
 from ..config import Config
 from ..daemon import Box
+from ..events import ButtonPressed, FlapChanged
 from ..hal.box import Ports, build_ports
-from ..hal.config import ExpanderPin, Pin
+from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.display import NullDisplay, dummy_device, make_display
-from ..hal.sim.bus import SimBus
+from ..hal.sim.bus import FAULT_ERRNOS, SimBus
 from ..hal.sim.mcp23017 import SimMcp23017
 from ..hal.sim.world import SimSwitch, SimWorld, expander_pin_setter
 
@@ -32,6 +37,26 @@ class Lamps:
     flaps: tuple[bool, ...]
     green: bool
     red: bool
+
+
+BOUNCE_WINDOW_MS = 10   # ``bounce``: every edge within this
+
+
+def has_int_line(hw: HardwareConfig) -> bool:
+    """Whether the build has an expander INT line for ``cut-int`` to break."""
+    return hw.backend == "mcp23017" and hw.mcp23017 is not None
+
+
+def device_problem(hw: HardwareConfig, device: int | str) -> str | None:
+    """Why ``unplug``/``plug`` cannot act on ``device`` in this build (None: it can)."""
+    if device == "dice":
+        return "no dice module in this config"
+    if device == "display":
+        return "no display in this config" if hw.display.driver == "none" else None
+    expander = hw.mcp23017 if hw.backend == "mcp23017" else None
+    if expander is None or device not in (expander.address, expander.led_address):
+        return f"no MCP23017 at 0x{device:02x} in this config"
+    return None
 
 
 class WiredPin(MockPin):
@@ -50,6 +75,24 @@ def wired_pin_setter(pin: WiredPin):
         pin.grounded = closed
         pin.drive_low() if closed else pin.drive_high()
     return set_closed
+
+
+class Watched:
+    """A flap bank or the buttons, as the daemon sees them, keeping every change
+    and press they report: the simulated person waits for the box to take an
+    input, and tests count what reached the game."""
+
+    def __init__(self, port: Any, seen: list[FlapChanged | ButtonPressed]) -> None:
+        self._port = port
+        self._seen = seen
+
+    def poll(self, now_ms: int) -> Sequence[Any]:
+        events = self._port.poll(now_ms)
+        self._seen.extend(e for e in events if isinstance(e, (FlapChanged, ButtonPressed)))
+        return events
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._port, name)
 
 
 class QueuedDice:
@@ -71,27 +114,55 @@ class QueuedDice:
 
 
 class PanelRecorder:
-    """A luma dummy panel that also keeps every frame it was sent (``--frames``)."""
+    """A luma dummy panel that also keeps every frame it was sent (``--frames``).
 
-    def __init__(self, frames_dir: Path | None) -> None:
+    Every call is an I2C transfer to ``address`` on ``bus``: it fails as the
+    bus says (unplugged, ``fault i2c``), with its own seeded draws since it
+    runs on the display's sender thread.
+    """
+
+    def __init__(self, frames_dir: Path | None, *, bus: SimBus | None = None,
+                 address: int = 0x3C, rng: random.Random | None = None) -> None:
         self.device = dummy_device()
         self.frames_dir = frames_dir
+        self.bus = bus
+        self.address = address
+        self.rng = rng or random.Random(0)
         self.count = 0
         self.on = True
 
+    def transfer(self) -> None:
+        """Raise what the bus does to a transfer to the panel now."""
+        if self.bus is None:
+            return
+        if self.address in self.bus.unplugged:
+            raise OSError(errno.EREMOTEIO, os.strerror(errno.EREMOTEIO))
+        if self.bus.error_rate and self.rng.random() < self.bus.error_rate:
+            code = self.rng.choice(FAULT_ERRNOS)
+            raise OSError(code, os.strerror(code))
+
+    def open(self) -> PanelRecorder:
+        """The device factory: opening a panel sends its init sequence."""
+        self.transfer()
+        return self
+
     def display(self, image: Image.Image) -> None:
+        self.transfer()
         self.device.display(image)
         self.count += 1
         if self.frames_dir is not None:
             image.convert("1").save(self.frames_dir / f"frame-{self.count:05d}.png")
 
     def contrast(self, level: int) -> None:
+        self.transfer()
         self.device.contrast(level)
 
     def show(self) -> None:
+        self.transfer()
         self.on = True
 
     def hide(self) -> None:
+        self.transfer()
         self.on = False
 
     def cleanup(self) -> None:
@@ -135,7 +206,12 @@ class SimulatedBox:
         self.buttons = {"roll": self._switch(hw.roll, switch_rng),
                         "next": self._switch(hw.next, switch_rng)}
         self.shut: set[int] = set()
-        self.panel = PanelRecorder(frames_dir)
+        self.seen: list[FlapChanged | ButtonPressed] = []   # every input the daemon got
+        # drawn after the dice and switches, so their sequences are as before
+        self.bus.rng = random.Random(rng.random())
+        self.panel = PanelRecorder(frames_dir, bus=self.bus, address=hw.display.address,
+                                   rng=random.Random(rng.random()))
+        self.bounce_rng = random.Random(rng.random())
         self.box = self._build()
 
     @property
@@ -156,9 +232,9 @@ class SimulatedBox:
     def _build(self) -> Box:
         self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
                                         bus=lambda number: self.bus, sleep=lambda s: None)
-        display = make_display(self.hw, device_factory=lambda: self.panel)
-        return Box(self.ports.flaps, self.ports.buttons, self.ports.indicators, display,
-                   self.dice)
+        display = make_display(self.hw, device_factory=self.panel.open)
+        return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
+                   self.ports.indicators, display, self.dice)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the
@@ -177,6 +253,47 @@ class SimulatedBox:
 
     def button_switch(self, name: str) -> SimSwitch:
         return self.buttons[name]
+
+    # -- hardware faults (script commands) ------------------------------------------
+
+    def bounce(self, tile: int, edges: int, at_ms: int) -> int:
+        """Flap ``tile``'s switch chatters: ``edges`` (even) edges within
+        ``BOUNCE_WINDOW_MS``, ending where it was; returns the last edge's time."""
+        switch = self.flaps[tile]
+        level = tile in self.shut
+        offsets = sorted(self.bounce_rng.randint(0, BOUNCE_WINDOW_MS) for _ in range(edges))
+        def edge(closed: bool) -> Callable[[], None]:
+            return lambda: switch.setter(closed)   # the wiring as it is at that moment
+
+        for i, offset in enumerate(offsets):
+            self.world.at(at_ms + offset, edge(level if i % 2 else not level))
+        return at_ms + offsets[-1]
+
+    def set_i2c_error_rate(self, rate: float) -> None:
+        self.bus.error_rate = rate
+
+    def brownout(self) -> None:
+        """The supply dipped: every MCP23017 back at its power-on registers."""
+        for chip in self.chips.values():
+            chip.brownout()
+
+    def set_plugged(self, device: int | str, plugged: bool) -> None:
+        """``display`` or an expander address stops / starts answering."""
+        if device == "display":
+            (self.bus.plug if plugged else self.bus.unplug)(self.hw.display.address)
+        elif isinstance(device, int) and device in self.chips:
+            chip = self.chips[device]
+            chip.plug() if plugged else chip.unplug()
+        else:
+            raise ValueError(f"no {device!r} in this simulated box")
+
+    def set_int_cut(self, cut: bool) -> None:
+        """The input expander's INT wire to the Pi breaks (or is mended)."""
+        if not has_int_line(self.hw):
+            raise ValueError("no expander INT line in this simulated box")
+        assert self.hw.mcp23017 is not None
+        chip = self.chips[self.hw.mcp23017.address]
+        chip.cut_int() if cut else chip.mend_int()
 
     # -- wiring faults a builder makes (planted by the self-test's tests) --------------
 

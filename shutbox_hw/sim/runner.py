@@ -9,25 +9,51 @@ interactive simulator drive this one class.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..config import Config
 from ..daemon import Daemon
+from ..events import ButtonPressed, FlapChanged
 from ..store import Store
-from .box import SimulatedBox
-from .script import Step
+from .box import SimulatedBox, device_problem, has_int_line
+from .script import ScriptError, Step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
+AWAIT_STEP_MS = 10  # how often the waiting person looks again
+PRESS_TRIES = 5     # a press the box does not take is pressed again, this often at most
+
+
+def check_steps(steps: list[Step], config: Config, name: str = "script") -> None:
+    """Refuse, before anything runs, a fault on a part this box does not have."""
+    for step in steps:
+        problem = None
+        if step.command in ("unplug", "plug"):
+            problem = device_problem(config.hardware, _device(step))
+        elif step.command in ("cut-int", "mend-int") and not has_int_line(config.hardware):
+            problem = "no expander INT line in this config"
+        if problem:
+            raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
+
+
+def _device(step: Step) -> int | str:
+    """The device of an ``unplug``/``plug`` step: a name or an expander address."""
+    device = step.args[0]
+    assert not isinstance(device, float)
+    return device
 
 
 class SimRunner:
     def __init__(self, config: Config, db_path: Path, *, seed: int = 0,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
-                 frames_dir: Path | None = None, advisor: Any = None) -> None:
+                 frames_dir: Path | None = None, advisor: Any = None,
+                 realtime: bool = False) -> None:
         self.config = config
+        self.realtime = realtime
+        self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
         self.db_path = db_path
         self.on_event = on_event
         self.advisor = advisor
@@ -56,27 +82,79 @@ class SimRunner:
         while True:
             self.daemon.step()
             now = self.world.now_ms()
+            action = self.world.next_action_ms()
+            if action is not None and action <= now:
+                # an edge due at this very millisecond: run it and poll again
+                # now (the box's loop would see its interrupt at once)
+                self.world.advance_to(now)
+                continue
             if now >= target:
                 break
-            stops = [t for t in (self.world.next_action_ms(), self.daemon.next_deadline_ms())
-                     if t is not None and t > now]
-            self.world.advance_to(min(min(stops, default=target), target))
+            deadline = self.daemon.next_deadline_ms()
+            stops = [t for t in (action, deadline) if t is not None and t > now]
+            stop = min(min(stops, default=target), target)
+            self._pace(stop)
+            self.world.advance_to(stop)
         self.sim.settle_display()
+
+    def _pace(self, stop_ms: int) -> None:
+        """``--realtime``: wait until the wall clock reaches virtual time ``stop_ms``."""
+        if not self.realtime:
+            return
+        if self._epoch is None:
+            self._epoch = (time.monotonic(), self.world.now_ms())
+        wall, virtual = self._epoch
+        delay = wall + (stop_ms - virtual) / 1000 - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
 
     def _settle_after(self, last_edge_ms: int) -> None:
         self.advance(last_edge_ms - self.world.now_ms() + self.sim.debounce_ms + SETTLE_MARGIN_MS)
 
     # ------------------------------------------------------------------ the person
 
+    def _await(self, seen: Callable[[FlapChanged | ButtonPressed], bool]) -> None:
+        """Wait, as a person watching the box would, until the box took the input
+        (it may see it late: a periodic read when INT is dead, a chip back on the
+        bus), giving up after ``_patience_ms``."""
+        start = len(self.sim.seen)
+        limit = self.world.now_ms() + self._patience_ms()
+        while not any(seen(e) for e in self.sim.seen[start:]) and self.world.now_ms() < limit:
+            self.advance(min(AWAIT_STEP_MS, limit - self.world.now_ms()))
+
+    def _patience_ms(self) -> int:
+        hw = self.config.hardware
+        return 2 * hw.read_interval_ms + hw.debounce_ms + SETTLE_MARGIN_MS
+
     def flap(self, tile: int, shut: bool) -> None:
+        start = len(self.sim.seen)
+        moved = self.sim.is_shut(tile) != shut
         self._settle_after(self.sim.move_flap(tile, shut, self.world.now_ms()))
+        if moved and not any(isinstance(e, FlapChanged) and e.tile == tile
+                             for e in self.sim.seen[start:]):
+            self._await(lambda e: isinstance(e, FlapChanged) and e.tile == tile)
 
     def press(self, button: str, long: bool = False) -> None:
+        """Press and release a button; pressed again (up to ``PRESS_TRIES`` times)
+        when the box did not take it, as a player would (an expander that lost
+        its configuration cannot see a press until it is repaired)."""
         switch = self.sim.button_switch(button)
-        last = switch.set(True, self.world.now_ms())
         hold = self.sim.hold_ms + 50 if long else PRESS_MS
-        self.advance(last - self.world.now_ms() + hold)
-        self._settle_after(switch.set(False, self.world.now_ms()))
+
+        def taken(e: FlapChanged | ButtonPressed) -> bool:
+            # a long press the box saw only in part (an expander repaired while
+            # it was held) came out short: hold it again
+            return isinstance(e, ButtonPressed) and e.button == button and e.long == long
+
+        for _ in range(PRESS_TRIES):
+            start = len(self.sim.seen)
+            last = switch.set(True, self.world.now_ms())
+            self.advance(last - self.world.now_ms() + hold)
+            self._settle_after(switch.set(False, self.world.now_ms()))
+            if not any(taken(e) for e in self.sim.seen[start:]):
+                self._await(taken)
+            if any(taken(e) for e in self.sim.seen[start:]):
+                return
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
@@ -92,6 +170,9 @@ class SimRunner:
                 break
             self.press("next")
         self.press("roll")
+
+    def bounce(self, tile: int, edges: int) -> None:
+        self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))
 
     def run(self, step: Step) -> None:
         command, args = step.command, step.args
@@ -110,3 +191,13 @@ class SimRunner:
             self.advance(round(float(args[0]) * 1000))
         elif command == "restart":
             self.restart()
+        elif command == "fault":
+            self.sim.set_i2c_error_rate(float(args[1]))
+        elif command == "brownout":
+            self.sim.brownout()
+        elif command in ("unplug", "plug"):
+            self.sim.set_plugged(_device(step), command == "plug")
+        elif command == "bounce":
+            self.bounce(int(args[0]), int(args[1]))
+        elif command in ("cut-int", "mend-int"):
+            self.sim.set_int_cut(command == "cut-int")

@@ -10,6 +10,18 @@ One command per line; ``#`` starts a comment; blank lines are ignored::
     open T [T ...]   lift them
     wait SECONDS     let time pass
     restart          cut the power and start a new daemon on the same database
+
+Hardware faults (each something a real box can meet)::
+
+    fault i2c RATE   from now on each I2C transfer fails (errno 121, 5 or 11)
+                     with probability RATE (0..1); ``fault i2c 0`` stops it
+    brownout         every MCP23017 returns to its power-on registers
+    unplug DEVICE    ``display``, ``dice`` or an expander address (``0x20``)
+    plug DEVICE      stops / starts answering on the bus
+    bounce T [N]     flap T's switch chatters for N edges (even, default 10)
+                     within 10 ms and settles where it was
+    cut-int          the expander's INT line is dead
+    mend-int         ... and works again
 """
 
 from __future__ import annotations
@@ -21,7 +33,12 @@ from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
 
 COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
-            "restart")
+            "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int")
+NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "restart", "brownout", "cut-int",
+                "mend-int")
+DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27
+BOUNCE_EDGES = 10
+MAX_BOUNCE_EDGES = 1000
 MAX_SCRIPT_BYTES = 8 << 20  # a 1,000-throw game is about 20 KiB
 
 
@@ -33,7 +50,7 @@ class ScriptError(UserError):
 class Step:
     line: int
     command: str
-    args: tuple[float | int, ...] = ()
+    args: tuple[float | int | str, ...] = ()
 
 
 def _ints(where: str, words: list[str]) -> list[int]:
@@ -58,7 +75,7 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
         if command not in COMMANDS:
             raise ScriptError(f"{name}:{number}: unknown command {quoted(words[0])} "
                               f"(commands: {', '.join(COMMANDS)})")
-        if command in ("roll", "roll1", "next", "hold-next", "restart"):
+        if command in NO_ARGUMENTS:
             if rest:
                 raise ScriptError(f"{where}: takes no arguments")
             steps.append(Step(number, command))
@@ -92,7 +109,53 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
             if not 0 <= seconds <= 86_400:
                 raise ScriptError(f"{where}: expected a number of seconds")
             steps.append(Step(number, command, (seconds,)))
+        elif command == "fault":
+            steps.append(Step(number, command, ("i2c", _rate(where, rest))))
+        elif command in ("unplug", "plug"):
+            steps.append(Step(number, command, (_device(where, rest),)))
+        elif command == "bounce":
+            values = _ints(where, rest)
+            if len(values) not in (1, 2):
+                raise ScriptError(f"{where}: expected a flap and a number of edges")
+            tile, edges = values[0], values[1] if len(values) == 2 else BOUNCE_EDGES
+            if not 1 <= tile <= tiles:
+                raise ScriptError(f"{where}: flap {tile} is not on this {tiles}-flap box")
+            if not (2 <= edges <= MAX_BOUNCE_EDGES and edges % 2 == 0):
+                raise ScriptError(f"{where}: expected an even number of edges "
+                                  f"2..{MAX_BOUNCE_EDGES} (the switch settles where it was)")
+            steps.append(Step(number, command, (tile, edges)))
     return steps
+
+
+def _rate(where: str, words: list[str]) -> float:
+    """``fault i2c RATE``: the only fault so far is on the I2C bus."""
+    if len(words) != 2 or words[0].lower() != "i2c":
+        raise ScriptError(f"{where}: expected 'fault i2c RATE'")
+    try:
+        rate = float(words[1])
+    except ValueError:
+        rate = -1.0
+    if not 0 <= rate <= 1:
+        raise ScriptError(f"{where}: expected a failure rate from 0 to 1")
+    return rate
+
+
+def _device(where: str, words: list[str]) -> str | int:
+    """``display``, ``dice`` or an MCP23017 address 0x20..0x27."""
+    if len(words) != 1:
+        raise ScriptError(f"{where}: expected one device (display, dice or an expander "
+                          "address such as 0x20)")
+    word = words[0].lower()
+    if word in DEVICES:
+        return word
+    try:
+        address = int(word, 16) if word.startswith("0x") else int(word)
+    except ValueError:
+        address = -1
+    if not 0x20 <= address <= 0x27:
+        raise ScriptError(f"{where}: {quoted(words[0])} is not display, dice or an expander "
+                          "address 0x20..0x27")
+    return address
 
 
 def load_script(path: str | Path, tiles: int) -> list[Step]:

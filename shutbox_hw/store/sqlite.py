@@ -17,7 +17,7 @@ from typing import assert_never
 
 from ..errors import UserError, shown_path
 from ..game.events import (AnyGameEvent, Chances, Fault, FlapRejected, FlapReopened,
-                           GameEnded, GameStarted, Hint, Resumed, Rolled, RoundEnded,
+                           GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled, RoundEnded,
                            ThrowCommitted, TurnEnded, TurnStarted)
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of, rules_from_dict
@@ -84,7 +84,7 @@ class Store:
 
     def record(self, event: AnyGameEvent) -> None:
         """Write one game event durably, in one transaction of its own."""
-        if isinstance(event, (FlapReopened, Resumed, Hint, Chances, Fault)):
+        if isinstance(event, (FlapReopened, Resumed, Hint, Chances, Fault, Recovered)):
             return  # nothing to keep: they follow from what is stored
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")

@@ -1,12 +1,26 @@
-"""A simulated I2C bus offering the ``smbus2.SMBus`` methods the drivers use."""
+"""A simulated I2C bus offering the ``smbus2.SMBus`` methods the drivers use.
+
+Faults a real bus has, injected where the host's drivers see them as the
+``OSError`` smbus2 raises:
+
+- an address nothing acknowledges (nothing attached, or :meth:`SimBus.unplug`):
+  errno 121 (EREMOTEIO) on every transfer;
+- ``error_rate``: each transfer fails with probability ``error_rate`` with
+  errno 121 (no acknowledge), 5 (EIO) or 11 (EAGAIN: the Pi 5 lost
+  arbitration), drawn from the bus's seeded ``random.Random``. A 121 or 11
+  fails before the chip sees anything; a read failing with 5 broke after the
+  chip sent its bytes, so reading GPIO or INTCAP still cleared its interrupt.
+"""
 
 from __future__ import annotations
 
 import errno
 import os
+import random
 from typing import Protocol
 
 I2C_BLOCK_MAX = 32   # smbus2 refuses longer block transfers
+FAULT_ERRNOS = (errno.EREMOTEIO, errno.EIO, errno.EAGAIN)
 
 
 class SimDevice(Protocol):
@@ -25,45 +39,85 @@ class SimBus:
     """Devices attached by address; an address with nothing on it raises
     ``OSError(121)`` like a real bus where no chip acknowledges."""
 
-    def __init__(self, bus: int | str | None = None, force: bool = False) -> None:
+    def __init__(self, bus: int | str | None = None, force: bool = False, *,
+                 error_rate: float = 0.0, rng: random.Random | None = None) -> None:
         self.bus = bus
         self.devices: dict[int, SimDevice] = {}
+        self.unplugged: set[int] = set()
+        self.error_rate = error_rate
+        self.rng = rng or random.Random(0)
         self.transactions = 0
+        self.errors_injected = 0
 
     def attach(self, address: int, device: SimDevice) -> None:
         self.devices[address] = device
 
+    def unplug(self, address: int) -> None:
+        """The device at ``address`` stops acknowledging (a loose cable)."""
+        self.unplugged.add(address)
+
+    def plug(self, address: int) -> None:
+        self.unplugged.discard(address)
+
+    def injected_failure(self) -> OSError | None:
+        """The error this transfer meets at ``error_rate``, if any (seeded)."""
+        if not self.error_rate or self.rng.random() >= self.error_rate:
+            return None
+        self.errors_injected += 1
+        code = self.rng.choice(FAULT_ERRNOS)
+        return OSError(code, os.strerror(code))
+
     def _device(self, i2c_addr: int) -> SimDevice:
         self.transactions += 1
-        try:
-            return self.devices[i2c_addr]
-        except KeyError:
-            raise _absent() from None
+        if i2c_addr in self.unplugged or i2c_addr not in self.devices:
+            raise _absent()
+        return self.devices[i2c_addr]
+
+    def _read(self, i2c_addr: int, register: int, length: int) -> list[int]:
+        device = self._device(i2c_addr)
+        failure = self.injected_failure()
+        if failure is not None and failure.errno != errno.EIO:
+            raise failure       # no acknowledge, lost arbitration: the chip saw nothing
+        data = device.i2c_read(register, length)
+        if failure is not None:
+            raise failure       # broke after the chip sent its bytes
+        return data
 
     def write_quick(self, i2c_addr: int, force: bool | None = None) -> None:
         """Address only, no data (how i2cdetect probes); a chip marked ``absent``
         does not acknowledge either."""
-        if getattr(self._device(i2c_addr), "absent", False):
+        device = self._device(i2c_addr)
+        failure = self.injected_failure()
+        if failure is not None:
+            raise failure
+        if getattr(device, "absent", False):
             raise _absent()
 
     def read_byte_data(self, i2c_addr: int, register: int, force: bool | None = None) -> int:
-        return self._device(i2c_addr).i2c_read(register, 1)[0]
+        return self._read(i2c_addr, register, 1)[0]
 
     def write_byte_data(self, i2c_addr: int, register: int, value: int,
                         force: bool | None = None) -> None:
-        self._device(i2c_addr).i2c_write(register, [value & 0xFF])
+        self._write(i2c_addr, register, [value & 0xFF])
 
     def read_i2c_block_data(self, i2c_addr: int, register: int, length: int,
                             force: bool | None = None) -> list[int]:
         if length > I2C_BLOCK_MAX:
             raise ValueError(f"Desired block length over {I2C_BLOCK_MAX} bytes")
-        return self._device(i2c_addr).i2c_read(register, length)
+        return self._read(i2c_addr, register, length)
 
     def write_i2c_block_data(self, i2c_addr: int, register: int, data: list[int],
                              force: bool | None = None) -> None:
         if len(data) > I2C_BLOCK_MAX:
             raise ValueError(f"Data length cannot exceed {I2C_BLOCK_MAX} bytes")
-        self._device(i2c_addr).i2c_write(register, [b & 0xFF for b in data])
+        self._write(i2c_addr, register, [b & 0xFF for b in data])
+
+    def _write(self, i2c_addr: int, register: int, data: list[int]) -> None:
+        device = self._device(i2c_addr)
+        failure = self.injected_failure()
+        if failure is not None:
+            raise failure   # a write that failed is not trusted to have landed
+        device.i2c_write(register, data)
 
     def close(self) -> None:
         pass

@@ -18,7 +18,11 @@ Models what the driver relies on and what goes wrong on a real bus:
 - ``absent`` (every transfer fails with errno 121), injected errno 121/5 at
   ``error_rate`` from a seeded ``random.Random`` (with ``lossy_reads`` a
   failing read still clears the interrupt, as a transfer that broke late
-  would), and :meth:`brownout` (power-on reset).
+  would), and :meth:`brownout` (power-on reset);
+- :meth:`unplug` / :meth:`plug`: the module off the bus and unpowered (INT
+  released), then back with its power-on registers; :meth:`cut_int` /
+  :meth:`mend_int`: the INT wire to the Pi broken (the Pi's pull-up holds it
+  high) and mended.
 
 BANK=1 is not modelled: setting it raises NotImplementedError.
 """
@@ -49,7 +53,9 @@ class SimMcp23017:
         self.rng = rng or random.Random(0)
         self.errnos = errnos
         self.lossy_reads = lossy_reads
-        self.absent = False
+        self.absent = False          # no answer on the bus (INT still driven)
+        self.unpowered = False       # unplugged: no answer and INT released
+        self.int_cut = False
         self.errors_injected = 0
         self._pointer = 0
         self._prev = self._levels()
@@ -78,6 +84,25 @@ class SimMcp23017:
         """Power dipped: every register back to its power-on value."""
         self.regs[:] = POWER_ON
         self._prev = self._levels()
+        self._drive_int()
+
+    def unplug(self) -> None:
+        """Off the bus and without power: no answer, INT released."""
+        self.absent = self.unpowered = True
+        self._drive_int()
+
+    def plug(self) -> None:
+        """Back on the bus: powered up again, so every register at its power-on value."""
+        self.absent = self.unpowered = False
+        self.brownout()
+
+    def cut_int(self) -> None:
+        """The INT wire is broken: the Pi's pull-up holds its pin high."""
+        self.int_cut = True
+        self._drive_int()
+
+    def mend_int(self) -> None:
+        self.int_cut = False
         self._drive_int()
 
     def int_active(self) -> tuple[bool, bool]:
@@ -190,7 +215,9 @@ class SimMcp23017:
         for pin, active in ((self.int_pin, a), (self.intb_pin, b)):
             if pin is None:
                 continue
-            if iocon & IOCON_ODR:
+            if self.unpowered or self.int_cut:
+                high = True                 # nothing drives the Pi's pin: pulled up
+            elif iocon & IOCON_ODR:
                 high = not active           # open drain: released = pulled up
             else:
                 high = active == bool(iocon & IOCON_INTPOL)

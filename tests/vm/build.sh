@@ -1,0 +1,130 @@
+# Sourced by tests/vm/rehearse: builds (and caches) what the VM needs under .vm/.
+# Each function prints its reason on stderr and returns non-zero when it cannot.
+
+# build_kernel DIR LOG: DIR/vmlinux (uncompressed, booted through PVH: no decompressor
+# under TCG), DIR/modules/<release>/, DIR/release. Kept once built.
+build_kernel() {
+    local K=$1 LOG=$2
+    if [ -f "$K/vmlinux" ] && [ -f "$K/release" ] && [ -d "$K/modules/$(cat "$K/release")" ]; then
+        return 0
+    fi
+    step "kernel: fetching trixie-backports' kernel (about 120 MB, once)"
+    rm -rf "$K" && mkdir -p "$K/apt/lists/partial" "$K/apt/archives/partial" "$K/debs" "$K/root"
+    # the Debian mirror the host already uses, with a private list of sources and state
+    local mirror
+    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null \
+        | grep -E '^[[:space:]]*(deb|URIs:)' | grep -oE 'https?://[^ ]+/debian/?( |$)' | head -1 | tr -d ' ' || true)
+    mirror=${mirror:-http://deb.debian.org/debian/}
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} trixie-backports main" \
+        >"$K/apt/sources.list"
+    local A=(-o "Dir::Etc::SourceList=$K/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+             -o "Dir::State::Lists=$K/apt/lists" -o "Dir::Cache=$K/apt" -o "Dir::State::status=/dev/null")
+    apt-get "${A[@]}" update >"$LOG" 2>&1 || { echo "rehearse: cannot read trixie-backports from $mirror (see $LOG)" >&2; return 1; }
+    # linux-image-amd64 depends on the versioned image package
+    local image release
+    image=$(apt-cache "${A[@]}" depends linux-image-amd64 2>>"$LOG" | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -1)
+    [ -n "$image" ] || { echo "rehearse: no linux-image-amd64 in trixie-backports (see $LOG)" >&2; return 1; }
+    release=${image#linux-image-}
+    # newer kernels split the image into linux-binary-* and linux-modules-*
+    local pkgs=("$image")
+    for p in $(apt-cache "${A[@]}" depends "$image" 2>>"$LOG" | sed -n 's/^ *Depends: \(linux-\(base\|binary\|modules\)-[0-9][^ ]*\)$/\1/p'); do
+        pkgs+=("$p")
+    done
+    (cd "$K/debs" && apt-get "${A[@]}" download "${pkgs[@]}") >>"$LOG" 2>&1 \
+        || { echo "rehearse: cannot download ${pkgs[*]} (see $LOG)" >&2; return 1; }
+    local deb; for deb in "$K"/debs/*.deb; do dpkg-deb -x "$deb" "$K/root"; done
+    local mods
+    mods=$(ls -d "$K"/root/usr/lib/modules/"$release" "$K"/root/lib/modules/"$release" 2>/dev/null | head -1)
+    [ -n "$mods" ] && [ -f "$mods/config" -o -f "$K/root/boot/config-$release" ] \
+        || { echo "rehearse: $image has no modules or config" >&2; return 1; }
+    local config; config=$(ls "$mods/config" "$K/root/boot/config-$release" 2>/dev/null | head -1)
+    local opt
+    for opt in CONFIG_GPIO_SIM CONFIG_I2C_STUB CONFIG_I2C_CHARDEV CONFIG_NET_9P_VIRTIO CONFIG_9P_FS CONFIG_OVERLAY_FS CONFIG_PVH; do
+        grep -Eq "^$opt=(m|y)" "$config" || { echo "rehearse: kernel $release lacks $opt (needed for the rehearsal)" >&2; return 1; }
+    done
+    depmod -b "$(dirname "$(dirname "$(dirname "$mods")")")" "$release" 2>>"$LOG" \
+        || depmod -b "$(dirname "$(dirname "$mods")")" "$release" >>"$LOG" 2>&1
+    # the ELF vmlinux sits zstd-compressed inside the bzImage: find the frame that inflates to ELF
+    local vmlinuz; vmlinuz=$(ls "$mods/vmlinuz" "$K/root/boot/vmlinuz-$release" 2>/dev/null | head -1)
+    local pos
+    for pos in $(grep -abo $'\x28\xb5\x2f\xfd' "$vmlinuz" | cut -d: -f1); do
+        tail -c +$((pos + 1)) "$vmlinuz" | zstd -dcq >"$K/vmlinux.part" 2>/dev/null || true
+        [ "$(head -c4 "$K/vmlinux.part" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && break
+    done
+    if [ "$(head -c4 "$K/vmlinux.part" 2>/dev/null | od -An -tx1 | tr -d ' ')" != 7f454c46 ]; then
+        cp "$vmlinuz" "$K/vmlinux.part"   # QEMU boots a bzImage too, only slower
+    fi
+    mkdir -p "$K/modules" && ln -sfn "$mods" "$K/modules/$release"
+    rm -rf "$K/debs" "$K/apt/archives"
+    echo "$release" >"$K/release"
+    mv "$K/vmlinux.part" "$K/vmlinux"
+}
+
+# build_wheels SRC DIR PIPVENV LOG: DIR holds a wheel of the checkout (made anew every run)
+# and of every dependency, including the pi extra (lgpio); the dependencies are fetched again
+# only when pyproject.toml changes.
+build_wheels() {
+    local SRC=$1 W=$2 P=$3 LOG=$4
+    mkdir -p "$W"
+    # setuptools in this venv: the project's wheel is built without fetching it every run
+    [ -f "$P/.ready" ] || { rm -rf "$P" && /usr/bin/python3 -m venv "$P" \
+        && "$P/bin/pip" install -q --disable-pip-version-check 'setuptools>=68' wheel \
+        && touch "$P/.ready"; } >>"$LOG" 2>&1 \
+        || { echo "rehearse: cannot make a venv with setuptools for /usr/bin/python3 (see $LOG)" >&2; return 1; }
+    local tmp; tmp=$(mktemp -d)
+    cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/shutbox_hw" "$tmp/"
+    find "$tmp" -name __pycache__ -prune -exec rm -rf {} +
+    local stamp; stamp=$(sha256sum "$SRC/pyproject.toml" | cut -c1-16)
+    if [ "$(cat "$W/.deps" 2>/dev/null)" != "$stamp" ]; then
+        step "wheels: downloading the dependencies"
+        rm -f "$W"/*.whl
+        "$P/bin/pip" download -q --disable-pip-version-check --only-binary :all: -d "$W" \
+            "$tmp[pi]" >>"$LOG" 2>&1 \
+            || "$P/bin/pip" download -q --disable-pip-version-check -d "$W" "$tmp[pi]" >>"$LOG" 2>&1 \
+            || { rm -rf "$tmp"; echo "rehearse: pip download failed (see $LOG)" >&2; return 1; }
+        echo "$stamp" >"$W/.deps"
+    fi
+    rm -f "$W"/shutbox_hw-*
+    "$P/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w "$W" "$tmp" >>"$LOG" 2>&1 \
+        || { rm -rf "$tmp"; echo "rehearse: cannot build the project's wheel (see $LOG)" >&2; return 1; }
+    rm -rf "$tmp"
+}
+
+# build_quick_venv WHEELS DIR LOG: the libraries the quick checks drive, made on the host
+# (its absolute paths are the same inside the VM, which sees the host's /).
+build_quick_venv() {
+    local W=$1 V=$2 LOG=$3
+    [ -x "$V/bin/python" ] && "$V/bin/python" -c 'import lgpio, gpiozero, smbus2' 2>/dev/null && return 0
+    rm -rf "$V"
+    /usr/bin/python3 -m venv "$V" >>"$LOG" 2>&1 \
+        && "$V/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$W" \
+            lgpio gpiozero smbus2 >>"$LOG" 2>&1 \
+        || { echo "rehearse: cannot make the quick venv (see $LOG)" >&2; return 1; }
+}
+
+# build_initramfs KERNEL INIT OUT: busybox, the 9p and overlay modules, and INIT as /init.
+build_initramfs() {
+    local K=$1 INIT=$2 OUT=$3
+    local I; I=$(mktemp -d)
+    mkdir -p "$I/bin" "$I/mod"
+    local bb; bb=$(ls /bin/busybox /usr/bin/busybox 2>/dev/null | head -1)
+    [ -n "$bb" ] || { echo "rehearse: no busybox (apt-get install busybox-static)" >&2; return 1; }
+    cp "$bb" "$I/bin/busybox"
+    local md="$K/modules/$(cat "$K/release")"
+    local m f
+    # in load order; modules built into the kernel are simply absent
+    for m in netfs 9pnet 9pnet_virtio 9p overlay; do
+        f=$(find "$md/kernel" -name "$m.ko*" | head -1)
+        [ -n "$f" ] || continue
+        case $f in
+            *.xz) xz -dc "$f" >"$I/mod/$m.ko" ;;
+            *.zst) zstd -dcq "$f" >"$I/mod/$m.ko" ;;
+            *.gz) gzip -dc "$f" >"$I/mod/$m.ko" ;;
+            *) cp "$f" "$I/mod/$m.ko" ;;
+        esac
+        echo "$m" >>"$I/mod/order"
+    done
+    install -m 0755 "$INIT" "$I/init"
+    (cd "$I" && find . | cpio -o -H newc --quiet | gzip -1 >"$OUT.part") && mv "$OUT.part" "$OUT"
+    rm -rf "$I"
+}
