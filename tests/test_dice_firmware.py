@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.hal.sim.dice_module import FIRMWARE_DIR, load_firmware
+from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR, load_firmware
 
 FIRMWARE_ROOT = FIRMWARE_DIR.parent
 core_mod = load_firmware()

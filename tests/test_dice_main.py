@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 import types
 
-from shutbox_hw.hal.sim.dice_module import FIRMWARE_DIR, load_firmware
+from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR, load_firmware
 
 load_firmware()
 import dice_anim as anim     # noqa: E402
