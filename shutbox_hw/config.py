@@ -108,6 +108,9 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     hardware = parse_hardware(tables["hardware"], tiles, problems)
     game = parse_game(tables["game"], problems)
     db = parse_storage(tables["storage"], problems)
+    if game.dice == "module" and "dice" not in tables["hardware"]:
+        problems.append('[game] dice: "module" needs a [hardware.dice] table (an empty one: '
+                        "bus 1, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source), []

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from .config import Config
 from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
@@ -22,28 +21,12 @@ from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .game.events import AnyGameEvent
 from .hal.clock import Clock
+from .hal.dice_source import DiceSource
 from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import Store
 
 log = logging.getLogger("shutbox_hw")
-
-
-class DiceSource(Protocol):
-    """Where a throw's faces come from when the controller asks for one."""
-
-    def roll(self, count: int) -> tuple[int, ...] | None:
-        """The faces now, or None if they will arrive later as a DiceRolled event."""
-
-
-class SoftwareDice:
-    """ROLL rolls in software, with the operating system's randomness."""
-
-    def __init__(self) -> None:
-        self._random = secrets.SystemRandom()
-
-    def roll(self, count: int) -> tuple[int, ...]:
-        return tuple(self._random.randint(1, 6) for _ in range(count))
 
 
 @dataclass
@@ -56,7 +39,7 @@ class Box:
     dice: DiceSource
 
     def close(self) -> None:
-        for part in (self.flaps, self.buttons, self.indicators, self.display):
+        for part in (self.flaps, self.buttons, self.indicators, self.display, self.dice):
             try:
                 part.close()
             except Exception:  # closing is best effort; the box is going down
@@ -86,9 +69,11 @@ class Daemon:
         now = self.clock.now_ms()
         saved = self.store.unfinished_game()
         self._apply(self.controller.start(now, self.box.flaps.shut_mask(), saved), now)
+        self.box.dice.expect(self.controller.dice_wanted(), now)
 
     def feed(self, event: Event) -> None:
         self._apply(self.controller.handle(event), event.at_ms)
+        self.box.dice.expect(self.controller.dice_wanted(), event.at_ms)
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
@@ -105,10 +90,13 @@ class Daemon:
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
+        for thrown in self.box.dice.poll(now):     # the module's throws and faults
+            self.feed(thrown)
 
     def next_deadline_ms(self) -> int | None:
         return earliest((*(port.next_deadline_ms() for port in (
-            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display)),
+            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,
+            self.box.dice)),
             self.controller.next_deadline_ms()))
 
     def _apply(self, effects: list[Effect], now: int) -> None:

@@ -42,23 +42,24 @@ def open_i2c(number: int) -> Any:
 
 
 def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str) -> Box:
-    from ..daemon import Box, SoftwareDice
-    from ..hal.box import build_ports
+    from ..daemon import Box
+    from ..hal.dice_source import SoftwareDice
+    from ..hal.box import build_module, build_ports
     from ..hal.display import make_display
     from ..hal.gpio import make_pin_factory, pin_claim_problem
-    if config.game.dice == "module":
-        raise UserError("[game] dice: the dice module is not supported by this version yet; "
-                        "use \"software\" or \"manual\"")
     factory = make_pin_factory(pin_factory)
+    dice_cfg = config.hardware.dice if config.game.dice == "module" else None
     try:
         ports = build_ports(config.hardware, clock, pin_factory=factory, bus=open_i2c)
+        dice = (SoftwareDice() if dice_cfg is None else
+                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c))
     except Exception as exc:  # noqa: BLE001 - sorted out just below
         problem = pin_claim_problem(exc)
         if problem is None:
             raise
         raise UserError(problem) from None
     return Box(ports.flaps, ports.buttons, ports.indicators, make_display(config.hardware),
-               SoftwareDice())
+               dice)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
                            advisor=advisor, realtime=args.realtime)
         for step in steps:
             runner.run(step)
+        runner.let_ends_show()
         sys.stdout.flush()
         return 0
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

@@ -21,6 +21,7 @@ HINT_MODES: tuple[HintMode, ...] = ("off", "on-request", "always")
 HINT_OBJECTIVES: tuple[HintObjective, ...] = ("min-score", "max-shut")
 MAX_PLAYERS = 8
 MAX_SETTLE_MS = 60_000
+MAX_PAUSE_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class GameConfig:
     settle_ms: int = 2500
     hints: HintMode = "off"
     hint_objective: HintObjective = "min-score"
+    pause_ms: int = 2000          # how long each end of a turn stays (a button skips it)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ GAME = Spec(GameConfig, {
     "dice": Choice(DICE_SOURCES),
     "hint_objective": Choice(HINT_OBJECTIVES),
     "hints": Choice(HINT_MODES),
+    "pause_ms": Integer(0, MAX_PAUSE_MS,
+                        message="expected a number of milliseconds {low}..{high}, got {value!r}"),
     "player_names": PlayerNames(MAX_PLAYERS),
     "settle_ms": Integer(0, MAX_SETTLE_MS,
                          message="expected a number of milliseconds {low}..{high}, got {value!r}"),

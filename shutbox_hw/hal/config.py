@@ -114,6 +114,14 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class DiceConfig:
+    """The dice module (firmware/dice/): where it answers, and its ready line."""
+    bus: int = 1
+    address: int = 0x42
+    ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
+
+
+@dataclass(frozen=True)
 class HardwareConfig:
     """Everything the adapter builders need; defaults are reference build (a)."""
     backend: str = "gpio"
@@ -130,6 +138,7 @@ class HardwareConfig:
     allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    dice: DiceConfig | None = None  # only with a [hardware.dice] table
 
     def summary(self) -> str:
         """One line for ``check-config``."""
@@ -140,7 +149,9 @@ class HardwareConfig:
         shown = ("no display" if self.display.driver == "none" else
                  f"{self.display.driver} at 0x{self.display.address:02X} "
                  f"on bus {self.display.port}")
-        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}"
+        dice = (f", dice module 0x{self.dice.address:02X} on bus {self.dice.bus}"
+                if self.dice else "")
+        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}{dice}"
 
 
 DAY_S = 86_400
@@ -156,6 +167,12 @@ HARDWARE = Spec(HardwareConfig, {
     "allow_reserved_pins": Flag(),
     "mcp23017": Subtable("hardware.mcp23017"),
     "display": Subtable("hardware.display"),
+    "dice": Subtable("hardware.dice"),
+})
+DICE = Spec(DiceConfig, {
+    "bus": Integer(0, 31, "an I2C bus number"),
+    "address": Address(ADDRESS_RANGE),
+    "ready_pin": Checked(),   # a BCM pin, claimed with the others; "none": poll the module
 })
 EXPANDER = Spec(ExpanderConfig, {
     "bus": Integer(0, 31, "an I2C bus number"),
@@ -193,8 +210,8 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     elif "mcp23017" in table:
         check.add("mcp23017", 'only used with backend = "mcp23017" (backend is gpio)')
 
-    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none",
-                    allow_reserved=v["allow_reserved_pins"])
+    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none"
+                    or "dice" in table, allow_reserved=v["allow_reserved_pins"])
     if expander is not None:
         pins.claim("mcp23017.int_pin", expander.int_pin, "the MCP23017 INT line")
     main = expander.address if expander else None
@@ -217,12 +234,24 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                                        "mcp23017.led_address (the second expander)")
         else:
             flap_leds = _parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
+    # last, so that a clash names the dice module's key, not the flap's
+    dice = _parse_dice(v["dice"], check.under("dice"), pins) if "dice" in table else None
     if expander is not None and display.driver != "none" and display.port == expander.bus:
         for key, address in (("mcp23017.address", expander.address),
                              ("mcp23017.led_address", expander.led_address)):
             if address == display.address:
                 check.add(key, f"0x{address:02X} is also the display's address on bus "
                                f"{display.port}")
+    if dice is not None:
+        others = [(display.port, display.address, "the display's")] \
+            if display.driver != "none" else []
+        if expander is not None:
+            others += [(expander.bus, a, "the MCP23017's") for a in
+                       (expander.address, expander.led_address) if a is not None]
+        for bus, address, whose in others:
+            if (bus, address) == (dice.bus, dice.address):
+                check.add("dice.address", f"0x{address:02X} is also {whose} address on "
+                                          f"bus {bus}")
     # roll or nxt is None only with a problem reported: the config is then not for running
     return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=cast(Pin, roll),
                           next=cast(Pin, nxt),
@@ -230,7 +259,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                           debounce_ms=v["debounce_ms"], hold_ms=v["hold_ms"],
                           read_interval_ms=v["read_interval_ms"],
                           allow_reserved_pins=v["allow_reserved_pins"], mcp23017=expander,
-                          display=display)
+                          display=display, dice=dice)
 
 
 def _parse_expander(table: Mapping[str, Any], check: Problems) -> ExpanderConfig:
@@ -240,6 +269,17 @@ def _parse_expander(table: Mapping[str, Any], check: Problems) -> ExpanderConfig
                                  "the LED expander needs its own address")
         v["led_address"] = None
     return ExpanderConfig(**v)
+
+
+def _parse_dice(table: Mapping[str, Any], check: Problems, pins: _PinBook) -> DiceConfig:
+    v = DICE.read(table, check)
+    raw = table.get("ready_pin", DICE.default("ready_pin"))
+    ready: int | None = None
+    if raw != "none":   # "none": poll the module
+        pin = pins.claim_value("dice.ready_pin", raw, "the dice module's ready line", None,
+                               output=False)
+        ready = pin if isinstance(pin, int) else None
+    return DiceConfig(bus=v["bus"], address=v["address"], ready_pin=ready)
 
 
 def _parse_display(table: Mapping[str, Any], check: Problems) -> DisplayConfig:

@@ -13,11 +13,18 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from ..game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
-                            ResultScreen, ScoreboardScreen, Screen, TurnEndScreen)
+                            ResultScreen, ScoreboardScreen, Screen, ShutScreen, TurnEndScreen)
 from .play import draw_play, draw_turn_end
 from .scoreboard import draw_result, draw_scoreboard
 from .simple import draw_attract, draw_confirm, draw_notice
 from .widgets import HEIGHT, WIDTH
+
+
+def draw_shut(canvas: ImageDraw.ImageDraw, s: ShutScreen) -> None:
+    # a stand-in until the shut box has a layout of its own
+    draw_notice(canvas, NoticeScreen("SHUT THE BOX!", (s.player, s.note) if s.note
+                                     else (s.player,)))
+
 
 _DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
     AttractScreen: draw_attract,
@@ -27,6 +34,7 @@ _DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
     ResultScreen: draw_result,
     ConfirmScreen: draw_confirm,
     NoticeScreen: draw_notice,
+    ShutScreen: draw_shut,
 }
 
 

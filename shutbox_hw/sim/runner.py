@@ -24,6 +24,9 @@ from .script import ScriptError, Step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
+SHAKE_EDGES = 8         # tilt switch flips in one shake of the dice module
+SHAKE_EDGE_MS = 60
+MODULE_WAIT_MS = 5000   # at most this long for the module's throw to arrive
 AWAIT_STEP_MS = 10  # how often the waiting person looks again
 PRESS_TRIES = 5     # a press the box does not take is pressed again, this often at most
 
@@ -36,6 +39,9 @@ def check_steps(steps: list[Step], config: Config, name: str = "script") -> None
             problem = device_problem(config.hardware, _device(step))
         elif step.command in ("cut-int", "mend-int") and not has_int_line(config.hardware):
             problem = "no expander INT line in this config"
+        elif step.command == "shake" and (config.game.dice != "module"
+                                          or config.hardware.dice is None):
+            problem = 'no dice module in play (needs [game] dice = "module")'
         if problem:
             raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
 
@@ -157,6 +163,31 @@ class SimRunner:
             if any(taken(e) for e in self.sim.seen[start:]):
                 return
 
+    def shake(self, line: int = 0) -> None:
+        """Shake the dice module: its tilt switch flips, then rests; it throws."""
+        module = self.sim.playing_module
+        if module is None:
+            raise ScriptError(f"line {line}: shake: there is no dice module "
+                              '(needs [game] dice = "module" and [hardware.dice])')
+        for _ in range(SHAKE_EDGES):
+            module.sync()
+            module.tilt_closed = not module.tilt_closed
+            self.advance(SHAKE_EDGE_MS)
+        self.await_module()
+
+    def await_module(self) -> None:
+        """Let a throw of the dice module tumble and reach the daemon (as a person
+        waits for the dice to stop before touching a flap)."""
+        module = self.sim.playing_module
+        if module is None or module.absent:
+            return
+        for _ in range(MODULE_WAIT_MS // 50):
+            module.sync()
+            if module.core.tumble is None and not module.ready_active \
+                    and not module.shake_pending():
+                break
+            self.advance(50)
+
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
         controller = self.daemon.controller
@@ -172,6 +203,12 @@ class SimRunner:
             self.press("next")
         self.press("roll")
 
+    def let_ends_show(self) -> None:
+        """At a script's end: let each step of a turn's end still queued be shown
+        (so ``--frames`` holds them all)."""
+        while self.daemon.controller.showing:
+            self.advance(self.config.game.pause_ms)
+
     def bounce(self, tile: int, edges: int) -> None:
         self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))
 
@@ -179,10 +216,16 @@ class SimRunner:
         command, args = step.command, step.args
         if command == "start":
             self.start_game(int(args[0]))
+        elif command == "dice" and self.sim.playing_module is not None \
+                and not self.sim.playing_module.absent:
+            self.sim.playing_module.next_faces(*(int(a) for a in args))
         elif command == "dice":
             self.sim.dice.queue(tuple(int(a) for a in args))
         elif command in ("roll", "roll1"):
             self.press("roll", long=command == "roll1")
+            self.await_module()
+        elif command == "shake":
+            self.shake(step.line)
         elif command in ("next", "hold-next"):
             self.press("next", long=command == "hold-next")
         elif command in ("close", "open"):

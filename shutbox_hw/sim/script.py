@@ -10,6 +10,7 @@ One command per line; ``#`` starts a comment; blank lines are ignored::
     open T [T ...]   lift them
     wait SECONDS     let time pass
     restart          cut the power and start a new daemon on the same database
+    shake            shake the dice module (with [game] dice = "module"): it throws
 
 Hardware faults (each something a real box can meet)::
 
@@ -33,9 +34,10 @@ from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
 
 COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
-            "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int")
+            "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int",
+            "shake")
 NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "restart", "brownout", "cut-int",
-                "mend-int")
+                "mend-int", "shake")
 DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27
 BOUNCE_EDGES = 10
 MAX_BOUNCE_EDGES = 1000
