@@ -62,7 +62,8 @@ class Daemon:
         self.clock = clock
         self.on_event = on_event
         if render is None:
-            from .render import render
+            from .render import render as render_screen
+            render = render_screen
         self.render = render
         self.controller = Controller(config.rules, config.game, advisor=advisor)
         self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order

@@ -20,7 +20,7 @@ from shutbox_hw.dice_firmware import dice_core as core_mod
 from shutbox_hw.dice_firmware import dice_debounce as deb
 from shutbox_hw.dice_firmware import dice_faces as faces
 from shutbox_hw.dice_firmware import dice_regs as regs
-from shutbox_hw.hal.sim.dice_module import FIRMWARE_DIR
+from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 
 FIRMWARE_ROOT = FIRMWARE_DIR.parent
 

@@ -12,7 +12,7 @@ import shutbox_hw.dice_firmware as firmware
 from shutbox_hw.dice_firmware import dice_anim as anim
 from shutbox_hw.dice_firmware import dice_config as cfg
 from shutbox_hw.dice_firmware import dice_regs as regs
-from shutbox_hw.hal.sim.dice_module import FIRMWARE_DIR
+from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 
 
 class Stop(Exception):

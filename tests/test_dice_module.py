@@ -10,8 +10,8 @@ from gpiozero.pins.mock import MockFactory
 
 from shutbox_hw.hal import dice_module as dm
 from shutbox_hw.hal.clock import VirtualClock
-from shutbox_hw.hal.sim import SimBus
-from shutbox_hw.hal.sim.dice_module import SimDiceModule
+from shutbox_hw.hal.simulated import SimBus
+from shutbox_hw.hal.simulated.dice_module import SimDiceModule
 
 ADDR = 0x42
 

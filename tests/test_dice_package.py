@@ -26,9 +26,9 @@ def test_the_wheel_carries_the_firmware_logic_as_shutbox_hw_dice_firmware(tmp_pa
     # installed on its own (-S: not even the editable install), the simulated module runs
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = ("from shutbox_hw.hal.sim.dice_module import SimDiceModule, FIRMWARE_DIR;"
+    code = ("from shutbox_hw.hal.simulated.dice_module import SimDiceModule, FIRMWARE_DIR;"
             "from shutbox_hw.hal.dice_module import DiceModule;"
-            "from shutbox_hw.hal.sim import SimBus;"
+            "from shutbox_hw.hal.simulated import SimBus;"
             "bus = SimBus(); sim = SimDiceModule(); bus.attach(0x42, sim);"
             "drv = DiceModule(bus, sleep=lambda s: None); assert drv.find();"
             "sim.next_faces(3, 5); drv.request_roll(2); sim.settle();"

@@ -257,8 +257,8 @@ def test_run_builds_the_module_with_its_ready_line_on_the_pi_pins(tmp_path, monk
     from shutbox_hw.commands import run
     from shutbox_hw.hal.clock import VirtualClock
     from shutbox_hw.hal.dice_source import ModuleDice
-    from shutbox_hw.hal.sim import SimBus
-    from shutbox_hw.hal.sim.dice_module import SimDiceModule
+    from shutbox_hw.hal.simulated import SimBus
+    from shutbox_hw.hal.simulated.dice_module import SimDiceModule
     factory = MockFactory()
     monkeypatch.setattr("shutbox_hw.hal.gpio.make_pin_factory", lambda name: factory)
     clock = VirtualClock()

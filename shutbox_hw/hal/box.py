@@ -109,7 +109,7 @@ def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,
     i2c = bus(dice.bus)
     if dice.ready_pin is None:
         return build_module_dice(i2c, dice.address, clock, fallback=fallback)
-    from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
+    from gpiozero import DigitalInputDevice
     line = DigitalInputDevice(dice.ready_pin, pull_up=True, pin_factory=pin_factory)
     return build_module_dice(i2c, dice.address, clock, ready=lambda: bool(line.is_active),
                              on_close=line.close, fallback=fallback)

@@ -7,6 +7,9 @@ plain PIL.ImageDraw), so golden images can be compared exactly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PIL import Image, ImageDraw
 
 from ..game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
@@ -23,7 +26,7 @@ def draw_shut(canvas: ImageDraw.ImageDraw, s: ShutScreen) -> None:
                                      else (s.player,)))
 
 
-_DRAWERS = {
+_DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
     AttractScreen: draw_attract,
     PlayScreen: draw_play,
     TurnEndScreen: draw_turn_end,

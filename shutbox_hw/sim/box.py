@@ -27,10 +27,10 @@ from ..hal.box import Ports, build_module, build_ports
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.dice_source import DiceSource
 from ..hal.display import NullDisplay, dummy_device, make_display
-from ..hal.sim.bus import FAULT_ERRNOS, SimBus
-from ..hal.sim.dice_module import SimDiceModule
-from ..hal.sim.mcp23017 import SimMcp23017
-from ..hal.sim.world import SimSwitch, SimWorld, expander_pin_setter
+from ..hal.simulated.bus import FAULT_ERRNOS, SimBus
+from ..hal.simulated.dice_module import SimDiceModule
+from ..hal.simulated.mcp23017 import SimMcp23017
+from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 from ..config import Config
 from ..daemon import Daemon
 from ..events import ButtonPressed, FlapChanged
+from ..hal.poll import run_loop
 from ..store import Store
 from .box import SimulatedBox, device_problem, has_int_line
 from .disk import PowerCut, SimDisk
@@ -115,28 +116,32 @@ class SimRunner:
     def advance(self, ms: int) -> None:
         """Let ``ms`` of virtual time pass, stopping wherever something is due."""
         target = self.world.now_ms() + max(0, ms)
-        while True:
-            try:
-                self.daemon.step()
-            except PowerCut as cut:
-                self._cut(cut)
-                self._boot()
-                self.put_right()
-            now = self.world.now_ms()
-            action = self.world.next_action_ms()
-            if action is not None and action <= now:
-                # an edge due at this very millisecond: run it and poll again
-                # now (the box's loop would see its interrupt at once)
-                self.world.advance_to(now)
-                continue
-            if now >= target:
-                break
-            deadline = self.daemon.next_deadline_ms()
-            stops = [t for t in (action, deadline) if t is not None and t > now]
-            stop = min(min(stops, default=target), target)
-            self._pace(stop)
-            self.world.advance_to(stop)
+        run_loop(self.world, self._step,
+                 lambda: (self.world.next_action_ms(), self.daemon.next_deadline_ms()),
+                 self._wait, until_ms=target)
         self.sim.settle_display()
+
+    def _step(self, now: int) -> None:
+        self._daemon_step()
+        while (action := self.world.next_action_ms()) is not None and action <= now:
+            # an edge due at this very millisecond: run it and poll again
+            # now (the box's loop would see its interrupt at once)
+            self.world.advance_to(now)
+            self._daemon_step()
+
+    def _daemon_step(self) -> None:
+        """One poll of the daemon; a power cut (``cut-after-writes``) boots a new one."""
+        try:
+            self.daemon.step()
+        except PowerCut as cut:
+            self._cut(cut)
+            self._boot()
+            self.put_right()
+
+    def _wait(self, stop_ms: int | None) -> None:
+        assert stop_ms is not None   # advance always gives run_loop an end
+        self._pace(stop_ms)
+        self.world.advance_to(stop_ms)
 
     def _pace(self, stop_ms: int) -> None:
         """``--realtime``: wait until the wall clock reaches virtual time ``stop_ms``."""
