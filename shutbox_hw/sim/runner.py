@@ -140,6 +140,9 @@ class SimRunner:
 
     def _wait(self, stop_ms: int | None) -> None:
         assert stop_ms is not None   # advance always gives run_loop an end
+        # a step may have moved time on itself (the person putting things right
+        # after a power cut): never go back
+        stop_ms = max(stop_ms, self.world.now_ms())
         self._pace(stop_ms)
         self.world.advance_to(stop_ms)
 
