@@ -11,7 +11,7 @@ import time
 
 from shutbox_hw.hal.debounce import FlapInputs
 from shutbox_hw.hal.expander import ExpanderPins
-from shutbox_hw.hal.sim import SimBus, SimMcp23017, SimWorld
+from shutbox_hw.hal.simulated import SimBus, SimMcp23017, SimWorld
 from shutbox_hw.hal.switches import Switches
 
 

@@ -20,6 +20,7 @@ from .game.config import GameConfig, parse_game
 from .hal.config import HardwareConfig, parse_hardware
 from .rules import RuleSet, RulesError, rules_from_table
 from .textfile import read_text_file
+from .validate import Problems, Rule, Spec
 
 TABLES = ("rules", "hardware", "game", "storage")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
@@ -51,17 +52,22 @@ def default_db_path() -> Path:
     return Path(data) / "shutbox-hw" / "shutbox.db"
 
 
+class FilePath(Rule):
+    """A path to a file, as text."""
+
+    def problem(self, value: Any) -> str | None:
+        if isinstance(value, str) and value.strip():
+            return None
+        return f"expected a file path, got {value!r}"
+
+
+STORAGE = Spec(Config, {"db": FilePath()})
+
+
 def parse_storage(table: Mapping[str, Any], problems: list[str]) -> Path | None:
-    for key in table:
-        if key != "db":
-            problems.append(f"[storage] {key}: unknown key (keys: db)")
-    db = table.get("db")
-    if db is None:
-        return None
-    if not isinstance(db, str) or not db.strip():
-        problems.append(f"[storage] db: expected a file path, got {db!r}")
-        return None
-    return Path(db).expanduser()
+    """The ``[storage]`` table: where the database is (None: the default for where we run)."""
+    db = STORAGE.read(table, Problems(problems, "storage"))["db"]
+    return None if db is None else Path(db).expanduser()
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -87,8 +93,10 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
             problems.append(f"[{name}]: unknown table (tables: {', '.join(TABLES)})")
         elif not isinstance(value, dict):
             problems.append(f"{name}: expected a table [{name}]")
-    tables = {name: data.get(name) if isinstance(data.get(name), dict) else {}
-              for name in TABLES}
+    tables: dict[str, Mapping[str, Any]] = {}
+    for name in TABLES:
+        value = data.get(name)
+        tables[name] = value if isinstance(value, dict) else {}
     rules = None
     try:
         rules = rules_from_table(tables["rules"], rule_overrides, preset=preset)
@@ -100,6 +108,9 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     hardware = parse_hardware(tables["hardware"], tiles, problems)
     game = parse_game(tables["game"], problems)
     db = parse_storage(tables["storage"], problems)
+    if game.dice == "module" and "dice" not in tables["hardware"]:
+        problems.append('[game] dice: "module" needs a [hardware.dice] table (an empty one: '
+                        "bus 1, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source), []

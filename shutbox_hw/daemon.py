@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from .config import Config
 from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
@@ -24,28 +23,15 @@ from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .game.events import AnyGameEvent
 from .hal.clock import Clock
+from .hal.dice_source import DiceSource
 from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
-from .store import Store
+from .store import StorageFault, Store
 
 log = logging.getLogger("shutbox_hw")
-
-
-class DiceSource(Protocol):
-    """Where a throw's faces come from when the controller asks for one."""
-
-    def roll(self, count: int) -> tuple[int, ...] | None:
-        """The faces now, or None if they will arrive later as a DiceRolled event."""
-
-
-class SoftwareDice:
-    """ROLL rolls in software, with the operating system's randomness."""
-
-    def __init__(self) -> None:
-        self._random = secrets.SystemRandom()
-
-    def roll(self, count: int) -> tuple[int, ...]:
-        return tuple(self._random.randint(1, 6) for _ in range(count))
+# while the disk refuses writes, they are tried again this often (and with the
+# next step after that): a locked database costs one bounded wait per try
+STORE_RETRY_MS = 1000
 
 
 @dataclass
@@ -58,7 +44,7 @@ class Box:
     dice: DiceSource
 
     def close(self) -> None:
-        for part in (self.flaps, self.buttons, self.indicators, self.display):
+        for part in (self.flaps, self.buttons, self.indicators, self.display, self.dice):
             try:
                 part.close()
             except Exception:  # closing is best effort; the box is going down
@@ -78,18 +64,32 @@ class Daemon:
         self.clock = clock
         self.on_event = on_event
         if render is None:
-            from .render import render
+            from .render import render as render_screen
+            render = render_screen
         self.render = render
         self.controller = Controller(config.rules, config.game, advisor=advisor)
+        self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
+        self._retry_at: int | None = None
+        self._storage_fault: str | None = None     # what the box says is wrong with the disk
 
     def start(self) -> None:
-        """Power on: resume the unfinished game, read the flaps, show the box."""
+        """Power on: resume the unfinished game, read the flaps, show the box.
+
+        A store that opened degraded (a full disk) is a storage fault from the
+        first frame; the box plays on and saves once the disk takes writes.
+        """
         now = self.clock.now_ms()
         saved = self.store.unfinished_game()
-        self._apply(self.controller.start(now, self.box.flaps.shut_mask(), saved), now)
+        effects = self.controller.start(now, self.box.flaps.shut_mask(), saved)
+        if self.store.fault is not None:
+            self._retry_at = now + STORE_RETRY_MS
+            effects = self._fault_effects(effects, self.store.fault, now)
+        self._apply(effects, now)
+        self.box.dice.expect(self.controller.dice_wanted(), now)
 
     def feed(self, event: Event) -> None:
         self._apply(self.controller.handle(event), event.at_ms)
+        self.box.dice.expect(self.controller.dice_wanted(), event.at_ms)
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
@@ -103,42 +103,83 @@ class Daemon:
         deadline = self.controller.next_deadline_ms()
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))
+        if self._retry_at is not None and now >= self._retry_at:
+            self._apply([], now)  # the disk may take the unsaved events now
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
+        for thrown in self.box.dice.poll(now):     # the module's throws and faults
+            self.feed(thrown)
 
     def next_deadline_ms(self) -> int | None:
         return earliest((*(port.next_deadline_ms() for port in (
-            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display)),
-            self.controller.next_deadline_ms()))
+            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,
+            self.box.dice)),
+            self.controller.next_deadline_ms(), self._retry_at))
 
     def _apply(self, effects: list[Effect], now: int) -> None:
-        # durable first: a commit is on disk before the box shows it; then the
-        # lights, which are instant, before the screen is rendered; dice
-        # last, since their faces start a new round of effects
+        """Durable first, then shown: every event of this step is written in one
+        transaction before any light or screen of it changes; dice last, since
+        their faces start a step of their own."""
+        effects = self._save(effects, now)
         for effect in effects:
             if isinstance(effect, Emit):
                 self._record(effect.event, now)
-        for effect in effects:
-            if isinstance(effect, Lights):
-                self.box.indicators.show(effect.leds, now)
-        for effect in effects:
-            if isinstance(effect, Show):
-                self.box.display.show(self.render(effect.screen), now)
+        lights = [e for e in effects if isinstance(e, Lights)]
+        screens = [e for e in effects if isinstance(e, Show)]
+        if lights:  # a storage fault's frame comes last and wins
+            self.box.indicators.show(lights[-1].leds, now)
+        if screens:
+            self.box.display.show(self.render(screens[-1].screen), now)
         for effect in effects:
             if isinstance(effect, RollDice):
                 faces = self.box.dice.roll(effect.count)
                 if faces is not None:
                     self.feed(DiceRolled(tuple(faces), now))
 
-    def _record(self, event: AnyGameEvent, now: int) -> None:
-        data = event.as_json()
+    def _save(self, effects: list[Effect], now: int) -> list[Effect]:
+        """Write this step's events after those still unsaved, all in one go.
+
+        On a storage fault they all stay in memory, in order, and the box says
+        so at once; the first write that passes clears the fault. Returns the
+        effects to carry out (with the fault's or recovery's frame added).
+        """
+        events = [e.event for e in effects if isinstance(e, Emit)]
+        if (self.unsaved or self._storage_fault) and self._retry_at is not None \
+                and now < self._retry_at:
+            self.unsaved += events  # not before the retry time: a lock waits each try
+            return effects
+        batch = self.unsaved + events
+        if not batch and self._storage_fault is None:
+            return effects
         try:
-            self.store.record(event)
-        except Exception as error:  # a full disk must not stop the game
-            log.error("could not store %s: %s", event.name, error)
-            self._apply(self.controller.handle(
-                InputFault("storage", f"cannot save: {error}"[:60], now)), now)
+            self.store.record_all(batch)
+        except StorageFault as error:
+            self.unsaved = batch
+            self._retry_at = now + STORE_RETRY_MS
+            log.error("could not save %d events: %s", len(batch), error)
+            return self._fault_effects(effects, str(error), now)
+        except Exception:  # a bug, not the disk: retrying would block every later write
+            log.exception("could not save %s", [e.name for e in batch])
+            self.unsaved, self._retry_at = [], None
+            return effects
+        self.unsaved, self._retry_at = [], None
+        if self._storage_fault is None:
+            return effects
+        self._storage_fault = None
+        log.info("storage: saved again")
+        return effects + self.controller.handle(InputFault("storage", "saved", now, ok=True))
+
+    def _fault_effects(self, effects: list[Effect], problem: str, now: int) -> list[Effect]:
+        if problem == self._storage_fault:
+            return effects
+        self._storage_fault = problem
+        return effects + self.controller.handle(
+            InputFault("storage", f"cannot save: {problem}", now))
+
+    def _record(self, event: AnyGameEvent, now: int) -> None:
+        """Report an event (the journal; the simulator prints it)."""
+        data = event.as_json()
         log.info("%s", json.dumps(data))  # one JSON object a line: the journal is greppable
         if self.on_event is not None:
             self.on_event(data)

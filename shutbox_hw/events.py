@@ -32,9 +32,11 @@ class ButtonPressed:
 
 @dataclass(frozen=True)
 class DiceRolled:
-    """The faces of a throw, from software dice or the dice module."""
+    """The faces of a throw: ``source`` "software" (ROLL, rolled by the Pi) or
+    "module" (the dice module, asked by ROLL or thrown on the module itself)."""
     faces: tuple[int, ...]
     at_ms: int
+    source: Literal["software", "module"] = "software"
 
 
 @dataclass(frozen=True)

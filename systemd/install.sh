@@ -200,7 +200,7 @@ PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --roo
 # files behind in the (user's) checkout
 BUILD_DIR=$(mktemp -d)
 trap 'rm -rf "$BUILD_DIR"' EXIT
-cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/shutbox_hw" "$BUILD_DIR/"
+cp -r "$SRC/pyproject.toml" "$SRC/setup.py" "$SRC/README.md" "$SRC/shutbox_hw" "$SRC/firmware" "$BUILD_DIR/"
 find "$BUILD_DIR" -name __pycache__ -prune -exec rm -rf {} +
 TARGET=${BUILT:-$BUILD_DIR}
 [[ -z $WHEELS ]] || PIP+=(--no-index --find-links "$WHEELS")

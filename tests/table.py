@@ -25,6 +25,7 @@ class Table:
         self.shut = shut              # the flaps as the test moved them
         self.events: list[dict] = []
         self.screen = None
+        self.shown: list = []         # every screen shown, in order
         self.leds = None
         self.dice: list[tuple[int, ...]] = []
         self.rolls: list[int] = []
@@ -38,6 +39,7 @@ class Table:
                 self.events.append(effect.event.as_json())
             elif isinstance(effect, Show):
                 self.screen = effect.screen
+                self.shown.append(effect.screen)
             elif isinstance(effect, Lights):
                 self.leds = effect.leds
             elif isinstance(effect, RollDice):
@@ -78,6 +80,11 @@ class Table:
 
     def wait(self, ms):
         self.send(Tick(self.step(ms)))
+
+    def pass_ends(self):
+        """Let each queued step of a turn's end show for its pause."""
+        while self.controller.state.shows:
+            self.wait(self.game.pause_ms)
 
     def start(self, players):
         """NEXT until the attract screen lists ``players`` players, then ROLL."""

@@ -179,3 +179,14 @@ def test_gpio_14_is_one_line_unless_reserved_pins_are_allowed(tmp_path, capsys):
     path.write_text(GOOD_A.replace("roll = 23", "roll = 14\nallow_reserved_pins = true"))
     code, out, err = check(path, capsys)
     assert code == 0 and err == [], err
+
+
+def test_a_game_word_of_the_wrong_kind_is_shown_as_typed(tmp_path, capsys):
+    # the [game] table speaks the same dialect as [hardware]: TOML's true, not Python's
+    path = tmp_path / "box.toml"
+    path.write_text('[game]\ndice = true\nhints = ["on"]\n')
+    code, out, err = check(path, capsys)
+    assert (code, out) == (2, [])
+    assert err == [f"{path}: [game] dice: true (true/false) is not one of software, module, "
+                   "manual",
+                   f"{path}: [game] hints: a list is not one of off, on-request, always"]

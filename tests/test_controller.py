@@ -1,7 +1,8 @@
 """The referee, driven event by event without hardware (see table.py)."""
 
 from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen,
-                                     ScoreboardScreen, TurnEndScreen)
+                                     ScoreboardScreen, ShutScreen, TurnEndScreen)
+from shutbox_hw.events import Tick
 from table import Table
 
 
@@ -31,6 +32,7 @@ def test_practice_round_of_seed_001(practice):
     assert t.names("game_ended")[0]["winners"] == ["P2"]
     # the last throw of each player used one die: the box rolled one
     assert t.rolls.count(1) == 2
+    t.pass_ends()
     assert isinstance(t.screen, ResultScreen) and t.screen.winners == ("P2",)
 
 
@@ -38,7 +40,7 @@ def test_turn_waits_for_every_flap_open():
     t = Table("klappenspiel", shut=(1 << 2) | (1 << 6))  # flaps 3 and 7 shut at power on
     t.start(1)
     assert not t.names("turn_started")
-    assert t.screen.message == "open flaps 3, 7"
+    assert t.screen.message == "lift 3, 7"
     assert t.leds.flaps[2] == "blink" and t.leds.flaps[6] == "blink"
     t.open(3)
     assert not t.names("turn_started")
@@ -52,7 +54,7 @@ def test_rejected_flap_names_it_and_waits_until_lifted():
     t.roll(3, 4)
     t.close(8)
     assert t.names("flap_rejected") == [{"event": "flap_rejected", "player": "P1", "flap": 8,
-                                         "reason": "8 doesn't fit 3+4"}]
+                                         "reason": "8 doesn't fit 3+4", "conflicts": []}]
     assert t.screen.message == "8 doesn't fit 3+4"
     assert t.leds.flaps[7] == "blink" and t.leds.red == "on"
     t.close(7)  # legal, but play waits for 8 to be lifted
@@ -60,6 +62,18 @@ def test_rejected_flap_names_it_and_waits_until_lifted():
     t.open(8)
     assert t.names("throw_committed")[0]["closed"] == [7]
     assert t.leds.red == "off" and t.screen.message is None
+
+
+def test_a_rejected_flap_names_the_flap_it_conflicts_with():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(4, 6)
+    t.close(7)
+    t.close(6)
+    assert t.names("flap_rejected") == [{"event": "flap_rejected", "player": "P1", "flap": 6,
+                                         "reason": "6 doesn't fit with 7: 4+6 is 10",
+                                         "conflicts": [7]}]
+    assert t.screen.message == "6 doesn't fit with 7: 4+6 is 10"
 
 
 def test_partial_closure_that_cannot_complete_is_rejected():
@@ -174,6 +188,8 @@ def test_no_move_ends_the_turn_at_once_and_shutting_scores_zero():
     t.close(1, 6)
     ended = t.names("turn_ended")[0]
     assert ended["shut"] and ended["score"] == 0 and ended["open"] == []
+    assert isinstance(t.screen, ShutScreen)
+    t.pass_ends()
     assert isinstance(t.screen, TurnEndScreen) and t.screen.shut
     lift_all(t)
     t.roll(6, 6)
@@ -199,7 +215,8 @@ def test_instant_win_ends_the_round_in_a_pool():
     rnd = t.names("round_ended")[0]
     assert rnd["shut"] == ["P1"] and rnd["balances"] == {"P1": 8, "P2": -4, "P3": -4}
     assert not t.names("game_ended")  # a pool goes on
-    assert isinstance(t.screen, TurnEndScreen) or isinstance(t.screen, ScoreboardScreen)
+    t.pass_ends()
+    assert isinstance(t.screen, ScoreboardScreen)
     lift_all(t)
     assert t.names("turn_started")[-1] == {"event": "turn_started", "player": "P1", "round": 2}
     t.press("next", long=True)
@@ -269,11 +286,15 @@ def test_manual_dice_checks_against_any_throw():
     t.close(1)                            # 1 alone: not a throw of two dice, but 1+x can be
     t.close(9)                            # 1 + 9 = 10: fine (4+6, 5+5)
     t.close(8)                            # 18 is beyond two dice
-    assert t.names("flap_rejected")[-1]["reason"] == "8 doesn't fit with 1, 9"
+    assert t.names("flap_rejected")[-1]["reason"] == "8 doesn't fit with 9"
+    assert t.names("flap_rejected")[-1]["conflicts"] == [9]
     t.open(8)
     t.press("roll")                       # next throw: commits 1 + 9
     assert t.names("throw_committed")[0]["closed"] == [1, 9]
     t.close(2)
+    t.press("next")                       # asks first: nothing ends yet
+    assert not t.names("turn_ended") and t.screen.prompt == "No move? NEXT again"
+    assert t.screen.message == "No move? NEXT again"
     t.press("next")                       # 2 is a legal throw (1+1): committed, turn ends
     ended = t.names("turn_ended")[0]
     assert ended["open"] == [3, 4, 5, 6, 7, 8] and ended["score"] == 33
@@ -287,6 +308,71 @@ def test_manual_next_with_an_incomplete_closure_is_refused():
     t.press("next")
     assert not t.names("turn_ended")
     assert t.screen.prompt == "not a whole move yet"
+    assert t.screen.message == "not a whole move yet"
+
+
+def test_manual_next_again_is_asked_anew_after_anything_else():
+    t = Table("klappenspiel", dice="manual")
+    t.start(1)
+    t.press("roll")
+    t.press("next")
+    assert t.screen.prompt == "No move? NEXT again"
+    t.close(9)                            # the player found a move after all
+    assert t.screen.prompt != "No move? NEXT again"
+    t.open(9)
+    t.press("next")
+    assert not t.names("turn_ended")
+    t.press("next")
+    assert t.names("turn_ended")[0]["score"] == 45
+
+
+def flashes(t, text):
+    """The bar's text at each change while a refusal flashes, until it is gone."""
+    seen = [t.screen.message]
+    while (due := t.controller.next_deadline_ms()) is not None:
+        t.now = due
+        t.send(Tick(due))
+        seen.append(t.screen.message)
+    return seen
+
+
+def test_roll_with_a_flap_to_lift_flashes_why():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(4, 6)
+    t.close(7)
+    t.close(6)                            # rejected: 6 doesn't fit with 7
+    rolls = len(t.rolls)
+    t.press("roll")
+    assert len(t.rolls) == rolls          # nothing thrown
+    assert flashes(t, "lift 6 first") == ["lift 6 first", None, "lift 6 first", None,
+                                          "lift 6 first", "6 doesn't fit with 7: 4+6 is 10"]
+
+
+def test_roll_with_half_a_closure_says_how_much_more():
+    t = Table("klappenspiel")
+    t.start(1)
+    t.roll(4, 6)
+    t.close(7)
+    t.press("roll")
+    assert t.screen.message == "shut 3 more" and not t.names("throw_committed")
+    t.close(3)
+    assert t.screen.message is None       # acting ends the flash
+    assert t.names("throw_committed")[0]["closed"] == [3, 7]
+    t.roll(2, 2)
+    t.press("roll")
+    assert t.screen.message == "shut 2+2 first"
+
+
+def test_next_with_software_dice_says_what_next_does():
+    t = Table("pub")
+    t.start(2)
+    t.press("next")
+    assert t.screen.message == "hold NEXT to settle up"
+    t = Table("klappenspiel", shut=1 << 4)
+    t.start(1)
+    t.press("roll")
+    assert t.screen.message == "lift 5 first" and not t.rolls
 
 
 def test_attract_screen_cycles_players_with_configured_names():
@@ -307,3 +393,239 @@ def test_tile_lists_read_as_ranges():
     assert tile_ranges([1, 2, 3, 4, 7]) == "1-4, 7"
     assert tile_ranges([2, 4, 5, 6, 7, 8, 9, 10, 11, 12]) == "2, 4-12"
     assert tile_ranges([5, 6]) == "5, 6"
+
+
+# ---------------------------------------------------------------- every end is seen
+
+def kinds(screens):
+    """The shown screens as (kind, what marks it) for sequence checks."""
+    out = []
+    for s in screens:
+        if isinstance(s, PlayScreen):
+            out.append(("play", s.prompt))
+        elif isinstance(s, TurnEndScreen):
+            out.append(("turn_end", s.player))
+        elif isinstance(s, ScoreboardScreen):
+            out.append(("scoreboard", s.round))
+        elif isinstance(s, ShutScreen):
+            out.append(("shut", s.player))
+        else:
+            out.append((type(s).__name__, None))
+    return out
+
+
+def test_a_throw_with_no_move_is_shown_then_the_turn_end():
+    t = Table("klappenspiel", pause_ms=2000)
+    t.start(2)
+    t.roll(6, 6)
+    t.close(3, 9)
+    before = len(t.shown)
+    t.roll(6, 6)                       # 12 with 3 and 9 shut: 4+8, 5+7 ... a move
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)                       # open 1, 2, 6: 12 has no move
+    assert isinstance(t.screen, PlayScreen) and t.screen.dice == (6, 6)
+    assert t.screen.prompt == "no move" and t.screen.open_tiles == (1, 2, 6)
+    t.wait(1000)
+    assert t.screen.prompt == "no move"        # still there within the pause
+    assert t.controller.next_deadline_ms() == t.controller.state.show_since + 2000
+    t.wait(1000)
+    assert isinstance(t.screen, TurnEndScreen) and t.screen.score == 9
+    assert t.screen.prompt == "lift 3-5, 7-9"
+    assert kinds(t.shown[before:])[-2:] == [("play", "no move"), ("turn_end", "P1")]
+    t.pass_ends()
+    assert t.controller.next_deadline_ms() is None   # the turn end stays until lifted
+    assert isinstance(t.screen, TurnEndScreen)
+
+
+def test_a_button_moves_on_to_the_next_step():
+    t = Table("klappenspiel", {"match": "single-round"})
+    t.start(1)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)                       # no move: the last player of the match
+    assert t.screen.prompt == "no move"
+    t.press("roll")                    # seen: on to the turn end, nothing else happens
+    assert isinstance(t.screen, TurnEndScreen)
+    t.press("next", long=True)         # even a long NEXT only moves on
+    assert isinstance(t.screen, ScoreboardScreen)
+    t.press("roll")
+    assert isinstance(t.screen, ResultScreen)
+    assert t.controller.phase == "over"
+    t.press("roll")
+    assert isinstance(t.screen, AttractScreen)
+
+
+def test_last_player_of_a_round_sees_turn_end_then_scoreboard():
+    t = Table("klappenspiel")         # elimination at 45: the match goes on
+    t.start(2)
+    t.roll(6, 6)                       # P1: no other move needed
+    t.close(3, 9)
+    t.roll(1, 1)
+    t.close(2)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)                       # open 1, 5, 6, 7: 12 = 5+7 or 1+5+6
+    t.close(5, 7)
+    t.roll(6, 6)                       # open 1, 6: no move
+    t.pass_ends()
+    lift_all(t)
+    before = len(t.shown)
+    t.roll(5, 5)                       # P2, the last of round 1
+    t.close(1, 9)
+    t.roll(6, 6)                       # 3+9 gone: 12 = 4+8
+    t.close(4, 8)
+    t.roll(6, 6)                       # 5+7
+    t.close(5, 7)
+    t.roll(6, 6)                       # open 2, 3, 6: no move
+    t.pass_ends()
+    seq = kinds(t.shown[before:])
+    assert seq[-3:] == [("play", "no move"), ("turn_end", "P2"), ("scoreboard", 1)]
+    assert t.screen.prompt == "lift 1, 4, 5, 7-9"
+    assert not t.names("game_ended")
+
+
+def test_last_player_of_the_match_sees_every_step_before_the_result():
+    t = Table("klappenspiel", {"match": "single-round"})
+    t.start(1)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)                       # open 1, 2, 4-8: 12 = 4+8
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    before = len(t.shown)
+    t.roll(6, 6)                       # no move: turn, round and match end at once
+    assert t.names("game_ended")
+    t.pass_ends()
+    assert kinds(t.shown[before:]) == [("play", "no move"), ("turn_end", "P1"),
+                                       ("scoreboard", 1), ("ResultScreen", None)]
+
+
+def test_an_instant_win_shut_has_its_screen_and_a_chase_before_the_result():
+    t = Table("klappenspiel", {"match": "single-round", "shut_the_box": "instant-win"},
+              pause_ms=1000)
+    t.start(2)
+    before = len(t.shown)
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),
+                        ((2, 3), [5]), ((2, 2), [4]), ((1, 2), [3]), ((1, 2), [1, 2])]:
+        t.roll(*dice)
+        t.close(*tiles)
+    assert t.names("game_ended")[0]["winners"] == ["P1"]
+    assert isinstance(t.screen, ShutScreen) and t.screen.note == "wins at once!"
+    lit = []
+    for _ in range(4):                 # the light runs round the flaps
+        lit.append(t.leds.flaps.index("on"))
+        assert t.leds.flaps.count("on") == 1
+        t.send(Tick(t.controller.next_deadline_ms()))
+    assert lit == [0, 1, 2, 3]
+    t.now = t.controller.next_deadline_ms()
+    t.pass_ends()
+    assert kinds(t.shown[before:])[-4:] == [("shut", "P1"), ("turn_end", "P1"),
+                                            ("scoreboard", 1), ("ResultScreen", None)]
+    assert "on" not in t.leds.flaps
+
+
+def test_a_pool_instant_win_is_shown_before_the_scoreboard():
+    t = Table("pub")
+    t.start(2)
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),
+                        ((2, 3), [5]), ((2, 2), [4]), ((1, 2), [3]), ((1, 2), [1, 2])]:
+        t.roll(*dice)
+        t.close(*tiles)
+    before = len(t.shown) - 1
+    t.pass_ends()
+    assert kinds(t.shown[before:]) == [("shut", "P1"), ("turn_end", "P1"), ("scoreboard", 1)]
+
+
+# ---------------------------------------------------------------- pools
+
+def test_a_pool_play_screen_shows_the_pot_and_the_balance():
+    t = Table("pub", {"stake": 2})
+    t.start(2)
+    assert (t.screen.pot, t.screen.balance) == (0, 0)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(6, 6)                       # P1 stuck at 9
+    t.pass_ends()
+    lift_all(t)
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.roll(6, 6)
+    t.close(4, 8)
+    t.roll(6, 6)
+    t.close(5, 7)
+    t.roll(1, 1)
+    t.close(2)
+    t.roll(6, 6)                       # P2 stuck at 7: takes the pot of 4
+    t.pass_ends()
+    lift_all(t)
+    assert isinstance(t.screen, PlayScreen) and t.screen.player == "P1"
+    assert (t.screen.pot, t.screen.balance) == (0, -2)
+    assert Table("klappenspiel").screen.__class__ is AttractScreen
+    t.press("next", long=True)
+    assert t.screen == ConfirmScreen(question="Stop and settle?")
+    t.press("roll")
+    assert t.names("game_ended")[0]["balances"] == {"P1": -2, "P2": 2}
+    assert isinstance(t.screen, ResultScreen) and t.screen.winners == ("P2",)
+    assert [(r.name, r.balance) for r in t.screen.rows] == [("P1", -2), ("P2", 2)]
+
+
+def test_a_game_stopped_before_any_throw_is_abandoned_with_no_winners():
+    for preset in ("pub", "klappenspiel"):
+        t = Table(preset)
+        t.start(4)
+        t.press("next", long=True)
+        t.press("roll")
+        ended = t.names("game_ended")[0]
+        assert ended["winners"] == [] and ended["abandoned"] is True
+        assert t.screen.winners == ()
+    t = Table("klappenspiel")
+    t.start(2)
+    assert t.screen.pot is None and t.screen.balance is None
+    t.roll(6, 6)
+    t.close(3, 9)
+    t.press("next", long=True)
+    assert t.screen == ConfirmScreen(question="New game?")
+    t.press("roll")
+    assert t.names("game_ended")[0]["winners"] != []   # a throw was made: totals decide
+
+
+def test_every_step_of_an_instant_win_has_a_frame(tmp_path, capsys):
+    """``sim --frames`` keeps a frame of each step, even after the script's last line."""
+    from PIL import Image, ImageChops
+
+    from shutbox_hw.cli import main
+    from shutbox_hw.render import render
+    lines = ["start 2"]
+    for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),
+                        ((2, 3), [5]), ((2, 2), [4]), ((1, 2), [3]), ((1, 2), [1, 2])]:
+        lines += [f"dice {dice[0]} {dice[1]}", "roll", "close " + " ".join(map(str, tiles))]
+    script = tmp_path / "shut.txt"
+    script.write_text("\n".join(lines) + "\n")
+    frames = tmp_path / "frames"
+    assert main(["sim", "--rules", "klappenspiel", "--set", "match=single-round",
+                 "--set", "shut_the_box=instant-win", "--script", str(script),
+                 "--frames", str(frames), "--db", str(tmp_path / "db")]) == 0
+    capsys.readouterr()
+    def lit(image):
+        return image.convert("L").point(lambda v: 255 if v else 0)
+
+    saved = [lit(Image.open(f)).tobytes() for f in sorted(frames.glob("frame-*.png"))]
+
+    def drawn(screen):   # the panel may shift the picture a pixel against burn-in
+        want = lit(render(screen))
+        return any(ImageChops.offset(want, dx, dy).tobytes() in saved
+                   for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+    assert drawn(ShutScreen(player="P1", note="wins at once!"))
+    assert drawn(TurnEndScreen(player="P1", score=0, open_tiles=(), shut=True,
+                               note="wins at once!", prompt="press: go on"))

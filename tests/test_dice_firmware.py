@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.hal.sim.dice_module import FIRMWARE_DIR, load_firmware
+from shutbox_hw.dice_firmware import dice_anim as anim
+from shutbox_hw.dice_firmware import dice_config as cfg
+from shutbox_hw.dice_firmware import dice_core as core_mod
+from shutbox_hw.dice_firmware import dice_debounce as deb
+from shutbox_hw.dice_firmware import dice_faces as faces
+from shutbox_hw.dice_firmware import dice_regs as regs
+from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 
 FIRMWARE_ROOT = FIRMWARE_DIR.parent
-core_mod = load_firmware()
-import dice_anim as anim            # noqa: E402  (on sys.modules once the firmware is loaded)
-import dice_config as cfg           # noqa: E402
-import dice_debounce as deb         # noqa: E402
-import dice_faces as faces          # noqa: E402
-import dice_regs as regs            # noqa: E402
 
 
 # -- face drawing ---------------------------------------------------------------

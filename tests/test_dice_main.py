@@ -5,14 +5,14 @@ serves, the LEDs and ready line it drives, and the watchdog it feeds."""
 from __future__ import annotations
 
 import builtins
+import importlib
 import types
 
-from shutbox_hw.hal.sim.dice_module import FIRMWARE_DIR, load_firmware
-
-load_firmware()
-import dice_anim as anim     # noqa: E402
-import dice_config as cfg    # noqa: E402
-import dice_regs as regs     # noqa: E402
+import shutbox_hw.dice_firmware as firmware
+from shutbox_hw.dice_firmware import dice_anim as anim
+from shutbox_hw.dice_firmware import dice_config as cfg
+from shutbox_hw.dice_firmware import dice_regs as regs
+from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 
 
 class Stop(Exception):
@@ -87,7 +87,11 @@ class Board:
         fakes = {"machine": self.machine, "time": self.time}
 
         def fake_import(name, *args, **kwargs):
-            return fakes[name] if name in fakes else builtins.__import__(name, *args, **kwargs)
+            if name in fakes:
+                return fakes[name]
+            if name.startswith("dice_"):    # the Pico's top-level modules: the packaged ones
+                return importlib.import_module(f"{firmware.__name__}.{name}")
+            return builtins.__import__(name, *args, **kwargs)
 
         env = {"__name__": "__main__", "__builtins__": {
             **vars(builtins), "__import__": fake_import, "print": lambda *a: None}}

@@ -19,7 +19,8 @@ EXAMPLES = [
     Rolled(seat=1, player="Ben", dice=None, round=2, throw=2),
     ThrowCommitted(seat=1, player="Ben", dice=(3, 4), closed=(7,), open=(1, 2), round=2,
                    throw=1),
-    FlapRejected(seat=1, round=2, player="Ben", flap=8, reason="8 doesn't fit 3+4"),
+    FlapRejected(seat=1, round=2, player="Ben", flap=6, reason="6 doesn't fit with 7: 4+6 is 10",
+                 conflicts=(7,)),
     FlapReopened(seat=1, round=2, player="Ben", flap=5),
     TurnEnded(seat=1, player="Ben", score=3, open=(1, 2), shut=False, round=2),
     RoundEnded(players=NAMES, round=2, final=(8, None, 0), raw=(4, None, 0), totals=(8, 30, 0),
@@ -81,5 +82,6 @@ def test_json_names_the_players_and_hides_the_seats():
         "event": "game_ended", "winners": ["Ann"], "totals": {"Ann": 1, "Ben": 2, "Cy": 3},
         "rounds": 4, "balances": {"Ann": 2, "Ben": -1, "Cy": -1}, "abandoned": True}
     assert "abandoned" not in EXAMPLES[10].as_json()
-    assert EXAMPLES[5].as_json() == {"event": "flap_rejected", "player": "Ben", "flap": 8,
-                                     "reason": "8 doesn't fit 3+4"}
+    assert EXAMPLES[5].as_json() == {"event": "flap_rejected", "player": "Ben", "flap": 6,
+                                     "reason": "6 doesn't fit with 7: 4+6 is 10",
+                                     "conflicts": [7]}

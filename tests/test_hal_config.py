@@ -186,3 +186,46 @@ def test_ssd1309_is_accepted_and_drives_lumas_ssd1309():
     assert problems == [] and hw.display.driver == "ssd1309"
     panel = luma_panel(hw.display.driver, hw.display.port, hw.display.address)
     assert panel._chip is ssd1309        # nothing is opened until the first attempt
+
+
+# ------------------------------------------------------------ one dialect, one default
+
+def test_each_key_defaults_to_its_dataclass_field():
+    # an empty table reads as the dataclass's defaults: no second copy of a default
+    from shutbox_hw.hal.config import DISPLAY, EXPANDER, DisplayConfig, ExpanderConfig
+    for spec, table in ((DISPLAY, DisplayConfig), (EXPANDER, ExpanderConfig)):
+        problems: list[str] = []
+        assert spec.read({}, _problems(problems)) == dataclasses.asdict(table())
+        assert problems == []
+
+
+def test_a_bad_value_reads_as_the_default_with_one_line():
+    from shutbox_hw.hal.config import DISPLAY
+    problems: list[str] = []
+    values = DISPLAY.read({"contrast": "bright", "port": 40}, _problems(problems))
+    assert (values["contrast"], values["port"]) == (0x7F, 1)
+    # in the order the keys are declared
+    assert problems == ["[hardware] display.port: 40 is outside 0..31",
+                        "[hardware] display.contrast: expected a number 0..255, got "
+                        "'bright' (text)"]
+
+
+def _problems(lines: list[str]):
+    from shutbox_hw.validate import Problems
+    return Problems(lines, "hardware").under("display")
+
+
+@pytest.mark.parametrize("name", ["Debouncer", "FlapInputs", "ButtonInputs", "HoldTimer",
+                                  "Switches", "PiPins", "ExpanderPins"])
+def test_the_adapters_default_to_the_config_timings(name):
+    # hold_ms once drifted: 1000 in the config, 800 in the adapters
+    import inspect
+
+    from shutbox_hw.hal import debounce, expander, gpio, switches
+    cls = next(getattr(m, name) for m in (debounce, switches, gpio, expander) if hasattr(m, name))
+    config = HardwareConfig()
+    timings = {"debounce_ms": config.debounce_ms, "hold_ms": config.hold_ms,
+               "read_ms": config.read_interval_ms}
+    parameters = inspect.signature(cls).parameters
+    found = {key: parameters[key].default for key in timings if key in parameters}
+    assert found and found == {key: timings[key] for key in found}

@@ -10,7 +10,7 @@ from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
 from shutbox_hw.hal.expander import ExpanderLamps, ExpanderPins
 from shutbox_hw.hal.lights import Lights
 from shutbox_hw.hal.ports import LedFrame
-from shutbox_hw.hal.sim import SimBus, SimMcp23017, SimSwitch, SimWorld, expander_pin_setter
+from shutbox_hw.hal.simulated import SimBus, SimMcp23017, SimSwitch, SimWorld, expander_pin_setter
 from shutbox_hw.hal.switches import Switches
 
 # tiles 1..7 on GPA0..GPA6, tiles 8..12 on GPB0..GPB4, ROLL GPB5, NEXT GPB6

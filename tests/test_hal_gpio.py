@@ -13,7 +13,7 @@ from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
 from shutbox_hw.hal.gpio import PiLamps, PiPins, gpio_device_problem, make_pin_factory
 from shutbox_hw.hal.lights import Lights
 from shutbox_hw.hal.ports import LedFrame
-from shutbox_hw.hal.sim import SimSwitch, SimWorld, mock_pin_setter
+from shutbox_hw.hal.simulated import SimSwitch, SimWorld, mock_pin_setter
 from shutbox_hw.hal.switches import Switches
 
 FLAP_PINS = {1: 5, 2: 6, 3: 13}

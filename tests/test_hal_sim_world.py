@@ -2,7 +2,7 @@
 
 import random
 
-from shutbox_hw.hal.sim import SimSwitch, SimWorld
+from shutbox_hw.hal.simulated import SimSwitch, SimWorld
 
 
 def test_actions_run_in_time_order_with_the_clock_set():

@@ -17,8 +17,8 @@ from shutbox_hw.hal.box import build_ports
 from shutbox_hw.hal.config import ExpanderConfig, ExpanderPin, HardwareConfig
 from shutbox_hw.hal.poll import run_loop
 from shutbox_hw.hal.ports import LedFrame
-from shutbox_hw.hal.sim import (SimBus, SimMcp23017, SimSwitch, SimWorld, expander_pin_setter,
-                                mock_pin_setter)
+from shutbox_hw.hal.simulated import (SimBus, SimMcp23017, SimSwitch, SimWorld,
+                                      expander_pin_setter, mock_pin_setter)
 from shutbox_hw.hal.switches import Edge, Switches
 
 

@@ -20,7 +20,8 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "shutbox_hw"
 
 LAYERS: dict[str, int] = {
-    "events": 0, "leds": 0, "errors": 0, "sdnotify": 0,
+    "events": 0, "leds": 0, "errors": 0, "sdnotify": 0, "validate": 0,
+    "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
     "rules": 1, "hal": 1, "textfile": 1,
     "game": 2, "strategy": 2,
     "render": 3, "store": 3, "config": 3,

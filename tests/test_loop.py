@@ -22,7 +22,7 @@ from shutbox_hw.hal.display import OledDisplay
 from shutbox_hw.hal.expander import ExpanderPins
 from shutbox_hw.hal.gpio import PiPins
 from shutbox_hw.hal.poll import Waker
-from shutbox_hw.hal.sim import SimBus, SimMcp23017
+from shutbox_hw.hal.simulated import SimBus, SimMcp23017
 from shutbox_hw.hal.switches import Edge
 from shutbox_hw.sdnotify import Notifier
 from shutbox_hw.sim.runner import SimRunner
@@ -234,11 +234,11 @@ def test_a_step_stores_first_then_sets_the_lights_then_renders_the_screen(tmp_pa
     runner = SimRunner(load_config(), tmp_path / "db")
     daemon = runner.daemon
     order: list[str] = []
-    record, lights, render = daemon.store.record, daemon.box.indicators.show, daemon.render
+    record, lights, render = daemon.store.record_all, daemon.box.indicators.show, daemon.render
 
-    def recording(event):
-        order.append(f"store {event.name}")
-        record(event)
+    def recording(events):
+        order.extend(f"store {event.name}" for event in events)
+        record(events)
 
     def lighting(frame, now):
         order.append("lights")
@@ -248,7 +248,7 @@ def test_a_step_stores_first_then_sets_the_lights_then_renders_the_screen(tmp_pa
         order.append("render")
         return render(screen)
 
-    daemon.store.record = recording              # type: ignore[method-assign]
+    daemon.store.record_all = recording          # type: ignore[method-assign]
     daemon.box.indicators.show = lighting        # type: ignore[method-assign]
     daemon.render = rendering
     runner.start_game(1)

@@ -12,6 +12,7 @@ intended change of the look, regenerate them and LOOK at each one:
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -301,3 +302,12 @@ def test_hint_figures_are_labelled_as_chances():
     assert _contains(image, "3%", SMALL)
     no_hints = render(PlayScreen("P1", 1, 9, (1, 2, 3, 4), 0, dice=(2, 2), prompt="shut 2+2"))
     assert not _contains(no_hints, "chance", SMALL)
+
+
+def test_one_question_box_when_one_die_will_be_thrown():
+    one = SAMPLES["play_before_one_die"]
+    two = render(replace(one, throw_dice=2))
+    drawn = render(one)
+    # the one-die screen is the two-dice screen less the second box
+    assert ImageChops.logical_and(drawn, two) == drawn.convert("1")
+    assert ImageChops.logical_xor(drawn, two).getbbox() is not None

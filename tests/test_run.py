@@ -45,12 +45,16 @@ def test_run_notifies_systemd_and_stops_on_sigterm(tmp_path):
     assert "Traceback" not in proc.stderr.read()
 
 
-def test_run_refuses_the_unsupported_dice_module(tmp_path):
+def test_run_takes_the_dice_module_and_names_a_missing_i2c_bus(tmp_path):
+    # the module is accepted; here (no /dev/i2c-9) its bus cannot be opened: one line, exit 2
     proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
-                           str(config(tmp_path, '[game]\ndice = "module"\n')),
-                           "--pin-factory", "mock"], capture_output=True, text=True)
+                           str(config(tmp_path, '[game]\ndice = "module"\n'
+                                                '[hardware.dice]\nbus = 9\n')),
+                           "--pin-factory", "mock", "--for-seconds", "0.2"],
+                          capture_output=True, text=True)
     assert proc.returncode == 2
-    assert "dice module" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("shutbox-hw run: I2C bus 9 cannot be opened"), proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_run_without_a_pin_library_is_a_clear_error(tmp_path):

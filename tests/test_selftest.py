@@ -271,7 +271,7 @@ class Flaky:
 @pytest.mark.parametrize("failures,ok", [(2, True), (3, False)])
 def test_a_probe_that_loses_arbitration_is_tried_again(failures, ok):
     from shutbox_hw.selftest import _probe
-    from shutbox_hw.hal.sim import SimBus
+    from shutbox_hw.hal.simulated import SimBus
     bus = SimBus(1)
     from shutbox_hw.sim.box import AckingChip
     bus.attach(0x3C, AckingChip())

@@ -83,7 +83,8 @@ def test_script_events_of_the_two_player_game(capsys):
                           "--script", str(SCRIPTS / "two-player-klappenspiel.txt"))
     assert code == 0
     assert of(events, "flap_rejected") == [{"event": "flap_rejected", "player": "P1",
-                                            "flap": 5, "reason": "5 was shut before the roll"}]
+                                            "flap": 5, "reason": "5 was shut before the roll",
+                                            "conflicts": []}]
     assert of(events, "flap_reopened") == [{"event": "flap_reopened", "player": "P1",
                                             "flap": 4}]
     assert of(events, "turn_ended")[0]["shut"] is True
@@ -119,7 +120,7 @@ def test_multiplication_settles_on_the_virtual_clock(capsys, tmp_path):
 def test_manual_dice(capsys, tmp_path):
     cfg = tmp_path / "manual.toml"
     cfg.write_text('[game]\ndice = "manual"\n')
-    s = script(tmp_path, "start 1\ndice 4 6\nroll\nclose 1 9\ndice 1 1\nroll\nclose 2\nnext\n")
+    s = script(tmp_path, "start 1\ndice 4 6\nroll\nclose 1 9\ndice 1 1\nroll\nclose 2\nnext\nnext\n")
     code, events, _ = sim(capsys, "--config", str(cfg), "--script", s)
     assert code == 0
     assert [e["closed"] for e in of(events, "throw_committed")] == [[1, 9], [2]]

@@ -7,11 +7,18 @@ may write any byte of it at any time, so every tick the module's own
 registers are restored from a private copy and the Pi's registers are read.
 """
 
-import dice_config as cfg
-import dice_regs as r
-from dice_anim import Tumble
-from dice_debounce import Button, ShakeDetector
-from dice_faces import draw_faces
+try:        # in shutbox-hw on the Pi, as the package shutbox_hw.dice_firmware
+    from . import dice_config as cfg
+    from . import dice_regs as r
+    from .dice_anim import Tumble
+    from .dice_debounce import Button, ShakeDetector
+    from .dice_faces import draw_faces
+except ImportError:     # on the Pico: plain top-level modules
+    import dice_config as cfg
+    import dice_regs as r
+    from dice_anim import Tumble
+    from dice_debounce import Button, ShakeDetector
+    from dice_faces import draw_faces
 
 
 class DiceCore:

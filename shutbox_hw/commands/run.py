@@ -51,26 +51,30 @@ def open_i2c(number: int) -> Any:
 
 
 def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
-                   wake: Wake) -> Box:
-    """The box's ports on real pins and buses; ``wake`` is what their threads call."""
-    from ..daemon import Box, SoftwareDice
-    from ..hal.box import build_ports
+                   wake: Wake | None = None) -> Box:
+    """The box's ports on real pins and buses; ``wake`` is what their threads call
+    (the dice module's ready line can use it too: see hal/poll.py)."""
+    from ..daemon import Box
+    from ..hal.poll import no_wake
+    wake = wake or no_wake
+    from ..hal.box import build_module, build_ports
+    from ..hal.dice_source import SoftwareDice
     from ..hal.display import make_display
     from ..hal.gpio import make_pin_factory, pin_claim_problem
-    if config.game.dice == "module":
-        raise UserError("[game] dice: the dice module is not supported by this version yet; "
-                        "use \"software\" or \"manual\"")
     factory = make_pin_factory(pin_factory)
+    dice_cfg = config.hardware.dice if config.game.dice == "module" else None
     try:
         ports = build_ports(config.hardware, clock, pin_factory=factory, bus=open_i2c,
                             wake=wake)
+        dice = (SoftwareDice() if dice_cfg is None else
+                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c))
     except Exception as exc:  # noqa: BLE001 - sorted out just below
         problem = pin_claim_problem(exc)
         if problem is None:
             raise
         raise UserError(problem) from None
     return Box(ports.flaps, ports.buttons, ports.indicators,
-               make_display(config.hardware, wake=wake), SoftwareDice())
+               make_display(config.hardware, wake=wake), dice)
 
 
 def run(args: argparse.Namespace) -> int:

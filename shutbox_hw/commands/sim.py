@@ -28,6 +28,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "display as a numbered PNG")
     p.add_argument("--realtime", action="store_true", help="run the script on the real "
                    "clock (a 'wait 5' takes five seconds) instead of a virtual one")
+    p.add_argument("--world", metavar="FILE", help="with --script and --db: keep the "
+                   "flaps and the script's progress in FILE, so a process killed at any "
+                   "moment goes on where it stopped when run again")
     p.set_defaults(run=run)
 
 
@@ -54,14 +57,28 @@ def run(args: argparse.Namespace) -> int:
         check_steps(steps, config, shown_path(args.script))
 
         def emit(event: dict) -> None:
-            print(json.dumps(event), flush=args.realtime)
+            print(json.dumps(event), flush=args.realtime or world is not None)
 
+        world = Path(args.world) if args.world else None
+        if world is not None:
+            if not args.db:
+                raise UserError("--world needs --db: the world and the database go together")
+            from ..sim.world_file import run_with_world
+            run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
+                                                  frames_dir=frames, advisor=advisor,
+                                                  realtime=args.realtime, shut=shut),
+                           steps, world)
+            sys.stdout.flush()
+            return 0
         runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
                            advisor=advisor, realtime=args.realtime)
         for step in steps:
             runner.run(step)
+        runner.let_ends_show()
         sys.stdout.flush()
         return 0
+    if args.world:
+        raise UserError("--world needs --script")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal

@@ -25,8 +25,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
+def _fraction(value: float | Fraction) -> str:
+    """``value`` from an exact solve is a Fraction already; Fraction() keeps it exact."""
+    exact = Fraction(value)
+    return f"{exact.numerator}/{exact.denominator}"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal
+
+from ..validate import Choice, Integer, Problems, Rule, Spec
 
 DiceMode = Literal["software", "module", "manual"]
 HintMode = Literal["off", "on-request", "always"]
@@ -19,6 +21,7 @@ HINT_MODES: tuple[HintMode, ...] = ("off", "on-request", "always")
 HINT_OBJECTIVES: tuple[HintObjective, ...] = ("min-score", "max-shut")
 MAX_PLAYERS = 8
 MAX_SETTLE_MS = 60_000
+MAX_PAUSE_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -28,44 +31,39 @@ class GameConfig:
     settle_ms: int = 2500
     hints: HintMode = "off"
     hint_objective: HintObjective = "min-score"
+    pause_ms: int = 2000          # how long each end of a turn stays (a button skips it)
 
 
-def _choice(table: Mapping[str, Any], key: str, choices: tuple[str, ...], default: str,
-            problems: list[str]) -> str:
-    value = table.get(key, default)
-    if value not in choices:
-        problems.append(f"[game] {key}: {value!r} is not one of {', '.join(choices)}")
-        return default
-    return cast(str, value)
+@dataclass(frozen=True)
+class PlayerNames(Rule):
+    """Up to ``most`` different names, none blank."""
+    most: int
+
+    def problem(self, value: Any) -> str | None:
+        if not isinstance(value, list) or not all(isinstance(n, str) and n.strip()
+                                                  for n in value):
+            return "expected a list of non-empty names"
+        if len(value) > self.most:
+            return f"at most {self.most} players, got {len(value)}"
+        if len(set(value)) != len(value):
+            return "every name must be different"
+        return None
+
+
+GAME = Spec(GameConfig, {
+    "dice": Choice(DICE_SOURCES),
+    "hint_objective": Choice(HINT_OBJECTIVES),
+    "hints": Choice(HINT_MODES),
+    "pause_ms": Integer(0, MAX_PAUSE_MS,
+                        message="expected a number of milliseconds {low}..{high}, got {value!r}"),
+    "player_names": PlayerNames(MAX_PLAYERS),
+    "settle_ms": Integer(0, MAX_SETTLE_MS,
+                         message="expected a number of milliseconds {low}..{high}, got {value!r}"),
+})
 
 
 def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
     """The ``[game]`` table checked; each problem is appended as one line."""
-    defaults = GameConfig()
-    known = {"dice", "player_names", "settle_ms", "hints", "hint_objective"}
-    for key in table:
-        if key not in known:
-            problems.append(f"[game] {key}: unknown key (keys: {', '.join(sorted(known))})")
-    dice = _choice(table, "dice", DICE_SOURCES, defaults.dice, problems)
-    hints = _choice(table, "hints", HINT_MODES, defaults.hints, problems)
-    objective = _choice(table, "hint_objective", HINT_OBJECTIVES, defaults.hint_objective,
-                        problems)
-    settle = table.get("settle_ms", defaults.settle_ms)
-    if isinstance(settle, bool) or not isinstance(settle, int) \
-            or not 0 <= settle <= MAX_SETTLE_MS:
-        problems.append(f"[game] settle_ms: expected a number of milliseconds 0..{MAX_SETTLE_MS}, "
-                        f"got {settle!r}")
-        settle = defaults.settle_ms
-    names = table.get("player_names", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
-        problems.append("[game] player_names: expected a list of non-empty names")
-        names = []
-    elif len(names) > MAX_PLAYERS:
-        problems.append(f"[game] player_names: at most {MAX_PLAYERS} players, got {len(names)}")
-        names = names[:MAX_PLAYERS]
-    elif len(set(names)) != len(names):
-        problems.append("[game] player_names: every name must be different")
-        names = []
-    return GameConfig(dice=cast(DiceMode, dice), player_names=tuple(n.strip() for n in names),
-                      settle_ms=settle, hints=cast(HintMode, hints),
-                      hint_objective=cast(HintObjective, objective))
+    values = GAME.read(table, Problems(problems, "game"))
+    values["player_names"] = tuple(n.strip() for n in values["player_names"])
+    return GameConfig(**values)

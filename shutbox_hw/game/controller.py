@@ -16,7 +16,8 @@ from __future__ import annotations
 from ..events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
 from ..leds import LedFrame
 from ..rules import (AnyThrow, Dice, Mask, RuleSet, Throw, allowed_dice_counts, dice_choice,
-                     finish_round, new_match, rules_from_dict, tile_bit, tiles_of)
+                     ends_round_at_once, finish_round, new_match, rules_from_dict, tile_bit,
+                     tiles_of)
 from . import advice, endings, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
@@ -55,6 +56,7 @@ class Controller:
             out.append(Emit(Resumed(seat=seat,
                                     player=s.players[seat] if seat is not None else None,
                                     round=s.round_number())))
+            out += self._finish_restored()
             out += self._maybe_start_turn()
         return out + self._refresh()
 
@@ -62,11 +64,13 @@ class Controller:
         self.state.now = max(self.state.now, event.at_ms)
         out: list[Effect] = []
         if isinstance(event, FlapChanged):
+            self.state.flash = ""
             out += self._flap(event.tile, event.shut)
         elif isinstance(event, ButtonPressed):
+            self.state.flash = ""
             out += self._button(event.button, event.long)
         elif isinstance(event, DiceRolled):
-            out += self._dice(tuple(event.faces))
+            out += self._dice(tuple(event.faces), event.source)
         elif isinstance(event, InputFault):
             out += self._fault(event)
         elif isinstance(event, Tick):
@@ -74,8 +78,22 @@ class Controller:
         return out + self._refresh()
 
     def next_deadline_ms(self) -> int | None:
-        """When the controller next needs a :class:`Tick` (the settle timer)."""
-        return self.state.turn.settle_at if self.state.turn else None
+        """When the controller next needs a :class:`Tick`: the settle timer, the
+        end of a shown step, the next step of the shut-box chase."""
+        s = self.state
+        times = (s.turn.settle_at if s.turn else None, s.show_until(), view.chase_next_ms(s),
+                 view.flash_next_ms(s))
+        return min((t for t in times if t is not None), default=None)
+
+    def dice_wanted(self) -> int | None:
+        """How many dice the next throw takes when one is due (the dice module's
+        own button throws that many), else None."""
+        s = self.state
+        turn = s.turn
+        if s.phase != "play" or turn is None or turn.throw is not None or s.unseen_dice:
+            return None
+        counts = allowed_dice_counts(dice_choice(s.rules, s.open_mask(turn)))
+        return 2 if 2 in counts else 1
 
     @property
     def phase(self) -> Phase:
@@ -84,6 +102,11 @@ class Controller:
     def screen(self) -> Screen:
         """What the OLED shows now."""
         return view.screen(self.state)
+
+    @property
+    def showing(self) -> bool:
+        """A step of a turn's end is on the screen for its pause."""
+        return bool(self.state.shows)
 
     @property
     def player_count(self) -> int:
@@ -127,6 +150,33 @@ class Controller:
                 turn.throw = AnyThrow(s.rules, s.open_mask(turn))
             advice.prepare_hint(self.state, self.advisor, turn)
 
+    def _finish_restored(self) -> list[Effect]:
+        """What the record implies but does not say: finish it.
+
+        A box that wrote each event in a transaction of its own could lose
+        power between two writes of one step (this one writes a step at once,
+        but its databases live on): a throw recorded with no move left, a
+        round whose last turn is recorded, a match decided by its last round.
+        Each is finished as the uninterrupted step would have, so the game
+        can go on (or is recorded as won).
+        """
+        s = self.state
+        if s.match is None:
+            return []
+        if s.match.over:
+            return endings.end_game(s, abandoned=False)
+        turn = s.turn
+        if turn is not None:
+            open_mask = s.open_mask(turn)
+            stuck = (open_mask == 0
+                     or (s.unseen_dice and not AnyThrow(s.rules, open_mask).has_move())
+                     or (isinstance(turn.throw, Throw) and not turn.throw.has_move()))
+            return endings.end_turn(s, turn) if stuck else []
+        if s.round_played and (s.next_player() is None or any(
+                ends_round_at_once(s.rules, m) for m in s.round_played.values())):
+            return endings.end_round(s)
+        return []
+
     # ------------------------------------------------------------------ turn flow
 
     def _maybe_start_turn(self) -> list[Effect]:
@@ -157,22 +207,29 @@ class Controller:
             return endings.end_turn(self.state, turn)
         return advice.chances(self.state, self.advisor, turn)
 
-    def _rolled(self, turn: Turn, dice: Dice | None) -> Rolled:
+    def _rolled(self, turn: Turn, dice: Dice | None, source: str) -> Rolled:
         return Rolled(seat=turn.player, player=self.state.players[turn.player], dice=dice,
-                      round=self.state.round_number(), throw=turn.throws + 1)
+                      round=self.state.round_number(), throw=turn.throws + 1, source=source)
 
-    def _dice(self, faces: Dice) -> list[Effect]:
+    def _dice(self, faces: Dice, source: str = "software") -> list[Effect]:
         s = self.state
         turn = s.turn
-        if s.phase != "play" or turn is None or turn.throw is not None or s.unseen_dice:
-            return []  # nobody asked: a stray throw of the dice module
+        if s.phase != "play" or turn is None or s.unseen_dice:
+            return []  # nobody asked: a stray throw of the dice module, no turn to tell
         counts = allowed_dice_counts(dice_choice(s.rules, s.open_mask(turn)))
+        if turn.throw is not None or s.problems():
+            # thrown on the dice module at the wrong moment: refused, and said so
+            turn.note = "dice ignored: " + ("fix the flaps first" if s.problems()
+                                            else "finish this throw first")
+            return []
         if len(faces) not in counts or not all(1 <= f <= 6 for f in faces):
-            turn.note = "bad throw: roll again"
+            want = " or ".join(map(str, counts))
+            turn.note = f"{len(faces)} dice: {want} wanted, throw again" \
+                if all(1 <= f <= 6 for f in faces) else "bad throw: roll again"
             return []
         turn.throw = throw = Throw(s.rules, s.open_mask(turn), faces)
         turn.note = ""
-        out: list[Effect] = [Emit(self._rolled(turn, faces))]
+        out: list[Effect] = [Emit(self._rolled(turn, faces, source))]
         if not throw.has_move():
             return out + endings.end_turn(self.state, turn)
         advice.prepare_hint(self.state, self.advisor, turn)
@@ -190,6 +247,7 @@ class Controller:
             closed=tuple(tiles_of(closed)), open=tuple(tiles_of(s.open_mask(turn))),
             round=s.round_number(), throw=turn.throws))]
         turn.throw = None
+        turn.note = ""
         turn.hint = None
         turn.hint_shown = False
         return out + self._after_board_change(turn)
@@ -208,6 +266,7 @@ class Controller:
         turn = s.turn
         if s.phase != "play" or turn is None:
             return self._maybe_start_turn()
+        self._disarm(turn)
         if not shut:
             s.reasons.pop(tile, None)
             if turn.pending & bit:
@@ -223,10 +282,11 @@ class Controller:
         if turn.throw is not None and turn.throw.can_complete(candidate):
             turn.pending = candidate
             return self._settle_check(turn, changed=True)
-        reason = view.misfit(s, tile, turn.throw, turn.pending)
+        reason, conflicts = view.misfit(s, tile, turn.throw, turn.pending)
         s.reasons[tile] = reason
         return [Emit(FlapRejected(seat=turn.player, round=s.round_number(),
-                                  player=s.players[turn.player], flap=tile, reason=reason))]
+                                  player=s.players[turn.player], flap=tile, reason=reason,
+                                  conflicts=conflicts))]
 
     def _closure_state(self, turn: Turn) -> tuple[bool, bool]:
         """(legal, extendable) for the flaps pending in this throw."""
@@ -250,6 +310,9 @@ class Controller:
 
     def _tick(self) -> list[Effect]:
         s = self.state
+        until = s.show_until()
+        if until is not None and s.now >= until:
+            self._shown()
         turn = s.turn
         if s.phase != "play" or turn is None or turn.settle_at is None:
             return []
@@ -262,8 +325,19 @@ class Controller:
 
     # ------------------------------------------------------------------ buttons
 
+    def _shown(self) -> None:
+        """The step at the head of the queue has been seen: the next one starts."""
+        s = self.state
+        s.shows.pop(0)
+        s.show_since = s.now
+
     def _button(self, button: str, long: bool) -> list[Effect]:
         s = self.state
+        if s.shows:
+            if s.phase != "play" or s.turn is None:
+                self._shown()      # the press only moves on to the next step
+                return []
+            s.shows.clear()        # the next turn is under way: the press plays it
         short_roll = button == "roll" and not long
         short_next = button == "next" and not long
         if s.phase == "idle":
@@ -281,20 +355,34 @@ class Controller:
                 return endings.end_game(s, abandoned=s.rules.match != "pool")
             if short_next:
                 s.phase = "play"
+                return self._maybe_start_turn()  # flaps lifted while it asked
             return []
         if button == "next" and long:
             s.phase = "confirm"
             return []
         if s.turn is None:
-            return []
+            return self._refuse("roll")
         if button == "roll":
+            self._disarm(s.turn)
             return self._roll(s.turn, long)
         return self._next_pressed(s.turn)
+
+    def _refuse(self, button: str) -> list[Effect]:
+        """A press that cannot act now: the problem bar flashes why."""
+        s = self.state
+        s.flash, s.flash_since = view.why_not(s, button), s.now
+        return []
+
+    def _disarm(self, turn: Turn) -> None:
+        """Anything but a second NEXT takes back the "No move?" question."""
+        if turn.next_armed:
+            turn.next_armed = False
+            turn.note = ""
 
     def _roll(self, turn: Turn, long: bool) -> list[Effect]:
         s = self.state
         if s.problems():
-            return []  # the screen already says what to fix first
+            return self._refuse("roll")
         if turn.throw is not None:
             legal, _ = self._closure_state(turn)
             if legal:
@@ -309,27 +397,34 @@ class Controller:
                 return advice.hint_effects(self.state, turn)
             if isinstance(turn.throw, AnyThrow) and turn.pending:
                 turn.note = "not a whole move yet"
-            return []
+            return self._refuse("roll")
         open_mask = s.open_mask(turn)
         if s.unseen_dice:      # the players throw now: the box only marks it
             turn.throw = AnyThrow(s.rules, open_mask)
             turn.note = ""
-            return [Emit(self._rolled(turn, None))]
+            return [Emit(self._rolled(turn, None, "manual"))]
         counts = allowed_dice_counts(dice_choice(s.rules, open_mask))
         count = 1 if (long and 1 in counts) or counts == (1,) else 2
         return [RollDice(count)]
 
     def _next_pressed(self, turn: Turn) -> list[Effect]:
-        """Unseen dice: NEXT ends the turn when the player cannot move."""
+        """Unseen dice: NEXT, asked twice, ends the turn when the player cannot move."""
         s = self.state
         if not s.unseen_dice or s.problems():
-            return []
+            return self._refuse("next")
         legal, _ = self._closure_state(turn)
         out: list[Effect] = []
+        if turn.pending and not legal:
+            turn.note = "not a whole move yet"
+            return self._refuse("next")
+        if not turn.next_armed:
+            turn.next_armed = True
+            turn.note = s.flash = "No move? NEXT again"
+            s.flash_since = s.now
+            return []
+        turn.next_armed = False
+        turn.note = ""
         if turn.pending:
-            if not legal:
-                turn.note = "not a whole move yet"
-                return []
             out += self._commit(turn)
             if s.turn is not turn:
                 return out

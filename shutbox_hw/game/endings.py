@@ -1,16 +1,21 @@
 """The ends of turns, rounds and games: scores, the match and the screens between.
 
 Functions of the state (:mod:`.state`) that return the game events; the
-controller calls them when a turn has nothing left.
+controller calls them when a turn has nothing left. Every step of an end is
+queued to be seen (``state.show``): the throw that allowed no move, a shut
+box, the turn's score, the round's scoreboard; then the result, or the last
+of them stays until the flaps are lifted.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ..rules import ends_round_at_once, finish_round, stop_match, tiles_of, turn_score
 from . import view
 from .effects import Effect, Emit
 from .events import GameEnded, RoundEnded, TurnEnded
-from .screens import ScoreboardScreen, TurnEndScreen
+from .screens import ScoreboardScreen, ShutScreen, TurnEndScreen
 from .state import GameState, Turn
 
 
@@ -18,6 +23,8 @@ def end_turn(state: GameState, turn: Turn) -> list[Effect]:
     """The turn is over: its score, the turn end screen, and the round's end if it came."""
     assert state.match is not None
     open_mask = state.open_mask(turn)
+    if turn.dice is not None and open_mask:
+        state.show(view.no_move(state, turn))   # the throw that ended the turn
     score = turn_score(state.rules, open_mask)
     name = state.players[turn.player]
     state.round_played[turn.player] = open_mask
@@ -31,8 +38,11 @@ def end_turn(state: GameState, turn: Turn) -> list[Effect]:
             note = "wins the pot x2!" if state.rules.match == "pool" else "wins at once!"
         elif state.rules.shut_the_box == "double-others":
             note = "others score double"
+    if open_mask == 0:
+        state.show(ShutScreen(player=name, note=note))
     state.between = TurnEndScreen(player=name, score=score, open_tiles=tuple(tiles_of(open_mask)),
-                              shut=open_mask == 0, note=note)
+                                  shut=open_mask == 0, note=note)
+    state.show(state.between)
     if ends_round_at_once(state.rules, open_mask) or state.next_player() is None:
         out += end_round(state)
     return out
@@ -51,27 +61,37 @@ def end_round(state: GameState) -> list[Effect]:
         totals=match.totals, out=tuple(sorted(match.out)), shut=result.shutters,
         winners=result.winners, balances=match.balances if pool else None,
         pot=match.pot if pool else None))]
-    if match.over:
-        return out + end_game(state, abandoned=False)
     winners = " & ".join(state.players[p] for p in result.winners)
     note = f"{winners} wins round {result.number}" if winners else ""
     if pool and match.pot:
         note += f", pot {match.pot}"
+    if match.over:
+        state.show(ScoreboardScreen(round=result.number, rows=view.score_rows(state, result),
+                                    note=note))
+        return out + end_game(state, abandoned=False)
     state.between = ScoreboardScreen(round=result.number, rows=view.score_rows(state, result),
-                                 note=note, prompt="lift all flaps")
+                                     note=note, prompt="lift all flaps")
+    state.show(state.between)
     return out
 
 
 def end_game(state: GameState, abandoned: bool) -> list[Effect]:
-    """The match is decided, or the players stopped it (``abandoned`` unless a pool)."""
+    """The match is decided, or the players stopped it (``abandoned`` unless a pool;
+    always, with nobody winning, before any throw)."""
     assert state.match is not None
+    unplayed = not state.match.rounds and not state.round_played and (
+        state.turn is None or (state.turn.throws == 0 and state.turn.throw is None))
     if not state.match.over:
         state.match = stop_match(state.rules, state.match)
     match = state.match
+    if unplayed:                  # nobody played: nobody won, whatever the match
+        abandoned = True
+        state.match = match = replace(match, winners=())
+    winners = match.winners
     state.phase = "over"
     state.turn = None
     state.between = None
     return [Emit(GameEnded(
-        players=state.players, winners=match.winners, totals=match.totals,
+        players=state.players, winners=winners, totals=match.totals,
         rounds=len(match.rounds),
         balances=match.balances if state.rules.match == "pool" else None, abandoned=abandoned))]

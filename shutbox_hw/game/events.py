@@ -69,6 +69,7 @@ class Rolled(GameEvent):
     dice: tuple[int, ...] | None
     round: int
     throw: int
+    source: str = "software"    # "module" (the dice module), "manual" (dice the box never sees)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,6 +92,7 @@ class FlapRejected(GameEvent):
     player: str
     flap: int
     reason: str
+    conflicts: Tiles = ()         # the flaps shut this throw that it cannot join
 
 
 @dataclass(frozen=True, kw_only=True)

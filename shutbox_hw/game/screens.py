@@ -42,6 +42,9 @@ class PlayScreen:
     hint: tuple[int, ...] | None = None
     shut_chance: float | None = None
     move_chance: float | None = None
+    pot: int | None = None        # pool only: what the round's winner takes
+    balance: int | None = None    # pool only: the player's winnings so far (total means nothing)
+    throw_dice: int = 2           # dice the next throw uses: one `?` box each before it is known
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,13 @@ class ConfirmScreen:
 
 
 @dataclass(frozen=True)
+class ShutScreen:
+    """A player shut the box: its own moment, before the turn's score."""
+    player: str
+    note: str = ""                # the consequence: "wins at once!", "others score double"
+
+
+@dataclass(frozen=True)
 class NoticeScreen:
     """A problem with the box itself (a faulty switch, a lost device)."""
     title: str
@@ -98,4 +108,4 @@ class NoticeScreen:
 
 
 Screen = Union[AttractScreen, PlayScreen, TurnEndScreen, ScoreboardScreen,
-               ResultScreen, ConfirmScreen, NoticeScreen]
+               ResultScreen, ConfirmScreen, ShutScreen, NoticeScreen]

@@ -19,7 +19,7 @@ from typing import Literal
 
 from ..rules import Dice, Mask, MatchState, Position, RuleSet, Throw, full_board
 from .config import GameConfig
-from .screens import ScoreboardScreen, TurnEndScreen
+from .screens import ScoreboardScreen, Screen, TurnEndScreen
 
 Phase = Literal["idle", "play", "confirm", "over"]
 """idle: choosing players; play: a match; confirm: "New game?"; over: the result."""
@@ -42,6 +42,7 @@ class Turn:
     shut_chance: float | None = None
     move_chance: float | None = None
     note: str = ""                 # a passing remark for the footer
+    next_armed: bool = False       # manual dice: NEXT asked "No move?"; again ends the turn
 
     @property
     def dice(self) -> Dice | None:
@@ -65,6 +66,11 @@ class GameState:
     shut: Mask = 0
     faults: dict[str, str] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)       # rejected flap: why
+    shows: list[Screen] = field(default_factory=list)  # the ends still to show, each for
+    #                                pause_ms or until a button, before the resting screen
+    show_since: int = 0            # when the first of ``shows`` appeared
+    flash: str = ""                # why the last press could not act (the bar flashes it)
+    flash_since: int = 0
     now: int = 0
 
     @property
@@ -91,6 +97,16 @@ class GameState:
         if self.phase != "play" or self.turn is None:
             return 0
         return self.turn.committed & ~self.shut
+
+    def show(self, *screens: Screen) -> None:
+        """Queue screens to be seen in turn (the first starts now if none is showing)."""
+        if not self.shows:
+            self.show_since = self.now
+        self.shows.extend(screens)
+
+    def show_until(self) -> int | None:
+        """When the screen at the head of ``shows`` gives way to the next."""
+        return self.show_since + self.game.pause_ms if self.shows else None
 
     def problems(self) -> bool:
         return bool(self.rejected() or self.reopened())

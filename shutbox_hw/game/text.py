@@ -34,6 +34,16 @@ def throw_text(rules: RuleSet, dice: Dice) -> str:
     return text
 
 
+def throw_sum_text(rules: RuleSet, dice: Dice) -> str:
+    """What a throw makes: ``4+6 is 10``; ``4+6 is 10 or 4x6 is 24``; ``the die is 5``."""
+    if len(dice) == 1:
+        return f"the die is {dice[0]}"
+    text = f"{dice[0]}+{dice[1]} is {dice[0] + dice[1]}"
+    if rules.multiplication:
+        text += f" or {dice[0]}x{dice[1]} is {dice[0] * dice[1]}"
+    return text
+
+
 def flaps_word(tiles: Iterable[int]) -> str:
     tiles = list(tiles)
     return ("flap " if len(tiles) == 1 else "flaps ") + tile_ranges(tiles)

@@ -7,27 +7,32 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import Mask, Position, RoundResult, Throw, dice_choice, tiles_of
-from .screens import AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreRow, Screen
+from ..rules import (Mask, Position, RoundResult, RuleSet, RulesError, Throw, build_rules, dice_choice,
+                     tile_bit, tiles_of)
+from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
+                      ScoreRow, Screen, ShutScreen, TurnEndScreen)
 from .state import GameState, Turn
-from .text import flaps_word, throw_text, tile_ranges
+from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
 
 
 def screen(state: GameState) -> Screen:
     if state.phase == "idle":
-        return AttractScreen(title=state.rules.title, rules_line=state.rules.summary(),
+        return AttractScreen(title=title(state.rules), rules_line=state.rules.summary(),
                              players=state.names(state.player_count))
     if state.phase == "confirm":
-        return ConfirmScreen(question="New game?")
+        return ConfirmScreen(question="Stop and settle?" if state.rules.match == "pool"
+                             else "New game?")
     match = state.match
     assert match is not None
+    if state.shows:
+        return _queued(state, state.shows[0])
     if state.phase == "over":
         return ResultScreen(winners=tuple(state.players[p] for p in match.winners),
                             rows=score_rows(state, match.rounds[-1] if match.rounds else None))
     turn = state.turn
     if turn is None:
+        to_open = _to_open(state)
         must_open = tiles_of(state.shut)
-        to_open = f"open {flaps_word(must_open)}" if must_open else "lift all flaps"
         if state.between is not None:
             return replace(state.between, prompt=to_open)
         player = state.next_player()
@@ -36,13 +41,100 @@ def screen(state: GameState) -> Screen:
                           open_tiles=tuple(range(1, state.rules.tiles + 1)),
                           total=match.totals[player] if player is not None else 0,
                           prompt="lift all flaps",
-                          message=to_open if must_open else message(state))
+                          message=_bar(state, to_open if must_open else message(state)),
+                          **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
     return PlayScreen(player=state.players[turn.player], round=match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(open_mask)),
                       total=match.totals[turn.player], dice=turn.dice,
-                      prompt=turn.note or prompt(state, turn), message=message(state),
-                      **_hint_fields(state, turn))
+                      throw_dice=1 if dice_choice(state.rules, open_mask) == "one" else 2,
+                      prompt=turn.note or prompt(state, turn), message=_bar(state),
+                      **_hint_fields(state, turn), **_pool_fields(state, turn.player))
+
+
+FLASH_MS = 1500
+"""How long the problem bar says why a press could not act."""
+FLASH_BLINK_MS = 250
+"""It blinks twice (on, off, on, off), then stays for the rest of FLASH_MS."""
+
+
+def _flash_phase(state: GameState) -> int | None:
+    if not state.flash or state.now - state.flash_since >= FLASH_MS:
+        return None
+    return (state.now - state.flash_since) // FLASH_BLINK_MS
+
+
+def flash_next_ms(state: GameState) -> int | None:
+    """When the flashing bar next changes."""
+    phase = _flash_phase(state)
+    if phase is None:
+        return None
+    if phase < 4:
+        return state.flash_since + (phase + 1) * FLASH_BLINK_MS
+    return state.flash_since + FLASH_MS
+
+
+def _bar(state: GameState, problem: str | None = None) -> str | None:
+    """The problem bar: a refused press flashes its reason, else the problem to fix."""
+    phase = _flash_phase(state)
+    if phase is None:
+        return problem if problem is not None else message(state)
+    return state.flash if phase % 2 == 0 or phase >= 4 else None
+
+
+def why_not(state: GameState, button: str) -> str:
+    """Why a press of ``button`` cannot act now, in a few words."""
+    rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
+    if rejected:
+        return f"lift {tile_ranges(rejected)} first"
+    if reopened:
+        return f"shut {tile_ranges(reopened)} again first"
+    turn = state.turn
+    if turn is None:
+        shut = tiles_of(state.shut)
+        return f"lift {tile_ranges(shut)} first" if shut else "lift all flaps first"
+    if button == "next" and not state.unseen_dice:
+        return "hold NEXT to settle up" if state.rules.match == "pool" else "hold NEXT to stop"
+    throw = turn.throw
+    if isinstance(throw, Throw):
+        if not turn.pending:
+            return f"shut {throw_text(state.rules, throw.dice)} first"
+        more = [sum(tiles_of(c & ~turn.pending)) for c in throw.legal_closures()
+                if c != turn.pending and c & turn.pending == turn.pending]
+        return f"shut {min(more)} more" if more else "not a whole move yet"
+    return "not a whole move yet"
+
+
+def title(rules: RuleSet) -> str:
+    """The preset's name, unless overrides changed its rules: then no preset's
+    name would be true (the rules line below says what they are)."""
+    try:
+        plain = build_rules(rules.preset, {})
+    except RulesError:        # a restored game's preset unknown to this version
+        return "House rules"
+    return rules.title if plain == rules else "House rules"
+
+
+def _to_open(state: GameState) -> str:
+    must_open = tiles_of(state.shut)
+    return f"lift {tile_ranges(must_open)}" if must_open else "lift all flaps"
+
+
+def _queued(state: GameState, shown: Screen) -> Screen:
+    """A step of an end: during a match it says which flaps to lift, at the end
+    that a button goes on."""
+    if isinstance(shown, (TurnEndScreen, ScoreboardScreen)):
+        return replace(shown, prompt=_to_open(state) if state.phase == "play"
+                       else "press: go on")
+    return shown
+
+
+def no_move(state: GameState, turn: Turn) -> PlayScreen:
+    """The throw that allows no move, as it was thrown: it ends the turn."""
+    assert state.match is not None
+    return PlayScreen(player=state.players[turn.player], round=state.match.round_number,
+                      tiles=state.rules.tiles, open_tiles=tuple(tiles_of(state.open_mask(turn))),
+                      total=state.match.totals[turn.player], dice=turn.dice, prompt="no move")
 
 
 def score_rows(state: GameState, result: RoundResult | None = None) -> tuple[ScoreRow, ...]:
@@ -91,28 +183,75 @@ def prompt(state: GameState, turn: Turn) -> str:
     return f"shut {throw_text(state.rules, turn.dice)}"
 
 
-def misfit(state: GameState, tile: int, throw: Position | None, pending: Mask) -> str:
-    """Why ``tile`` may not join the flaps shut since the throw."""
+def misfit(state: GameState, tile: int, throw: Position | None,
+           pending: Mask) -> tuple[str, tuple[int, ...]]:
+    """Why ``tile`` may not join the flaps shut since the throw, and the flaps
+    among those it conflicts with (lifting them would let it fit)."""
     if throw is None:
-        return f"{tile}: press ROLL as you throw" if state.unseen_dice \
-            else f"{tile} was shut before the roll"
+        return (f"{tile}: press ROLL as you throw" if state.unseen_dice
+                else f"{tile} was shut before the roll"), ()
+    conflicts = conflicting(throw, tile, pending)
     if isinstance(throw, Throw):
-        return f"{tile} doesn't fit {throw_text(state.rules, throw.dice)}"
-    if not pending:
-        return f"{tile} doesn't fit any throw"
-    return f"{tile} doesn't fit with {tile_ranges(tiles_of(pending))}"
+        if not conflicts:
+            return f"{tile} doesn't fit {throw_text(state.rules, throw.dice)}", ()
+        return (f"{tile} doesn't fit with {tile_ranges(conflicts)}: "
+                f"{throw_sum_text(state.rules, throw.dice)}"), conflicts
+    if not conflicts:
+        return f"{tile} doesn't fit any throw", ()
+    return f"{tile} doesn't fit with {tile_ranges(conflicts)}", conflicts
+
+
+def conflicting(throw: Position, tile: int, pending: Mask) -> tuple[int, ...]:
+    """The flaps of ``pending`` that keep ``tile`` out: each one it cannot go
+    with; all of them when only together they do. None when ``tile`` fits no
+    closure of this throw at all."""
+    bit = tile_bit(tile)
+    if not throw.can_complete(bit):
+        return ()
+    clash = [p for p in tiles_of(pending) if not throw.can_complete(bit | tile_bit(p))]
+    rest = pending & ~sum(tile_bit(p) for p in clash)
+    if not throw.can_complete(bit | rest):
+        return tuple(tiles_of(pending))
+    return tuple(clash)
+
+
+def _pool_fields(state: GameState, player: int | None) -> dict[str, Any]:
+    """In a pool: the pot and the player's balance, what the players play for."""
+    if state.rules.match != "pool" or state.match is None:
+        return {}
+    balance = state.match.balances[player] if player is not None else None
+    return {"pot": state.match.pot, "balance": balance}
 
 
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
     if not state.hints_on:
         return {}
+    if state.game.hints == "on-request" and not turn.hint_shown:
+        return {}                 # asked for with a long ROLL, figures and all
     hint = tuple(tiles_of(turn.hint)) if state.hint_visible(turn) and turn.hint else None
     return {"hint": hint, "shut_chance": turn.shut_chance, "move_chance": turn.move_chance}
 
 
+CHASE_MS = 120
+"""How long each flap's LED stays lit as the light runs round a shut box."""
+
+
+def chase_next_ms(state: GameState) -> int | None:
+    """When the chase moves on, while a shut box is shown."""
+    if not state.shows or not isinstance(state.shows[0], ShutScreen):
+        return None
+    steps = (state.now - state.show_since) // CHASE_MS + 1
+    return state.show_since + steps * CHASE_MS
+
+
 def leds(state: GameState) -> LedFrame:
-    """Blinking flaps to fix, the hint lit, green for all well, red for a problem."""
+    """Blinking flaps to fix, the hint lit, green for all well, red for a problem;
+    a light running round the flaps while a shut box is shown."""
     flaps: list[LedState] = ["off"] * state.rules.tiles
+    if state.shows and isinstance(state.shows[0], ShutScreen):
+        lit = (state.now - state.show_since) // CHASE_MS % state.rules.tiles
+        flaps[lit] = "on"
+        return LedFrame(flaps=tuple(flaps), green="on", red="on" if state.faults else "off")
     problem = False
     if state.phase == "play":
         blink = state.shut if state.turn is None else (state.rejected() | state.reopened())

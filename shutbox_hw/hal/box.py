@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clock import Clock
-from .config import ExpanderPin, HardwareConfig, Pin
+from .config import DiceConfig, ExpanderPin, HardwareConfig, Pin
+from .dice_source import DiceSource, build_module_dice
 from .expander import ExpanderLamps, ExpanderPins
 from .gpio import PiLamps, PiPins
 from .lights import LampSink, Lights
@@ -101,3 +102,17 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
             sink.close()
         raise
     return Ports(inputs.flaps, inputs.buttons, Lights(sinks))
+
+
+def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,
+                 bus: Callable[[int], Any], fallback: DiceSource | None = None) -> DiceSource:
+    """The dice module of ``[hardware.dice]``: read when its ready line falls
+    (a Pi pin with the pull-up; the module pulls it low) or, without one, polled.
+    It rolls ``fallback`` (software dice) while the module is missing."""
+    i2c = bus(dice.bus)
+    if dice.ready_pin is None:
+        return build_module_dice(i2c, dice.address, clock, fallback=fallback)
+    from gpiozero import DigitalInputDevice
+    line = DigitalInputDevice(dice.ready_pin, pull_up=True, pin_factory=pin_factory)
+    return build_module_dice(i2c, dice.address, clock, ready=lambda: bool(line.is_active),
+                             on_close=line.close, fallback=fallback)

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union, cast
 
+from ..validate import Address, Checked, Choice, Flag, Integer, Problems, Spec, Subtable, shown
+
 BACKENDS = ("gpio", "mcp23017")
 DRIVERS = ("ssd1306", "ssd1309", "sh1106", "none")
 MAX_TILES = 12
@@ -112,6 +114,14 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class DiceConfig:
+    """The dice module (firmware/dice/): where it answers, and its ready line."""
+    bus: int = 1
+    address: int = 0x42
+    ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
+
+
+@dataclass(frozen=True)
 class HardwareConfig:
     """Everything the adapter builders need; defaults are reference build (a)."""
     backend: str = "gpio"
@@ -128,6 +138,7 @@ class HardwareConfig:
     allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    dice: DiceConfig | None = None  # only with a [hardware.dice] table
 
     def summary(self) -> str:
         """One line for ``check-config``."""
@@ -138,108 +149,69 @@ class HardwareConfig:
         shown = ("no display" if self.display.driver == "none" else
                  f"{self.display.driver} at 0x{self.display.address:02X} "
                  f"on bus {self.display.port}")
-        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}"
+        dice = (f", dice module 0x{self.dice.address:02X} on bus {self.dice.bus}"
+                if self.dice else "")
+        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}{dice}"
 
 
-HARDWARE_KEYS = ("backend", "flaps", "roll", "next", "green_led", "red_led", "flap_leds",
-                 "debounce_ms", "hold_ms", "read_interval_ms", "allow_reserved_pins",
-                 "mcp23017", "display")
-EXPANDER_KEYS = ("bus", "address", "int_pin", "led_address")
-DISPLAY_KEYS = ("driver", "port", "address", "rotation", "contrast", "dim_contrast",
-                "dim_after_s", "off_after_s", "retry_s", "shift_every_s")
+DAY_S = 86_400
+_CHIP = " (an MCP23017 answers only there, set by A2..A0)"
 
-
-class _Checker:
-    """Collects problems; each helper returns a usable value even after a problem."""
-
-    def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-
-    def add(self, key: str, message: str) -> None:
-        self.problems.append(f"[hardware] {key}: {message}")
-
-    def unknown_keys(self, table: Mapping[str, Any], known: tuple[str, ...],
-                     prefix: str = "") -> None:
-        for key in table:
-            if key not in known:
-                self.add(prefix + key, f"unknown key (keys: {', '.join(known)})")
-
-    def integer(self, table: Mapping[str, Any], key: str, default: int, low: int, high: int,
-                prefix: str = "", what: str = "a number") -> int:
-        value = table.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.add(prefix + key, f"expected {what} {low}..{high}, got {_shown(value)}")
-            return default
-        if not low <= value <= high:
-            self.add(prefix + key, f"{value} is outside {low}..{high}")
-            return default
-        return value
-
-    def address(self, table: Mapping[str, Any], key: str, default: int | None,
-                prefix: str, valid: range = ADDRESS_RANGE, chip: str = "") -> int | None:
-        value = table.get(key, default)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.add(prefix + key, f"expected an I2C address such as 0x20, got {_shown(value)}")
-            return default
-        if value not in valid:
-            self.add(prefix + key, f"address 0x{value:02X} is outside "
-                                   f"0x{valid[0]:02X}..0x{valid[-1]:02X}{chip}")
-            return default
-        return value
-
-    def flag(self, table: Mapping[str, Any], key: str, default: bool) -> bool:
-        value = table.get(key, default)
-        if not isinstance(value, bool):
-            self.add(key, f"expected true or false, got {_shown(value)}")
-            return default
-        return value
-
-    def choice(self, table: Mapping[str, Any], key: str, default: str,
-               choices: tuple[str, ...], prefix: str = "") -> str:
-        value = table.get(key, default)
-        if value not in choices:
-            shown = repr(value) if isinstance(value, str) else _shown(value)
-            self.add(prefix + key, f"{shown} is not one of {', '.join(choices)}")
-            return default
-        return value
-
-
-def _shown(value: Any) -> str:
-    """A TOML value as a person typed it, with its kind for a type mistake."""
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (true/false)"
-    if isinstance(value, str):
-        return f"{value!r} (text)"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return repr(value)
+HARDWARE = Spec(HardwareConfig, {
+    "backend": Choice(BACKENDS),
+    "flaps": Checked(), "roll": Checked(), "next": Checked(), "green_led": Checked(),
+    "red_led": Checked(), "flap_leds": Checked(),   # pins: their kind follows the backend
+    "debounce_ms": Integer(1, 500, "milliseconds"),
+    "hold_ms": Integer(100, 10_000, "milliseconds"),
+    "read_interval_ms": Integer(10, 10_000, "milliseconds"),
+    "allow_reserved_pins": Flag(),
+    "mcp23017": Subtable("hardware.mcp23017"),
+    "display": Subtable("hardware.display"),
+    "dice": Subtable("hardware.dice"),
+})
+DICE = Spec(DiceConfig, {
+    "bus": Integer(0, 31, "an I2C bus number"),
+    "address": Address(ADDRESS_RANGE),
+    "ready_pin": Checked(),   # a BCM pin, claimed with the others; "none": poll the module
+})
+EXPANDER = Spec(ExpanderConfig, {
+    "bus": Integer(0, 31, "an I2C bus number"),
+    "address": Address(MCP23017_ADDRESSES, _CHIP),
+    "int_pin": Integer(0, 27, "a BCM pin"),
+    "led_address": Address(MCP23017_ADDRESSES, _CHIP),
+})
+DISPLAY = Spec(DisplayConfig, {
+    "driver": Choice(DRIVERS),
+    "port": Integer(0, 31, "an I2C bus number"),
+    "address": Address(ADDRESS_RANGE),
+    "rotation": Integer(0, 3, "quarter turns"),
+    "contrast": Integer(0, 255),
+    "dim_contrast": Integer(0, 255),
+    "dim_after_s": Integer(0, DAY_S, "seconds"),
+    "off_after_s": Integer(0, DAY_S, "seconds"),
+    "retry_s": Integer(1, 3600, "seconds"),
+    "shift_every_s": Integer(0, DAY_S, "seconds"),
+})
 
 
 def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) -> HardwareConfig:
     """Check the table, append one line per problem to ``problems``, return the config."""
-    check = _Checker(problems)
-    check.unknown_keys(table, HARDWARE_KEYS)
-    backend = check.choice(table, "backend", "gpio", BACKENDS)
-    debounce = check.integer(table, "debounce_ms", 20, 1, 500, what="milliseconds")
-    hold = check.integer(table, "hold_ms", 1000, 100, 10_000, what="milliseconds")
-    if hold <= debounce:
-        check.add("hold_ms", f"{hold} must be longer than debounce_ms ({debounce})")
-    interval = check.integer(table, "read_interval_ms", 250, 10, 10_000, what="milliseconds")
-    allow_reserved = check.flag(table, "allow_reserved_pins", False)
-    display = _parse_display(_subtable(check, table, "display"), check)
-    expander_table = _subtable(check, table, "mcp23017")
+    check = Problems(problems, "hardware")
+    v = HARDWARE.read(table, check)
+    backend: str = v["backend"]
+    if v["hold_ms"] <= v["debounce_ms"]:
+        check.add("hold_ms", f"{v['hold_ms']} must be longer than debounce_ms "
+                             f"({v['debounce_ms']})")
+    display = _parse_display(v["display"], check.under("display"))
+    expander_table: Mapping[str, Any] = v["mcp23017"]
     expander = None
     if backend == "mcp23017":
-        expander = _parse_expander(expander_table, check)
+        expander = _parse_expander(expander_table, check.under("mcp23017"))
     elif "mcp23017" in table:
         check.add("mcp23017", 'only used with backend = "mcp23017" (backend is gpio)')
 
-    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none",
-                    allow_reserved=allow_reserved)
+    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none"
+                    or "dice" in table, allow_reserved=v["allow_reserved_pins"])
     if expander is not None:
         pins.claim("mcp23017.int_pin", expander.int_pin, "the MCP23017 INT line")
     main = expander.address if expander else None
@@ -262,75 +234,68 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                                        "mcp23017.led_address (the second expander)")
         else:
             flap_leds = _parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
+    # last, so that a clash names the dice module's key, not the flap's
+    dice = _parse_dice(v["dice"], check.under("dice"), pins) if "dice" in table else None
     if expander is not None and display.driver != "none" and display.port == expander.bus:
         for key, address in (("mcp23017.address", expander.address),
                              ("mcp23017.led_address", expander.led_address)):
             if address == display.address:
                 check.add(key, f"0x{address:02X} is also the display's address on bus "
                                f"{display.port}")
+    if dice is not None:
+        others = [(display.port, display.address, "the display's")] \
+            if display.driver != "none" else []
+        if expander is not None:
+            others += [(expander.bus, a, "the MCP23017's") for a in
+                       (expander.address, expander.led_address) if a is not None]
+        for bus, address, whose in others:
+            if (bus, address) == (dice.bus, dice.address):
+                check.add("dice.address", f"0x{address:02X} is also {whose} address on "
+                                          f"bus {bus}")
     # roll or nxt is None only with a problem reported: the config is then not for running
     return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=cast(Pin, roll),
                           next=cast(Pin, nxt),
                           green_led=green, red_led=red, flap_leds=flap_leds,
-                          debounce_ms=debounce, hold_ms=hold, read_interval_ms=interval,
-                          allow_reserved_pins=allow_reserved, mcp23017=expander, display=display)
+                          debounce_ms=v["debounce_ms"], hold_ms=v["hold_ms"],
+                          read_interval_ms=v["read_interval_ms"],
+                          allow_reserved_pins=v["allow_reserved_pins"], mcp23017=expander,
+                          display=display, dice=dice)
 
 
-def _subtable(check: _Checker, table: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    value = table.get(key, {})
-    if not isinstance(value, dict):
-        check.add(key, f"expected a table [hardware.{key}], got {_shown(value)}")
-        return {}
-    return value
+def _parse_expander(table: Mapping[str, Any], check: Problems) -> ExpanderConfig:
+    v = EXPANDER.read(table, check)
+    if v["led_address"] is not None and v["led_address"] == v["address"]:
+        check.add("led_address", f"0x{v['led_address']:02X} is also mcp23017.address; "
+                                 "the LED expander needs its own address")
+        v["led_address"] = None
+    return ExpanderConfig(**v)
 
 
-def _parse_expander(table: Mapping[str, Any], check: _Checker) -> ExpanderConfig:
-    prefix = "mcp23017."
-    check.unknown_keys(table, EXPANDER_KEYS, prefix)
-    bus = check.integer(table, "bus", 1, 0, 31, prefix, what="an I2C bus number")
-    chip = " (an MCP23017 answers only there, set by A2..A0)"
-    address = check.address(table, "address", 0x20, prefix, MCP23017_ADDRESSES, chip) or 0x20
-    int_pin = check.integer(table, "int_pin", 4, 0, 27, prefix, what="a BCM pin")
-    led_address = check.address(table, "led_address", None, prefix, MCP23017_ADDRESSES, chip)
-    if led_address is not None and led_address == address:
-        check.add("mcp23017.led_address", f"0x{led_address:02X} is also mcp23017.address; "
-                                          "the LED expander needs its own address")
-        led_address = None
-    return ExpanderConfig(bus=bus, address=address, int_pin=int_pin, led_address=led_address)
+def _parse_dice(table: Mapping[str, Any], check: Problems, pins: _PinBook) -> DiceConfig:
+    v = DICE.read(table, check)
+    raw = table.get("ready_pin", DICE.default("ready_pin"))
+    ready: int | None = None
+    if raw != "none":   # "none": poll the module
+        pin = pins.claim_value("dice.ready_pin", raw, "the dice module's ready line", None,
+                               output=False)
+        ready = pin if isinstance(pin, int) else None
+    return DiceConfig(bus=v["bus"], address=v["address"], ready_pin=ready)
 
 
-def _parse_display(table: Mapping[str, Any], check: _Checker) -> DisplayConfig:
-    prefix = "display."
-    check.unknown_keys(table, DISPLAY_KEYS, prefix)
-    d = DisplayConfig()
-    driver = check.choice(table, "driver", d.driver, DRIVERS, prefix)
-    port = check.integer(table, "port", d.port, 0, 31, prefix, what="an I2C bus number")
-    address = check.address(table, "address", d.address, prefix) or d.address
-    rotation = check.integer(table, "rotation", d.rotation, 0, 3, prefix,
-                             what="quarter turns")
-    if rotation in (1, 3):
+def _parse_display(table: Mapping[str, Any], check: Problems) -> DisplayConfig:
+    v = DISPLAY.read(table, check)
+    if v["rotation"] in (1, 3):
         # the screens are laid out 128 wide and 64 high; 2 mounts the panel upside down
-        check.add("display.rotation", f"{rotation} would turn the screen on its side; "
-                                      "use 0, or 2 for a panel mounted upside down")
-    contrast = check.integer(table, "contrast", d.contrast, 0, 255, prefix)
-    dim_contrast = check.integer(table, "dim_contrast", d.dim_contrast, 0, 255, prefix)
-    if dim_contrast > contrast:
-        check.add("display.dim_contrast", f"{dim_contrast} is brighter than display.contrast "
-                                          f"({contrast})")
-    day = 86_400
-    dim_after = check.integer(table, "dim_after_s", d.dim_after_s, 0, day, prefix,
-                              what="seconds")
-    off_after = check.integer(table, "off_after_s", d.off_after_s, 0, day, prefix,
-                              what="seconds")
+        check.add("rotation", f"{v['rotation']} would turn the screen on its side; "
+                              "use 0, or 2 for a panel mounted upside down")
+    if v["dim_contrast"] > v["contrast"]:
+        check.add("dim_contrast", f"{v['dim_contrast']} is brighter than display.contrast "
+                                  f"({v['contrast']})")
+    dim_after, off_after = v["dim_after_s"], v["off_after_s"]
     if dim_after and off_after and off_after <= dim_after:
-        check.add("display.off_after_s", f"{off_after} must be longer than "
-                                         f"display.dim_after_s ({dim_after}), or 0 for never")
-    retry = check.integer(table, "retry_s", d.retry_s, 1, 3600, prefix, what="seconds")
-    shift = check.integer(table, "shift_every_s", d.shift_every_s, 0, day, prefix,
-                          what="seconds")
-    return DisplayConfig(driver=driver, port=port, address=address, rotation=rotation,
-                         contrast=contrast, dim_contrast=dim_contrast, dim_after_s=dim_after,
-                         off_after_s=off_after, retry_s=retry, shift_every_s=shift)
+        check.add("off_after_s", f"{off_after} must be longer than "
+                                 f"display.dim_after_s ({dim_after}), or 0 for never")
+    return DisplayConfig(**v)
 
 
 def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
@@ -344,7 +309,7 @@ def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
     value = table.get(key, list(default[:tiles]) if required else [])
     if not isinstance(value, list):
         pins.check.add(key, f"expected a list with one pin per tile 1..{tiles}, "
-                            f"got {_shown(value)}")
+                            f"got {shown(value)}")
         return ()
     if len(value) < tiles:
         first = len(value) + 1
@@ -365,7 +330,7 @@ def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
 class _PinBook:
     """Which pin is used by what, so a second use names the first."""
 
-    def __init__(self, check: _Checker, *, i2c_in_use: bool, allow_reserved: bool) -> None:
+    def __init__(self, check: Problems, *, i2c_in_use: bool, allow_reserved: bool) -> None:
         self.check = check
         self.i2c_in_use = i2c_in_use
         self.allow_reserved = allow_reserved
@@ -391,7 +356,7 @@ class _PinBook:
     def _parse(self, key: str, raw: Any, address: int | None, output: bool) -> Pin | None:
         if address is None:
             if isinstance(raw, bool) or not isinstance(raw, int):
-                self.check.add(key, f"expected a BCM pin number 0..27, got {_shown(raw)}")
+                self.check.add(key, f"expected a BCM pin number 0..27, got {shown(raw)}")
                 return None
             if raw not in BCM_RANGE:
                 self.check.add(key, f"BCM pin {raw} is outside 0..27")
@@ -400,7 +365,7 @@ class _PinBook:
         match = _EXPANDER_NAME.fullmatch(raw) if isinstance(raw, str) else None
         if match is None:
             self.check.add(key, f"expected an expander pin GPA0..GPA7 or GPB0..GPB7, "
-                                f"got {_shown(raw)}")
+                                f"got {shown(raw)}")
             return None
         pin = ExpanderPin(address, "AB".index(match[1]) * 8 + int(match[2]))
         if not output and not pin.input_capable:

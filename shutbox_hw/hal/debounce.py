@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
+from .config import HardwareConfig
 
 K = TypeVar("K", bound=Hashable)
 
@@ -54,8 +55,8 @@ class Chatter:
 class Debouncer:
     """One input line: raw edges in, settled changes and chatter reports out."""
 
-    def __init__(self, level: bool, *, debounce_ms: int = 20, chatter_ms: int = 1000,
-                 recover_ms: int = 250) -> None:
+    def __init__(self, level: bool, *, debounce_ms: int = HardwareConfig.debounce_ms,
+                 chatter_ms: int = 1000, recover_ms: int = 250) -> None:
         if debounce_ms < 0 or chatter_ms <= debounce_ms:
             raise ValueError("need 0 <= debounce_ms < chatter_ms")
         self.debounce_ms = debounce_ms
@@ -131,7 +132,7 @@ class HoldTimer:
     the hold time is reached, not on release, and that release gives nothing.
     """
 
-    def __init__(self, hold_ms: int = 800) -> None:
+    def __init__(self, hold_ms: int = HardwareConfig.hold_ms) -> None:
         if hold_ms <= 0:
             raise ValueError("hold_ms must be positive")
         self.hold_ms = hold_ms
@@ -187,7 +188,8 @@ class _Lines(Generic[K]):
 class FlapInputs(_Lines[int]):
     """The debounce logic of a flap bank, whatever carries its switches."""
 
-    def __init__(self, shut: Mapping[int, bool], *, debounce_ms: int = 20,
+    def __init__(self, shut: Mapping[int, bool], *,
+                 debounce_ms: int = HardwareConfig.debounce_ms,
                  chatter_ms: int = 1000, recover_ms: int = 250) -> None:
         super().__init__(shut, debounce_ms, chatter_ms, recover_ms)
 
@@ -212,8 +214,10 @@ class FlapInputs(_Lines[int]):
 class ButtonInputs(_Lines[ButtonName]):
     """The debounce and hold logic of ROLL and NEXT (True = pressed)."""
 
-    def __init__(self, pressed: Mapping[ButtonName, bool], *, hold_ms: int = 800,
-                 debounce_ms: int = 20, chatter_ms: int = 1000, recover_ms: int = 250) -> None:
+    def __init__(self, pressed: Mapping[ButtonName, bool], *,
+                 hold_ms: int = HardwareConfig.hold_ms,
+                 debounce_ms: int = HardwareConfig.debounce_ms, chatter_ms: int = 1000,
+                 recover_ms: int = 250) -> None:
         super().__init__(pressed, debounce_ms, chatter_ms, recover_ms)
         # A button already held at start is not a press: it must be released first.
         self.timers = {name: HoldTimer(hold_ms) for name in pressed}

@@ -1,6 +1,7 @@
 """The host side of the electronic dice module (a Pico at 0x42; see firmware/dice/).
 
-The module serves 16 registers (map in firmware/dice/README.md). The Pi
+The module serves 16 registers (map in firmware/dice/README.md; the numbers
+and the CRC come from the firmware itself, see below). The Pi
 writes COUNT (dice for the next throw) and REQUEST (throw now), reads all
 16 registers in one transfer, and writes ACK with the sequence number it
 consumed, which releases the module's ready line.
@@ -34,33 +35,29 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
 from .mcp23017 import RETRY_ERRNOS as _MCP_RETRY
 
 DEFAULT_ADDRESS = 0x42
 
-# The register map: the same numbers as firmware/dice/dice_regs.py (a test
-# checks they agree).
-MAGIC = b"SD"
-FW_MAJOR = 1
-STATUS, ERROR, COUNT, REQUEST, ACK = 0x04, 0x05, 0x06, 0x07, 0x08
-BOOT, SEQ, RCOUNT, FACE1, FACE2, SOURCE, CRC = 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F
-REGISTER_COUNT = 16
-STATUS_IDLE, STATUS_ROLLING, STATUS_READY, STATUS_ERROR = 0, 1, 2, 3
-REQUEST_ROLL = 0x52
-SOURCES = {1: "button", 2: "shake", 3: "request"}
-MAX_DICE = 2
+# The register map and the CRC are the firmware's own (firmware/dice/dice_regs.py,
+# packaged as shutbox_hw.dice_firmware): one definition for both ends of the wire.
+MAGIC, FW_MAJOR, MAX_DICE = regs.MAGIC, regs.FW_MAJOR, regs.MAX_DICE
+STATUS, ERROR, COUNT, REQUEST, ACK = regs.STATUS, regs.ERROR, regs.COUNT, regs.REQUEST, regs.ACK
+BOOT, SEQ, RCOUNT, FACE1, FACE2 = regs.BOOT, regs.SEQ, regs.RCOUNT, regs.FACE1, regs.FACE2
+SOURCE, CRC, REGISTER_COUNT = regs.SOURCE, regs.CRC, regs.MEM_SIZE
+STATUS_IDLE, STATUS_ROLLING = regs.STATUS_IDLE, regs.STATUS_ROLLING
+STATUS_READY, STATUS_ERROR = regs.STATUS_READY, regs.STATUS_ERROR
+REQUEST_ROLL = regs.REQUEST_ROLL
+SOURCES = {regs.SOURCE_BUTTON: "button", regs.SOURCE_SHAKE: "shake",
+           regs.SOURCE_REQUEST: "request"}
 
 RETRY_ERRNOS = _MCP_RETRY | {errno.EAGAIN}    # 121, 5, 110, 11
 
 
 def crc8(data: bytes | list[int]) -> int:
     """CRC-8/SMBUS: polynomial 0x07, initial 0, no reflection, no final XOR."""
-    crc = 0
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
-    return crc
+    return int(regs.crc8(data))
 
 
 def _checked_count(count: int) -> int:
@@ -312,6 +309,10 @@ class DiceLink:
         except DiceModuleMissing:
             return False, self._lose(now_ms)
         return True, []
+
+    def next_deadline_ms(self) -> int:
+        """When :meth:`tick` next has work without the ready line: a poll or a search."""
+        return self._next_poll if self.online else self._next_find
 
     def tick(self, now_ms: int) -> list[LinkEvent]:
         if not self.online:

@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from luma.core.error import DeviceNotFoundError  # type: ignore[import-untyped]
+from luma.core.error import DeviceNotFoundError
 from luma.core.error import Error as LumaError
 from PIL import Image
 
@@ -525,7 +525,7 @@ class NullDisplay:
 
 def dummy_device(rotation: int = 0) -> Any:
     """luma's in-memory device; ``.image`` holds the last frame (simulator, tests)."""
-    from luma.core.device import dummy  # type: ignore[import-untyped]
+    from luma.core.device import dummy
     return dummy(width=WIDTH, height=HEIGHT, rotate=rotation, mode="1")
 
 
@@ -550,7 +550,7 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
 def luma_panel(driver: str, port: int, address: int, rotation: int = 0) -> LumaPanel:
     """The real panel on I2C bus ``port`` (its own bus or the expander's)."""
     # imported here: a box with driver = "none" never needs luma.oled
-    from luma.core.interface.serial import i2c  # type: ignore[import-untyped]
-    from luma.oled.device import sh1106, ssd1306, ssd1309  # type: ignore[import-untyped]
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import sh1106, ssd1306, ssd1309
     chip = {"ssd1306": ssd1306, "ssd1309": ssd1309, "sh1106": sh1106}[driver]
     return LumaPanel(chip, lambda: i2c(port=port, address=address), rotation=rotation)

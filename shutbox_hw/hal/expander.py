@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
+from gpiozero import DigitalInputDevice
 
 from ..events import InputFault
 from .clock import Clock
+from .config import HardwareConfig
 from .gpio import PiPin
 from .lights import Lamp
 from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
@@ -46,8 +47,10 @@ class ExpanderPins:
     """Switches on the input chip, keyed by line: an :class:`~.switches.EdgeSource`."""
 
     def __init__(self, bus: Any, clock: Clock, lines: Mapping[Line, int], *,
-                 int_pin: PiPin | None = None, address: int = 0x20, debounce_ms: int = 20,
-                 read_ms: int = 250, retry_ms: int = 1000, pin_factory: Any = None,
+                 int_pin: PiPin | None = None, address: int = 0x20,
+                 debounce_ms: int = HardwareConfig.debounce_ms,
+                 read_ms: int = HardwareConfig.read_interval_ms, retry_ms: int = 1000,
+                 pin_factory: Any = None,
                  sleep: Callable[[float], None] = time.sleep, attempts: int = 4,
                  wake: Wake = no_wake) -> None:
         pins = list(lines.values())

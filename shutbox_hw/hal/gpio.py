@@ -26,11 +26,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from gpiozero import DigitalInputDevice, DigitalOutputDevice  # type: ignore[import-untyped]
+from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
 from ..errors import UserError
 from ..events import InputFault
 from .clock import Clock
+from .config import HardwareConfig
 from .lights import Lamp
 from .poll import Wake, no_wake
 from .switches import Edge, Line
@@ -59,7 +60,7 @@ def make_pin_factory(name: str = "lgpio") -> Any:
     here, not at the first pin, so that the line comes before anything starts.
     """
     if name == "mock":
-        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+        from gpiozero.pins.mock import MockFactory
         return MockFactory()
     if name == "lgpio":
         module, cls, lib = "gpiozero.pins.lgpio", "LGPIOFactory", "lgpio"
@@ -139,7 +140,7 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
 def pin_claim_problem(exc: BaseException) -> str | None:
     """One line for a pin the backend would not give us (busy, not there), or None
     when ``exc`` is not that kind of error (a bug keeps its traceback)."""
-    from gpiozero.exc import GPIOZeroError  # type: ignore[import-untyped]
+    from gpiozero.exc import GPIOZeroError
     if not (isinstance(exc, GPIOZeroError) or type(exc).__module__ in ("lgpio", "RPi.GPIO")):
         return None
     text = " ".join(str(exc).split()) or type(exc).__name__
@@ -175,7 +176,7 @@ class PiPins:
     """
 
     def __init__(self, pins: Mapping[Line, PiPin], clock: Clock, pin_factory: Any = None,
-                 read_ms: int = 250, wake: Wake = no_wake) -> None:
+                 read_ms: int = HardwareConfig.read_interval_ms, wake: Wake = no_wake) -> None:
         if read_ms <= 0:
             raise ValueError("read_ms must be positive")
         self._clock = clock

@@ -9,7 +9,7 @@ outputs: as inputs they can corrupt SDA (datasheet revision).
 
 The bus object needs ``read_byte_data``, ``write_byte_data``,
 ``read_i2c_block_data`` and ``write_i2c_block_data`` (``smbus2.SMBus`` or
-:class:`~shutbox_hw.hal.sim.SimBus`). Transient bus errors (errno 121, 5,
+:class:`~shutbox_hw.hal.simulated.SimBus`). Transient bus errors (errno 121, 5,
 110, 11) are retried with a bounded backoff; the sleep is injectable.
 """
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
+from .config import HardwareConfig
 from .debounce import ButtonInputs, FlapInputs
 from .poll import earliest
 
@@ -67,8 +68,9 @@ class Switches:
     whichever is polled first at a given time does the reading.
     """
 
-    def __init__(self, sources: Sequence[EdgeSource], *, debounce_ms: int = 20,
-                 chatter_ms: int = 1000, hold_ms: int = 800) -> None:
+    def __init__(self, sources: Sequence[EdgeSource], *,
+                 debounce_ms: int = HardwareConfig.debounce_ms, chatter_ms: int = 1000,
+                 hold_ms: int = HardwareConfig.hold_ms) -> None:
         self.sources = list(sources)
         levels: dict[Line, bool] = {}
         for source in self.sources:

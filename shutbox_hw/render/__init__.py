@@ -7,16 +7,26 @@ plain PIL.ImageDraw), so golden images can be compared exactly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PIL import Image, ImageDraw
 
 from ..game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
-                            ResultScreen, ScoreboardScreen, Screen, TurnEndScreen)
+                            ResultScreen, ScoreboardScreen, Screen, ShutScreen, TurnEndScreen)
 from .play import draw_play, draw_turn_end
 from .scoreboard import draw_result, draw_scoreboard
 from .simple import draw_attract, draw_confirm, draw_notice
 from .widgets import HEIGHT, WIDTH
 
-_DRAWERS = {
+
+def draw_shut(canvas: ImageDraw.ImageDraw, s: ShutScreen) -> None:
+    # a stand-in until the shut box has a layout of its own
+    draw_notice(canvas, NoticeScreen("SHUT THE BOX!", (s.player, s.note) if s.note
+                                     else (s.player,)))
+
+
+_DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
     AttractScreen: draw_attract,
     PlayScreen: draw_play,
     TurnEndScreen: draw_turn_end,
@@ -24,6 +34,7 @@ _DRAWERS = {
     ResultScreen: draw_result,
     ConfirmScreen: draw_confirm,
     NoticeScreen: draw_notice,
+    ShutScreen: draw_shut,
 }
 
 

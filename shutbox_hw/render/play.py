@@ -47,12 +47,16 @@ def _header(canvas: ImageDraw.ImageDraw, player: str, beside: list[str]) -> None
 
 
 def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
-    total = widgets.number(s.total, 4)
-    _header(canvas, s.player, [f"round {s.round}  total {total}", f"R{s.round} total {total}",
-                               f"R{s.round} T{total}"])
+    if s.balance is not None:     # a pool: the pot and the balance, not a total
+        bal = widgets.number(s.balance, 4, signed=True)
+        _header(canvas, s.player, [f"pot {s.pot}  bal {bal}", f"P{s.pot} B{bal}"])
+    else:
+        total = widgets.number(s.total, 4)
+        _header(canvas, s.player, [f"round {s.round}  total {total}",
+                                   f"R{s.round} total {total}", f"R{s.round} T{total}"])
 
     # the dice: squares with pips; outlines with "?" before the throw
-    faces = list(s.dice) if s.dice else [None, None]
+    faces = list(s.dice) if s.dice else [None] * s.throw_dice
     for i, face in enumerate(faces):
         widgets.die(canvas, i * (DIE + 2), DICE_Y, face)
 

@@ -30,6 +30,8 @@ SAMPLES: dict[str, Screen] = {
                             prompt="shut flaps for 11", hint=(11,), shut_chance=0.034,
                             move_chance=0.82),
     "play_one_die": PlayScreen("P2", 4, 10, (1, 2), 55, dice=(3,), prompt="shut flaps for 3"),
+    "play_before_one_die": PlayScreen("P2", 4, 10, (1, 2), 55, prompt="ROLL: throw 1 die",
+                                      throw_dice=1),
     "turn_end_shut": TurnEndScreen("Carla", 0, (), True, note="others doubled"),
     "turn_end_open": TurnEndScreen("P1", 4, (1, 3), False),
     "scoreboard_2": ScoreboardScreen(1, (ScoreRow("P1", 4, 4, 4), ScoreRow("P2", 2, 2, 2)),

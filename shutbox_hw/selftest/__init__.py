@@ -43,7 +43,7 @@ class Ask:
     """One request to the person. ``text`` is what a person reads; ``action`` and
     ``target`` let a simulated person act without parsing it."""
     action: Literal["shut", "lift", "press", "look"]
-    target: int | str   # a tile; "roll"/"next"; for look a tile, "green" or "red"
+    target: int | str   # a tile; "roll"/"next"/"dice"; for look a tile, "green" or "red"
     text: str
 
 
@@ -120,6 +120,8 @@ class SelfTest:
             self.check_leds()
             self.check_flaps(stuck)
             self.check_buttons()
+        if self.dice_found:
+            self.check_dice()
         if self.faults:
             self.out(f"selftest: {len(self.faults)} fault(s):")
             for text in self.faults:
@@ -141,12 +143,15 @@ class SelfTest:
         display = self.hw.display
         if display.driver != "none":
             devices.append((f"{display.driver} display", display.port, display.address))
+        if self.hw.dice is not None:
+            devices.append(("dice module", self.hw.dice.bus, self.hw.dice.address))
         return devices
 
     def check_i2c(self) -> bool:
         """Probe each device with a quick write (as i2cdetect does); False when the
         input expander is missing, since nothing else can then be checked."""
         inputs_ok = True
+        self.dice_found = False
         buses: dict[int, Any] = {}
         for what, number, address in self.i2c_devices():
             where = f"0x{address:02X} on bus {number}"
@@ -155,6 +160,7 @@ class SelfTest:
                     buses[number] = self.rig.open_bus(number)
                 _probe(buses[number], address)
                 self.out(f"I2C {what} at {where}: ok")
+                self.dice_found = self.dice_found or what == "dice module"
                 continue
             except FileNotFoundError:
                 self.fault(f"I2C {what}: no bus {number} (/dev/i2c-{number} is missing): "
@@ -170,6 +176,44 @@ class SelfTest:
         for bus in buses.values():
             bus.close()
         return inputs_ok
+
+    # -- the dice module -------------------------------------------------------------
+
+    def check_dice(self) -> None:
+        """Find the module (identity, CRC), ask it for a throw as ROLL does, then ask
+        the person to throw on the module's own button; the ready line is not checked."""
+        from ..hal.dice_module import DiceModule, DiceModuleMissing
+        dice = self.hw.dice
+        assert dice is not None
+        module = DiceModule(self.rig.open_bus(dice.bus), dice.address)
+        if not module.find():
+            self.fault(f"dice module: {module.problem or 'not found'}")
+            return
+        try:
+            module.request_roll(2)
+            throw = self._await_throw(module, self.rig.clock.now_ms() + 3000)
+            if throw is None:
+                self.fault("dice module: asked for a throw, none came within 3 s")
+                return
+            self.out(f"dice module: threw {' '.join(map(str, throw.faces))} on request: ok")
+            self.person.prompt(Ask("press", "dice", "throw on the dice module: press its "
+                                   "button or shake it"), self.rig.clock.now_ms())
+            throw = self._await_throw(module, self.rig.clock.now_ms() + self.timeout_ms)
+            if throw is None:
+                self.fault("dice module: no throw from its button or tilt switch: check them")
+            else:
+                self.out(f"dice module: threw {' '.join(map(str, throw.faces))} by "
+                         f"{throw.source}: ok")
+        except DiceModuleMissing as error:
+            self.fault(f"dice module: {error}")
+
+    def _await_throw(self, module: Any, until_ms: int) -> Any:
+        while True:
+            throw = module.poll(force=True)
+            now = self.rig.clock.now_ms()
+            if throw is not None or now >= until_ms:
+                return throw
+            self.rig.wait(min(until_ms, now + 50))
 
     # -- the event pump --------------------------------------------------------------
 

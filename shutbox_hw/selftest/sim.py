@@ -41,6 +41,10 @@ class SimPerson:
         if ask.action in ("shut", "lift"):
             assert isinstance(ask.target, int)
             self.sim.move_flap(ask.target, ask.action == "shut", at)
+        elif ask.action == "press" and ask.target == "dice":
+            if self.sim.module is not None:   # its own time runs on while pressed
+                self.sim.module.sync()
+                self.sim.module.press()
         elif ask.action == "press":
             switch = self.sim.button_switch(str(ask.target))
             switch.set(False, switch.set(True, at) + PRESS_MS)

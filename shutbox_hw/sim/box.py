@@ -23,12 +23,14 @@ from PIL import Image
 from ..config import Config
 from ..daemon import Box
 from ..events import ButtonPressed, FlapChanged
-from ..hal.box import Ports, build_ports
+from ..hal.box import Ports, build_module, build_ports
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
+from ..hal.dice_source import DiceSource
 from ..hal.display import NullDisplay, dummy_device, make_display
-from ..hal.sim.bus import FAULT_ERRNOS, SimBus
-from ..hal.sim.mcp23017 import SimMcp23017
-from ..hal.sim.world import SimSwitch, SimWorld, expander_pin_setter
+from ..hal.simulated.bus import FAULT_ERRNOS, SimBus
+from ..hal.simulated.dice_module import SimDiceModule
+from ..hal.simulated.mcp23017 import SimMcp23017
+from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def has_int_line(hw: HardwareConfig) -> bool:
 def device_problem(hw: HardwareConfig, device: int | str) -> str | None:
     """Why ``unplug``/``plug`` cannot act on ``device`` in this build (None: it can)."""
     if device == "dice":
-        return "no dice module in this config"
+        return None if hw.dice is not None else "no dice module in this config ([hardware.dice])"
     if device == "display":
         return "no display in this config" if hw.display.driver == "none" else None
     expander = hw.mcp23017 if hw.backend == "mcp23017" else None
@@ -95,7 +97,7 @@ class Watched:
         return getattr(self._port, name)
 
 
-class QueuedDice:
+class QueuedDice(DiceSource):
     """``dice A B`` in a script queues a throw; without one, seeded random faces."""
 
     def __init__(self, rng: random.Random) -> None:
@@ -111,6 +113,31 @@ class QueuedDice:
             # the controller refuses it like a bad reading of the dice module
             return self.pending.popleft()
         return tuple(self.rng.randint(1, 6) for _ in range(count))
+
+
+class SyncedDice(DiceSource):
+    """The dice module's source, with the simulated Pico run up to now before
+    each poll, so its ready line falls on time while the Pi leaves the bus alone."""
+
+    def __init__(self, inner: DiceSource, module: SimDiceModule) -> None:
+        self.inner = inner
+        self.module = module
+
+    def roll(self, count: int) -> tuple[int, ...] | None:
+        return self.inner.roll(count)
+
+    def expect(self, count: int | None, now_ms: int) -> None:
+        self.inner.expect(count, now_ms)
+
+    def poll(self, now_ms: int) -> list:
+        self.module.sync()
+        return self.inner.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        return self.inner.next_deadline_ms()
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class PanelRecorder:
@@ -198,6 +225,12 @@ class SimulatedBox:
                 self.chips[hw.mcp23017.led_address] = SimMcp23017()
             for address, chip in self.chips.items():
                 self.bus.attach(address, chip)
+        self.module: SimDiceModule | None = None
+        if hw.dice is not None:     # on the bus for the self-test even with other dice
+            ready = self.factory.pin(hw.dice.ready_pin) if hw.dice.ready_pin is not None else None
+            self.module = SimDiceModule(clock=self.world.clock, ready_pin=ready,
+                                        rng=random.Random(rng.random()))
+            self.bus.attach(hw.dice.address, self.module)
         if hw.display.driver != "none" and hw.display.address not in self.bus.devices:
             self.bus.attach(hw.display.address, AckingChip())
         switch_rng = random.Random(rng.random())
@@ -213,6 +246,11 @@ class SimulatedBox:
                                    rng=random.Random(rng.random()))
         self.bounce_rng = random.Random(rng.random())
         self.box = self._build()
+
+    @property
+    def playing_module(self) -> SimDiceModule | None:
+        """The dice module when the game throws with it (``[game] dice = "module"``)."""
+        return self.module if self.config.game.dice == "module" else None
 
     @property
     def debounce_ms(self) -> int:
@@ -233,8 +271,15 @@ class SimulatedBox:
         self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
                                         bus=lambda number: self.bus, sleep=lambda s: None)
         display = make_display(self.hw, device_factory=self.panel.open)
+        dice: DiceSource = self.dice
+        module = self.playing_module
+        if module is not None and self.hw.dice is not None:
+            dice = SyncedDice(build_module(self.hw.dice, self.world.clock,
+                                           pin_factory=self.factory, bus=lambda n: self.bus,
+                                           fallback=self.dice),
+                              module)
         return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
-                   self.ports.indicators, display, self.dice)
+                   self.ports.indicators, display, dice)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the
@@ -242,6 +287,8 @@ class SimulatedBox:
         self.box.close()
         for chip in self.chips.values():
             chip.brownout()
+        if self.module is not None and not self.module.absent:
+            self.module.plug()      # powered by the Pi: it boots again too
         self.box = self._build()
 
     # -- what a person touches and sees ---------------------------------------------
@@ -281,6 +328,8 @@ class SimulatedBox:
         """``display`` or an expander address stops / starts answering."""
         if device == "display":
             (self.bus.plug if plugged else self.bus.unplug)(self.hw.display.address)
+        elif device == "dice" and self.module is not None:
+            self.module.plug() if plugged else self.module.unplug()
         elif isinstance(device, int) and device in self.chips:
             chip = self.chips[device]
             chip.plug() if plugged else chip.unplug()

@@ -17,12 +17,17 @@ from typing import Any
 from ..config import Config
 from ..daemon import Daemon
 from ..events import ButtonPressed, FlapChanged
+from ..hal.poll import run_loop
 from ..store import Store
 from .box import SimulatedBox, device_problem, has_int_line
+from .disk import PowerCut, SimDisk
 from .script import ScriptError, Step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
+SHAKE_EDGES = 8         # tilt switch flips in one shake of the dice module
+SHAKE_EDGE_MS = 60
+MODULE_WAIT_MS = 5000   # at most this long for the module's throw to arrive
 AWAIT_STEP_MS = 10  # how often the waiting person looks again
 PRESS_TRIES = 5     # a press the box does not take is pressed again, this often at most
 
@@ -35,6 +40,9 @@ def check_steps(steps: list[Step], config: Config, name: str = "script") -> None
             problem = device_problem(config.hardware, _device(step))
         elif step.command in ("cut-int", "mend-int") and not has_int_line(config.hardware):
             problem = "no expander INT line in this config"
+        elif step.command == "shake" and (config.game.dice != "module"
+                                          or config.hardware.dice is None):
+            problem = 'no dice module in play (needs [game] dice = "module")'
         if problem:
             raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
 
@@ -50,7 +58,8 @@ class SimRunner:
     def __init__(self, config: Config, db_path: Path, *, seed: int = 0,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
                  frames_dir: Path | None = None, advisor: Any = None,
-                 realtime: bool = False) -> None:
+                 realtime: bool = False,
+                 shut: tuple[int, ...] | list[int] = ()) -> None:
         self.config = config
         self.realtime = realtime
         self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
@@ -59,14 +68,27 @@ class SimRunner:
         self.advisor = advisor
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
         self.world = self.sim.world
+        self.disk = SimDisk()
+        self.power_cuts = 0
+        if shut:  # the flaps as a person left them before the power came
+            for tile in shut:
+                self.sim.shut.add(tile)
+                self.sim.flaps[tile].setter(True)
+            self.sim.power_cut()
         self._boot()
 
     # ------------------------------------------------------------------ power
 
     def _boot(self) -> None:
-        self.daemon = Daemon(self.config, self.sim.box, Store(self.db_path), self.world.clock,
-                             advisor=self.advisor, on_event=self.on_event)
-        self.daemon.start()
+        while True:
+            try:
+                self.daemon = Daemon(self.config, self.sim.box,
+                                     self.disk.open_store(self.db_path), self.world.clock,
+                                     advisor=self.advisor, on_event=self.on_event)
+                self.daemon.start()
+                break
+            except PowerCut as cut:
+                self._cut(cut)
         self.advance(0)
 
     def restart(self) -> None:
@@ -74,28 +96,55 @@ class SimRunner:
         self.sim.power_cut()
         self._boot()
 
+    def _cut(self, cut: PowerCut) -> None:
+        """The power went in the middle of the daemon's work (``cut-after-writes``).
+
+        Its connection is closed only to release the lock this process holds:
+        what it had not committed is gone, as after a real cut.
+        """
+        self.power_cuts += 1
+        if self.on_event is not None:
+            for event in cut.committed:  # on disk: the record has them
+                self.on_event(event.as_json())
+        store = getattr(self, "daemon", None) and self.daemon.store
+        if store is not None:
+            store.close()
+        self.sim.power_cut()
+
     # ------------------------------------------------------------------ time
 
     def advance(self, ms: int) -> None:
         """Let ``ms`` of virtual time pass, stopping wherever something is due."""
         target = self.world.now_ms() + max(0, ms)
-        while True:
-            self.daemon.step()
-            now = self.world.now_ms()
-            action = self.world.next_action_ms()
-            if action is not None and action <= now:
-                # an edge due at this very millisecond: run it and poll again
-                # now (the box's loop would see its interrupt at once)
-                self.world.advance_to(now)
-                continue
-            if now >= target:
-                break
-            deadline = self.daemon.next_deadline_ms()
-            stops = [t for t in (action, deadline) if t is not None and t > now]
-            stop = min(min(stops, default=target), target)
-            self._pace(stop)
-            self.world.advance_to(stop)
+        run_loop(self.world, self._step,
+                 lambda: (self.world.next_action_ms(), self.daemon.next_deadline_ms()),
+                 self._wait, until_ms=target)
         self.sim.settle_display()
+
+    def _step(self, now: int) -> None:
+        self._daemon_step()
+        while (action := self.world.next_action_ms()) is not None and action <= now:
+            # an edge due at this very millisecond: run it and poll again
+            # now (the box's loop would see its interrupt at once)
+            self.world.advance_to(now)
+            self._daemon_step()
+
+    def _daemon_step(self) -> None:
+        """One poll of the daemon; a power cut (``cut-after-writes``) boots a new one."""
+        try:
+            self.daemon.step()
+        except PowerCut as cut:
+            self._cut(cut)
+            self._boot()
+            self.put_right()
+
+    def _wait(self, stop_ms: int | None) -> None:
+        assert stop_ms is not None   # advance always gives run_loop an end
+        # a step may have moved time on itself (the person putting things right
+        # after a power cut): never go back
+        stop_ms = max(stop_ms, self.world.now_ms())
+        self._pace(stop_ms)
+        self.world.advance_to(stop_ms)
 
     def _pace(self, stop_ms: int) -> None:
         """``--realtime``: wait until the wall clock reaches virtual time ``stop_ms``."""
@@ -148,13 +197,78 @@ class SimRunner:
 
         for _ in range(PRESS_TRIES):
             start = len(self.sim.seen)
+            cuts, before = self.power_cuts, self.shows()
+            dice = list(self.sim.dice.pending)
             last = switch.set(True, self.world.now_ms())
             self.advance(last - self.world.now_ms() + hold)
             self._settle_after(switch.set(False, self.world.now_ms()))
+            if self.power_cuts != cuts and before[0] == "idle":
+                return   # the number of players went with the power: start_game again
+            if self.power_cuts != cuts:
+                # the power went while the box worked on the press: if the box
+                # does not show what it did, it is undone; the same throw again
+                if before[0] == "confirm" and self.phase_now() == "play":
+                    self.press("next", long=True)   # "New game?" is not kept: ask again
+                    continue
+                if self.shows() != before:
+                    return
+                self.sim.dice.pending.clear()
+                self.sim.dice.pending.extend(dice)
+                continue
             if not any(taken(e) for e in self.sim.seen[start:]):
                 self._await(taken)
             if any(taken(e) for e in self.sim.seen[start:]):
                 return
+
+    def phase_now(self) -> str:
+        return self.daemon.controller.state.phase
+
+    def shows(self) -> list[Any]:
+        """What the box shows that a press could change (the person looks at it)."""
+        state = self.daemon.controller.state
+        turn = state.turn
+        return [state.phase, state.round_number() if state.match else 0,
+                len(state.match.rounds) if state.match else 0,
+                turn.player if turn else None, turn.throws if turn else None,
+                turn is not None and turn.throw is not None]
+
+    def put_right(self) -> None:
+        """After a power cut: flaps shut for the throw whose closure the box had
+        not yet taken were never saved; the box asks for them to be lifted, and
+        the person shuts them again."""
+        state = self.daemon.controller.state
+        if state.turn is None or state.turn.dice is None:
+            return
+        again = [t for t in range(1, state.rules.tiles + 1) if state.rejected() >> (t - 1) & 1]
+        for tile in again:
+            self.flap(tile, False)
+        for tile in again:
+            self.flap(tile, True)
+
+    def shake(self, line: int = 0) -> None:
+        """Shake the dice module: its tilt switch flips, then rests; it throws."""
+        module = self.sim.playing_module
+        if module is None:
+            raise ScriptError(f"line {line}: shake: there is no dice module "
+                              '(needs [game] dice = "module" and [hardware.dice])')
+        for _ in range(SHAKE_EDGES):
+            module.sync()
+            module.tilt_closed = not module.tilt_closed
+            self.advance(SHAKE_EDGE_MS)
+        self.await_module()
+
+    def await_module(self) -> None:
+        """Let a throw of the dice module tumble and reach the daemon (as a person
+        waits for the dice to stop before touching a flap)."""
+        module = self.sim.playing_module
+        if module is None or module.absent:
+            return
+        for _ in range(MODULE_WAIT_MS // 50):
+            module.sync()
+            if module.core.tumble is None and not module.ready_active \
+                    and not module.shake_pending():
+                break
+            self.advance(50)
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
@@ -165,11 +279,20 @@ class SimRunner:
             self.press("roll")
         if self.daemon.controller.phase == "over":
             self.press("roll")
-        for _ in range(8):
-            if self.daemon.controller.player_count == players:
-                break
-            self.press("next")
-        self.press("roll")
+        for _ in range(PRESS_TRIES):
+            for _ in range(8):
+                if self.daemon.controller.player_count == players:
+                    break
+                self.press("next")
+            self.press("roll")
+            if self.phase_now() != "idle":
+                return   # else the power went before the game was saved: choose again
+
+    def let_ends_show(self) -> None:
+        """At a script's end: let each step of a turn's end still queued be shown
+        (so ``--frames`` holds them all)."""
+        while self.daemon.controller.showing:
+            self.advance(self.config.game.pause_ms)
 
     def bounce(self, tile: int, edges: int) -> None:
         self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))
@@ -178,10 +301,16 @@ class SimRunner:
         command, args = step.command, step.args
         if command == "start":
             self.start_game(int(args[0]))
+        elif command == "dice" and self.sim.playing_module is not None \
+                and not self.sim.playing_module.absent:
+            self.sim.playing_module.next_faces(*(int(a) for a in args))
         elif command == "dice":
             self.sim.dice.queue(tuple(int(a) for a in args))
         elif command in ("roll", "roll1"):
             self.press("roll", long=command == "roll1")
+            self.await_module()
+        elif command == "shake":
+            self.shake(step.line)
         elif command in ("next", "hold-next"):
             self.press("next", long=command == "hold-next")
         elif command in ("close", "open"):
@@ -201,3 +330,9 @@ class SimRunner:
             self.bounce(int(args[0]), int(args[1]))
         elif command in ("cut-int", "mend-int"):
             self.sim.set_int_cut(command == "cut-int")
+        elif command == "cut-after-writes":
+            self.disk.cut_after(int(args[0]))
+        elif command == "disk-full":
+            self.disk.full = True
+        elif command == "disk-ok":
+            self.disk.full = False

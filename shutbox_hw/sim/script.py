@@ -10,6 +10,7 @@ One command per line; ``#`` starts a comment; blank lines are ignored::
     open T [T ...]   lift them
     wait SECONDS     let time pass
     restart          cut the power and start a new daemon on the same database
+    shake            shake the dice module (with [game] dice = "module"): it throws
 
 Hardware faults (each something a real box can meet)::
 
@@ -22,6 +23,13 @@ Hardware faults (each something a real box can meet)::
                      within 10 ms and settles where it was
     cut-int          the expander's INT line is dead
     mend-int         ... and works again
+    disk-full        every database write fails ("database or disk is full")
+    disk-ok          ... and succeeds again
+    cut-after-writes N
+                     the power is cut right after the N-th database write from
+                     this line on (every event written and every commit counts,
+                     in the middle of a step if it falls there); a new daemon
+                     starts on the same database with the flaps as they are
 """
 
 from __future__ import annotations
@@ -33,9 +41,11 @@ from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
 
 COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
-            "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int")
+            "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int",
+            "shake", "disk-full", "disk-ok", "cut-after-writes")
 NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "restart", "brownout", "cut-int",
-                "mend-int")
+                "mend-int", "shake", "disk-full", "disk-ok")
+MAX_CUT_WRITES = 1_000_000
 DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27
 BOUNCE_EDGES = 10
 MAX_BOUNCE_EDGES = 1000
@@ -111,6 +121,11 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
             steps.append(Step(number, command, (seconds,)))
         elif command == "fault":
             steps.append(Step(number, command, ("i2c", _rate(where, rest))))
+        elif command == "cut-after-writes":
+            values = _ints(where, rest)
+            if len(values) != 1 or not 1 <= values[0] <= MAX_CUT_WRITES:
+                raise ScriptError(f"{where}: expected a number of writes 1..{MAX_CUT_WRITES}")
+            steps.append(Step(number, command, tuple(values)))
         elif command in ("unplug", "plug"):
             steps.append(Step(number, command, (_device(where, rest),)))
         elif command == "bounce":

@@ -33,6 +33,7 @@ def braille_lines(image: Image.Image) -> list[str]:
     image = image.convert("1")
     width, height = image.size
     pixels = image.load()
+    assert pixels is not None   # an image in memory always has its pixels
     lines = []
     for top in range(0, height, 4):
         chars = []

@@ -1,5 +1,5 @@
 """SQLite persistence: every game event recorded, unfinished games resumed."""
 
-from .sqlite import Store, StoreError
+from .sqlite import StorageFault, Store, StoreError
 
-__all__ = ["Store", "StoreError"]
+__all__ = ["StorageFault", "Store", "StoreError"]

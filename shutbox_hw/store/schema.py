@@ -104,7 +104,7 @@ def version_of(db: sqlite3.Connection, path: str | Path) -> int:
             raise SchemaError(f"{name} was written by a newer shutbox-hw (schema {version}); "
                               f"upgrade shutbox-hw (this one reads schema {VERSION})")
         if 1 <= version and TABLES_1 <= tables:
-            return version
+            return int(version)
         raise SchemaError(f"{name} is not a shutbox-hw database (damaged: schema {version})")
     if app_id != 0 or version != 0:
         raise SchemaError(f"{name} is not a shutbox-hw database (another program's schema)")
@@ -121,6 +121,9 @@ def migrate(db: sqlite3.Connection, path: str | Path) -> int:
     db.execute("BEGIN IMMEDIATE")
     try:
         old = version_of(db, path)
+        if old == VERSION:
+            db.execute("ROLLBACK")  # nothing to write: a full disk can still be read
+            return old
         if old == 0:
             for statement in filter(str.strip, SCHEMA_1.split(";")):
                 db.execute(statement)
@@ -154,7 +157,7 @@ def not_a_regular_file(path: Path) -> str | None:
 def sqlite_problem(error: sqlite3.Error) -> str:
     """A plain phrase for an SQLite failure: locked, read-only, unreadable, not a database."""
     code = getattr(error, "sqlite_errorcode", None)
-    primary = code & 0xFF if isinstance(code, int) else None
+    primary = code & 0xFF if isinstance(code, int) else -1   # -1: no SQLite code
     phrases = {
         sqlite3.SQLITE_BUSY: "is locked by another program (try again)",
         sqlite3.SQLITE_LOCKED: "is locked by another program (try again)",

@@ -1,10 +1,9 @@
 """A simulated dice module: the firmware's own logic (firmware/dice/) on the SimBus.
 
-The firmware's hardware-free modules (``dice_core`` and what it imports) are
-loaded from the source tree by path, so the host driver talks to exactly
-the code that runs on the Pico; there is no second copy of the logic. That
-needs a source checkout (``pip install -e``): firmware/ is not part of the
-installed package.
+The firmware's hardware-free modules are the package
+``shutbox_hw.dice_firmware`` (setup.py maps firmware/dice/ there), so the host
+driver talks to exactly the code that runs on the Pico, installed or in a
+checkout; there is no second copy of the logic.
 
 The bus side behaves like MicroPython's ``I2CTarget`` in memory mode: a
 transfer starts at the register the Pi names and wraps at the end of the
@@ -18,37 +17,17 @@ Test hooks: :meth:`next_faces`, :meth:`press`, :meth:`shake`,
 from __future__ import annotations
 
 import errno
-import importlib
 import os
 import random
-import sys
 from collections import deque
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from ...dice_firmware import dice_core, dice_faces, dice_regs  # type: ignore[import-not-found]
 from ..clock import Clock
 
-FIRMWARE_DIR = Path(__file__).resolve().parents[3] / "firmware" / "dice"
 STEP_MS = 2          # the firmware's main loop period (dice_config.LOOP_MS)
-
-
-def load_firmware(directory: Path = FIRMWARE_DIR) -> ModuleType:
-    """Import the firmware's ``dice_core`` (and its siblings) from ``directory``.
-
-    The modules import each other by their plain names, as on the Pico, so the
-    directory is on ``sys.path`` while they load; they stay in ``sys.modules``.
-    """
-    if "dice_core" in sys.modules:
-        return sys.modules["dice_core"]
-    if not (directory / "dice_core.py").is_file():
-        raise FileNotFoundError(f"the dice firmware is not at {directory} "
-                                "(the simulated module needs a source checkout)")
-    sys.path.insert(0, str(directory))
-    try:
-        return importlib.import_module("dice_core")
-    finally:
-        sys.path.remove(str(directory))
+FIRMWARE_DIR = Path(dice_core.__file__).parent   # firmware/dice/ in a checkout
 
 
 def _bus_error(code: int = errno.EREMOTEIO) -> OSError:
@@ -66,9 +45,8 @@ class SimDiceModule:
 
     def __init__(self, *, clock: Clock | None = None, ready_pin: Any = None,
                  rng: random.Random | None = None) -> None:
-        self.fw = load_firmware()
-        self.regmap = sys.modules["dice_regs"]
-        self.faces = sys.modules["dice_faces"]
+        self.regmap = dice_regs
+        self.faces = dice_faces
         self.clock = clock
         self.ready_pin = ready_pin
         self.rng = rng or random.Random(0)
@@ -86,7 +64,7 @@ class SimDiceModule:
     def power_on(self) -> None:
         """A fresh boot: new memory, BOOT drawn again, SEQ back to 0."""
         self.mem = bytearray(self.regmap.MEM_SIZE)
-        self.core = self.fw.DiceCore(self.mem, self._entropy)
+        self.core = dice_core.DiceCore(self.mem, self._entropy)
         self._drive_ready()
 
     def unplug(self) -> None:
@@ -168,6 +146,11 @@ class SimDiceModule:
         """The next transfers fail with these errnos (121, 5, 110, 11...); a 0
         lets that transfer through."""
         self._failures.extend(codes)
+
+    def shake_pending(self) -> bool:
+        """The tilt switch has moved and the module has not yet decided (a
+        shake that may still stop and throw)."""
+        return bool(self.core.shake.edges)
 
     @property
     def ready_active(self) -> bool:
