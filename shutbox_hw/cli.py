@@ -21,6 +21,7 @@ DESCRIPTION = "The software of a pub's Shut the Box: play, check and look after 
 COMMANDS = {
     "moves": "moves", "rules": "rules", "solve": "solve", "check-config": "check_config",
     "selftest": "selftest", "sim": "sim", "run": "run", "history": "history",
+    "audit": "audit",
 }
 
 
@@ -58,6 +59,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (`shutbox-hw history --json | head`): nothing more to say;
+        # stdout is pointed at /dev/null so the interpreter's final flush cannot fail again
+        import os
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
 
 
 if __name__ == "__main__":

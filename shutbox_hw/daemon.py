@@ -27,6 +27,7 @@ from .hal.dice_source import DiceSource
 from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .store import StorageFault, Store
+from .store.audit import Tally
 
 log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
@@ -71,6 +72,7 @@ class Daemon:
         self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
         self._retry_at: int | None = None
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
+        self.tally = Tally()   # switch changes and faults for the audits, written in batches
 
     def start(self) -> None:
         """Power on: resume the unfinished game, read the flaps, show the box.
@@ -88,6 +90,8 @@ class Daemon:
         self.box.dice.expect(self.controller.dice_wanted(), now)
 
     def feed(self, event: Event) -> None:
+        if isinstance(event, InputFault) and not event.ok:
+            self.tally.fault(event.source)
         self._apply(self.controller.handle(event), event.at_ms)
         self.box.dice.expect(self.controller.dice_wanted(), event.at_ms)
 
@@ -97,6 +101,10 @@ class Daemon:
         touched = False
         for event in [*self.box.flaps.poll(now), *self.box.buttons.poll(now)]:
             touched = touched or isinstance(event, (FlapChanged, ButtonPressed))
+            if isinstance(event, FlapChanged):
+                self.tally.switch(f"flap {event.tile}")
+            elif isinstance(event, ButtonPressed):
+                self.tally.switch(event.button.upper())
             self.feed(event)
         if touched:
             self.box.display.wake(now)
@@ -122,6 +130,7 @@ class Daemon:
         transaction before any light or screen of it changes; dice last, since
         their faces start a step of their own."""
         effects = self._save(effects, now)
+        self._write_counts(wrote=any(isinstance(e, Emit) for e in effects))
         for effect in effects:
             if isinstance(effect, Emit):
                 self._record(effect.event, now)
@@ -169,6 +178,17 @@ class Daemon:
         self._storage_fault = None
         log.info("storage: saved again")
         return effects + self.controller.handle(InputFault("storage", "saved", now, ok=True))
+
+    def _write_counts(self, wrote: bool) -> None:
+        """The audit counts ride along with the step's game writes (or every
+        FLUSH_EVERY changes): never a write of their own per switch edge."""
+        if not self.tally.pending or self._storage_fault is not None:
+            return
+        if wrote or self.tally.due():
+            try:
+                self.store.write_counts(self.tally)
+            except StorageFault as error:  # kept in memory; the game's writes report the disk
+                log.warning("audit counts not saved yet: %s", error)
 
     def _fault_effects(self, effects: list[Effect], problem: str, now: int) -> list[Effect]:
         if problem == self._storage_fault:

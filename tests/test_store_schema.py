@@ -120,7 +120,7 @@ def test_a_newer_schema_is_refused_by_the_box_and_by_history(tmp_path, capsys):
     Store(path).close()
     stamp(path, app_id=APP_ID, version=VERSION + 1)
     words = f"was written by a newer shutbox-hw (schema {VERSION + 1}); upgrade"
-    with pytest.raises(StoreError, match=r"newer shutbox-hw \(schema 3\); upgrade"):
+    with pytest.raises(StoreError, match=rf"newer shutbox-hw \(schema {VERSION + 1}\); upgrade"):
         Store(path)
     code, _, err = history(capsys, "--db", str(path))
     assert code == 2 and words in err and len(err.splitlines()) == 1

@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
+def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
     """The database read-only and its schema version, or one line saying why not."""
     path = Path(args.db) if args.db else None
     if path is None and args.config:
@@ -89,7 +89,7 @@ def _when(stamp: float | None, synced: bool | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    db, version, path = _open(args)
+    db, version, path = open_db(args)
     try:
         return _show(args, db, version)
     except sqlite3.Error as error:  # e.g. a damaged page met half-way

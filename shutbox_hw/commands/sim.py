@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..config import load_config
+from ..config import Config, load_config
 from ..errors import UserError, shown_path
 from ..rules import parse_set_options
 from .common import add_rules_options
@@ -40,7 +40,16 @@ def run(args: argparse.Namespace) -> int:
                         "on the real clock")
     config = load_config(args.config, preset=args.rules,
                          rule_overrides=parse_set_options(args.set))
-    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="shutbox-sim-")) / "sim.db"
+    if args.db:
+        return _run(args, config, Path(args.db))
+    if config.db is not None:
+        return _run(args, config, config.db)  # the config's [storage] db, as `history` reads
+    # no database named: a fresh one, removed afterwards (nothing left in the temp folder)
+    with tempfile.TemporaryDirectory(prefix="shutbox-sim-") as scratch:
+        return _run(args, config, Path(scratch) / "sim.db")
+
+
+def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
     frames = Path(args.frames) if args.frames else None
     if frames is not None:
         try:
@@ -61,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
         world = Path(args.world) if args.world else None
         if world is not None:
-            if not args.db:
+            if not args.db and config.db is None:
                 raise UserError("--world needs --db: the world and the database go together")
             from ..sim.world_file import run_with_world
             run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,

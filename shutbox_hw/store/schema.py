@@ -16,7 +16,7 @@ from ..errors import shown_path
 from ..textfile import file_kind, os_problem
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 2
+VERSION = 3
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -80,6 +80,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # RTC: before NTP its clock is wherever it stopped). NULL: not recorded (schema 1).
     1: ("ALTER TABLE games ADD COLUMN started_synced INTEGER",
         "ALTER TABLE games ADD COLUMN ended_synced INTEGER"),
+    # 3: audit counters (switch actuations "switch:flap 7", faults "fault:MCP23017 0x20",
+    # and "since:game", the last game before the audits were reset)
+    2: ("CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY,"
+        " count INTEGER NOT NULL DEFAULT 0)",),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

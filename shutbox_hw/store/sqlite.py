@@ -35,6 +35,7 @@ from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of, rules_from_dict
 from ..textfile import os_problem
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
+from .audit import Tally, audit_lines, reset_audits
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
@@ -404,3 +405,24 @@ class Store:
                              throw_started=started)
         return SavedGame(rules=json.loads(rules_json), players=tuple(players), rounds=rounds,
                          played=played, turn=turn)
+
+    # ------------------------------------------------------------------ audits
+    # (kept apart from the game's write path: shutbox_hw/store/audit.py)
+
+    def write_counts(self, tally: Tally) -> None:
+        """Add the switch and fault counts gathered in memory (a fault if the disk refuses)."""
+        try:
+            tally.write(self._conn())
+        except sqlite3.Error as error:
+            raise StorageFault(fault_text(error, self.path)) from error
+
+    def reset_audits(self) -> None:
+        """The operator menu's "reset audits": counters cleared, games kept for history."""
+        try:
+            reset_audits(self._conn())
+        except sqlite3.Error as error:
+            raise StorageFault(fault_text(error, self.path)) from error
+
+    def audit_lines(self) -> list[str]:
+        """The audits as short lines for the operator menu."""
+        return audit_lines(self._conn())

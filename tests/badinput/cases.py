@@ -148,7 +148,7 @@ CASES: list[Case] = [
     case("history-db-empty", "history --db {t}/e.db", "no tables", raw("e.db", b"")),
     case("history-db-foreign", "history --db {t}/f.db", "not a shutbox-hw database",
          ("db", "f.db", "foreign")),
-    case("history-db-newer", "history --db {t}/n.db", "newer shutbox-hw (schema 3); upgrade",
+    case("history-db-newer", "history --db {t}/n.db", "newer shutbox-hw (schema 4); upgrade",
          ("db", "n.db", "newer")),
     case("history-db-lookalike", "history --db {t}/l.db", "not a shutbox-hw database",
          ("db", "l.db", "lookalike")),

@@ -1,0 +1,126 @@
+"""Audits: what the person who runs the box wants to know, read from the record.
+
+Games, rounds, boxes shut, average and best scores come from the games the
+store already keeps; switch actuations (microswitch wear) and faults per device
+are counted in memory by :class:`Tally` and added to the ``counters`` table in
+one small write now and then, never one write per edge. "Reset audits" keeps
+every game (``history`` still shows them) and only moves the point audits
+count from (``since:game``) and clears the counters.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections import Counter
+from typing import Any
+
+from .schema import VERSION
+
+SINCE = "since:game"   # the counters row holding the last game before the reset
+FLUSH_EVERY = 50       # pending changes that force a write even without a game write
+BEST = 5               # how many best scores the audits list
+
+
+class Tally:
+    """Counts switch changes and faults in memory until they are written."""
+
+    def __init__(self) -> None:
+        self.pending: Counter[str] = Counter()
+
+    def switch(self, name: str) -> None:
+        self.pending[f"switch:{name}"] += 1
+
+    def fault(self, device: str) -> None:
+        self.pending[f"fault:{device}"] += 1
+
+    def due(self) -> bool:
+        """Worth a write of its own (the step wrote nothing else)."""
+        return sum(self.pending.values()) >= FLUSH_EVERY
+
+    def write(self, db: sqlite3.Connection) -> None:
+        """Add the pending counts in one transaction; kept pending if the disk refuses."""
+        if not self.pending:
+            return
+        with db:
+            db.executemany("INSERT INTO counters (key, count) VALUES (?, ?) ON CONFLICT(key)"
+                           " DO UPDATE SET count = count + excluded.count",
+                           sorted(self.pending.items()))
+        self.pending.clear()
+
+
+def reset_audits(db: sqlite3.Connection) -> None:
+    """Start the audits afresh from now: counters cleared, games before now not counted."""
+    with db:
+        last, = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()
+        db.execute("DELETE FROM counters")
+        db.execute("INSERT INTO counters (key, count) VALUES (?, ?)", (SINCE, last))
+
+
+def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
+    """The audit figures as plain data (``audit --json`` prints exactly this)."""
+    counters: dict[str, int] = {}
+    if version >= 3:
+        counters = dict(db.execute("SELECT key, count FROM counters"))
+    since = counters.pop(SINCE, 0)
+    synced = "started_synced" if version >= 2 else "NULL"
+    games = db.execute("SELECT id, rules, abandoned, ended_at, started_at, "
+                       f"{synced} FROM games WHERE id > ? ORDER BY id", (since,)).fetchall()
+    per_rules: dict[str, dict[str, Any]] = {}
+    best: list[dict[str, Any]] = []
+    played = rounds = shut = 0
+    for game_id, rules, abandoned, ended, started, started_synced in games:
+        try:
+            preset = str(json.loads(rules).get("preset"))
+        except (ValueError, TypeError, AttributeError):
+            preset = "?"
+        row = per_rules.setdefault(preset, {"games": 0, "turns": 0, "score_sum": 0})
+        if ended is not None and not abandoned:
+            played += 1
+            row["games"] += 1
+        n, = db.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()
+        rounds += n
+        for name, score, was_shut in db.execute(
+                "SELECT p.name, t.score, t.shut FROM turns t JOIN players p ON"
+                " p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
+                " AND t.ended_at IS NOT NULL AND t.score IS NOT NULL", (game_id,)):
+            shut += bool(was_shut)
+            row["turns"] += 1
+            row["score_sum"] += score
+            best.append({"score": score, "name": name, "game": game_id, "rules": preset,
+                         "date": None if started_synced is None or not started_synced
+                         else time.strftime("%Y-%m-%d", time.localtime(started))})
+    best.sort(key=lambda b: (b["score"], b["game"]))
+    return {
+        "since_game": since, "games": played, "rounds": rounds, "boxes_shut": shut,
+        "average_score": {p: round(r["score_sum"] / r["turns"], 1)
+                          for p, r in sorted(per_rules.items()) if r["turns"]},
+        "games_per_rules": {p: r["games"] for p, r in sorted(per_rules.items())},
+        "best": best[:BEST],
+        "switches": {k.split(":", 1)[1]: v for k, v in sorted(counters.items())
+                     if k.startswith("switch:")},
+        "faults": {k.split(":", 1)[1]: v for k, v in sorted(counters.items())
+                   if k.startswith("fault:")},
+    }
+
+
+def audit_lines(store_or_db: Any) -> list[str]:
+    """The audits as short lines (about 21 characters) for the box's screen or a terminal.
+
+    Takes a :class:`~shutbox_hw.store.sqlite.Store` (the operator menu) or an open
+    connection (the ``audit`` command).
+    """
+    db = store_or_db if isinstance(store_or_db, sqlite3.Connection) else store_or_db._conn()
+    return format_lines(audits(db))
+
+
+def format_lines(a: dict[str, Any]) -> list[str]:
+    """One figure a line: the same text on the OLED and in ``shutbox-hw audit``."""
+    lines = [f"games {a['games']}", f"rounds {a['rounds']}", f"boxes shut {a['boxes_shut']}"]
+    lines += [f"avg {p} {v}" for p, v in a["average_score"].items()]
+    for b in a["best"]:
+        lines.append(f"best {b['score']} {b['name']}" + (f" {b['date']}" if b["date"] else ""))
+    lines += [f"{name}: {n}" for name, n in a["switches"].items()]
+    lines += [f"fault {dev}: {n}" for dev, n in a["faults"].items()]
+    return lines
