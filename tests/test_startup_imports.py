@@ -63,3 +63,11 @@ def test_the_probe_would_see_a_hardware_library(env):
     script = ROOT / "tests" / "scripts" / "practice-001.txt"
     modules = loaded_by(["sim", "--rules", "crafthouse-12", "--script", str(script)], env)
     assert "PIL" in modules
+
+
+def test_audit_loads_no_hardware_library(tmp_path, env):
+    db = tmp_path / "box.db"
+    Store(db).close()
+    modules = loaded_by(["audit", "--db", str(db)], env)
+    assert "shutbox_hw.commands.audit" in modules
+    assert modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))

@@ -1,0 +1,115 @@
+"""Audits: ``shutbox-hw audit`` after scripted games, the switch counters, the reset."""
+
+import json
+import re
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+from shutbox_hw.cli import main
+from shutbox_hw.store import Store
+from shutbox_hw.store.audit import audit_lines
+
+SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
+
+
+def script_changes(text: str) -> Counter:
+    """The switch changes a script makes: each flap it moves (a flap already where the
+    script puts it does not move), each button press."""
+    made: Counter = Counter()
+    shut: set[str] = set()
+    for line in text.splitlines():
+        words = line.split("#")[0].split()
+        if not words:
+            continue
+        if words[0] in ("close", "open"):
+            for tile in words[1:]:
+                if (tile in shut) != (words[0] == "close"):
+                    made[f"flap {tile}"] += 1
+                    shut ^= {tile}
+        elif words[0] in ("roll", "roll1", "start"):  # `start 2`: ROLL (2 players is the default)
+            made["ROLL"] += 1
+        elif words[0] in ("next", "hold-next"):
+            made["NEXT"] += 1
+    return made
+
+
+def play(capsys, db: Path, *extra: str) -> list[dict]:
+    code = main(["sim", "--rules", "klappenspiel", "--set", "threshold=10", "--db", str(db),
+                 "--script", str(SCRIPT), *extra])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def audit_json(capsys, db: Path) -> dict:
+    assert main(["audit", "--db", str(db), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_counters_equal_the_scripts_changes(capsys, tmp_path):
+    db = tmp_path / "box.db"
+    play(capsys, db)
+    figures = audit_json(capsys, db)
+    assert figures["switches"] == dict(script_changes(SCRIPT.read_text()))
+
+
+def test_audit_after_two_games(capsys, tmp_path):
+    db = tmp_path / "box.db"
+    events = play(capsys, db) + play(capsys, db)
+    ended = [e for e in events if e["event"] == "turn_ended"]
+    figures = audit_json(capsys, db)
+    assert figures["games"] == sum(e["event"] == "game_ended" for e in events) == 2
+    assert figures["rounds"] == sum(e["event"] == "round_ended" for e in events)
+    assert figures["boxes_shut"] == sum(bool(e.get("shut")) for e in ended)
+    scores = sorted(e["score"] for e in ended)
+    assert [b["score"] for b in figures["best"]] == scores[:5]
+    assert figures["average_score"] == {"klappenspiel": round(sum(scores) / len(scores), 1)}
+    doubled = audit_json(capsys, db)["switches"]
+    assert doubled == {k: 2 * v for k, v in script_changes(SCRIPT.read_text()).items()}
+    # the text form shows the same figures, one a line
+    assert main(["audit", "--db", str(db)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == "games 2" and f"boxes shut {figures['boxes_shut']}" in text
+
+
+def test_dates_only_when_the_clock_was_synchronised(capsys, tmp_path):
+    db = tmp_path / "box.db"
+    play(capsys, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET started_synced = 1")
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d", b["date"]) for b in audit_json(capsys, db)["best"])
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET started_synced = 0")
+    assert all(b["date"] is None for b in audit_json(capsys, db)["best"])
+
+
+def test_reset_audits_keeps_the_history(capsys, tmp_path):
+    db = tmp_path / "box.db"
+    play(capsys, db)
+    store = Store(db)
+    assert "games 1" in store.audit_lines()
+    store.reset_audits()
+    lines = store.audit_lines()
+    store.close()
+    assert lines[:3] == ["games 0", "rounds 0", "boxes shut 0"]
+    assert not any(line.startswith("flap") for line in lines)
+    assert main(["history", "--db", str(db), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["games"]) == 1
+    play(capsys, db)
+    assert audit_json(capsys, db)["games"] == 1
+
+
+def test_audit_lines_fit_the_screen(capsys, tmp_path):
+    db = tmp_path / "box.db"
+    play(capsys, db)
+    conn = sqlite3.connect(db)
+    lines = audit_lines(conn)
+    conn.close()
+    assert lines and all(len(line) <= 21 for line in lines), lines
+
+
+def test_missing_database_is_one_line(capsys, tmp_path):
+    assert main(["audit", "--db", str(tmp_path / "none.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no game database" in err

@@ -1,0 +1,60 @@
+"""Issue 13's command fixes: BrokenPipe, sim's database from --config, no temp dir left."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from shutbox_hw.cli import main
+
+SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
+GAME = ["--rules", "klappenspiel", "--set", "threshold=10", "--script", str(SCRIPT)]
+
+
+def shutbox(*argv: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "shutbox_hw.cli", *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
+    """`sim --script … | head -1`: the pipe closes after the first line."""
+    proc = shutbox("sim", *GAME)
+    first = proc.stdout.readline()
+    proc.stdout.close()         # what head does after its line
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0, err
+    assert json.loads(first)["event"] == "game_started"
+    assert err == ""
+
+
+def test_history_json_into_a_closed_pipe(tmp_path, capsys):
+    db = tmp_path / "box.db"
+    for _ in range(3):
+        assert main(["sim", *GAME, "--db", str(db)]) == 0
+    capsys.readouterr()
+    read, write = os.pipe()
+    os.close(read)              # nobody reads: the first write is EPIPE
+    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "history", "--db",
+                           str(db), "--json"], stdout=write, stderr=subprocess.PIPE)
+    os.close(write)
+    assert proc.returncode == 0 and proc.stderr == b""
+
+
+def test_sim_writes_where_the_config_says_and_history_finds_it(tmp_path, capsys):
+    db = tmp_path / "from-config.db"
+    config = tmp_path / "shutbox.toml"
+    config.write_text(f'[storage]\ndb = "{db}"\n')
+    assert main(["sim", "--config", str(config), *GAME]) == 0
+    capsys.readouterr()
+    assert db.exists()
+    assert main(["history", "--config", str(config), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["games"]) == 1
+
+
+def test_sim_without_db_leaves_no_temp_dir(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["sim", *GAME]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["event"] == "game_started"
+    assert list(tmp_path.iterdir()) == []
