@@ -58,3 +58,32 @@ def test_sim_without_db_leaves_no_temp_dir(tmp_path, capsys, monkeypatch):
     assert main(["sim", *GAME]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[0])["event"] == "game_started"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_history_shows_pool_balances_and_pot(tmp_path, capsys):
+    db = tmp_path / "box.db"
+    assert main(["sim", "--rules", "pub", "--db", str(db), "--script", str(SCRIPT)]) == 0
+    ended = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    ended = [e for e in ended if e["event"] == "round_ended"]
+    assert main(["history", "--db", str(db), "--game", "1", "--json"]) == 0
+    rounds = json.loads(capsys.readouterr().out)["rounds"]
+    assert [(r["balances"], r["pot"]) for r in rounds] == \
+        [(e["balances"], e["pot"]) for e in ended]
+    assert main(["history", "--db", str(db), "--game", "1"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "pot" in table[1] and "bal" in table[2]
+    p2 = ended[0]["balances"]["P2"]
+    assert table[3].split()[2].endswith(f"/{p2}")
+
+
+def test_history_game_columns_line_up(tmp_path, capsys):
+    db = tmp_path / "box.db"
+    assert main(["sim", *GAME, "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", str(db), "--game", "1"]) == 0
+    head, sub, *rows = capsys.readouterr().out.splitlines()[1:-1]
+    assert head.index("P1") + 2 == sub.index("raw/fin/tot") + len("raw/fin/tot")
+    for row in rows:
+        cells = row.split()
+        assert row.index(cells[1]) + len(cells[1]) == head.index("P1") + 2
+        assert row.rindex(cells[2]) + len(cells[2]) == head.index("P2") + 2

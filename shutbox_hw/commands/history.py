@@ -88,6 +88,37 @@ def _when(stamp: float | None, synced: bool | None) -> str:
     return shown + "?" if synced is None else shown
 
 
+def _table(card: dict) -> list[str]:
+    """The scorecard as aligned columns: raw/final/total per player (and balance and
+    pot in a pool), each column as wide as its widest cell."""
+    players = card["players"]
+    pool = any("balances" in rnd for rnd in card["rounds"])
+    head = ["round", *players, *(["pot"] if pool else []), "shut"]
+    sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
+           *([""] if pool else []), ""]
+    rows = []
+    for rnd in card["rounds"]:
+        cells = [str(rnd["round"])]
+        for p in players:
+            e = rnd["players"][p]
+            parts = ["-" if e["raw"] is None else e["raw"],
+                     "-" if e["final"] is None else e["final"], e["total"]]
+            if pool:
+                bal = rnd.get("balances", {}).get(p)
+                parts.append("-" if bal is None else bal)
+            cells.append("/".join(str(x) for x in parts))
+        if pool:
+            cells.append(str(rnd.get("pot", "-")))
+        cells.append(", ".join(rnd["shut"]))
+        rows.append(cells)
+    widths = [max(len(row[i]) for row in (head, sub, *rows)) for i in range(len(head))]
+    lines = []
+    for row in (head, sub, *rows):
+        *left, shut = row
+        lines.append("  ".join(c.rjust(w) for c, w in zip(left, widths)) + "  " + shut)
+    return [line.rstrip() for line in lines]
+
+
 def run(args: argparse.Namespace) -> int:
     db, version, path = open_db(args)
     try:
@@ -106,18 +137,9 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
         if args.json:
             print(json.dumps(card))
             return 0
-        players = card["players"]
         print(f"game {card['id']} ({card['rules'].get('preset')}), "
               f"{_when(card['started_at'], card['clock_synced']['started'])}")
-        print("round  " + "  ".join(f"{p[:8]:>8} raw/fin/tot" for p in players) + "  shut")
-        for rnd in card["rounds"]:
-            cells = []
-            for p in players:
-                e = rnd["players"][p]
-                raw = "-" if e["raw"] is None else e["raw"]
-                fin = "-" if e["final"] is None else e["final"]
-                cells.append(f"{raw:>8}/{fin:>3}/{e['total']:>3}")
-            print(f"{rnd['round']:>5}  " + "  ".join(cells) + "  " + ", ".join(rnd["shut"]))
+        print("\n".join(_table(card)))
         print("winners: " + (", ".join(card["winners"]) or "-"))
         return 0
     games = recent_games(db, args.limit, version)

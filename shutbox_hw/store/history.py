@@ -110,8 +110,12 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
                                  "total": running[name]}
             else:
                 entries[name] = {"raw": None, "final": None, "total": running[name]}
-        rounds.append({"round": number, "players": entries, "shut": result["shut"],
-                       "out": result["out"]})
+        entry = {"round": number, "players": entries, "shut": result["shut"],
+                 "out": result["out"]}
+        if result.get("balances") is not None:  # a pool: what each player has won so far
+            entry["balances"] = {p: result["balances"].get(p) for p in players}
+            entry["pot"] = result.get("pot")
+        rounds.append(entry)
     throws = []
     for rnd, name, number, dice, closed in db.execute(
             "SELECT t.round, p.name, th.number, th.dice, th.closed FROM throws th"
