@@ -87,3 +87,15 @@ def test_history_game_columns_line_up(tmp_path, capsys):
         cells = row.split()
         assert row.index(cells[1]) + len(cells[1]) == head.index("P1") + 2
         assert row.rindex(cells[2]) + len(cells[2]) == head.index("P2") + 2
+
+
+def test_sim_keys_line_fits_80_columns_and_events_are_wrapped_not_cut():
+    from shutbox_hw.sim.terminal import HELP, event_rows
+    assert len(HELP) <= 79 and HELP.endswith("q quit")
+    event = json.dumps({"event": "round_ended", "round": 1, "scores": {f"P{i}": i for i in
+                                                                      range(1, 9)}})
+    rows = event_rows([event, '{"event": "turn_started"}'], 40, 10)
+    assert all(len(r) <= 40 for r in rows)
+    assert "".join(r.strip() for r in rows[:-1]).replace(" ", "") == event.replace(" ", "")
+    assert rows[-1] == '{"event": "turn_started"}'
+    assert event_rows([event], 40, 1) == rows[-2:-1]  # the newest rows when space is short

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import curses
 import json
+import textwrap
 import time
 from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,8 @@ from ..config import Config
 from .runner import SimRunner
 
 FLAP_KEYS = "1234567890-="   # tiles 1..12
-HELP = ("keys: 1-9 0 - = shut/lift flap 1-12   r ROLL  R hold ROLL   "
-        "n NEXT  N hold NEXT   q quit")
+HELP = "keys: 1-9 0 - = flap 1-12  r ROLL  R hold ROLL  n NEXT  N hold NEXT  q quit"
+EVENTS_TOP = 21   # the events pane: from this row to the bottom of the terminal
 BRAILLE_BASE = 0x2800
 # dot numbering of a braille cell: (x, y) -> bit
 BRAILLE_DOTS = {(0, 0): 0x01, (0, 1): 0x02, (0, 2): 0x04, (1, 0): 0x08, (1, 1): 0x10,
@@ -52,6 +54,14 @@ def _lamp(state: bool) -> str:
     return "●" if state else "○"
 
 
+def event_rows(log: Iterable[str], width: int, height: int) -> list[str]:
+    """The newest events, each wrapped to ``width`` (never cut), filling ``height`` rows."""
+    rows: list[str] = []
+    for line in log:
+        rows += textwrap.wrap(line, max(width, 10), subsequent_indent="  ") or [""]
+    return rows[-height:] if height > 0 else []
+
+
 def _draw(screen: Any, runner: SimRunner, log: deque[str]) -> None:
     screen.erase()
     tiles = runner.config.rules.tiles
@@ -67,8 +77,8 @@ def _draw(screen: Any, runner: SimRunner, log: deque[str]) -> None:
     screen.addstr(18, 0, f"flaps: {flaps}")
     screen.addstr(19, 0, f"status: green {_lamp(leds.green)}  red {_lamp(leds.red)}")
     screen.addstr(20, 0, HELP[: max(10, curses.COLS - 1)])
-    for i, line in enumerate(log):
-        screen.addstr(21 + i, 0, line[: curses.COLS - 1])
+    for i, line in enumerate(event_rows(log, curses.COLS - 1, curses.LINES - EVENTS_TOP)):
+        screen.addstr(EVENTS_TOP + i, 0, line)
     screen.refresh()
 
 
