@@ -16,7 +16,7 @@ from ..errors import shown_path
 from ..textfile import file_kind, os_problem
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 2
+VERSION = 3
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -80,6 +80,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # RTC: before NTP its clock is wherever it stopped). NULL: not recorded (schema 1).
     1: ("ALTER TABLE games ADD COLUMN started_synced INTEGER",
         "ALTER TABLE games ADD COLUMN ended_synced INTEGER"),
+    # 3: adjustments made on the box's service menu; they override the config file
+    # until reset from the menu (value: JSON text)
+    2: ("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
+        " changed_at REAL NOT NULL)",),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

@@ -1,0 +1,91 @@
+"""The service menu's state machine, its events and the settings table."""
+
+import sqlite3
+
+from shutbox_hw.game.events import ServiceExited, SettingChanged
+from shutbox_hw.game.service import ADJUST_ITEMS, CHOICES, ITEMS, RESET, ServiceMenu
+from shutbox_hw.rules import PRESETS
+from shutbox_hw.store import Store
+from shutbox_hw.store.settings import clear_settings, load_settings, save_setting
+
+VALUES = {"preset": "pub", "players": 2, "hints": "off", "settle_ms": 2500, "contrast": 255}
+
+
+def press(menu, *buttons):
+    events = []
+    for b in buttons:
+        long = b.endswith("!")
+        events += menu.button(b.rstrip("!"), long)
+    return events
+
+
+def test_next_moves_and_long_next_leaves():
+    menu = ServiceMenu.open(VALUES)
+    press(menu, "NEXT")
+    assert menu.index == 1
+    press(menu, *["NEXT"] * (len(ITEMS) - 1))
+    assert menu.index == 0
+    assert press(menu, "NEXT!") == [ServiceExited()] and menu.done
+
+
+def test_changing_the_preset_emits_setting_changed():
+    menu = ServiceMenu.open(VALUES)
+    press(menu, "NEXT", "NEXT", "ROLL")            # adjustments
+    assert menu.page == "adjustments"
+    press(menu, "ROLL")                            # preset
+    assert menu.page == "edit" and CHOICES["preset"][menu.choice] == "pub"
+    events = press(menu, "NEXT", "ROLL")
+    expected = list(PRESETS)[(list(PRESETS).index("pub") + 1) % len(PRESETS)]
+    assert events == [SettingChanged(key="preset", value=expected)]
+    assert menu.values["preset"] == expected and menu.page == "adjustments"
+
+
+def test_long_next_in_edit_keeps_the_value():
+    menu = ServiceMenu.open(VALUES)
+    press(menu, "NEXT", "NEXT", "ROLL", "NEXT", "ROLL", "NEXT")   # editing players
+    assert press(menu, "NEXT!") == [] and menu.values["players"] == 2
+    assert menu.page == "adjustments" and ADJUST_ITEMS[menu.index] == "players"
+
+
+def test_reset_needs_a_confirmation():
+    menu = ServiceMenu.open(VALUES)
+    press(menu, "NEXT", "NEXT", "ROLL", *["NEXT"] * ADJUST_ITEMS.index(RESET))
+    assert press(menu, "ROLL") == [] and menu.page == "confirm"
+    assert press(menu, "ROLL") == [SettingChanged(key="all", value=None)]
+
+
+def test_switch_test_counts_presses_and_flaps():
+    menu = ServiceMenu.open(VALUES)
+    press(menu, "ROLL")
+    assert menu.page == "switch test"
+    press(menu, "ROLL", "ROLL", "NEXT")
+    for down in (True, False, True):
+        menu.switch("flap 7", down)
+    assert menu.counts == {"ROLL": 2, "NEXT": 1, "flap 7": 2}
+    assert menu.live["flap 7"] is True
+    press(menu, "NEXT!")
+    assert menu.page == "menu" and not menu.done
+
+
+def test_settings_table_round_trip(tmp_path):
+    path = tmp_path / "box.db"
+    store = Store(path)
+    save_setting(store.db, "preset", "pub")
+    save_setting(store.db, "players", 3)
+    save_setting(store.db, "players", 4)
+    store.close()
+    db = sqlite3.connect(path)
+    assert load_settings(db) == {"players": 4, "preset": "pub"}
+    clear_settings(db)
+    assert load_settings(db) == {}
+
+
+def test_the_store_keeps_setting_changed_and_reset(tmp_path):
+    from shutbox_hw.game.events import ServiceEntered
+    store = Store(tmp_path / "box.db")
+    store.record_all([ServiceEntered(), SettingChanged(key="preset", value="pub"),
+                      SettingChanged(key="players", value=3), ServiceExited()])
+    assert load_settings(store.db) == {"preset": "pub", "players": 3}
+    store.record(SettingChanged(key="all", value=None))
+    assert load_settings(store.db) == {}
+    store.close()
