@@ -89,3 +89,26 @@ def test_the_store_keeps_setting_changed_and_reset(tmp_path):
     store.record(SettingChanged(key="all", value=None))
     assert load_settings(store.db) == {}
     store.close()
+
+
+def test_rules_and_check_config_show_where_each_value_comes_from(tmp_path, capsys):
+    import json
+    from shutbox_hw.cli import main
+    config = tmp_path / "box.toml"
+    config.write_text('[rules]\npreset = "pub"\n[game]\nsettle_ms = 2000\n')
+    db = tmp_path / "box.db"
+    store = Store(db)
+    store.record_all([SettingChanged(key="preset", value="klappenspiel"),
+                      SettingChanged(key="players", value=3)])
+    store.close()
+    assert main(["rules", "--config", str(config), "--db", str(db), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rules"]["preset"] == "klappenspiel"
+    assert data["settings"]["preset"] == {"value": "klappenspiel", "from": "box"}
+    assert data["settings"]["players"] == {"value": 3, "from": "box"}
+    assert data["settings"]["settle_ms"] == {"value": 2000, "from": "config file"}
+    assert main(["check-config", str(config), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "preset = klappenspiel  (box)" in out and "settle_ms = 2000  (config file)" in out
+    assert main(["rules", "--config", str(config), "--db", str(tmp_path / "none.db")]) == 0
+    assert "preset = pub  (config file)" in capsys.readouterr().out
