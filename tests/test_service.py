@@ -112,3 +112,23 @@ def test_rules_and_check_config_show_where_each_value_comes_from(tmp_path, capsy
     assert "preset = klappenspiel  (box)" in out and "settle_ms = 2000  (config file)" in out
     assert main(["rules", "--config", str(config), "--db", str(tmp_path / "none.db")]) == 0
     assert "preset = pub  (config file)" in capsys.readouterr().out
+
+
+def test_both_held_fires_once_after_five_seconds():
+    from shutbox_hw.hal.debounce import BothHeld
+    both = BothHeld(5000)
+    both.level("ROLL", True, 0)
+    assert both.next_deadline_ms() is None          # one button alone is no gesture
+    both.level("NEXT", True, 100)
+    assert both.poll(5099) is None
+    assert both.poll(5100) == 5100
+    assert both.poll(20_000) is None                # once per gesture
+    both.level("NEXT", False, 21_000)
+    both.level("NEXT", True, 21_100)                # ROLL never released: no new gesture
+    assert both.poll(40_000) is None
+    both.level("ROLL", False, 41_000)
+    both.level("NEXT", False, 41_000)
+    both.level("ROLL", True, 42_000)
+    both.level("NEXT", True, 42_000)
+    both.level("NEXT", False, 46_000)               # let go too early
+    assert both.poll(50_000) is None
