@@ -128,7 +128,7 @@ def loop_child() -> dict[str, Any]:
     def change_state(self: Any, value: bool) -> bool:
         if real_change(self, value):
             if self._function == "output":
-                changes.append((self.info.name, value, time.perf_counter_ns()))
+                changes.append((self.info.name, value, time.monotonic_ns()))
                 changed.set()
             return True
         return False
@@ -181,18 +181,26 @@ def loop_child() -> dict[str, Any]:
             roll.drive_high()
             time.sleep(0.3)
             rng = random.Random(12)
-            latencies, missed = [], 0
+            latencies, after_deadline, missed = [], [], 0
             for i in range(EDGES):
                 shut = i % 2 == 0
-                edge = time.perf_counter_ns()
+                edge = time.monotonic_ns()
                 flap.drive_low() if shut else flap.drive_high()
+                edge_end = time.monotonic_ns()
                 lit = wait_for(name[hw.red_led], shut, edge)
                 if lit is None:
                     missed += 1
                 else:
                     latencies.append((lit - edge - window_ns) / 1000)
+                    if edge // 1_000_000 == edge_end // 1_000_000:
+                        # the adapter stamped the edge with this whole millisecond, so
+                        # the debouncer's deadline is known to the nanosecond
+                        deadline = (edge // 1_000_000) * 1_000_000 + window_ns
+                        after_deadline.append(("shut" if shut else "lift",
+                                               (lit - deadline) / 1000))
                 time.sleep(rng.uniform(0.03, 0.06))  # off the loop's phase
             result["latencies_us"] = latencies
+            result["after_deadline_us"] = after_deadline
             result["missed"] = missed
         except Exception as error:  # noqa: BLE001 - reported by the parent
             result["error"] = repr(error)
@@ -309,6 +317,10 @@ def measure() -> tuple[dict[str, float], dict[str, Any]]:
     figures["idle_wakeups_per_s"] = loop["idle_wakeups_per_s"]
     extra["wakeups_by_thread"] = loop["idle_wakeups_by_thread"]
     extra["latency_samples"] = len(latencies)
+    for kind in ("shut", "lift"):
+        after = sorted(us for k, us in loop["after_deadline_us"] if k == kind)
+        extra[f"after_deadline_{kind}_us"] = (statistics.median(after),
+                                              after[round(0.99 * (len(after) - 1))])
     extra["latency_missed"] = loop["missed"]
 
     figures["frame_render_ms"] = statistics.median(
@@ -393,6 +405,9 @@ def main() -> None:
           f"change)")
     for key in FIGURES:
         print(f"{key:22s} {figures[key]:10.3f}  {verdict(key, figures[key], extra)}")
+    print("from the debounce deadline to the LED, p50/p99 (us): shut (a durable write "
+          "first) {:.0f}/{:.0f}, lift (none) {:.0f}/{:.0f}".format(
+              *extra["after_deadline_shut_us"], *extra["after_deadline_lift_us"]))
     print("idle wake-ups a second by thread: " + ", ".join(
         f"{name} {rate:.0f}" for name, rate in sorted(extra["wakeups_by_thread"].items())))
 

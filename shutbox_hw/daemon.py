@@ -3,7 +3,9 @@
 One loop serves the real box (monotonic clock, real adapters, systemd) and
 the simulator (virtual clock, simulated adapters): only what is plugged into
 :class:`Box` differs. The loop is single-threaded; adapters whose hardware
-calls back on other threads only record edges there.
+calls back on other threads only record edges there and wake the loop (see
+:class:`~.hal.poll.Waker`), which otherwise sleeps until
+:meth:`Daemon.next_deadline_ms`.
 """
 
 from __future__ import annotations

@@ -117,6 +117,31 @@ def test_unchanged_frame_is_not_sent_again(opened):
     assert pixels(device.device.image) == pixels(frame("B"))
 
 
+def test_the_sender_is_woken_only_when_the_panel_has_something_to_change(opened):
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device, idle_dim_ms=1000, idle_off_ms=0)
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT)
+    cond, notified = display._cond, []
+    notify = cond.notify              # notify_all goes through it too
+    cond.notify = lambda n=1: (notified.append(n), notify(n))[1]
+    for now in range(1, 1000, 5):    # the loop's polls, the same frame again, a flap
+        display.poll(now)
+        display.show(frame("A"), now)
+        display.wake(now)
+    assert notified == []
+    display.show(frame("B"), 1000)   # a new frame: one wake-up
+    assert len(notified) == 1
+    assert display.wait_idle(WAIT)
+    notified.clear()
+    display.poll(1999)
+    assert notified == []
+    display.poll(2000)               # idle: dim, i.e. a new contrast to send
+    assert len(notified) == 1
+    assert display.wait_idle(WAIT)
+    assert device.calls[-1] == ("contrast", 16)
+
+
 def test_slow_display_does_not_block_show_and_newest_frame_wins(opened):
     gate = threading.Event()
     device = GatedDevice(dummy_device(), gate)

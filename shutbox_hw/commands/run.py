@@ -1,4 +1,12 @@
-"""``shutbox-hw run``: the daemon on the real box (what systemd starts)."""
+"""``shutbox-hw run``: the daemon on the real box (what systemd starts).
+
+The loop is event-driven: it sleeps until the earliest deadline of the
+daemon (debounce windows, hold timers, blinking, the settle timer, the
+display's idle timers, the periodic re-reads) and of the systemd watchdog,
+and the pins' callback threads, the display's sender and the signal handler
+wake it early through one :class:`~shutbox_hw.hal.poll.Waker`. An idle box
+therefore wakes only a few times a second.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +14,19 @@ import argparse
 import logging
 import os
 import signal
-import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..daemon import Box
-    from ..hal.clock import MonotonicClock
+    from ..daemon import Box, Daemon
+    from ..hal.clock import Clock, MonotonicClock
+    from ..hal.poll import Wake
+    from ..sdnotify import Notifier
 
 log = logging.getLogger("shutbox_hw")
-LOOP_MS = 5   # gpiozero records edges on its own threads; look at them this often
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -41,16 +50,22 @@ def open_i2c(number: int) -> Any:
                         "(dtparam=i2c_arm=on) and add the user to the i2c group") from None
 
 
-def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str) -> Box:
+def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
+                   wake: Wake | None = None) -> Box:
+    """The box's ports on real pins and buses; ``wake`` is what their threads call
+    (the dice module's ready line can use it too: see hal/poll.py)."""
     from ..daemon import Box
-    from ..hal.dice_source import SoftwareDice
+    from ..hal.poll import no_wake
+    wake = wake or no_wake
     from ..hal.box import build_module, build_ports
+    from ..hal.dice_source import SoftwareDice
     from ..hal.display import make_display
     from ..hal.gpio import make_pin_factory, pin_claim_problem
     factory = make_pin_factory(pin_factory)
     dice_cfg = config.hardware.dice if config.game.dice == "module" else None
     try:
-        ports = build_ports(config.hardware, clock, pin_factory=factory, bus=open_i2c)
+        ports = build_ports(config.hardware, clock, pin_factory=factory, bus=open_i2c,
+                            wake=wake)
         dice = (SoftwareDice() if dice_cfg is None else
                 build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c))
     except Exception as exc:  # noqa: BLE001 - sorted out just below
@@ -58,30 +73,32 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str) -> B
         if problem is None:
             raise
         raise UserError(problem) from None
-    return Box(ports.flaps, ports.buttons, ports.indicators, make_display(config.hardware),
-               dice)
+    return Box(ports.flaps, ports.buttons, ports.indicators,
+               make_display(config.hardware, wake=wake), dice)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..config import default_db_path, load_config
     from ..daemon import Daemon
     from ..hal.clock import MonotonicClock
-    from ..hal.poll import run_loop
+    from ..hal.poll import Waker
     from ..hints import advisor_for
     from ..sdnotify import Notifier
     from ..store import Store
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
     clock = MonotonicClock()
+    waker = Waker()
     # absolute first: importing lgpio changes into $LG_WD
     db_path = os.path.abspath(config.db or default_db_path())
-    box = build_real_box(config, clock, args.pin_factory)
+    box = build_real_box(config, clock, args.pin_factory, waker.wake)
     store = Store(db_path)
     stop = False
 
     def on_signal(signum: int, frame: Any) -> None:
         nonlocal stop
         stop = True
+        waker.wake()    # never blocks, so safe in a handler
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -92,19 +109,26 @@ def run(args: argparse.Namespace) -> int:
     log.info("shutbox-hw running: %s; database %s", config.hardware.summary(), store.path)
     end = None if args.for_seconds is None else clock.now_ms() + int(args.for_seconds * 1000)
 
-    def step(now: int) -> None:
-        daemon.step()
-        notifier.watchdog(clock.now_ms())
-
-    def wait(deadline: int | None) -> None:
-        # the loop also wakes every LOOP_MS: gpiozero's threads record edges meanwhile
-        ahead = LOOP_MS if deadline is None else deadline - clock.now_ms()
-        time.sleep(max(0, min(LOOP_MS, ahead)) / 1000)
-
     try:
-        run_loop(clock, step, lambda: (daemon.next_deadline_ms(),), wait, end, lambda: stop)
+        serve(daemon, notifier, clock, waker.wait_until, end, lambda: stop)
     finally:
         notifier.stopping()
         box.close()
         store.close()
     return 0
+
+
+def serve(daemon: Daemon, notifier: Notifier, clock: Clock,
+          wait: Callable[[int | None], object], until_ms: int | None = None,
+          done: Callable[[], bool] = lambda: False) -> None:
+    """The daemon's loop: a step (and the watchdog's ping when due), then ``wait``
+    until the earliest deadline of the daemon and the watchdog (on the box
+    :meth:`~shutbox_hw.hal.poll.Waker.wait_until`, which the pins' threads cut short)."""
+    from ..hal.poll import run_loop
+
+    def step(now: int) -> None:
+        daemon.step()
+        notifier.watchdog(clock.now_ms())
+
+    run_loop(clock, step, lambda: (daemon.next_deadline_ms(), notifier.next_deadline_ms()),
+             wait, until_ms, done)

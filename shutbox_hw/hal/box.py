@@ -25,6 +25,7 @@ from .expander import ExpanderLamps, ExpanderPins
 from .gpio import PiLamps, PiPins
 from .lights import LampSink, Lights
 from .mcp23017 import Mcp23017
+from .poll import Wake, no_wake
 from .ports import Buttons, FlapBank, Indicators
 from .switches import EdgeSource, Line, Switches
 
@@ -48,10 +49,11 @@ def on_expander(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
 
 def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
                 bus: Callable[[int], Any] | None = None,
-                sleep: Callable[[float], None] = time.sleep) -> Ports:
+                sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake) -> Ports:
     """Flaps, buttons and LEDs as the config wires them.
 
-    ``bus(number)`` opens an I2C bus (only called when something is on an expander).
+    ``bus(number)`` opens an I2C bus (only called when something is on an expander);
+    ``wake`` is called from the pins' threads after an edge (see :class:`~.poll.Waker`).
     """
     switches: dict[Line, Pin] = {**dict(enumerate(hw.flaps, start=1)),
                                  "roll": hw.roll, "next": hw.next}
@@ -68,13 +70,14 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
     sinks: list[LampSink] = []
     try:
         if on_pi(switches):
-            sources.append(PiPins(on_pi(switches), clock, pin_factory, hw.read_interval_ms))
+            sources.append(PiPins(on_pi(switches), clock, pin_factory, hw.read_interval_ms,
+                                  wake=wake))
         if on_expander(switches):
             assert expander is not None
             pins = ExpanderPins(i2c, clock, on_expander(switches), int_pin=expander.int_pin,
                                 address=expander.address, debounce_ms=hw.debounce_ms,
                                 read_ms=hw.read_interval_ms, pin_factory=pin_factory,
-                                sleep=sleep)
+                                sleep=sleep, wake=wake)
             sources.append(pins)
             input_chip = pins.chip
         inputs = Switches(sources, debounce_ms=hw.debounce_ms, hold_ms=hw.hold_ms)

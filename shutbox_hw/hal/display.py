@@ -6,7 +6,13 @@ time): at 9 bits a byte ~93 ms at the Pi's default 100 kHz, ~23 ms at
 only records the *desired* state (frame, contrast, on/off) and a sender
 thread brings the device there: a newer
 frame replaces a pending one, a frame equal to the last one sent is not
-sent again. Idle time (on the caller's clock, so the virtual clock works)
+sent again. The sender is woken only when the desired state differs from
+what the panel shows (a poll that changes nothing leaves it asleep), and a
+burst of frames is coalesced: a frame that comes while another is on the
+wire waits until no newer one has come for ``coalesce_ms`` (at most as long
+as a frame takes to send, and at most one more frame time), so the newest
+frame wins and a burst of ten events costs two or three frames, not one per
+wire time. Idle time (on the caller's clock, so the virtual clock works)
 dims the panel and then blanks it, because OLEDs burn in; for the same
 reason the picture moves by a pixel every ``shift_every_ms`` in a 2x2 orbit,
 only into blank rows and columns so nothing lit is ever cut. A display that
@@ -14,7 +20,8 @@ is missing or fails on the bus is dropped and looked for again every
 ``retry_ms``; the box plays on without it, and ``poll`` reports it to the
 game as an :class:`~shutbox_hw.events.InputFault` (source "display"), like
 a lost expander, so the red light and the problem bar show it until it is
-back. A transient bus error (errno 121,
+back; the sender calls ``wake`` when that happens, so a loop sleeping until
+its next deadline polls at once. A transient bus error (errno 121,
 5, 110, or 11: the Pi 5's lost arbitration) is retried at once first.
 
 :class:`LumaPanel` makes the real device: luma's ``i2c()`` opens an SMBus
@@ -40,6 +47,7 @@ from PIL import Image
 from ..events import InputFault
 from .config import HardwareConfig
 from .mcp23017 import RETRY_ERRNOS
+from .poll import Wake, no_wake
 
 log = logging.getLogger("shutbox_hw")
 
@@ -102,15 +110,21 @@ class OledDisplay:
     ``device_factory`` makes the device (and may raise OSError or a luma
     error when it is absent); it is called on the sender thread, since
     opening an SSD1306 already writes its init sequence on the bus.
+    ``wake`` is called on the sender thread when the display is lost or
+    back, so that the loop's next :meth:`poll` reports it.
+    ``coalesce_ms`` is real time on the sender thread (see the module).
     """
 
     def __init__(self, device_factory: Callable[[], Any], *, idle_dim_ms: int = 60_000,
                  idle_off_ms: int = 600_000, contrast: int = 0x7F, dim_contrast: int = 16,
                  retry_ms: int = 10_000, shift_every_ms: int = 0, width: int = WIDTH,
                  height: int = HEIGHT, attempts: int = 3,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake,
+                 coalesce_ms: int = 10) -> None:
         self.width, self.height = width, height
         self._factory = device_factory
+        self._wake_loop = wake
+        self._coalesce_s = coalesce_ms / 1000
         self._shift_every_ms = shift_every_ms
         self._attempts, self._sleep = max(1, attempts), sleep
         self._idle_dim_ms, self._idle_off_ms = idle_dim_ms, idle_off_ms
@@ -137,6 +151,11 @@ class OledDisplay:
         self._sent_contrast: int | None = None
         self._sent_on: bool | None = None
         self._busy = False
+        # coalescing, in real time (time.monotonic) on both threads
+        self._frame_at = 0.0            # when the newest frame was queued
+        self._burst = False             # ... while the previous one was on the wire
+        self._send_s = 0.0              # how long the last frame took to send
+        self._sent_at = 0.0             # when it was done
         self.last_error: str | None = None
         self._logged_error: str | None = None
         self._lost: str | None = None       # why the display is gone, for the game
@@ -173,16 +192,18 @@ class OledDisplay:
             if data != self._source_bytes:
                 self._source, self._source_bytes = frame.copy(), data
                 self._source_version += 1
+                self._frame_at = time.monotonic()
+                self._burst = self._burst or self._busy
                 self._wake(now_ms)
             self._update(now_ms)
-            self._cond.notify_all()
+            self._notify_locked()
 
     def wake(self, now_ms: int) -> None:
         """Activity without a new frame (a flap, a button): undo dimming, restart idle."""
         with self._cond:
             self._wake(now_ms)
             self._update(now_ms)
-            self._cond.notify_all()
+            self._notify_locked()
 
     def poll(self, now_ms: int) -> list[InputFault]:
         """Dim or blank after idle time; ask the sender to look for a lost display.
@@ -191,7 +212,7 @@ class OledDisplay:
             if self._last_activity_ms is None:
                 self._last_activity_ms = now_ms
             self._update(now_ms)
-            self._cond.notify_all()
+            self._notify_locked()
             lost, reported = self._lost, self._reported
             self._reported = lost
         if (lost is None) == (reported is None):
@@ -237,6 +258,12 @@ class OledDisplay:
         release = getattr(self._factory, "close", None)
         if release is not None:
             release()
+
+    def _notify_locked(self) -> None:
+        """Wake the sender only if it has something to do: the panel is idle
+        most of the time, and a thread woken for nothing costs a wake-up."""
+        if self._work_locked() and not self._busy:
+            self._cond.notify_all()
 
     def _wake(self, now_ms: int) -> None:
         self._last_activity_ms = now_ms
@@ -301,10 +328,27 @@ class OledDisplay:
         return (self._want_on != self._sent_on or self._want_contrast != self._sent_contrast
                 or (self._frame_bytes is not None and self._frame_bytes != self._sent_bytes))
 
+    def _hold_locked(self) -> None:
+        """Coalesce a burst (with the lock held): a frame that came while the last
+        one was on the wire waits until no newer frame has come for ``coalesce_ms``
+        (at most the last send's time), and at the latest one frame time after
+        the last send ended; the newest frame then goes out."""
+        if not self._burst:
+            return
+        self._burst = False
+        quiet = min(self._coalesce_s, self._send_s)
+        latest = self._sent_at + self._send_s
+        while not self._closing:
+            left = min(self._frame_at + quiet, latest) - time.monotonic()
+            if left <= 0:
+                return
+            self._cond.wait(left)
+
     def _run(self) -> None:
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._closing or self._work_locked())
+                self._hold_locked()
                 if self._closing:
                     return
                 self._busy = True
@@ -323,9 +367,12 @@ class OledDisplay:
                     self._attempt(lambda: device.contrast(contrast))
                     sent_contrast = contrast
                 if data is not None and data != sent_bytes:
+                    started = time.monotonic()
                     self._attempt(lambda: device.display(frame))
                     sent_bytes = data
                     self.frames_sent += 1
+                    self._sent_at = time.monotonic()
+                    self._send_s = self._sent_at - started
                 if on != sent_on:
                     self._attempt(device.show if on else device.hide)
                     sent_on = on
@@ -340,7 +387,7 @@ class OledDisplay:
                     failed(failure)   # close what failed, keep what may work again
             self._log(error)
             with self._cond:
-                self._busy = False
+                was_lost = self._lost
                 if error is None:
                     self._device = device
                     self._lost = None
@@ -353,7 +400,11 @@ class OledDisplay:
                     self._device = None
                     self._want_device = False  # poll() schedules the retry
                     self._sent_contrast = self._sent_on = self._sent_bytes = None
+                self._busy = False
                 self._cond.notify_all()
+                changed = (was_lost is None) != (self._lost is None)
+            if changed:
+                self._wake_loop()    # lost or back: the loop's poll reports it
 
 
     def _log(self, error: str | None) -> None:
@@ -478,9 +529,10 @@ def dummy_device(rotation: int = 0) -> Any:
     return dummy(width=WIDTH, height=HEIGHT, rotate=rotation, mode="1")
 
 
-def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None = None
-                 ) -> OledDisplay | NullDisplay:
-    """The display the config asks for; ``device_factory`` swaps in a dummy for the sim."""
+def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None = None,
+                 wake: Wake = no_wake) -> OledDisplay | NullDisplay:
+    """The display the config asks for; ``device_factory`` swaps in a dummy for the sim;
+    ``wake`` wakes the loop when the display is lost or back (see :class:`OledDisplay`)."""
     cfg = hw.display
     if cfg.driver == "none":
         return NullDisplay()
@@ -492,7 +544,7 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
                        idle_dim_ms=cfg.dim_after_s * 1000,
                        idle_off_ms=cfg.off_after_s * 1000, contrast=cfg.contrast,
                        dim_contrast=cfg.dim_contrast, retry_ms=cfg.retry_s * 1000,
-                       shift_every_ms=cfg.shift_every_s * 1000)
+                       shift_every_ms=cfg.shift_every_s * 1000, wake=wake)
 
 
 def luma_panel(driver: str, port: int, address: int, rotation: int = 0) -> LumaPanel:

@@ -1,19 +1,20 @@
 """Flaps, buttons and LEDs on MCP23017 expanders.
 
-:class:`ExpanderPins`: up to 14 switches (flaps, ROLL, NEXT) on one
-chip, an edge source for :class:`~.switches.Switches`, with its open-drain
-INT line on a Pi pin watched through gpiozero (falling edge). The gpiozero callback only notes the time; the registers are read in
-``poll`` from the daemon's loop. Every read fetches all 22 registers in one
-transfer, which both acknowledges the interrupt and shows whether the
-configuration survived: after a brownout the chip is reconfigured before its
-pins are trusted (without pull-ups every open switch would read shut). A
-full read also runs every ``read_ms`` (default 250) in case an interrupt was
-missed; it also takes what INTF/INTCAP latched while INT was not seen, so
-a short press is not lost when the INT wire is broken. Bus errors are
-retried by the driver; a chip that stays silent is
-reported once as an :class:`~shutbox_hw.events.InputFault` (on the flap
-view) and retried every ``retry_ms`` while the box keeps running on the
-last known state. Its edges go through the same debounce logic as GPIO.
+:class:`ExpanderPins`: up to 14 switches (flaps, ROLL, NEXT) on one chip, an
+edge source for :class:`~.switches.Switches`, with its open-drain INT line
+on a Pi pin watched through gpiozero (falling edge). The gpiozero callback
+only notes the time and wakes the daemon's loop (see :class:`~.poll.Waker`);
+the registers are read in ``poll`` from that loop. Every read fetches all 22
+registers in one transfer, which both acknowledges the interrupt and shows
+whether the configuration survived: after a brownout the chip is
+reconfigured before its pins are trusted (without pull-ups every open switch
+would read shut). A full read also runs every ``read_ms`` (default 250) in
+case an interrupt was missed; it also takes what INTF/INTCAP latched while
+INT was not seen, so a short press is not lost when the INT wire is broken.
+Bus errors are retried by the driver; a chip that stays silent is reported
+once as an :class:`~shutbox_hw.events.InputFault` (on the flap view) and
+retried every ``retry_ms`` while the box keeps running on the last known
+state. Its edges go through the same debounce logic as GPIO.
 
 :class:`ExpanderLamps`: per-flap LEDs on a second chip (0x21..0x27) and
 optionally the status pair on GPA7/GPB7 of the input chip.
@@ -34,6 +35,7 @@ from .config import HardwareConfig
 from .gpio import PiPin
 from .lights import Lamp
 from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
+from .poll import Wake, no_wake
 from .switches import Edge, Line
 
 BROWNOUT_MESSAGE = "registers were reset (brownout?)"
@@ -49,7 +51,8 @@ class ExpanderPins:
                  debounce_ms: int = HardwareConfig.debounce_ms,
                  read_ms: int = HardwareConfig.read_interval_ms, retry_ms: int = 1000,
                  pin_factory: Any = None,
-                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
+                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4,
+                 wake: Wake = no_wake) -> None:
         pins = list(lines.values())
         if len(set(pins)) != len(pins):
             raise ValueError("an expander pin is used twice")
@@ -66,6 +69,7 @@ class ExpanderPins:
         self._lines = dict(lines)
         self._mask = sum(1 << p for p in pins)
         self._lock = threading.Lock()
+        self._wake = wake
         self._int_at: int | None = None
         self._faults: list[InputFault] = []
         self._absent = False
@@ -93,10 +97,11 @@ class ExpanderPins:
         return dict(self._start)
 
     def _on_interrupt(self) -> None:
-        """gpiozero thread: only note when; the read happens in poll."""
+        """gpiozero thread: only note when and wake the loop; the read happens in poll."""
         with self._lock:
             if self._int_at is None:
                 self._int_at = self._clock.now_ms()
+        self._wake()
 
     def _take_interrupt(self) -> int | None:
         with self._lock:

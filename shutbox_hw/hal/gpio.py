@@ -4,8 +4,9 @@ Works over any gpiozero pin factory (lgpio or RPi.GPIO on the box,
 ``MockFactory`` in tests and the simulator). Switches are wired to ground
 with the Pi's pull-up: shut / pressed reads low. gpiozero's callbacks run on
 its own threads (synchronously for the mock), so they only record
-``(line, level, clock.now_ms())`` under a lock; debouncing happens in
-``poll`` (see :mod:`.debounce`). ``bounce_time`` is never set: the mock
+``(line, level, clock.now_ms())`` under a lock and then wake the daemon's
+loop (see :class:`~.poll.Waker`); debouncing happens in ``poll`` (see
+:mod:`.debounce`). ``bounce_time`` is never set: the mock
 ignores it and the real backends disagree about it.
 
 Every ``read_ms`` the levels are also read, so an edge the backend lost is
@@ -32,6 +33,7 @@ from ..events import InputFault
 from .clock import Clock
 from .config import HardwareConfig
 from .lights import Lamp
+from .poll import Wake, no_wake
 from .switches import Edge, Line
 
 PiPin = int | str
@@ -166,17 +168,19 @@ class PiPins:
     """Switches to ground on the Pi's own pins: an :class:`~.switches.EdgeSource`.
 
     gpiozero's callbacks only record ``(line, level, clock.now_ms())`` under a
-    lock, from its own threads; :meth:`edges` hands them over. Every
+    lock, from its own threads, then call ``wake`` so that a sleeping loop
+    looks at them now; :meth:`edges` hands them over. Every
     ``read_ms`` it also reads every pin's level, as the expander does: a level
     that differs from the last edge seen is an edge the backend lost, and goes
     through the same debouncer (a level equal to it changes nothing).
     """
 
     def __init__(self, pins: Mapping[Line, PiPin], clock: Clock, pin_factory: Any = None,
-                 read_ms: int = HardwareConfig.read_interval_ms) -> None:
+                 read_ms: int = HardwareConfig.read_interval_ms, wake: Wake = no_wake) -> None:
         if read_ms <= 0:
             raise ValueError("read_ms must be positive")
         self._clock = clock
+        self._wake = wake
         self._lock = threading.Lock()
         self._recorded: list[Edge] = []
         self._devices: dict[Line, DigitalInputDevice] = {}
@@ -193,10 +197,12 @@ class PiPins:
             raise
 
     def _recorder(self, line: Line, closed: bool) -> Callable[[], None]:
-        """A gpiozero ``when_*`` handler (its thread): note the edge and when."""
+        """A gpiozero ``when_*`` handler (its thread): note the edge and when, then
+        wake the loop (after recording, so the step it wakes finds the edge)."""
         def record() -> None:
             with self._lock:
                 self._recorded.append(Edge(line, closed, self._clock.now_ms()))
+            self._wake()
         return record
 
     def levels(self) -> dict[Line, bool]:

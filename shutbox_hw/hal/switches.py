@@ -10,6 +10,11 @@ its :attr:`~Switches.flaps` is the box's :class:`~.ports.FlapBank` and
 its :attr:`~Switches.buttons` its :class:`~.ports.Buttons`. So a box may
 have its flaps on an expander and its buttons on the Pi, and both
 backends debounce exactly alike.
+
+A source whose hardware reports on another thread (gpiozero's callbacks,
+the expander's INT line) records the edge and then calls the ``wake`` it
+was made with (:class:`~.poll.Waker.wake` on the box), so the loop, which
+otherwise sleeps until the next deadline, reads it at once.
 """
 
 from __future__ import annotations

@@ -72,8 +72,10 @@ build_wheels() {
         && touch "$P/.ready"; } >>"$LOG" 2>&1 \
         || { echo "rehearse: cannot make a venv with setuptools for /usr/bin/python3 (see $LOG)" >&2; return 1; }
     local tmp; tmp=$(mktemp -d)
-    cp -r "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/shutbox_hw" "$tmp/"
-    find "$tmp" -name __pycache__ -prune -exec rm -rf {} +
+    # every file git knows (tracked or new, not ignored): what a clone would build from,
+    # whatever the packaging needs (setup.py maps firmware/dice into the package)
+    (cd "$SRC" && git ls-files -z -co --exclude-standard | xargs -0 tar -c --ignore-failed-read 2>/dev/null) \
+        | tar -x -C "$tmp"
     local stamp; stamp=$(sha256sum "$SRC/pyproject.toml" | cut -c1-16)
     if [ "$(cat "$W/.deps" 2>/dev/null)" != "$stamp" ]; then
         step "wheels: downloading the dependencies"
