@@ -6,7 +6,8 @@ from pathlib import Path
 
 from shutbox_hw.game.events import (EVENT_TYPES, Chances, Fault, FlapRejected, FlapReopened,
                                     GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled,
-                                    RoundEnded,
+                                    RoundEnded, ServiceEntered,
+                                    ServiceExited, SettingChanged,
                                     ThrowCommitted, TurnEnded, TurnStarted)
 
 README = Path(__file__).parent.parent / "README.md"
@@ -36,6 +37,9 @@ EXAMPLES = [
     Chances(seat=0, player="Ann", open=(1, 9), shut_probability=0.1, move_probability=0.5),
     Fault(device="flap 7", detail="switch chattering"),
     Recovered(device="flap 7"),
+    ServiceEntered(),
+    SettingChanged(key="preset", value="pub"),
+    ServiceExited(),
 ]
 
 

@@ -8,6 +8,7 @@ crafthouse-12 single-round, then three throws of a second, unfinished game).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -120,7 +121,7 @@ def test_a_newer_schema_is_refused_by_the_box_and_by_history(tmp_path, capsys):
     Store(path).close()
     stamp(path, app_id=APP_ID, version=VERSION + 1)
     words = f"was written by a newer shutbox-hw (schema {VERSION + 1}); upgrade"
-    with pytest.raises(StoreError, match=rf"newer shutbox-hw \(schema {VERSION + 1}\); upgrade"):
+    with pytest.raises(StoreError, match=re.escape(words)):
         Store(path)
     code, _, err = history(capsys, "--db", str(path))
     assert code == 2 and words in err and len(err.splitlines()) == 1

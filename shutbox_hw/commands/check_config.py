@@ -11,13 +11,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..config import check_config, load_config
+from ..config import check_config, default_db_path, load_config
 from ..errors import one_line, shown_path
+from ..settings import config_values, effective, read_settings
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check-config", help="validate a config file (every table)")
     p.add_argument("file", metavar="FILE", help="the TOML config file")
+    p.add_argument("--db", metavar="PATH",
+                   help="the database with the box's adjustments (default: [storage] db)")
     p.set_defaults(run=run)
 
 
@@ -31,8 +34,12 @@ def run(args: argparse.Namespace) -> int:
             print(one_line(line), file=sys.stderr)
         return 2
     config = load_config(path)
+    db = Path(args.db) if args.db else (config.db or default_db_path())
+    config, sources = effective(config, read_settings(db))
     print(f"{path}: ok")
     dice = config.game.dice
     print(f"rules {config.rules.preset} ({config.rules.summary()}); "
           f"{config.hardware.summary()}; dice {dice}")
+    for key, value in config_values(config).items():
+        print(f"  {key} = {value}  ({sources[key]})")
     return 0

@@ -217,7 +217,27 @@ class Recovered(GameEvent):
     device: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class ServiceEntered(GameEvent):
+    """The operator opened the service menu (both buttons held on the idle screen)."""
+    name = "service_entered"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SettingChanged(GameEvent):
+    """An adjustment made on the box (stored; it overrides the config file).
+    ``value`` None: the box's adjustments were reset to the config file."""
+    name = "setting_changed"
+    key: str
+    value: str | int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceExited(GameEvent):
+    name = "service_exited"
+
+
 AnyGameEvent = Union[GameStarted, TurnStarted, Rolled, ThrowCommitted, FlapRejected,
                      FlapReopened, TurnEnded, RoundEnded, GameEnded, Resumed, Hint, Chances,
-                     Fault, Recovered]
+                     Fault, Recovered, ServiceEntered, SettingChanged, ServiceExited]
 EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)

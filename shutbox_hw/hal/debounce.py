@@ -168,6 +168,43 @@ class HoldTimer:
             self._pressed_at = None
 
 
+class BothHeld:
+    """The operator's gesture: ROLL and NEXT both down for ``hold_ms`` (5 s).
+
+    Fed the settled level of each button; :meth:`poll` gives the time it
+    fired, once per gesture (both must be released before it fires again).
+    """
+
+    def __init__(self, hold_ms: int = 5000) -> None:
+        if hold_ms <= 0:
+            raise ValueError("hold_ms must be positive")
+        self.hold_ms = hold_ms
+        self._down: dict[str, bool] = {}
+        self._since: int | None = None
+        self._fired = False
+
+    def level(self, button: str, down: bool, at_ms: int) -> None:
+        self._down[button] = down
+        both = len(self._down) == 2 and all(self._down.values())
+        if both and self._since is None and not self._fired:
+            self._since = at_ms
+        elif not both:
+            self._since = None
+            if not any(self._down.values()):
+                self._fired = False
+
+    def poll(self, now_ms: int) -> int | None:
+        """When the gesture completed, if it did by ``now_ms`` (reported once)."""
+        due = self.next_deadline_ms()
+        if due is None or due > now_ms:
+            return None
+        self._since, self._fired = None, True
+        return due
+
+    def next_deadline_ms(self) -> int | None:
+        return None if self._since is None else self._since + self.hold_ms
+
+
 class _Lines(Generic[K]):
     """Debouncers for named lines, fed raw edges in time order."""
 

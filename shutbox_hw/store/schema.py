@@ -81,9 +81,13 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: ("ALTER TABLE games ADD COLUMN started_synced INTEGER",
         "ALTER TABLE games ADD COLUMN ended_synced INTEGER"),
     # 3: audit counters (switch actuations "switch:flap 7", faults "fault:MCP23017 0x20",
-    # and "since:game", the last game before the audits were reset)
+    # and "since:game", the last game before the audits were reset), and the
+    # adjustments made on the box's service menu, which override the config file
+    # until reset from the menu (value: JSON text)
     2: ("CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY,"
-        " count INTEGER NOT NULL DEFAULT 0)",),
+        " count INTEGER NOT NULL DEFAULT 0)",
+        "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
+        " changed_at REAL NOT NULL)"),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

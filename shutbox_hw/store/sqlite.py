@@ -30,12 +30,14 @@ from typing import assert_never
 from ..errors import UserError, shown_path
 from ..game.events import (AnyGameEvent, Chances, Fault, FlapRejected, FlapReopened,
                            GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled, RoundEnded,
-                           ThrowCommitted, TurnEnded, TurnStarted)
+                           ServiceEntered, ServiceExited, SettingChanged, ThrowCommitted,
+                           TurnEnded, TurnStarted)
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of, rules_from_dict
 from ..textfile import os_problem
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .audit import Tally, audit_lines, reset_audits
+from .settings import clear_settings, save_setting
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
@@ -218,7 +220,7 @@ class Store:
         """
         kept = [e for e in events
                 if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault,
-                                      Recovered))]
+                                      Recovered, ServiceEntered, ServiceExited))]
         if self.fault is not None:
             self._reopen()  # even with nothing to write: the fault may be over
         if not kept:
@@ -298,7 +300,13 @@ class Store:
                                  json.dumps(event.winner_names()), int(event.abandoned),
                                  self.game_id))
                 self.game_id = None
-            case FlapReopened() | Resumed() | Hint() | Chances() | Fault() | Recovered():
+            case SettingChanged():
+                if event.value is None:
+                    clear_settings(self._conn())
+                else:
+                    save_setting(self._conn(), event.key, event.value, now)
+            case FlapReopened() | Resumed() | Hint() | Chances() | Fault() | Recovered() \
+                    | ServiceEntered() | ServiceExited():
                 pass  # filtered out by record_all
             case _:
                 assert_never(event)  # a new event type: decide what the store keeps

@@ -14,6 +14,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from shutbox_hw.store.schema import VERSION
+
 LONG = "x" * 5000                      # a value far longer than any message may quote
 DIGITS = "9" * 30                      # beyond 64 bits
 TOO_LONG_NAME = "n" * 300 + ".toml"    # one path component over NAME_MAX (255)
@@ -148,7 +150,7 @@ CASES: list[Case] = [
     case("history-db-empty", "history --db {t}/e.db", "no tables", raw("e.db", b"")),
     case("history-db-foreign", "history --db {t}/f.db", "not a shutbox-hw database",
          ("db", "f.db", "foreign")),
-    case("history-db-newer", "history --db {t}/n.db", "newer shutbox-hw (schema 4); upgrade",
+    case("history-db-newer", "history --db {t}/n.db", f"newer shutbox-hw (schema {VERSION + 1}); upgrade",
          ("db", "n.db", "newer")),
     case("history-db-lookalike", "history --db {t}/l.db", "not a shutbox-hw database",
          ("db", "l.db", "lookalike")),

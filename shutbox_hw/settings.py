@@ -1,0 +1,93 @@
+"""The effective configuration: the box's own adjustments laid over the config file.
+
+Adjustments made on the service menu are stored in the database
+(:mod:`shutbox_hw.store.settings`) and win over the config file until they are
+reset from the menu. One function here does the overlay, for the daemon, the
+simulator, ``rules`` and ``check-config`` alike, and says where each value
+came from.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .rules import build_rules
+from .store.settings import load_settings
+
+BOX = "box"
+CONFIG_FILE = "config file"
+KEYS = ("preset", "players", "hints", "settle_ms", "contrast")
+
+
+def config_values(config: Config) -> dict[str, Any]:
+    """The adjustable values as the config file sets them."""
+    return {"preset": config.rules.preset,
+            "players": len(config.game.player_names) or 2,
+            "hints": config.game.hints,
+            "settle_ms": config.game.settle_ms,
+            "contrast": config.hardware.display.contrast}
+
+
+def player_names(configured: tuple[str, ...], count: int) -> tuple[str, ...]:
+    """``count`` names: the configured ones first, then P1, P2.. not already taken."""
+    names = list(configured[:count])
+    n = 1
+    while len(names) < count:
+        if f"P{n}" not in names:
+            names.append(f"P{n}")
+        n += 1
+    return tuple(names)
+
+
+def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict[str, str]]:
+    """The config with the box's adjustments applied, and each key's source.
+
+    A stored value the current version no longer accepts (e.g. a preset
+    removed) is ignored, so an old database never stops the box.
+    """
+    sources = {key: CONFIG_FILE for key in KEYS}
+    rules, game, display = config.rules, config.game, config.hardware.display
+    preset = settings.get("preset")
+    if isinstance(preset, str) and preset != rules.preset:
+        try:
+            rules = build_rules(preset)
+        except ValueError:
+            preset = None
+    if isinstance(preset, str):
+        sources["preset"] = BOX
+    players = settings.get("players")
+    if isinstance(players, int) and 1 <= players <= 8:
+        game = replace(game, player_names=player_names(game.player_names, players))
+        sources["players"] = BOX
+    if settings.get("hints") in ("off", "on-request", "always"):
+        game = replace(game, hints=settings["hints"])
+        sources["hints"] = BOX
+    if isinstance(settings.get("settle_ms"), int) and 0 <= settings["settle_ms"] <= 60_000:
+        game = replace(game, settle_ms=settings["settle_ms"])
+        sources["settle_ms"] = BOX
+    contrast = settings.get("contrast")
+    if isinstance(contrast, int) and 0 <= contrast <= 255:
+        display = replace(display, contrast=contrast,
+                          dim_contrast=min(display.dim_contrast, contrast))
+        sources["contrast"] = BOX
+    hardware = replace(config.hardware, display=display)
+    return replace(config, rules=rules, game=game, hardware=hardware), sources
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """The box's adjustments in the database at ``path`` (none if no file or table yet);
+    read-only, so a command never creates or migrates the box's database."""
+    if not path.is_file():
+        return {}
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return load_settings(db)
+    except sqlite3.OperationalError:
+        return {}   # an older schema: no settings table yet
+    finally:
+        db.close()
