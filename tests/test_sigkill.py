@@ -118,3 +118,46 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path, long_run):
             problems.append(f"game {games}: committed throws lost at the end")
     print(f"SIGKILLs tried {kills} over {games} games, problems {len(problems)}")
     assert not problems, problems[:3]
+
+
+class _Kill(BaseException):
+    """A SIGKILL, in-process: nothing after it runs, uncommitted work is lost."""
+
+
+@pytest.mark.parametrize("kill_at", [40, 90, 150])
+def test_kill_at_a_chosen_write_then_restart_ends_the_same(tmp_path, monkeypatch, kill_at):
+    """Deterministic form of the random kills: the process dies right after its
+    ``kill_at``-th database write; a new one on the same db and world file ends
+    the game as the uninterrupted run did."""
+    from shutbox_hw.sim import disk as sim_disk
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import load_script
+    from shutbox_hw.sim.world_file import run_with_world
+
+    config = load_config(rule_overrides={"match": "race"})
+    script, expected = a_game(tmp_path, seed=46)
+    steps = load_script(script, config.rules.tiles)
+    db, world = tmp_path / "box.db", tmp_path / "world.json"
+    writes = [0]
+    stores: list = []
+    real_wrote, real_open = sim_disk.SimDisk._wrote, sim_disk.SimDisk.open_store
+
+    def wrote(self, committed):
+        real_wrote(self, committed)
+        writes[0] += 1
+        if writes[0] == kill_at:
+            raise _Kill()
+
+    def open_store(self, path):
+        stores.append(real_open(self, path))
+        return stores[-1]
+
+    monkeypatch.setattr(sim_disk.SimDisk, "_wrote", wrote)
+    monkeypatch.setattr(sim_disk.SimDisk, "open_store", open_store)
+    make = lambda shut: SimRunner(config, db, shut=shut)  # noqa: E731
+    with pytest.raises(_Kill):
+        run_with_world(make, steps, world)
+    for store in stores:
+        store.close()   # releases the file as the dead process would; nothing is committed
+    run_with_world(make, steps, world)
+    assert record_of(db) == expected
