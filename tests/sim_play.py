@@ -35,6 +35,16 @@ def game_events(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def with_restarts(text: str) -> str:
+    """The script with ``restart`` after every command line."""
+    out = []
+    for line in text.splitlines():
+        out.append(line)
+        if line.split("#")[0].strip():
+            out.append("restart")
+    return "\n".join(out) + "\n"
+
+
 def play_script(config: Config, text: str, db: Path, *, seed: int = 0
                 ) -> tuple[SimRunner, list[dict[str, Any]]]:
     """Run a script as ``shutbox-hw sim --script`` does; the runner and its events."""

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from shutbox_hw.cli import main
+from sim_play import with_restarts
 
 TESTS = Path(__file__).parent
 SCRIPTS = TESTS / "scripts"
@@ -50,16 +51,6 @@ CASES: dict[str, tuple[str, list[str], str | Path | None, bool]] = {
     "hints-always": ("hints-klappenspiel.txt", [], "always", False),
     "hints-restarts": ("hints-klappenspiel.txt", [], "on-request", True),
 }
-
-
-def with_restarts(text: str) -> str:
-    """The script with ``restart`` after every command line."""
-    out = []
-    for line in text.splitlines():
-        out.append(line)
-        if line.split("#")[0].strip():
-            out.append("restart")
-    return "\n".join(out) + "\n"
 
 
 def run_case(name: str, work: Path) -> str:

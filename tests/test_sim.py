@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from shutbox_hw.cli import main
+from sim_play import with_restarts
 
 SCRIPTS = Path(__file__).parent / "scripts"
 HARDWARE = Path(__file__).parent.parent / "hardware"
@@ -47,16 +48,6 @@ def test_practice_round_of_seed_001(capsys, tmp_path, config):
     assert closed == [[12], [11], [10], [9], [8], [7], [6], [5], [4], [2],
                       [12], [11], [10], [9], [8], [7], [6], [3, 4], [1, 5]]
     assert of(events, "rolled")[10]["dice"] == [2]  # throw 11 of player A: one die
-
-
-def with_restarts(text):
-    """The script with ``restart`` after every command line."""
-    out = []
-    for line in text.splitlines():
-        out.append(line)
-        if line.split("#")[0].strip():
-            out.append("restart")
-    return "\n".join(out) + "\n"
 
 
 @pytest.mark.parametrize("name,args", [

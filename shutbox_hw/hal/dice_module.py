@@ -29,7 +29,6 @@ throws or the daemon must roll software dice.
 
 from __future__ import annotations
 
-import errno
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ REQUEST_ROLL = regs.REQUEST_ROLL
 SOURCES = {regs.SOURCE_BUTTON: "button", regs.SOURCE_SHAKE: "shake",
            regs.SOURCE_REQUEST: "request"}
 
-RETRY_ERRNOS = _MCP_RETRY | {errno.EAGAIN}    # 121, 5, 110, 11
+RETRY_ERRNOS = _MCP_RETRY    # 121, 5, 110, 11: the same transient errors as the expander's
 
 
 def crc8(data: bytes | list[int]) -> int:
