@@ -58,4 +58,29 @@ class InputFault:
     ok: bool = False
 
 
-Event = Union[FlapChanged, ButtonPressed, DiceRolled, Tick, InputFault]
+@dataclass(frozen=True)
+class ServiceRequested:
+    """The operator asked for the service menu: ROLL and NEXT held together for
+    5 s, or the service button inside the box pressed."""
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Tonight:
+    """Tonight's figures for the idle screen (games in the last 12 hours)."""
+    games: int
+    boxes_shut: int
+    best: tuple[str, int] | None = None   # the lowest turn score: (name, score)
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What the record says, read by the daemon for the controller (which reads
+    nothing itself): at start, after a game ends and after the audits change."""
+    tonight: Tonight
+    audits: tuple[str, ...]       # the audit lines, as ``shutbox-hw audit`` prints them
+    at_ms: int
+
+
+Event = Union[FlapChanged, ButtonPressed, DiceRolled, Tick, InputFault, ServiceRequested,
+              Figures]

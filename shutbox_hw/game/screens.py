@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
+from ..events import Tonight
+
 
 @dataclass(frozen=True)
 class AttractScreen:
@@ -19,6 +21,8 @@ class AttractScreen:
     rules_line: str               # e.g. "9 tiles, any-sum, elimination 45"
     players: tuple[str, ...]      # the players NEXT has chosen
     prompt: str = "NEXT: players  ROLL: start"
+    tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
+    #                                (the idle screen alternates between the two)
 
 
 @dataclass(frozen=True)
@@ -107,5 +111,33 @@ class NoticeScreen:
     lines: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class MenuScreen:
+    """A page of the operator menu: a title and lines, one of them highlighted.
+
+    ``selected`` None: a list to read (the audits), scrolled so that line
+    ``first`` is at the top. ``values`` (when given) has one entry per line,
+    drawn at the right ("always", "2500"); "" for a line without one.
+    """
+    title: str
+    lines: tuple[str, ...]
+    selected: int | None = 0
+    values: tuple[str, ...] = ()
+    first: int = 0
+    prompt: str = "NEXT: move  ROLL: choose"
+
+
+@dataclass(frozen=True)
+class SwitchTestScreen:
+    """The operator's switch test: every flap and button live, with its count."""
+    tiles: int
+    down: tuple[int, ...]         # flaps whose switch is closed now
+    counts: tuple[int, ...]       # closures of flap t at index t-1 since the test began
+    roll: int                     # ROLL presses counted
+    next: int                     # NEXT presses counted
+    prompt: str = "hold NEXT: back"
+
+
 Screen = Union[AttractScreen, PlayScreen, TurnEndScreen, ScoreboardScreen,
-               ResultScreen, ConfirmScreen, ShutScreen, NoticeScreen]
+               ResultScreen, ConfirmScreen, ShutScreen, NoticeScreen, MenuScreen,
+               SwitchTestScreen]
