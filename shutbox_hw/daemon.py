@@ -17,15 +17,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import Config
-from .events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
+from .events import (ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
+                     ServiceRequested, Tick)
 from .game.advice import Advisor
 from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
-from .game.events import AnyGameEvent
+from .game.events import AnyGameEvent, AuditsReset, GameEnded, SettingChanged
 from .hal.clock import Clock
 from .hal.dice_source import DiceSource
 from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
+from .hints import advisor_for as solver_advisor
+from .settings import config_values, effective
 from .store import StorageFault, Store
 from .store.audit import Tally
 
@@ -56,10 +59,13 @@ class Daemon:
     """Runs one :class:`Controller` against one :class:`Box`."""
 
     def __init__(self, config: Config, box: Box, store: Store, clock: Clock, *,
-                 advisor: Advisor | None = None,
+                 advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
                  render: Callable[[Any], Any] | None = None) -> None:
-        self.config = config
+        self.base_config = config          # the config file ...
+        self.settings = store.settings()   # ... and the box's adjustments over it
+        self.config = config               # the display was made with its contrast
+        self.advisor_for = advisor_for
         self.box = box
         self.store = store
         self.clock = clock
@@ -68,7 +74,8 @@ class Daemon:
             from .render import render as render_screen
             render = render_screen
         self.render = render
-        self.controller = Controller(config.rules, config.game, advisor=advisor)
+        self.controller = Controller(self.config.rules, self.config.game)
+        self._configure()
         self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
         self._retry_at: int | None = None
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
@@ -88,19 +95,53 @@ class Daemon:
             effects = self._fault_effects(effects, self.store.fault, now)
         self._apply(effects, now)
         self.box.dice.expect(self.controller.dice_wanted(), now)
+        self._read_figures(now)
 
     def feed(self, event: Event) -> None:
         if isinstance(event, InputFault) and not event.ok:
             self.tally.fault(event.source)
-        self._apply(self.controller.handle(event), event.at_ms)
+        self._apply(self.controller.handle(event), event.at_ms,
+                    activity=not isinstance(event, (Tick, Figures)))
         self.box.dice.expect(self.controller.dice_wanted(), event.at_ms)
+
+    # ------------------------------------------------------------------ settings, figures
+
+    def _configure(self) -> None:
+        """Lay the box's adjustments over the config file and hand them to the
+        controller (and the display its contrast)."""
+        contrast = self.config.hardware.display.contrast
+        self.config, _ = effective(self.base_config, self.settings)
+        if self.config.hardware.display.contrast != contrast:
+            self.box.display.set_contrast(self.config.hardware.display.contrast)
+        self.controller.configure(self.config.rules, self.config.game,
+                                  self.advisor_for(self.config), config_values(self.config))
+
+    def _adjusted(self, changes: list[SettingChanged], now: int) -> None:
+        """Adjustments made on the menu: in force at once (and already on disk)."""
+        for change in changes:
+            if change.value is None:
+                self.settings = {}
+            else:
+                self.settings[change.key] = (list(change.value) if isinstance(change.value, tuple)
+                                             else change.value)
+        self._configure()
+        self._apply(self.controller.refresh(), now)
+
+    def _read_figures(self, now: int) -> None:
+        """Tonight's figures and the audits, for the idle screen and the menu."""
+        try:
+            tonight, lines = self.store.figures()
+        except StorageFault as error:
+            log.warning("audits not read: %s", error)
+            return
+        self.feed(Figures(tonight, tuple(lines), now))
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
         now = self.clock.now_ms()
         touched = False
         for event in [*self.box.flaps.poll(now), *self.box.buttons.poll(now)]:
-            touched = touched or isinstance(event, (FlapChanged, ButtonPressed))
+            touched = touched or isinstance(event, (FlapChanged, ButtonPressed, ServiceRequested))
             if isinstance(event, FlapChanged):
                 self.tally.switch(f"flap {event.tile}")
             elif isinstance(event, ButtonPressed):
@@ -125,21 +166,27 @@ class Daemon:
             self.box.dice)),
             self.controller.next_deadline_ms(), self._retry_at))
 
-    def _apply(self, effects: list[Effect], now: int) -> None:
+    def _apply(self, effects: list[Effect], now: int, activity: bool = True) -> None:
         """Durable first, then shown: every event of this step is written in one
         transaction before any light or screen of it changes; dice last, since
-        their faces start a step of their own."""
+        their faces start a step of their own. ``activity`` False: the box
+        changed by itself (time passed), which does not wake a dimmed screen."""
         effects = self._save(effects, now)
         self._write_counts(wrote=any(isinstance(e, Emit) for e in effects))
-        for effect in effects:
-            if isinstance(effect, Emit):
-                self._record(effect.event, now)
+        events = [e.event for e in effects if isinstance(e, Emit)]
+        for event in events:
+            self._record(event, now)
         lights = [e for e in effects if isinstance(e, Lights)]
         screens = [e for e in effects if isinstance(e, Show)]
         if lights:  # a storage fault's frame comes last and wins
             self.box.indicators.show(lights[-1].leds, now)
         if screens:
-            self.box.display.show(self.render(screens[-1].screen), now)
+            self.box.display.show(self.render(screens[-1].screen), now, activity)
+        changes = [e for e in events if isinstance(e, SettingChanged)]
+        if changes:
+            self._adjusted(changes, now)
+        if any(isinstance(e, (GameEnded, AuditsReset)) for e in events):
+            self._read_figures(now)
         for effect in effects:
             if isinstance(effect, RollDice):
                 faces = self.box.dice.roll(effect.count)

@@ -16,32 +16,32 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
+from .game.config import MAX_PLAYERS, seat_names
 from .rules import build_rules
 from .store.settings import load_settings
 
 BOX = "box"
 CONFIG_FILE = "config file"
-KEYS = ("preset", "players", "hints", "settle_ms", "contrast")
+KEYS = ("preset", "players", "names", "hints", "settle_ms", "contrast")
 
 
 def config_values(config: Config) -> dict[str, Any]:
-    """The adjustable values as the config file sets them."""
+    """The adjustable values as ``config`` sets them (names: one per seat)."""
     return {"preset": config.rules.preset,
             "players": len(config.game.player_names) or 2,
+            "names": seat_names(config.game.player_names, len(config.game.player_names) or 2),
             "hints": config.game.hints,
             "settle_ms": config.game.settle_ms,
             "contrast": config.hardware.display.contrast}
 
 
-def player_names(configured: tuple[str, ...], count: int) -> tuple[str, ...]:
-    """``count`` names: the configured ones first, then P1, P2.. not already taken."""
-    names = list(configured[:count])
-    n = 1
-    while len(names) < count:
-        if f"P{n}" not in names:
-            names.append(f"P{n}")
-        n += 1
-    return tuple(names)
+def _names(value: Any) -> tuple[str, ...] | None:
+    """Stored seat names, if they are still good ones."""
+    if not isinstance(value, (list, tuple)) or not 0 < len(value) <= MAX_PLAYERS:
+        return None
+    if not all(isinstance(n, str) and n.strip() for n in value) or len(set(value)) != len(value):
+        return None
+    return tuple(value)
 
 
 def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict[str, str]]:
@@ -61,9 +61,15 @@ def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict
     if isinstance(preset, str):
         sources["preset"] = BOX
     players = settings.get("players")
-    if isinstance(players, int) and 1 <= players <= 8:
-        game = replace(game, player_names=player_names(game.player_names, players))
+    count = len(game.player_names) or 2
+    if isinstance(players, int) and 1 <= players <= MAX_PLAYERS:
+        count = players
         sources["players"] = BOX
+    names = _names(settings.get("names"))
+    if names is not None:
+        sources["names"] = BOX
+    if sources["players"] == BOX or names is not None:
+        game = replace(game, player_names=seat_names(names or game.player_names, count))
     if settings.get("hints") in ("off", "on-request", "always"):
         game = replace(game, hints=settings["hints"])
         sources["hints"] = BOX
@@ -77,6 +83,13 @@ def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict
         sources["contrast"] = BOX
     hardware = replace(config.hardware, display=display)
     return replace(config, rules=rules, game=game, hardware=hardware), sources
+
+
+def setting_lines(config: Config, sources: Mapping[str, str]) -> list[str]:
+    """Each adjustable value of ``config`` and where it comes from, a line each
+    (``rules --config`` and ``check-config`` print these)."""
+    return [f"  {key} = {', '.join(value) if key == 'names' else value}  ({sources[key]})"
+            for key, value in config_values(config).items()]
 
 
 def read_settings(path: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from shutbox_hw.game.events import (EVENT_TYPES, Chances, Fault, FlapRejected, FlapReopened,
                                     GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled,
                                     RoundEnded, ServiceEntered,
-                                    ServiceExited, SettingChanged,
+                                    AuditsReset, ServiceExited, SettingChanged,
                                     ThrowCommitted, TurnEnded, TurnStarted)
 
 README = Path(__file__).parent.parent / "README.md"
@@ -40,6 +40,7 @@ EXAMPLES = [
     ServiceEntered(),
     SettingChanged(key="preset", value="pub"),
     ServiceExited(),
+    AuditsReset(),
 ]
 
 

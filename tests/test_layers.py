@@ -25,8 +25,8 @@ LAYERS: dict[str, int] = {
     "rules": 1, "hal": 1, "textfile": 1,
     "game": 2, "strategy": 2,
     "render": 3, "store": 3, "config": 3,
-    "daemon": 4, "hints": 4, "settings": 4,
-    "sim": 5, "selftest": 6, "commands": 7, "cli": 8,
+    "hints": 4, "settings": 4, "daemon": 5,
+    "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
 }
 HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")
 

@@ -19,6 +19,11 @@ def press(menu, *buttons):
     return events
 
 
+def open_item(menu, item):
+    """From the top of the menu: NEXT down to ``item``, ROLL to open it."""
+    return press(menu, *["NEXT"] * ITEMS.index(item), "ROLL")
+
+
 def test_next_moves_and_long_next_leaves():
     menu = ServiceMenu.open(VALUES)
     press(menu, "NEXT")
@@ -30,7 +35,7 @@ def test_next_moves_and_long_next_leaves():
 
 def test_changing_the_preset_emits_setting_changed():
     menu = ServiceMenu.open(VALUES)
-    press(menu, "NEXT", "NEXT", "ROLL")            # adjustments
+    open_item(menu, "adjustments")
     assert menu.page == "adjustments"
     press(menu, "ROLL")                            # preset
     assert menu.page == "edit" and CHOICES["preset"][menu.choice] == "pub"
@@ -42,14 +47,16 @@ def test_changing_the_preset_emits_setting_changed():
 
 def test_long_next_in_edit_keeps_the_value():
     menu = ServiceMenu.open(VALUES)
-    press(menu, "NEXT", "NEXT", "ROLL", "NEXT", "ROLL", "NEXT")   # editing players
+    open_item(menu, "adjustments")
+    press(menu, "NEXT", "ROLL", "NEXT")            # editing players
     assert press(menu, "NEXT!") == [] and menu.values["players"] == 2
     assert menu.page == "adjustments" and ADJUST_ITEMS[menu.index] == "players"
 
 
 def test_reset_needs_a_confirmation():
     menu = ServiceMenu.open(VALUES)
-    press(menu, "NEXT", "NEXT", "ROLL", *["NEXT"] * ADJUST_ITEMS.index(RESET))
+    open_item(menu, "adjustments")
+    press(menu, *["NEXT"] * ADJUST_ITEMS.index(RESET))
     assert press(menu, "ROLL") == [] and menu.page == "confirm"
     assert press(menu, "ROLL") == [SettingChanged(key="all", value=None)]
 

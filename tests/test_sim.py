@@ -163,7 +163,7 @@ def run_with_hints(tmp_path, toml_text, text, tiles):
     config = load_config(cfg)
     events = []
     runner = SimRunner(config, run_dir / "hints.db", on_event=events.append,
-                       advisor=advisor_for(config))
+                       advisor_for=advisor_for)
     for step in parse_script(text, tiles):
         runner.run(step)
     return runner, events

@@ -208,10 +208,10 @@ def test_the_dice_are_on_disk_before_the_box_shows_them(tmp_path):
     display = runner.daemon.box.display
     real_show = display.show
 
-    def show(image, now):
+    def show(image, now, activity=True):
         turn = runner.daemon.controller.state.turn
         frames.append((turn.dice if turn else None, throws_on_disk(db)))
-        return real_show(image, now)
+        return real_show(image, now, activity)
 
     display.show = show
     play(runner, "dice 2 5\nroll\n")

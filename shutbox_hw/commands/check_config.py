@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..config import check_config, default_db_path, load_config
 from ..errors import one_line, shown_path
-from ..settings import config_values, effective, read_settings
+from ..settings import effective, read_settings, setting_lines
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +40,5 @@ def run(args: argparse.Namespace) -> int:
     dice = config.game.dice
     print(f"rules {config.rules.preset} ({config.rules.summary()}); "
           f"{config.hardware.summary()}; dice {dice}")
-    for key, value in config_values(config).items():
-        print(f"  {key} = {value}  ({sources[key]})")
+    print("\n".join(setting_lines(config, sources)))
     return 0

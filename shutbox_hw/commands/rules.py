@@ -9,7 +9,7 @@ from pathlib import Path
 from ..rules import KEYS, PRESETS, build_rules, parse_set_options
 from ..config import default_db_path, load_config
 from ..errors import shown_path
-from ..settings import config_values, effective, read_settings
+from ..settings import config_values, effective, read_settings, setting_lines
 from .common import add_rules_options, rules_from_args
 
 
@@ -64,8 +64,7 @@ def _effective(args: argparse.Namespace) -> int:
                                        for k, v in values.items()}}))
         return 0
     print(f"effective settings ({shown_path(db)} over {shown_path(Path(args.config))}):")
-    for key, value in values.items():
-        print(f"  {key} = {value}  ({sources[key]})")
+    print("\n".join(setting_lines(config, sources)))
     print(f"rule set (preset {config.rules.preset}):")
     for key in KEYS:
         print(f"  {key} = {_plain(key, getattr(config.rules, key), config.rules.match)}")

@@ -82,7 +82,6 @@ def run(args: argparse.Namespace) -> int:
     from ..daemon import Daemon
     from ..hal.clock import MonotonicClock
     from ..hal.poll import Waker
-    from ..hints import advisor_for
     from ..sdnotify import Notifier
     from ..store import Store
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
@@ -103,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     notifier = Notifier()
-    daemon = Daemon(config, box, store, clock, advisor=advisor_for(config))
+    daemon = Daemon(config, box, store, clock)   # the box's adjustments over the config
     daemon.start()
-    notifier.ready(f"{config.rules.preset}, {config.hardware.summary()}")
+    notifier.ready(f"{daemon.config.rules.preset}, {config.hardware.summary()}")
     log.info("shutbox-hw running: %s; database %s", config.hardware.summary(), store.path)
     end = None if args.for_seconds is None else clock.now_ms() + int(args.for_seconds * 1000)
 

@@ -57,8 +57,6 @@ def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
         except OSError as error:
             raise UserError(f"--frames: cannot use {frames}: {error}") from None
     seed = args.seed if args.seed is not None else 0
-    from ..hints import advisor_for
-    advisor = advisor_for(config)
     if args.script:
         from ..sim.runner import SimRunner, check_steps
         from ..sim.script import load_script
@@ -74,13 +72,13 @@ def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
                 raise UserError("--world needs --db: the world and the database go together")
             from ..sim.world_file import run_with_world
             run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
-                                                  frames_dir=frames, advisor=advisor,
+                                                  frames_dir=frames,
                                                   realtime=args.realtime, shut=shut),
                            steps, world)
             sys.stdout.flush()
             return 0
         runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                           advisor=advisor, realtime=args.realtime)
+                           realtime=args.realtime)
         for step in steps:
             runner.run(step)
         runner.let_ends_show()
@@ -91,4 +89,4 @@ def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal
-    return run_terminal(config, db, seed=args.seed, frames_dir=frames, advisor=advisor)
+    return run_terminal(config, db, seed=args.seed, frames_dir=frames)

@@ -22,6 +22,7 @@ HINT_OBJECTIVES: tuple[HintObjective, ...] = ("min-score", "max-shut")
 MAX_PLAYERS = 8
 MAX_SETTLE_MS = 60_000
 MAX_PAUSE_MS = 60_000
+MAX_NAME_LIST = 40
 
 
 @dataclass(frozen=True)
@@ -32,19 +33,35 @@ class GameConfig:
     hints: HintMode = "off"
     hint_objective: HintObjective = "min-score"
     pause_ms: int = 2000          # how long each end of a turn stays (a button skips it)
+    name_list: tuple[str, ...] = ()   # the names the operator menu offers for the seats
+
+
+def seat_names(configured: tuple[str, ...], count: int) -> tuple[str, ...]:
+    """``count`` names: the configured ones, then P<seat> (never a duplicate)."""
+    names = list(configured[:count])
+    taken = set(names)
+    for i in range(len(names), count):
+        name, n = f"P{i + 1}", i + 1
+        while name in taken:
+            n += 1
+            name = f"P{n}"
+        names.append(name)
+        taken.add(name)
+    return tuple(names)
 
 
 @dataclass(frozen=True)
 class PlayerNames(Rule):
     """Up to ``most`` different names, none blank."""
     most: int
+    noun: str = "players"
 
     def problem(self, value: Any) -> str | None:
         if not isinstance(value, list) or not all(isinstance(n, str) and n.strip()
                                                   for n in value):
             return "expected a list of non-empty names"
         if len(value) > self.most:
-            return f"at most {self.most} players, got {len(value)}"
+            return f"at most {self.most} {self.noun}, got {len(value)}"
         if len(set(value)) != len(value):
             return "every name must be different"
         return None
@@ -56,6 +73,7 @@ GAME = Spec(GameConfig, {
     "hints": Choice(HINT_MODES),
     "pause_ms": Integer(0, MAX_PAUSE_MS,
                         message="expected a number of milliseconds {low}..{high}, got {value!r}"),
+    "name_list": PlayerNames(MAX_NAME_LIST, noun="names"),
     "player_names": PlayerNames(MAX_PLAYERS),
     "settle_ms": Integer(0, MAX_SETTLE_MS,
                          message="expected a number of milliseconds {low}..{high}, got {value!r}"),
@@ -66,4 +84,5 @@ def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
     """The ``[game]`` table checked; each problem is appended as one line."""
     values = GAME.read(table, Problems(problems, "game"))
     values["player_names"] = tuple(n.strip() for n in values["player_names"])
+    values["name_list"] = tuple(n.strip() for n in values["name_list"])
     return GameConfig(**values)

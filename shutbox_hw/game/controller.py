@@ -13,19 +13,24 @@ flap, a flap shut before the roll, a cheeky lift, or a power cut.
 
 from __future__ import annotations
 
-from ..events import ButtonPressed, DiceRolled, Event, FlapChanged, InputFault, Tick
+from collections.abc import Mapping
+from typing import Any
+
+from ..events import (ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
+                      ServiceRequested, Tick)
 from ..leds import LedFrame
 from ..rules import (AnyThrow, Dice, Mask, RuleSet, Throw, allowed_dice_counts, dice_choice,
                      ends_round_at_once, finish_round, new_match, rules_from_dict, tile_bit,
                      tiles_of)
-from . import advice, endings, view
+from . import advice, endings, service_view, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, RollDice, Show
 from .events import FlapRejected, FlapReopened, Fault, GameStarted, Recovered, Resumed, \
-    Rolled, ThrowCommitted, TurnStarted
+    Rolled, ServiceEntered, ThrowCommitted, TurnStarted
 from .saved import SavedGame
 from .screens import Screen
+from .service import ServiceMenu
 from .state import DEFAULT_PLAYERS, GameState, Phase, Turn
 
 
@@ -40,6 +45,21 @@ class Controller:
                                player_count=len(game.player_names) or DEFAULT_PLAYERS)
         self._last_screen: Screen | None = None
         self._last_leds: LedFrame | None = None
+
+    def configure(self, rules: RuleSet, game: GameConfig, advisor: Advisor | None,
+                  settings: Mapping[str, Any]) -> None:
+        """The box's adjustments (the service menu's ``settings``: their values
+        now, and the rules, game settings and hints they give). A game in
+        progress keeps its own rules; the next one uses these."""
+        s = self.state
+        self.advisor = advisor if game.hints != "off" else None
+        s.game, s.hints_on = game, self.advisor is not None
+        s.settings = dict(settings)
+        if s.match is None or s.phase in ("idle", "service"):
+            s.rules = rules
+            s.player_count = len(game.player_names) or DEFAULT_PLAYERS
+        if s.service is not None:
+            s.service.values = dict(settings)   # a reset shows the config file's values
 
     # ------------------------------------------------------------------ entry points
 
@@ -58,7 +78,7 @@ class Controller:
                                     round=s.round_number())))
             out += self._finish_restored()
             out += self._maybe_start_turn()
-        return out + self._refresh()
+        return out + self.refresh()
 
     def handle(self, event: Event) -> list[Effect]:
         self.state.now = max(self.state.now, event.at_ms)
@@ -75,14 +95,18 @@ class Controller:
             out += self._fault(event)
         elif isinstance(event, Tick):
             out += self._tick()
-        return out + self._refresh()
+        elif isinstance(event, ServiceRequested):
+            out += self._service_requested()
+        elif isinstance(event, Figures):
+            self.state.tonight, self.state.audits = event.tonight, event.audits
+        return out + self.refresh()
 
     def next_deadline_ms(self) -> int | None:
         """When the controller next needs a :class:`Tick`: the settle timer, the
         end of a shown step, the next step of the shut-box chase."""
         s = self.state
         times = (s.turn.settle_at if s.turn else None, s.show_until(), view.chase_next_ms(s),
-                 view.flash_next_ms(s))
+                 view.flash_next_ms(s), view.attract_next_ms(s))
         return min((t for t in times if t is not None), default=None)
 
     def dice_wanted(self) -> int | None:
@@ -256,6 +280,8 @@ class Controller:
 
     def _flap(self, tile: int, shut: bool) -> list[Effect]:
         s = self.state
+        if s.service is not None:
+            s.service.switch(f"flap {tile}", shut)
         if not 1 <= tile <= s.rules.tiles:
             return []
         bit = tile_bit(tile)
@@ -340,6 +366,8 @@ class Controller:
             s.shows.clear()        # the next turn is under way: the press plays it
         short_roll = button == "roll" and not long
         short_next = button == "next" and not long
+        if s.service is not None:
+            return self._service_button(s.service, button, long)
         if s.phase == "idle":
             if short_next:
                 s.player_count = s.player_count % MAX_PLAYERS + 1
@@ -366,6 +394,28 @@ class Controller:
             self._disarm(s.turn)
             return self._roll(s.turn, long)
         return self._next_pressed(s.turn)
+
+    # ------------------------------------------------------------------ the operator menu
+
+    def _service_requested(self) -> list[Effect]:
+        """Both buttons held (or the service button): the menu opens on the idle screen."""
+        s = self.state
+        if s.phase != "idle":
+            return []     # never in the middle of a game
+        s.phase = "service"
+        s.service = ServiceMenu.open(s.settings, s.game.name_list)
+        s.service.audit_lines = len(s.audits)
+        return [Emit(ServiceEntered())]
+
+    def _service_button(self, menu: ServiceMenu, button: str, long: bool) -> list[Effect]:
+        """NEXT moves, ROLL chooses, a long NEXT goes back; the changes are events
+        (the daemon stores them and hands the new settings back in :meth:`configure`)."""
+        s = self.state
+        menu.audit_lines = len(s.audits)
+        out: list[Effect] = [Emit(e) for e in menu.button(button.upper(), long)]
+        if menu.done:
+            s.service, s.phase = None, "idle"
+        return out
 
     def _refuse(self, button: str) -> list[Effect]:
         """A press that cannot act now: the problem bar flashes why."""
@@ -439,14 +489,16 @@ class Controller:
 
     # ------------------------------------------------------------------ output
 
-    def _refresh(self) -> list[Effect]:
-        """The screen and lights for the current state, when they changed."""
+    def refresh(self) -> list[Effect]:
+        """The screen and lights for the current state, when they changed
+        (after :meth:`configure`; every entry point ends with it)."""
         out: list[Effect] = []
         screen = self.screen()
         if screen != self._last_screen:
             self._last_screen = screen
             out.append(Show(screen))
-        leds = view.leds(self.state)
+        s = self.state
+        leds = view.leds(s) if s.service is None else service_view.leds(s.service, s.rules.tiles)
         if leds != self._last_leds:
             self._last_leds = leds
             out.append(Lights(leds))

@@ -229,7 +229,14 @@ class SettingChanged(GameEvent):
     ``value`` None: the box's adjustments were reset to the config file."""
     name = "setting_changed"
     key: str
-    value: str | int | None
+    value: str | int | tuple[str, ...] | None    # names: one per seat
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditsReset(GameEvent):
+    """The operator reset the audits (switch and fault counts, the games they
+    count from); every game stays in the history."""
+    name = "audits_reset"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,5 +246,6 @@ class ServiceExited(GameEvent):
 
 AnyGameEvent = Union[GameStarted, TurnStarted, Rolled, ThrowCommitted, FlapRejected,
                      FlapReopened, TurnEnded, RoundEnded, GameEnded, Resumed, Hint, Chances,
-                     Fault, Recovered, ServiceEntered, SettingChanged, ServiceExited]
+                     Fault, Recovered, ServiceEntered, SettingChanged, AuditsReset,
+                     ServiceExited]
 EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)

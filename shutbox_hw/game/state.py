@@ -15,14 +15,17 @@ else follows from those three masks:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
+from ..events import Tonight
 from ..rules import Dice, Mask, MatchState, Position, RuleSet, Throw, full_board
-from .config import GameConfig
+from .config import GameConfig, seat_names
 from .screens import ScoreboardScreen, Screen, TurnEndScreen
+from .service import ServiceMenu
 
-Phase = Literal["idle", "play", "confirm", "over"]
-"""idle: choosing players; play: a match; confirm: "New game?"; over: the result."""
+Phase = Literal["idle", "play", "confirm", "over", "service"]
+"""idle: choosing players; play: a match; confirm: "New game?"; over: the result;
+service: the operator menu (entered from idle only)."""
 
 DEFAULT_PLAYERS = 2
 
@@ -72,6 +75,10 @@ class GameState:
     flash: str = ""                # why the last press could not act (the bar flashes it)
     flash_since: int = 0
     now: int = 0
+    service: ServiceMenu | None = None   # the operator menu, while phase is "service"
+    settings: dict[str, Any] = field(default_factory=dict)  # the adjustable values in force
+    tonight: Tonight | None = None       # the record's figures (from the daemon)
+    audits: tuple[str, ...] = ()
 
     @property
     def board(self) -> Mask:
@@ -129,13 +136,4 @@ class GameState:
 
     def names(self, count: int) -> tuple[str, ...]:
         """``count`` player names: the configured ones, then P1.. (never a duplicate)."""
-        configured = list(self.game.player_names[:count])
-        taken = set(configured)
-        for i in range(len(configured), count):
-            name, n = f"P{i + 1}", i + 1
-            while name in taken:
-                n += 1
-                name = f"P{n}"
-            configured.append(name)
-            taken.add(name)
-        return tuple(configured)
+        return seat_names(self.game.player_names, count)

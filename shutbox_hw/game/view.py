@@ -11,14 +11,34 @@ from ..rules import (Mask, Position, RoundResult, RuleSet, RulesError, Throw, bu
                      tile_bit, tiles_of)
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, ShutScreen, TurnEndScreen)
+from . import service_view
 from .state import GameState, Turn
 from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
 
 
+ATTRACT_PAGE_MS = 6000
+"""The idle screen shows the rule set, then tonight's figures, this long each."""
+
+
+def _tonight_shown(state: GameState) -> bool:
+    tonight = state.tonight
+    return bool(tonight and tonight.games) and state.now // ATTRACT_PAGE_MS % 2 == 1
+
+
+def attract_next_ms(state: GameState) -> int | None:
+    """When the idle screen turns its page (only once there are figures to show)."""
+    if state.phase != "idle" or not (state.tonight and state.tonight.games):
+        return None
+    return (state.now // ATTRACT_PAGE_MS + 1) * ATTRACT_PAGE_MS
+
+
 def screen(state: GameState) -> Screen:
+    if state.service is not None:
+        return service_view.screen(state.service, state.rules.tiles, state.audits)
     if state.phase == "idle":
         return AttractScreen(title=title(state.rules), rules_line=state.rules.summary(),
-                             players=state.names(state.player_count))
+                             players=state.names(state.player_count),
+                             tonight=state.tonight if _tonight_shown(state) else None)
     if state.phase == "confirm":
         return ConfirmScreen(question="Stop and settle?" if state.rules.match == "pool"
                              else "New game?")

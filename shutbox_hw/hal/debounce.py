@@ -29,12 +29,13 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
+from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from .config import HardwareConfig
 
 K = TypeVar("K", bound=Hashable)
 
 CHATTER_MESSAGE = "switch chattering"
+SERVICE_HOLD_MS = 5000   # ROLL and NEXT held together this long: the operator menu
 SETTLED_MESSAGE = "switch settled again"
 
 
@@ -175,7 +176,7 @@ class BothHeld:
     fired, once per gesture (both must be released before it fires again).
     """
 
-    def __init__(self, hold_ms: int = 5000) -> None:
+    def __init__(self, hold_ms: int = SERVICE_HOLD_MS) -> None:
         if hold_ms <= 0:
             raise ValueError("hold_ms must be positive")
         self.hold_ms = hold_ms
@@ -254,39 +255,54 @@ class ButtonInputs(_Lines[ButtonName]):
     def __init__(self, pressed: Mapping[ButtonName, bool], *,
                  hold_ms: int = HardwareConfig.hold_ms,
                  debounce_ms: int = HardwareConfig.debounce_ms, chatter_ms: int = 1000,
-                 recover_ms: int = 250) -> None:
+                 recover_ms: int = 250, service_hold_ms: int = SERVICE_HOLD_MS) -> None:
         super().__init__(pressed, debounce_ms, chatter_ms, recover_ms)
         # A button already held at start is not a press: it must be released first.
         self.timers = {name: HoldTimer(hold_ms) for name in pressed}
+        self.both = BothHeld(service_hold_ms)
 
-    def poll(self, now_ms: int) -> list[ButtonPressed | InputFault]:
-        events: list[tuple[int, int, ButtonPressed | InputFault]] = []
-        for name, d in self.lines.items():
+    def poll(self, now_ms: int) -> list[ButtonPressed | InputFault | ServiceRequested]:
+        # every line's settled changes in time order: holding both buttons is
+        # judged across the two lines
+        items = sorted(((item.at_ms, seq, name, item) for name, d in self.lines.items()
+                        for seq, item in enumerate(d.poll(now_ms))),
+                       key=lambda e: (e[0], e[1]))
+        events: list[tuple[int, int, ButtonPressed | InputFault | ServiceRequested]] = []
+        for _, _, name, item in items:
             timer = self.timers[name]
-            seq = 0
-            for item in d.poll(now_ms):
-                if isinstance(item, Chatter):
-                    for long, at in timer.poll(item.at_ms):
-                        events.append((at, seq, ButtonPressed(name, long, at)))
-                        seq += 1
-                    if not item.ok:
-                        timer.cancel()
-                    events.append((item.at_ms, seq, InputFault(
-                        name.upper(), SETTLED_MESSAGE if item.ok else CHATTER_MESSAGE,
-                        item.at_ms, ok=item.ok)))
-                    seq += 1
-                elif item.level:
-                    timer.press(item.at_ms)
-                else:
-                    timer.release(item.at_ms)
+            if isinstance(item, Chatter):
+                for long, at in timer.poll(item.at_ms):
+                    events.append((at, len(events), ButtonPressed(name, long, at)))
+                if not item.ok:
+                    timer.cancel()
+                    self.both.level(name, False, item.at_ms)
+                events.append((item.at_ms, len(events), InputFault(
+                    name.upper(), SETTLED_MESSAGE if item.ok else CHATTER_MESSAGE,
+                    item.at_ms, ok=item.ok)))
+                continue
+            for long, at in timer.poll(item.at_ms):   # a long press due before this change
+                events.append((at, len(events), ButtonPressed(name, long, at)))
+            self._service(events, item.at_ms)
+            if item.level:
+                timer.press(item.at_ms)
+            else:
+                timer.release(item.at_ms)
+            self.both.level(name, item.level, item.at_ms)
+        for name, timer in self.timers.items():
             for long, at in timer.poll(now_ms):
-                events.append((at, seq, ButtonPressed(name, long, at)))
-                seq += 1
+                events.append((at, len(events), ButtonPressed(name, long, at)))
+        self._service(events, now_ms)
         events.sort(key=lambda e: (e[0], e[1]))
         return [e[2] for e in events]
 
+    def _service(self, events: list[tuple[int, int, ButtonPressed | InputFault
+                                          | ServiceRequested]], now_ms: int) -> None:
+        at = self.both.poll(now_ms)
+        if at is not None:
+            events.append((at, len(events), ServiceRequested(at)))
+
     def next_deadline_ms(self) -> int | None:
-        times = [t for t in (super().next_deadline_ms(),
+        times = [t for t in (super().next_deadline_ms(), self.both.next_deadline_ms(),
                              *(h.next_deadline_ms() for h in self.timers.values()))
                  if t is not None]
         return min(times, default=None)

@@ -182,8 +182,9 @@ class OledDisplay:
                 return "off"
             return "dim" if self._dimmed else "on"
 
-    def show(self, image: Image.Image, now_ms: int) -> None:
-        """Queue ``image`` (128x64); a changed frame also counts as activity."""
+    def show(self, image: Image.Image, now_ms: int, activity: bool = True) -> None:
+        """Queue ``image`` (128x64); a changed frame counts as activity unless the
+        box changed it by itself (``activity`` False: the idle screen's pages)."""
         if image.size != (self.width, self.height):
             raise ValueError(f"frame is {image.size}, the display is {self.width}x{self.height}")
         frame = image if image.mode == "1" else image.convert("1")
@@ -194,8 +195,18 @@ class OledDisplay:
                 self._source_version += 1
                 self._frame_at = time.monotonic()
                 self._burst = self._burst or self._busy
-                self._wake(now_ms)
+                if activity:
+                    self._wake(now_ms)
             self._update(now_ms)
+            self._notify_locked()
+
+    def set_contrast(self, contrast: int) -> None:
+        """The brightness when not dimmed (the operator menu's adjustment)."""
+        with self._cond:
+            self._contrast = contrast
+            self._dim_contrast = min(self._dim_contrast, contrast)
+            if not self._dimmed:
+                self._want_contrast = contrast
             self._notify_locked()
 
     def wake(self, now_ms: int) -> None:
@@ -507,7 +518,10 @@ class NullDisplay:
     width, height = WIDTH, HEIGHT
     connected = False
 
-    def show(self, image: Image.Image, now_ms: int) -> None:
+    def show(self, image: Image.Image, now_ms: int, activity: bool = True) -> None:
+        pass
+
+    def set_contrast(self, contrast: int) -> None:
         pass
 
     def wake(self, now_ms: int) -> None:

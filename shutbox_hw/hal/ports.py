@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from PIL import Image
 
-from ..events import ButtonPressed, FlapChanged, InputFault
+from ..events import ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from ..leds import LedFrame, LedState  # noqa: F401 - the indicators' port speaks these
 
 
@@ -41,7 +41,7 @@ class FlapBank(Protocol):
 class Buttons(Protocol):
     """ROLL and NEXT: a short press on release, a long press once held long enough."""
 
-    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]: ...
+    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault | ServiceRequested]: ...
 
     def next_deadline_ms(self) -> int | None: ...
 
@@ -70,7 +70,11 @@ class Display(Protocol):
     width: int
     height: int
 
-    def show(self, image: Image.Image, now_ms: int) -> None: ...
+    def show(self, image: Image.Image, now_ms: int, activity: bool = True) -> None:
+        """``activity`` False: a frame the box changed by itself (it does not
+        undo dimming or the screen saver)."""
+
+    def set_contrast(self, contrast: int) -> None: ...
 
     def wake(self, now_ms: int) -> None:
         """Someone touched the box: undo dimming or the screen saver."""

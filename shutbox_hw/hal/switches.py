@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault
+from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from .config import HardwareConfig
 from .debounce import ButtonInputs, FlapInputs
 from .poll import earliest
@@ -146,7 +146,7 @@ class ButtonSwitches:
         self._switches = switches
         self.logic = logic
 
-    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault]:
+    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault | ServiceRequested]:
         self._switches.pump(now_ms)
         return self.logic.poll(now_ms)
 

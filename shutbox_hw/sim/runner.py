@@ -17,6 +17,8 @@ from typing import Any
 from ..config import Config
 from ..daemon import Daemon
 from ..events import ButtonPressed, FlapChanged
+from ..game.advice import Advisor
+from ..hints import advisor_for as solver_advisor
 from ..hal.poll import run_loop
 from ..store import Store
 from .box import SimulatedBox, device_problem, has_int_line
@@ -57,7 +59,8 @@ def _device(step: Step) -> int | str:
 class SimRunner:
     def __init__(self, config: Config, db_path: Path, *, seed: int = 0,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
-                 frames_dir: Path | None = None, advisor: Any = None,
+                 frames_dir: Path | None = None,
+                 advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  realtime: bool = False,
                  shut: tuple[int, ...] | list[int] = ()) -> None:
         self.config = config
@@ -65,7 +68,7 @@ class SimRunner:
         self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
         self.db_path = db_path
         self.on_event = on_event
-        self.advisor = advisor
+        self.advisor_for = advisor_for
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
         self.world = self.sim.world
         self.disk = SimDisk()
@@ -84,7 +87,7 @@ class SimRunner:
             try:
                 self.daemon = Daemon(self.config, self.sim.box,
                                      self.disk.open_store(self.db_path), self.world.clock,
-                                     advisor=self.advisor, on_event=self.on_event)
+                                     advisor_for=self.advisor_for, on_event=self.on_event)
                 self.daemon.start()
                 break
             except PowerCut as cut:

@@ -107,11 +107,11 @@ def _loop(screen: Any, runner: SimRunner, log: deque[str]) -> None:
 
 
 def run_terminal(config: Config, db: Path, *, seed: int | None,
-                 frames_dir: Path | None, advisor: Any) -> int:
+                 frames_dir: Path | None) -> int:
     log: deque[str] = deque(maxlen=6)
     runner = SimRunner(config, db, seed=seed if seed is not None else time.time_ns(),
                        on_event=lambda event: log.append(json.dumps(event)),
-                       frames_dir=frames_dir, advisor=advisor)
+                       frames_dir=frames_dir)
     try:
         curses.wrapper(_loop, runner, log)
     except curses.error:

@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from ..events import Tonight
 from .schema import VERSION
 
 SINCE = "since:game"   # the counters row holding the last game before the reset
@@ -51,11 +52,34 @@ class Tally:
 
 
 def reset_audits(db: sqlite3.Connection) -> None:
-    """Start the audits afresh from now: counters cleared, games before now not counted."""
+    """Start the audits afresh from now, in a transaction of its own."""
     with db:
-        last, = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()
-        db.execute("DELETE FROM counters")
-        db.execute("INSERT INTO counters (key, count) VALUES (?, ?)", (SINCE, last))
+        reset_counters(db)
+
+
+def reset_counters(db: sqlite3.Connection) -> None:
+    """Counters cleared, games before now not counted (inside the caller's transaction)."""
+    last, = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()
+    db.execute("DELETE FROM counters")
+    db.execute("INSERT INTO counters (key, count) VALUES (?, ?)", (SINCE, last))
+
+
+TONIGHT_S = 12 * 3600
+""""Tonight" on the idle screen: the games started in the last 12 hours."""
+
+
+def tonight(db: sqlite3.Connection, now: float) -> Tonight:
+    """Games finished, boxes shut and the best (lowest) turn score since ``now - TONIGHT_S``."""
+    since = now - TONIGHT_S
+    games, = db.execute("SELECT COUNT(*) FROM games WHERE started_at >= ? AND ended_at IS NOT"
+                        " NULL AND NOT abandoned", (since,)).fetchone()
+    shut, = db.execute("SELECT COUNT(*) FROM turns t JOIN games g ON g.id = t.game_id WHERE"
+                       " g.started_at >= ? AND t.shut", (since,)).fetchone()
+    best = db.execute("SELECT p.name, t.score FROM turns t JOIN games g ON g.id = t.game_id"
+                      " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
+                      " WHERE g.started_at >= ? AND t.score IS NOT NULL"
+                      " ORDER BY t.score, t.id LIMIT 1", (since,)).fetchone()
+    return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None)
 
 
 def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:

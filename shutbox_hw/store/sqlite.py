@@ -25,10 +25,11 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import assert_never
+from typing import Any, assert_never
 
 from ..errors import UserError, shown_path
-from ..game.events import (AnyGameEvent, Chances, Fault, FlapRejected, FlapReopened,
+from ..events import Tonight
+from ..game.events import (AnyGameEvent, AuditsReset, Chances, Fault, FlapRejected, FlapReopened,
                            GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled, RoundEnded,
                            ServiceEntered, ServiceExited, SettingChanged, ThrowCommitted,
                            TurnEnded, TurnStarted)
@@ -36,8 +37,8 @@ from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of, rules_from_dict
 from ..textfile import os_problem
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
-from .audit import Tally, audit_lines, reset_audits
-from .settings import clear_settings, save_setting
+from .audit import Tally, audit_lines, reset_audits, reset_counters, tonight
+from .settings import clear_settings, load_settings, save_setting
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
@@ -305,6 +306,8 @@ class Store:
                     clear_settings(self._conn())
                 else:
                     save_setting(self._conn(), event.key, event.value, now)
+            case AuditsReset():
+                reset_counters(self._conn())
             case FlapReopened() | Resumed() | Hint() | Chances() | Fault() | Recovered() \
                     | ServiceEntered() | ServiceExited():
                 pass  # filtered out by record_all
@@ -434,3 +437,18 @@ class Store:
     def audit_lines(self) -> list[str]:
         """The audits as short lines for the operator menu."""
         return audit_lines(self._conn())
+
+    def figures(self) -> tuple[Tonight, list[str]]:
+        """Tonight's figures and the audit lines (the idle screen and the menu)."""
+        try:
+            return tonight(self._conn(), self._clock()), self.audit_lines()
+        except sqlite3.Error as error:
+            raise StorageFault(fault_text(error, self.path)) from error
+
+    def settings(self) -> dict[str, Any]:
+        """The adjustments made on the box (none if they cannot be read: the
+        config file alone then, and the box still starts)."""
+        try:
+            return load_settings(self._conn())
+        except (sqlite3.Error, StorageFault, ValueError):
+            return {}

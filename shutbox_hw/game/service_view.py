@@ -1,0 +1,76 @@
+"""What the operator menu shows: pure functions from the menu's state to a
+screen and the lights (the menu itself is in :mod:`.service`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..leds import LedFrame, LedState
+from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen
+from .service import ADJUST_ITEMS, BACK, CHOICES, ITEMS, LED_STEPS, NAMES, RESET, ServiceMenu
+
+LABELS = {"preset": "rules", "players": "players", NAMES: "names", "hints": "hints",
+          "settle_ms": "settle ms", "contrast": "contrast", RESET: "reset to config",
+          BACK: "back"}
+
+
+def shown_value(key: str, value: Any) -> str:
+    """An adjustment's value as the menu writes it."""
+    if key == NAMES:
+        return ", ".join(value) if isinstance(value, (list, tuple)) else ""
+    return "" if value is None else str(value)
+
+
+def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
+    page = menu.page
+    if page == "switch test":
+        live = [t for t in range(1, tiles + 1) if menu.live.get(f"flap {t}")]
+        return SwitchTestScreen(tiles=tiles, down=tuple(live),
+                                counts=tuple(menu.counts.get(f"flap {t}", 0)
+                                             for t in range(1, tiles + 1)),
+                                roll=menu.counts.get("ROLL", 0), next=menu.counts.get("NEXT", 0))
+    if page == "LED test":
+        return MenuScreen("LED TEST", LED_STEPS, selected=menu.led_step,
+                          prompt="NEXT: next  hold: back")
+    if page == "audits":
+        lines = audits or ("no games yet",)
+        return MenuScreen("AUDITS", lines, selected=None, first=min(menu.index, len(lines) - 1),
+                          prompt="NEXT: down  hold: back")
+    if page == "adjustments":
+        return MenuScreen("ADJUST", tuple(LABELS[i] for i in ADJUST_ITEMS), selected=menu.index,
+                          values=tuple(shown_value(i, menu.values.get(i)) if i in LABELS
+                                       and i not in (RESET, BACK) else ""
+                                       for i in ADJUST_ITEMS))
+    if page == "edit":
+        options = CHOICES[menu.key]
+        current = menu.values.get(menu.key)
+        return MenuScreen(LABELS[menu.key].upper(), tuple(str(o) for o in options),
+                          selected=menu.choice,
+                          values=tuple("now" if o == current else "" for o in options))
+    if page == NAMES:
+        names = menu.names()
+        return MenuScreen("NAMES", tuple(f"seat {i + 1}" for i in range(len(names))),
+                          selected=menu.index, values=names)
+    if page == "name":
+        return MenuScreen(f"SEAT {menu.seat + 1}", menu.name_choices(), selected=menu.choice)
+    if page == "confirm":
+        return ConfirmScreen("Reset adjustments?")
+    if page == "reset audits":
+        return ConfirmScreen("Reset audits?")
+    return MenuScreen("SERVICE", ITEMS, selected=menu.index)
+
+
+def leds(menu: ServiceMenu, tiles: int) -> LedFrame:
+    """The LED test's step; in the switch test each flap's light follows its switch."""
+    off: LedState = "off"
+    flaps: list[LedState] = [off] * tiles
+    if menu.page == "switch test":
+        flaps = ["on" if menu.live.get(f"flap {t}") else off for t in range(1, tiles + 1)]
+        return LedFrame(flaps=tuple(flaps), green="on", red=off)
+    if menu.page == "LED test":
+        step = LED_STEPS[menu.led_step]
+        lit = {"all on": ("flaps", "green", "red"), "flap LEDs": ("flaps",),
+               "green": ("green",), "red": ("red",)}.get(step, ())
+        return LedFrame(flaps=tuple(["on" if "flaps" in lit else off] * tiles),
+                        green="on" if "green" in lit else off, red="on" if "red" in lit else off)
+    return LedFrame(flaps=tuple(flaps), green="on", red=off)
