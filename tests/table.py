@@ -94,3 +94,7 @@ class Table:
 
     def names(self, kind):
         return [e for e in self.events if e["event"] == kind]
+
+    def names_of(self):
+        """Every event's name, in order."""
+        return [e["event"] for e in self.events]

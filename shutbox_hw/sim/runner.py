@@ -19,6 +19,7 @@ from ..daemon import Daemon
 from ..events import ButtonPressed, FlapChanged
 from ..game.advice import Advisor
 from ..hints import advisor_for as solver_advisor
+from ..hal.debounce import SERVICE_HOLD_MS
 from ..hal.poll import run_loop
 from ..store import Store
 from .box import SimulatedBox, device_problem, has_int_line
@@ -223,6 +224,14 @@ class SimRunner:
             if any(taken(e) for e in self.sim.seen[start:]):
                 return
 
+    def hold_both(self) -> None:
+        """ROLL and NEXT pressed together and held a little over the 5 s the
+        operator menu asks for, then released."""
+        switches = [self.sim.button_switch(b) for b in ("roll", "next")]
+        last = max(switch.set(True, self.world.now_ms()) for switch in switches)
+        self.advance(last - self.world.now_ms() + SERVICE_HOLD_MS + PRESS_MS)
+        self._settle_after(max(switch.set(False, self.world.now_ms()) for switch in switches))
+
     def phase_now(self) -> str:
         return self.daemon.controller.state.phase
 
@@ -316,6 +325,8 @@ class SimRunner:
             self.shake(step.line)
         elif command in ("next", "hold-next"):
             self.press("next", long=command == "hold-next")
+        elif command == "hold-both":
+            self.hold_both()
         elif command in ("close", "open"):
             for tile in args:
                 self.flap(int(tile), command == "close")

@@ -6,6 +6,7 @@ One command per line; ``#`` starts a comment; blank lines are ignored::
     dice A [B]       the next throw shows these faces (manual dice: what was thrown)
     roll | roll1     short | long press of ROLL
     next | hold-next short | long press of NEXT
+    hold-both        ROLL and NEXT held together for 5 s (the operator menu, from idle)
     close T [T ...]  shut these flaps one after another
     open T [T ...]   lift them
     wait SECONDS     let time pass
@@ -40,10 +41,10 @@ from pathlib import Path
 from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
 
-COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "close", "open", "wait",
-            "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int",
+COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "hold-both", "close", "open",
+            "wait", "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int",
             "shake", "disk-full", "disk-ok", "cut-after-writes")
-NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "restart", "brownout", "cut-int",
+NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "hold-both", "restart", "brownout", "cut-int",
                 "mend-int", "shake", "disk-full", "disk-ok")
 MAX_CUT_WRITES = 1_000_000
 DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27

@@ -22,7 +22,7 @@ from ..config import Config
 from .runner import SimRunner
 
 FLAP_KEYS = "1234567890-="   # tiles 1..12
-HELP = "keys: 1-9 0 - = flap 1-12  r ROLL  R hold ROLL  n NEXT  N hold NEXT  q quit"
+HELP = "keys: 1-9 0 - = flap 1-12  r/R ROLL/hold  n/N NEXT/hold  s both: menu  q quit"
 EVENTS_TOP = 21   # the events pane: from this row to the bottom of the terminal
 BRAILLE_BASE = 0x2800
 # dot numbering of a braille cell: (x, y) -> bit
@@ -104,6 +104,8 @@ def _loop(screen: Any, runner: SimRunner, log: deque[str]) -> None:
             runner.press("roll", long=char == "R")
         elif char in ("n", "N"):
             runner.press("next", long=char == "N")
+        elif char == "s":
+            runner.hold_both()
 
 
 def run_terminal(config: Config, db: Path, *, seed: int | None,

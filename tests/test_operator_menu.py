@@ -1,0 +1,200 @@
+"""The operator menu end to end: the gesture on the buttons, the controller's
+service phase, the idle screen's figures, and a script that changes the rule
+set on the box and finds it changed after a power cut."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shutbox_hw.events import ButtonPressed, Figures, FlapChanged, ServiceRequested, Tick, Tonight
+from shutbox_hw.game.screens import AttractScreen, ConfirmScreen, MenuScreen, SwitchTestScreen
+from shutbox_hw.game.service import ITEMS, LED_STEPS
+from shutbox_hw.game.view import ATTRACT_PAGE_MS
+from shutbox_hw.hal.debounce import SERVICE_HOLD_MS, ButtonInputs
+from shutbox_hw.rules import PRESETS
+
+from table import Table
+
+VALUES = {"preset": "klappenspiel", "players": 2, "names": ("P1", "P2"), "hints": "off",
+          "settle_ms": 2500, "contrast": 127}
+
+
+# ---------------------------------------------------------------- the gesture
+
+def held(roll: tuple[int, int], nxt: tuple[int, int], until: int) -> list:
+    """ROLL and NEXT pressed and released at these times (ms, raw edges); every
+    event the button logic gives up to ``until``."""
+    inputs = ButtonInputs({"roll": False, "next": False}, hold_ms=1000, debounce_ms=20)
+    edges = sorted([(roll[0], "roll", True), (roll[1], "roll", False),
+                    (nxt[0], "next", True), (nxt[1], "next", False)])
+    out: list = []
+    for at, name, level in edges:
+        out += inputs.poll(at)
+        inputs.edge(name, level, at)
+    for now in range(edges[-1][0], until, 50):
+        out += inputs.poll(now)
+    return out + inputs.poll(until)
+
+
+def test_both_buttons_held_five_seconds_ask_for_the_menu_once():
+    events = held((0, 7000), (300, 7000), 9000)
+    asked = [e for e in events if isinstance(e, ServiceRequested)]
+    # both settled down at 300 + 20 ms debounce; the gesture completes 5 s later
+    assert asked == [ServiceRequested(320 + SERVICE_HOLD_MS)]
+    # each button's own long press still comes (the idle screen ignores those)
+    assert {(e.button, e.long) for e in events if isinstance(e, ButtonPressed)} == \
+        {("roll", True), ("next", True)}
+
+
+def test_letting_go_early_or_one_button_alone_is_no_gesture():
+    early = held((0, 5000), (300, 5000), 12_000)       # 4.68 s together
+    assert not [e for e in early if isinstance(e, ServiceRequested)]
+    apart = held((0, 3000), (3500, 9500), 12_000)      # never down together
+    assert not [e for e in apart if isinstance(e, ServiceRequested)]
+
+
+# ---------------------------------------------------------------- the controller
+
+def table(**game) -> Table:
+    t = Table(**game)
+    t.controller.configure(t.rules, t.game, None, VALUES)
+    return t
+
+
+def enter(t: Table) -> None:
+    t.send(ServiceRequested(t.step()))
+
+
+def choose(t: Table, item: str) -> None:
+    """From the top of the menu: NEXT down to ``item``, ROLL."""
+    for _ in range(ITEMS.index(item)):
+        t.press("next")
+    t.press("roll")
+
+
+def test_the_menu_opens_on_the_idle_screen_only():
+    t = table()
+    t.press("roll")                       # a game starts
+    enter(t)
+    assert t.controller.phase == "play" and "service_entered" not in t.names_of()
+    t.press("next", long=True)            # New game?
+    t.press("roll")                       # yes: abandoned, back to idle after the result
+    t.press("roll")
+    assert t.controller.phase == "idle"
+    enter(t)
+    assert t.controller.phase == "service" and t.names_of()[-1] == "service_entered"
+    assert t.screen == MenuScreen("SERVICE", ITEMS, selected=0)
+
+
+def test_long_next_at_the_top_leaves_and_the_idle_screen_returns():
+    t = table()
+    enter(t)
+    t.press("next", long=True)
+    assert t.names_of()[-1] == "service_exited" and t.controller.phase == "idle"
+    assert isinstance(t.screen, AttractScreen)
+
+
+def test_switch_test_shows_each_flap_live_and_counts_it():
+    t = table()
+    enter(t)
+    choose(t, "switch test")
+    t.close(7)
+    t.open(7)
+    t.close(7, 2)
+    t.press("roll")
+    assert t.screen == SwitchTestScreen(tiles=9, down=(2, 7),
+                                        counts=(0, 1, 0, 0, 0, 0, 2, 0, 0), roll=1, next=0)
+    assert t.leds.flaps[1] == t.leds.flaps[6] == "on" and t.leds.flaps[0] == "off"
+    t.press("next", long=True)
+    assert t.screen == MenuScreen("SERVICE", ITEMS, selected=ITEMS.index("switch test"))
+
+
+def test_led_test_steps_through_every_light():
+    t = table()
+    enter(t)
+    choose(t, "LED test")
+    seen = []
+    for _ in LED_STEPS:
+        seen.append((set(t.leds.flaps), t.leds.green, t.leds.red))
+        t.press("next")
+    assert seen == [({"on"}, "on", "on"), ({"on"}, "off", "off"), ({"off"}, "on", "off"),
+                    ({"off"}, "off", "on"), ({"off"}, "off", "off")]
+
+
+def test_audits_page_shows_the_lines_the_daemon_read_and_scrolls():
+    t = table()
+    lines = tuple(f"line {i}" for i in range(8))
+    t.send(Figures(Tonight(2, 1, ("Ann", 3)), lines, t.step()))
+    enter(t)
+    choose(t, "audits")
+    assert t.screen.lines == lines and t.screen.selected is None and t.screen.first == 0
+    t.press("next")
+    t.press("next")
+    assert t.screen.first == 2
+
+
+def test_reset_audits_asks_first_and_no_keeps_them():
+    t = table()
+    enter(t)
+    choose(t, "reset audits")
+    assert t.screen == ConfirmScreen("Reset audits?")
+    t.press("next")                                   # no
+    assert "audits_reset" not in t.names_of() and t.screen.title == "SERVICE"
+    t.press("roll")                                   # the same item again: yes
+    t.press("roll")
+    assert t.names_of()[-1] == "audits_reset"
+
+
+def test_an_adjustment_is_an_event_and_the_values_show_on_the_menu():
+    t = table()
+    enter(t)
+    choose(t, "adjustments")
+    assert t.screen.values[:2] == ("klappenspiel", "2")
+    t.press("roll")                                   # rules
+    t.press("next")
+    t.press("roll")
+    following = list(PRESETS)[(list(PRESETS).index("klappenspiel") + 1) % len(PRESETS)]
+    assert t.events[-1] == {"event": "setting_changed", "key": "preset", "value": following}
+
+
+def test_a_seat_is_named_from_the_list():
+    t = table(name_list=("Anna", "Ben", "Cleo"))
+    enter(t)
+    choose(t, "adjustments")
+    t.press("next")
+    t.press("next")
+    t.press("roll")                                   # names
+    assert t.screen.title == "NAMES" and t.screen.values == ("P1", "P2")
+    t.press("next")
+    t.press("roll")                                   # seat 2
+    lines = t.screen.lines
+    assert lines[:3] == ("Anna", "Ben", "Cleo") and "P1" not in lines   # seat 1 has it
+    assert lines[t.screen.selected] == "P2"          # the seat's name to start with
+    for _ in range((lines.index("Ben") - t.screen.selected) % len(lines)):
+        t.press("next")
+    t.press("roll")
+    assert t.events[-1] == {"event": "setting_changed", "key": "names", "value": ["P1", "Ben"]}
+    assert t.screen.values == ("P1", "Ben")
+
+
+# ---------------------------------------------------------------- the idle screen
+
+def test_idle_screen_alternates_with_tonights_figures():
+    t = table()
+    t.send(Figures(Tonight(3, 1, ("Ann", 2)), (), 0))
+    pages = []
+    for now in range(0, 4 * ATTRACT_PAGE_MS, ATTRACT_PAGE_MS // 2):
+        t.send(Tick(now))
+        pages.append(t.screen.tonight)
+    assert pages == [None, None, Tonight(3, 1, ("Ann", 2)), Tonight(3, 1, ("Ann", 2))] * 2
+    assert t.controller.next_deadline_ms() == 4 * ATTRACT_PAGE_MS
+
+
+def test_no_figures_no_alternation():
+    t = table()
+    t.send(Figures(Tonight(0, 0), (), 0))
+    t.send(Tick(ATTRACT_PAGE_MS + 1))
+    assert t.screen.tonight is None and t.controller.next_deadline_ms() is None
