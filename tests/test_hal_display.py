@@ -200,6 +200,39 @@ def test_dims_then_blanks_when_idle_and_wakes_on_activity(opened):
     assert display.next_deadline_ms() == 8000
 
 
+def test_a_frame_the_box_changed_by_itself_does_not_wake_it(opened):
+    # the idle screen's pages turn every few seconds: the screen saver must still come
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device, idle_dim_ms=1000, idle_off_ms=5000, contrast=200,
+                     dim_contrast=10)
+    display.show(frame("A"), 0)
+    display.poll(1000)
+    display.show(frame("B"), 1500, activity=False)
+    assert display.wait_idle(WAIT)
+    assert display.mode == "dim" and device.frames()[-1] == pixels(frame("B"))
+    assert display.next_deadline_ms() == 5000
+    display.show(frame("C"), 2000)
+    assert display.wait_idle(WAIT)
+    assert display.mode == "on"
+
+
+def test_set_contrast_applies_now_and_after_dimming(opened):
+    device = GatedDevice(dummy_device())
+    display = opened(lambda: device, idle_dim_ms=1000, idle_off_ms=0, contrast=200,
+                     dim_contrast=10)
+    def contrast() -> int:
+        return [arg for name, arg in device.calls if name == "contrast"][-1]
+
+    display.show(frame("A"), 0)
+    assert display.wait_idle(WAIT) and contrast() == 200
+    display.set_contrast(64)
+    assert display.wait_idle(WAIT) and contrast() == 64
+    display.poll(1000)
+    assert display.wait_idle(WAIT) and contrast() == 10
+    display.wake(1100)
+    assert display.wait_idle(WAIT) and contrast() == 64
+
+
 def test_changed_frame_wakes_a_blank_screen_with_the_new_frame_first(opened):
     device = GatedDevice(dummy_device())
     display = opened(lambda: device, idle_dim_ms=0, idle_off_ms=100)

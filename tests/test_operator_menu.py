@@ -198,3 +198,65 @@ def test_no_figures_no_alternation():
     t.send(Figures(Tonight(0, 0), (), 0))
     t.send(Tick(ATTRACT_PAGE_MS + 1))
     assert t.screen.tonight is None and t.controller.next_deadline_ms() is None
+
+
+# ---------------------------------------------------------------- a script on the simulated box
+
+def run_sim(capsys, db: Path, text: str, tmp_path: Path) -> list[dict]:
+    from shutbox_hw.cli import main
+    script = tmp_path / f"s{len(list(tmp_path.glob('s*.txt')))}.txt"
+    script.write_text(text)
+    code = main(["sim", "--db", str(db), "--script", str(script)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_a_script_changes_the_preset_on_the_menu_and_it_survives_restarts(capsys, tmp_path):
+    db = tmp_path / "box.db"
+    following = list(PRESETS)[(list(PRESETS).index("klappenspiel") + 1) % len(PRESETS)]
+    lines = ["hold-both", *["next"] * ITEMS.index("adjustments"), "roll",   # adjustments
+             "roll", "next", "roll",          # rules: the next preset, stored
+             "hold-next", "hold-next",        # back to the menu, out of it
+             "restart", "start 2"]
+    events = run_sim(capsys, db, "\n".join(lines), tmp_path)
+    names = [e["event"] for e in events]
+    assert names[:3] == ["service_entered", "setting_changed", "service_exited"]
+    assert events[1] == {"event": "setting_changed", "key": "preset", "value": following}
+    assert events[3]["event"] == "game_started" and events[3]["rules"]["preset"] == following
+    # another run on the same database (the box switched off overnight): still in force
+    again = run_sim(capsys, db, "start 2", tmp_path)
+    assert again[0]["rules"]["preset"] == following
+    # and the commands say where the value comes from
+    from shutbox_hw.cli import main
+    config = tmp_path / "box.toml"
+    config.write_text('[rules]\npreset = "klappenspiel"\n')
+    assert main(["rules", "--config", str(config), "--db", str(db), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["settings"]["preset"]
+    assert shown == {"value": following, "from": "box"}
+
+
+def test_tonights_figures_after_a_game_and_the_reset_on_the_menu(tmp_path):
+    from shutbox_hw.config import load_config
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import parse_script
+    script = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
+    events: list[dict] = []
+    runner = SimRunner(load_config(None, preset="klappenspiel", rule_overrides={"threshold": 10}),
+                       tmp_path / "box.db", on_event=events.append)
+    for step in parse_script(script.read_text(), 9):
+        runner.run(step)
+    runner.let_ends_show()
+    ended = [e for e in events if e["event"] == "turn_ended"]
+    best = min(ended, key=lambda e: e["score"])       # the first of the lowest
+    state = runner.daemon.controller.state
+    assert state.tonight == Tonight(games=1, boxes_shut=sum(e["shut"] for e in ended),
+                                    best=(best["player"], best["score"]))
+    assert state.audits[0] == "games 1"
+    # the menu's reset: the audits start again, the idle screen's figures with them
+    steps = ["hold-both", *["next"] * ITEMS.index("reset audits"), "roll", "roll", "hold-next"]
+    for step in parse_script("\n".join(steps), 9):
+        runner.run(step)
+    assert [e["event"] for e in events[-3:]] == ["service_entered", "audits_reset",
+                                                 "service_exited"]
+    assert runner.daemon.controller.state.audits[:3] == ("games 0", "rounds 0", "boxes shut 0")
