@@ -18,13 +18,17 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
-                                     ResultScreen, ScoreboardScreen, ScoreRow, TurnEndScreen)
+from shutbox_hw.events import Tonight
+from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, MenuScreen, NoticeScreen,
+                                     PlayScreen, ResultScreen, ScoreboardScreen, ScoreRow,
+                                     ShutScreen, SwitchTestScreen, TurnEndScreen)
 from shutbox_hw.render import render, text
 from shutbox_hw.render.fonts import (LARGE, NARROW, PRIMARY, PRIMARY_MIN_PX, ROLES, SMALL,
                                      cap_height)
 from shutbox_hw.render.play import BAR_TOP, TILES_Y
 from shutbox_hw.render.samples import SAMPLES
+from shutbox_hw.render.service import LIST_Y, PITCH, RULE_Y, VISIBLE, window
+from shutbox_hw.render.simple import SHUT_BAND
 from shutbox_hw.render.widgets import DIE, number, pip_size
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -149,7 +153,18 @@ def test_long_message_is_wrapped_inside_its_bar():
                                for _ in range(8)), note=LONG_MESSAGE),
     ResultScreen(tuple(LONG_NAME for _ in range(3)),
                  tuple(ScoreRow(LONG_NAME, 1, 2, 123456789, out=True) for _ in range(8))),
-], ids=["turn_end", "attract", "confirm", "notice", "scoreboard", "result"])
+    AttractScreen("Klappenspiel", LONG_MESSAGE, tuple(f"Player{i}" for i in range(8)),
+                  tonight=Tonight(123456, 98765, (LONG_MESSAGE, 123456789))),
+    ShutScreen(LONG_MESSAGE, LONG_MESSAGE),
+    MenuScreen(LONG_MESSAGE, tuple(LONG_MESSAGE for _ in range(20)), selected=19,
+               values=tuple(LONG_MESSAGE for _ in range(20)), prompt=LONG_MESSAGE),
+    MenuScreen(LONG_MESSAGE, (LONG_MESSAGE,) * 3, selected=None, first=99, values=("x",)),
+    MenuScreen("", (), selected=5),
+    SwitchTestScreen(12, tuple(range(1, 13)), (123456789,) * 12, 123456789, 123456789,
+                     prompt=LONG_MESSAGE),
+    SwitchTestScreen(16, (99,), (), 0, 0),
+], ids=["turn_end", "attract", "confirm", "notice", "scoreboard", "result", "attract_tonight",
+        "shut", "menu", "menu_read", "menu_empty", "switch_test", "switch_test_odd"])
 def test_extreme_text_renders_without_error(screen):
     # the fitting functions shorten everything; nothing raises
     image = render(screen)
@@ -273,6 +288,19 @@ def test_what_a_player_reads_now_is_drawn_10px_tall():
     # the turn's score
     end = render(TurnEndScreen("Anna", 7, (7,), False))
     assert _ink_height(end, (30, 11, 127, 33)) >= 20
+    # who shut the box: under the lit band, bigger still
+    shut = render(ShutScreen("Anna", "wins at once!"))
+    assert _ink_height(shut, (0, SHUT_BAND + 1, 127, 54)) >= 20
+    # tonight's figures, between the "tonight" rule and the players line
+    tonight = render(SAMPLES["attract_tonight"])
+    assert _ink_height(tonight, (0, 9, 127, 19)) >= 10
+    assert _ink_height(tonight, (0, 21, 127, 31)) >= 10
+    # the operator's menu: the lines, the highlighted line inside its bar, the buttons
+    menu = render(MenuScreen("menu", ("one", "two", "three")))
+    inverted = ImageChops.invert(menu.convert("L")).convert("1")
+    assert _ink_height(inverted, (1, LIST_Y, 125, LIST_Y + 10)) >= 10
+    assert _ink_height(menu, (0, LIST_Y + PITCH, 127, LIST_Y + PITCH + 11)) >= 10
+    assert _ink_height(menu, (0, RULE_Y + 1, 127, 63)) >= 10
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
@@ -311,3 +339,162 @@ def test_one_question_box_when_one_die_will_be_thrown():
     # the one-die screen is the two-dice screen less the second box
     assert ImageChops.logical_and(drawn, two) == drawn.convert("1")
     assert ImageChops.logical_xor(drawn, two).getbbox() is not None
+
+
+# --- the operator's menu and switch test --------------------------------
+
+def _bars(image):
+    """Rows of the list area lit at both edges (the lines' text starts a
+    column in): the highlight bar."""
+    return [y for y in range(LIST_Y - 1, RULE_Y)
+            if image.getpixel((0, y)) and image.getpixel((126, y))]
+
+
+def _inverted(image):
+    return ImageChops.invert(image.convert("L")).convert("1")
+
+
+TWELVE = tuple(f"item {i}" for i in range(1, 13))
+
+
+@pytest.mark.parametrize("selected", range(12))
+def test_the_highlighted_line_is_inverted_and_visible_however_far_down(selected):
+    image = render(MenuScreen("twelve", TWELVE, selected=selected))
+    bars = _bars(image)
+    assert len(bars) == 12                     # one bar, as tall as a line and its margins
+    assert bars == list(range(bars[0], bars[0] + 12))
+    assert lit(image, (0, bars[0], 126, bars[0])) == 127        # its top and bottom edges
+    assert lit(image, (0, bars[-1], 126, bars[-1])) == 127
+    # the bar holds that line's text, dark on lit; no other line is drawn so
+    band = _inverted(image).crop((0, bars[0], 127, bars[-1] + 1))
+    assert _contains(band, TWELVE[selected], LARGE)
+    assert not any(_contains(band, t, LARGE) for i, t in enumerate(TWELVE)
+                   if i != selected and t != TWELVE[selected][:len(t)])
+
+
+def _arrows(image):
+    """(up, down): whether the scroll marks at the title's right are drawn."""
+    return lit(image, (122, 0, 126, 2)) > 0, lit(image, (122, 4, 126, 6)) > 0
+
+
+def test_scroll_marks_say_where_more_lines_are():
+    assert _arrows(render(MenuScreen("m", TWELVE, selected=0))) == (False, True)
+    assert _arrows(render(MenuScreen("m", TWELVE, selected=5))) == (True, True)
+    assert _arrows(render(MenuScreen("m", TWELVE, selected=11))) == (True, False)
+    assert _arrows(render(MenuScreen("m", TWELVE[:VISIBLE], selected=2))) == (False, False)
+    assert _arrows(render(MenuScreen("m", TWELVE, selected=None, first=9))) == (True, False)
+
+
+def test_the_line_after_the_highlighted_one_shows_when_there_is_one():
+    assert window(12, 0, 0) == 0 and window(12, 1, 0) == 0
+    assert window(12, 5, 0) == 4               # 5 highlighted, 6 below it
+    assert window(12, 11, 0) == 12 - VISIBLE
+    assert window(12, 6, 5) == 5               # a given first is kept if it shows the line
+    assert window(12, 9, 5) == 8
+    assert window(3, 2, 1) == 0                # everything fits: from the top
+    assert window(12, None, 7) == 7 and window(12, None, 99) == 11
+
+
+def test_a_list_to_read_has_no_bar_and_starts_at_first():
+    image = render(MenuScreen("audits", TWELVE, selected=None, first=5))
+    assert _bars(image) == []
+    top_line = image.crop((0, LIST_Y, 127, LIST_Y + 10))
+    assert _contains(top_line, "item 6", LARGE) and not _contains(image, "item 5", LARGE)
+
+
+def test_a_value_sits_at_the_right_of_its_line_and_inverts_with_it():
+    plain = render(MenuScreen("adjust", ("hints", "players"), selected=1,
+                              values=("always", "4")))
+    row = plain.crop((0, LIST_Y, 127, LIST_Y + 10))
+    assert _contains(row, "always", LARGE)
+    box = row.getbbox()
+    assert box is not None and box[2] >= 120    # ends at the right edge
+    chosen = _inverted(render(MenuScreen("adjust", ("hints", "players"), selected=0,
+                                         values=("always", "4"))))
+    assert _contains(chosen.crop((0, LIST_Y, 127, LIST_Y + 10)), "always", LARGE)
+
+
+def test_a_long_line_keeps_its_value_whole():
+    image = render(MenuScreen("adjust", ("a very long setting name indeed",), selected=None,
+                              values=("2500",)))
+    assert _contains(image, "2500", LARGE)
+
+
+def _flap_box(tiles, t):
+    """(x0, y0, x1, y1) of flap t's box on the switch test, found from an
+    image where only that flap is closed (its filled box)."""
+    closed = render(SwitchTestScreen(tiles, (t,), (0,) * tiles, 0, 0))
+    open_ = render(SwitchTestScreen(tiles, (), (0,) * tiles, 0, 0))
+    return ImageChops.logical_xor(closed, open_).getbbox()
+
+
+@pytest.mark.parametrize("tiles", [9, 10, 11, 12])
+def test_a_closed_flap_is_drawn_filled_and_only_it_changes(tiles):
+    counts = (3,) * tiles
+    open_ = render(SwitchTestScreen(tiles, (), counts, 0, 0))
+    for t in (1, tiles // 2 + 1, tiles):
+        closed = render(SwitchTestScreen(tiles, (t,), counts, 0, 0))
+        diff = ImageChops.logical_xor(closed, open_).getbbox()
+        assert diff is not None
+        x0, y0, x1, y1 = diff
+        # the change is one small box, mostly lit now
+        assert x1 - x0 <= 128 // ((tiles + 1) // 2) and y1 - y0 <= 12
+        assert lit(closed, (x0, y0, x1 - 1, y1 - 1)) > 0.6 * (x1 - x0) * (y1 - y0)
+        assert lit(open_, (x0, y0, x1 - 1, y1 - 1)) < 0.5 * (x1 - x0) * (y1 - y0)
+    # every flap has a box of its own, none overlapping
+    boxes = [_flap_box(tiles, t) for t in range(1, tiles + 1)]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+
+
+def test_switch_test_counts_show_under_their_flap():
+    base = render(SwitchTestScreen(9, (), (0,) * 9, 0, 0))
+    counted = render(SwitchTestScreen(9, (), (0, 0, 0, 0, 0, 0, 17, 0, 0), 0, 0))
+    x0, y0, x1, y1 = _flap_box(9, 7)
+    diff = ImageChops.logical_xor(base, counted).getbbox()
+    assert diff is not None and diff[1] >= y1 and diff[0] < x1 and diff[2] > x0
+    assert _contains(counted, "17", SMALL)
+    buttons = render(SwitchTestScreen(9, (), (0,) * 9, 42, 7))
+    assert _contains(buttons, "ROLL 42", SMALL) and _contains(buttons, "NEXT 7", SMALL)
+
+
+# --- tonight on the idle screen, and the shut box -------------------------
+
+def test_tonight_replaces_the_rule_set_and_keeps_the_players_and_the_way_in():
+    tonight = SAMPLES["attract_tonight"]
+    with_figures = render(tonight)
+    without = render(replace(tonight, tonight=None))
+    # the top differs, the players line and the prompt bar below are the same
+    assert ImageChops.logical_xor(with_figures, without).getbbox()[3] <= 32
+    below = (0, 32, 128, 64)
+    assert with_figures.crop(below).tobytes() == without.crop(below).tobytes()
+    assert _contains(without, "elimination", SMALL)
+    assert not _contains(with_figures, "elimination", SMALL)
+    assert _contains(with_figures, "tonight", SMALL)
+    assert _contains(with_figures, "4 games", LARGE)
+    assert _contains(with_figures, "1 box shut", LARGE)
+    assert _contains(with_figures, "best 3 Anna", LARGE)
+
+
+def test_tonight_wording_counts_and_shortens():
+    from shutbox_hw.render.simple import tonight_lines
+    assert tonight_lines(Tonight(1, 2, None), LARGE) == ["1 game  2 boxes shut"]
+    assert tonight_lines(Tonight(0, 0, None), LARGE) == ["no games yet"]
+    lines = tonight_lines(Tonight(112, 10, ("Franziska-Maria Huber", 0)), LARGE)
+    assert lines[0] == "112 games  10 shut" and lines[1].startswith("best 0 Franz")
+    assert lines[1].endswith("..")
+    assert all(text.width(line, LARGE) <= 127 for line in lines)
+
+
+def test_shut_screen_has_its_own_layout():
+    image = render(ShutScreen("Anna", "others score double"))
+    # SHUT THE BOX! dark on a lit band across the top
+    assert lit(image, (0, 0, 126, SHUT_BAND - 1)) > 0.6 * 127 * SHUT_BAND
+    band = _inverted(image).crop((0, 0, 127, SHUT_BAND))
+    assert band.getbbox() is not None
+    # the name big under it, the note small at the bottom
+    assert _ink_height(image, (0, SHUT_BAND + 1, 127, 53)) >= 20
+    assert _contains(image, "others score double", SMALL)
+    assert render(ShutScreen("Anna")).tobytes() != image.tobytes()
+    assert not _contains(render(ShutScreen("Anna")), "others", SMALL)

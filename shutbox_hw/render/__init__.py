@@ -12,18 +12,14 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from ..game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
-                            ResultScreen, ScoreboardScreen, Screen, ShutScreen, TurnEndScreen)
+from ..game.screens import (AttractScreen, ConfirmScreen, MenuScreen, NoticeScreen,
+                            PlayScreen, ResultScreen, ScoreboardScreen, Screen, ShutScreen,
+                            SwitchTestScreen, TurnEndScreen)
 from .play import draw_play, draw_turn_end
 from .scoreboard import draw_result, draw_scoreboard
-from .simple import draw_attract, draw_confirm, draw_notice
+from .service import draw_menu, draw_switch_test
+from .simple import draw_attract, draw_confirm, draw_notice, draw_shut
 from .widgets import HEIGHT, WIDTH
-
-
-def draw_shut(canvas: ImageDraw.ImageDraw, s: ShutScreen) -> None:
-    # a stand-in until the shut box has a layout of its own
-    draw_notice(canvas, NoticeScreen("SHUT THE BOX!", (s.player, s.note) if s.note
-                                     else (s.player,)))
 
 
 _DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
@@ -35,6 +31,8 @@ _DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
     ConfirmScreen: draw_confirm,
     NoticeScreen: draw_notice,
     ShutScreen: draw_shut,
+    MenuScreen: draw_menu,
+    SwitchTestScreen: draw_switch_test,
 }
 
 

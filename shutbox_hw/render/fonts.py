@@ -283,8 +283,13 @@ ROLES: dict[str, tuple[Font, int]] = {
     "headline": (SMALL, 2),      # SHUT THE BOX!, the rule set's title, questions
     "secondary": (SMALL, 1),     # round, totals, chances, notes, headers
     "tiles": (SMALL, 1),         # the flap numbers (the flaps themselves are in view)
+    "menu": (LARGE, 1),          # the operator menu's lines and their values
+    "figures": (LARGE, 1),       # tonight's figures on the idle screen
+    "shut_player": (LARGE, 2),   # who shut the box, on its own screen
+    "counts": (SMALL, 1),        # the switch test's counts (the flaps themselves are live)
 }
-PRIMARY = ("player", "prompt", "message", "score", "scores", "winner", "headline")
+PRIMARY = ("player", "prompt", "message", "score", "scores", "winner", "headline", "menu",
+           "figures", "shut_player")
 
 
 def role(name: str) -> tuple[Font, int]:

@@ -3,8 +3,10 @@ anyone wanting to see the renderer at work draw these."""
 
 from __future__ import annotations
 
-from ..game.screens import (AttractScreen, ConfirmScreen, NoticeScreen, PlayScreen,
-                            ResultScreen, ScoreboardScreen, ScoreRow, Screen, TurnEndScreen)
+from ..events import Tonight
+from ..game.screens import (AttractScreen, ConfirmScreen, MenuScreen, NoticeScreen,
+                            PlayScreen, ResultScreen, ScoreboardScreen, ScoreRow, Screen,
+                            ShutScreen, SwitchTestScreen, TurnEndScreen)
 
 _EIGHT = (
     ScoreRow("Anna", 12, 24, 57),
@@ -17,9 +19,18 @@ _EIGHT = (
     ScoreRow("Hanna", 5, 10, 19),
 )
 
+_MAIN_MENU = ("switch test", "LED test", "audits", "adjustments", "reset audits", "exit")
+_ADJUST = ("preset", "players", "hints", "settle_ms", "contrast", "reset to config", "back")
+_ADJUST_VALUES = ("crafthouse-12", "4", "always", "2500", "128", "", "")
+_AUDITS = ("games 1234", "rounds 5012", "boxes shut 87", "avg klappenspiel 21",
+           "avg pub 17", "best 0 Anna 2024-05-03", "best 2 Bernhard 2024-04-12",
+           "flap 1: 20113", "flap 2: 19876", "ROLL: 40210", "NEXT: 8812", "fault expander: 2")
+
 SAMPLES: dict[str, Screen] = {
     "attract": AttractScreen("Klappenspiel", "9 tiles, any-sum, elimination 45",
                              ("P1", "P2", "P3")),
+    "attract_tonight": AttractScreen("Klappenspiel", "9 tiles, any-sum, elimination 45",
+                                     ("P1", "P2", "P3"), tonight=Tonight(4, 1, ("Anna", 3))),
     "play_before_throw": PlayScreen("Anna", 1, 9, tuple(range(1, 10)), 0,
                                     prompt="ROLL to throw"),
     "play_dice_message": PlayScreen("Bernhard", 3, 9, (1, 2, 5, 6, 7, 8, 9), 27, dice=(3, 4),
@@ -49,6 +60,17 @@ SAMPLES: dict[str, Screen] = {
     "result": ResultScreen(("P2",), (ScoreRow("P1", 4, 4, 104), ScoreRow("P2", 2, 2, 96))),
     "result_8": ResultScreen(("Hanna", "Eva"), _EIGHT),
     "confirm": ConfirmScreen("New game?"),
+    "shut": ShutScreen("Anna"),
+    "shut_note": ShutScreen("Bernhard", "others score double"),
+    "menu": MenuScreen("service menu", _MAIN_MENU, selected=0),
+    "menu_scrolled": MenuScreen("service menu", _MAIN_MENU, selected=3),
+    "menu_values": MenuScreen("adjustments", _ADJUST, selected=2, values=_ADJUST_VALUES),
+    "menu_edit": MenuScreen("preset", ("klappenspiel", "crafthouse-12", "pub"), selected=1),
+    "menu_audits": MenuScreen("audits", _AUDITS, selected=None, first=5,
+                              prompt="NEXT: more  hold: back"),
+    "switch_test_9": SwitchTestScreen(9, (3, 7), (2, 0, 5, 1, 1, 0, 12, 1, 0), 3, 1),
+    "switch_test_12": SwitchTestScreen(12, (1, 12), (1, 1, 1, 1, 2, 1, 1, 1, 1, 999, 1234, 8),
+                                       17, 4),
     "notice": NoticeScreen("Flap 7", ("switch reads shut and open 40 times a second:",
                                       "check its wire")),
 }

@@ -1,12 +1,14 @@
-"""Screens of a few lines: idle (attract), a question, a problem notice."""
+"""Screens of a few lines: idle (attract, with tonight's figures when it
+has them), a question, a problem notice, and the shut box's moment."""
 
 from __future__ import annotations
 
 from PIL import ImageDraw
 
-from ..game.screens import AttractScreen, ConfirmScreen, NoticeScreen
+from ..events import Tonight
+from ..game.screens import AttractScreen, ConfirmScreen, NoticeScreen, ShutScreen
 from . import text, widgets
-from .fonts import role
+from .fonts import Font, role
 from .widgets import BOTTOM, RIGHT
 
 
@@ -26,13 +28,55 @@ def _small_centred(canvas: ImageDraw.ImageDraw, y: int, line: str) -> None:
     text.draw(canvas, text.centred_x(line, font, 0, RIGHT), y, line, font)
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def tonight_lines(t: Tonight, font: Font, scale: int = 1) -> list[str]:
+    """Tonight's figures in at most two lines that fit: "4 games  1 box
+    shut", "best 3 Anna" (the name shortened, never the score)."""
+    if t.games <= 0:
+        return ["no games yet"]
+    games = _plural(t.games, "game", "games")
+    first = f"{games}  {_plural(t.boxes_shut, 'box', 'boxes')} shut"
+    if text.width(first, font, scale) > RIGHT:
+        first = text.shorten(f"{games}  {t.boxes_shut} shut", font, RIGHT, scale)
+    lines = [first]
+    if t.best is not None:
+        name, score = t.best
+        prefix = f"best {widgets.number(score, 5)} "
+        room = RIGHT - text.width(prefix, font, scale) - scale   # the gap after the prefix
+        lines.append(prefix + text.shorten(name, font, room, scale))
+    return lines
+
+
+def _tonight(canvas: ImageDraw.ImageDraw, t: Tonight) -> None:
+    """Rows 0..30 of the idle screen: "tonight" between two rules, then
+    the figures in two 10 px lines."""
+    small, _ = role("secondary")
+    label = "tonight"
+    w = text.width(label, small)
+    x = text.centred_x(label, small, 0, RIGHT)
+    text.draw(canvas, x, 0, label, small)
+    canvas.line((0, 3, x - 4, 3), fill=1)
+    canvas.line((x + w + 3, 3, RIGHT - 1, 3), fill=1)
+    font, scale = role("figures")
+    lines = tonight_lines(t, font, scale)
+    ys = (9, 21) if len(lines) == 2 else (15,)
+    for y, line in zip(ys, lines):
+        text.draw(canvas, text.centred_x(line, font, 0, RIGHT, scale), y, line, font, scale)
+
+
 def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
     small, _ = role("secondary")
-    _headline(canvas, 0, s.title)
-    y = 16
-    for line in text.wrap(s.rules_line, small, RIGHT, 2):
-        _small_centred(canvas, y, line)
-        y += small.height + 1
+    if s.tonight is not None:
+        _tonight(canvas, s.tonight)
+    else:
+        _headline(canvas, 0, s.title)
+        y = 16
+        for line in text.wrap(s.rules_line, small, RIGHT, 2):
+            _small_centred(canvas, y, line)
+            y += small.height + 1
     n = len(s.players)
     _small_centred(canvas, 32, f"{n} player{'s' if n != 1 else ''}: " + " ".join(s.players))
     # the way in, inverted and 10 px so a passer-by sees what to press;
@@ -104,3 +148,55 @@ def draw_notice(canvas: ImageDraw.ImageDraw, s: NoticeScreen) -> None:
     for line in out:
         text.draw(canvas, 0, y, line, small)
         y += small.height + 2
+
+
+# sparkles, drawn dark on the shut screen's lit band
+_SPARKLE = ("...#...", "...#...", "..###..", "#######", "..###..", "...#...", "...#...")
+_SPARKLE_SMALL = ("..#..", "..#..", "##.##", "..#..", "..#..")
+SHUT_BAND = 32           # rows 0..31: SHUT THE BOX! on a lit band
+
+
+def _stamp(canvas: ImageDraw.ImageDraw, x: int, y: int, rows: tuple[str, ...],
+           fill: int) -> None:
+    canvas.point([(x + i, y + j) for j, row in enumerate(rows) for i, c in enumerate(row)
+                  if c == "#"], fill=fill)
+
+
+def _big_name(name: str) -> tuple[str, Font, int, int]:
+    """The name as big as it fits: 20 px capitals, packed tighter if need be,
+    else the 14 px headline size (mixed case, narrower), shortened last.
+    Returns (text, font, scale, spacing)."""
+    font, scale = role("shut_player")
+    for spacing in (scale, 1):
+        if text.width(name, font, scale, spacing) <= RIGHT:
+            return name, font, scale, spacing
+    font, _ = role("headline")
+    big, scale, spacing = text.fit_big(name, font, RIGHT)
+    return big, font, scale, spacing
+
+
+def draw_shut(canvas: ImageDraw.ImageDraw, s: ShutScreen) -> None:
+    """SHUT THE BOX! in 14 px capitals, dark on a lit band with sparkles
+    (the LEDs chase meanwhile), the player's name as big as it fits
+    under it, and the consequence ("wins at once!") small at the bottom."""
+    font, scale = role("headline")
+    canvas.rectangle((0, 0, RIGHT - 1, SHUT_BAND - 1), fill=1)
+    widgets.centred_lines(canvas, 1, SHUT_BAND - 2, ["SHUT THE", "BOX!"], font, scale,
+                          gap=2, fill=0)
+    # sparkles beside "BOX!" (the narrow second line) and in the top corners
+    for x, y, big in ((12, 20, True), (28, 16, False), (RIGHT - 20, 20, True),
+                      (RIGHT - 34, 16, False), (4, 4, False), (RIGHT - 10, 4, False)):
+        _stamp(canvas, x, y, _SPARKLE if big else _SPARKLE_SMALL, fill=0)
+
+    small, _ = role("secondary")
+    bottom = BOTTOM - 1
+    if s.note:
+        note = text.shorten(s.note, small, RIGHT)
+        text.draw(canvas, text.centred_x(note, small, 0, RIGHT), bottom - small.height + 1,
+                  note, small)
+        bottom -= small.height + 2
+    name, nfont, nscale, spacing = _big_name(s.player)
+    h = nfont.height * nscale
+    y = SHUT_BAND + 1 + max(0, (bottom - SHUT_BAND - h) // 2)
+    text.draw(canvas, text.centred_x(name, nfont, 0, RIGHT, nscale, spacing), y, name, nfont,
+              nscale, spacing=spacing)
