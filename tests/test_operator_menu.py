@@ -218,7 +218,7 @@ def test_a_script_changes_the_preset_on_the_menu_and_it_survives_restarts(capsys
     lines = ["hold-both", *["next"] * ITEMS.index("adjustments"), "roll",   # adjustments
              "roll", "next", "roll",          # rules: the next preset, stored
              "hold-next", "hold-next",        # back to the menu, out of it
-             "restart", "start 2"]
+             "restart", "start 2", "hold-next", "roll"]   # a game, stopped at once
     events = run_sim(capsys, db, "\n".join(lines), tmp_path)
     names = [e["event"] for e in events]
     assert names[:3] == ["service_entered", "setting_changed", "service_exited"]
@@ -254,7 +254,8 @@ def test_tonights_figures_after_a_game_and_the_reset_on_the_menu(tmp_path):
                                     best=(best["player"], best["score"]))
     assert state.audits[0] == "games 1"
     # the menu's reset: the audits start again, the idle screen's figures with them
-    steps = ["hold-both", *["next"] * ITEMS.index("reset audits"), "roll", "roll", "hold-next"]
+    assert runner.phase_now() == "over"
+    steps = ["roll", "hold-both", *["next"] * ITEMS.index("reset audits"), "roll", "roll", "hold-next"]
     for step in parse_script("\n".join(steps), 9):
         runner.run(step)
     assert [e["event"] for e in events[-3:]] == ["service_entered", "audits_reset",
