@@ -7,9 +7,7 @@ import json
 from pathlib import Path
 
 from ..rules import KEYS, PRESETS, build_rules, parse_set_options
-from ..config import default_db_path, load_config
 from ..errors import shown_path
-from ..settings import config_values, effective, read_settings, setting_lines
 from .common import add_rules_options, rules_from_args
 
 
@@ -54,6 +52,9 @@ def _plain(key: str, value: object, match: str) -> str:
 
 def _effective(args: argparse.Namespace) -> int:
     """The config file with the box's adjustments (service menu) over it."""
+    # imported here: plain ``rules`` (the startup benchmark) needs neither TOML nor SQLite
+    from ..config import default_db_path, load_config
+    from ..settings import config_values, effective, read_settings, setting_lines
     config = load_config(args.config, preset=args.rules, rule_overrides=parse_set_options(args.set))
     db = Path(args.db) if args.db else (config.db or default_db_path())
     config, sources = effective(config, read_settings(db))
