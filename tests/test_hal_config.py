@@ -229,3 +229,42 @@ def test_the_adapters_default_to_the_config_timings(name):
     parameters = inspect.signature(cls).parameters
     found = {key: parameters[key].default for key in timings if key in parameters}
     assert found and found == {key: timings[key] for key in found}
+
+
+# ---------------------------------------------------------------- the service button
+
+def test_no_service_button_unless_configured():
+    assert parse({})[0].service is None
+    assert parse({"backend": "mcp23017"}, 12)[0].service is None
+
+
+@pytest.mark.parametrize("table,tiles,pin", [
+    ({"service": 7}, 9, 7),                                         # a Pi pin (build a)
+    ({"backend": "mcp23017", "service": "GPB3"}, 9, ExpanderPin(0x20, 11)),
+    # a 12-flap expander has no input left: a number puts it on a Pi pin
+    ({"backend": "mcp23017", "service": 7}, 12, 7),
+])
+def test_service_button_pin_on_either_backend(table, tiles, pin):
+    hw, problems = parse(table, tiles)
+    assert problems == []
+    assert hw.service == pin
+    assert "service button on" in hw.summary()
+
+
+@pytest.mark.parametrize("table,tiles,problem", [
+    ({"service": 4}, 9, "pin 4 is also used by flap 1"),
+    ({"service": 23}, 9, "pin 23 is also used by ROLL"),
+    ({"service": 12}, 9, "pin 12 is also used by the green LED"),
+    ({"service": 18, "dice": {}}, 9, "pin 18 is also used by the dice module's ready line"),
+    ({"backend": "mcp23017", "service": "GPB3"}, 12, "GPB3 (0x20) is also used by flap 11"),
+    ({"backend": "mcp23017", "service": "GPB6"}, 9, "GPB6 (0x20) is also used by NEXT"),
+    ({"backend": "mcp23017", "service": 4}, 12, "pin 4 is also used by the MCP23017 INT line"),
+    ({"backend": "mcp23017", "service": "GPB7"}, 9, "GPB7 can only be an output"),
+    ({"service": "GPA0"}, 9, "expected a BCM pin number 0..27, got 'GPA0' (text)"),
+    ({"service": 2}, 9, "BCM 2 is I2C SDA"),
+    ({"service": 14}, 9, "allow_reserved_pins"),
+])
+def test_service_button_refused_in_one_line_naming_both_uses(table, tiles, problem):
+    _, problems = parse(table, tiles)
+    assert len(problems) == 1 and problems[0].startswith("[hardware] service: "), problems
+    assert problem in problems[0]

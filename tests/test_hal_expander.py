@@ -6,7 +6,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings, strategies as st
 
-from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
+from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from shutbox_hw.hal.expander import ExpanderLamps, ExpanderPins
 from shutbox_hw.hal.lights import Lights
 from shutbox_hw.hal.ports import LedFrame
@@ -364,3 +364,28 @@ def test_with_int_cut_flap_changes_a_read_apart_are_all_seen_and_none_invented(s
         assert r.inputs.flaps.shut_mask() == sum(1 << (k - 1) for k, v in shut.items() if v)
     finally:
         r.close()
+
+
+@pytest.mark.parametrize("with_int", [True, False])
+def test_service_button_on_the_expander_asks_once_at_the_settled_press(with_int):
+    """Nine flaps, ROLL, NEXT and the service button on GPB3: with INT the press
+    counts from its edge, without it from the periodic read that sees it."""
+    factory, world, bus = MockFactory(), SimWorld(), SimBus(1)
+    chip = SimMcp23017(int_pin=factory.pin(4))
+    bus.attach(0x20, chip)
+    lines = {t: FLAPS[t] for t in range(1, 10)} | {"roll": ROLL, "next": NEXT, "service": 11}
+    pins = ExpanderPins(bus, world.clock, lines, int_pin=4 if with_int else None,
+                        pin_factory=factory, sleep=lambda s: None)
+    inputs = Switches([pins], hold_ms=800)
+    try:
+        service = SimSwitch(world, expander_pin_setter(chip, 11), rng=random.Random(5))
+        pressed = service.set(True, 110)
+        service.set(False, 2110)      # held 2 s: no hold needed, none counted
+        events = world.run([inputs.flaps, inputs.buttons], 4000)
+        asked = [e for e in events if isinstance(e, ServiceRequested)]
+        assert len(asked) == 1 and events == asked
+        # with INT: settled 20 ms after its last edge; else seen by the read at 250
+        assert asked[0].at_ms == (pressed + 20 if with_int else 250 + 20)
+    finally:
+        inputs.close()
+        factory.reset()

@@ -9,7 +9,7 @@ from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given, settings, strategies as st
 
 from shutbox_hw.errors import UserError
-from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
+from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from shutbox_hw.hal.gpio import PiLamps, PiPins, gpio_device_problem, make_pin_factory
 from shutbox_hw.hal.lights import Lights
 from shutbox_hw.hal.ports import LedFrame
@@ -119,6 +119,33 @@ def test_long_press_fires_while_still_held(factory):
     world.at(100, factory.pin(27).drive_low)
     assert world.run([buttons], 919) == []
     assert world.run([buttons], 920) == [ButtonPressed("next", True, 920)]
+
+
+def test_service_button_on_a_pi_pin_asks_once_at_the_settled_press(factory):
+    world = SimWorld()
+    pins = PiPins({"roll": 17, "next": 27, "service": 22}, world.clock, factory)
+    buttons = Switches([pins], hold_ms=800).buttons
+    service = SimSwitch(world, mock_pin_setter(factory.pin(22)), rng=random.Random(4))
+    pressed = service.set(True, 100)            # bouncing, like every switch
+    released = service.set(False, 3000)         # held far past the hold time: still one
+    again = service.set(True, 4000)
+    events = world.run([buttons], 6000)
+    assert events == [ServiceRequested(pressed + 20), ServiceRequested(again + 20)]
+    assert pressed < released
+    buttons.close()
+
+
+def test_a_chattering_service_button_is_a_fault_named_service(factory):
+    world = SimWorld()
+    pins = PiPins({"roll": 17, "next": 27, "service": 22}, world.clock, factory)
+    buttons = Switches([pins], hold_ms=800).buttons
+    pin = factory.pin(22)
+    for i in range(300):                 # 3 s of an edge every 10 ms, ending released
+        world.at(i * 10, (pin.drive_low if i % 2 == 0 else pin.drive_high))
+    events = world.run([buttons], 5000)
+    assert events == [InputFault("SERVICE", "switch chattering", 1000),
+                      InputFault("SERVICE", "switch settled again", 2990 + 250, ok=True)]
+    buttons.close()
 
 
 def test_leds_on_pins_follow_frames_and_blink(factory):

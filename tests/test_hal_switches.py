@@ -12,9 +12,10 @@ import random
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault
+from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from shutbox_hw.hal.box import build_ports
-from shutbox_hw.hal.config import ExpanderConfig, ExpanderPin, HardwareConfig
+from shutbox_hw.hal.config import ExpanderConfig, ExpanderPin, HardwareConfig, parse_hardware
+from shutbox_hw.hal.debounce import ButtonInputs
 from shutbox_hw.hal.poll import run_loop
 from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.simulated import (SimBus, SimMcp23017, SimSwitch, SimWorld,
@@ -145,6 +146,54 @@ def test_a_switch_wired_twice_or_half_the_buttons_is_refused():
     with pytest.raises(ValueError, match="ROLL and NEXT"):
         Switches([Source({1: False, "roll": False})])
     assert Switches([Source({1: False})]).buttons is None
+
+
+def test_the_service_line_asks_for_the_menu_and_is_no_button():
+    inputs = ButtonInputs({"roll": False, "next": False, "service": False}, hold_ms=1000,
+                          debounce_ms=20)
+    out = []
+    for at, line, level in [(100, "service", True), (103, "service", False),  # a bounce
+                            (105, "service", True), (300, "roll", True),
+                            (400, "roll", False), (3000, "service", False)]:
+        out += inputs.poll(at)
+        inputs.edge(line, level, at)
+    out += inputs.poll(5000)
+    assert out == [ServiceRequested(125), ButtonPressed("roll", False, 420)]
+    assert set(inputs.timers) == {"roll", "next"}
+
+
+def test_the_service_line_alone_or_half_the_buttons_is_refused():
+    with pytest.raises(ValueError, match="ROLL and NEXT"):
+        Switches([Source({1: False, "service": False})])
+    with pytest.raises(ValueError, match="ROLL and NEXT"):
+        Switches([Source({"roll": False, "service": False})])
+
+
+def test_build_b_with_the_service_button_on_a_pi_pin():
+    """Twelve flaps and both buttons fill the expander's inputs: the service
+    button goes on a Pi pin, as hardware/README.md suggests for build (b)."""
+    problems: list[str] = []
+    hw = parse_hardware({"backend": "mcp23017", "service": 7, "display": {"driver": "none"}},
+                        12, problems)
+    assert problems == [] and hw.service == 7 and len(hw.flaps) == 12
+    world, factory, bus = SimWorld(), MockFactory(), SimBus(1)
+    chip = SimMcp23017(int_pin=factory.pin(4))
+    bus.attach(0x20, chip)
+    ports = build_ports(hw, world.clock, pin_factory=factory, bus=lambda n: bus,
+                        sleep=lambda s: None)
+    try:
+        rng = random.Random(6)
+        service = SimSwitch(world, mock_pin_setter(factory.pin(7)), rng=rng)
+        flap = SimSwitch(world, expander_pin_setter(chip, 12), rng=rng)   # GPB4: flap 12
+        pressed = service.set(True, 200)
+        service.set(False, 300)
+        shut = flap.set(True, 500)
+        events = world.run([ports.flaps, ports.buttons], 2000)
+        assert events == [ServiceRequested(pressed + 20), FlapChanged(12, True, shut + 20)]
+    finally:
+        for port in (ports.flaps, ports.buttons, ports.indicators):
+            port.close()
+        factory.reset()
 
 
 def test_the_loop_steps_at_each_deadline_ahead_and_stops_at_until_or_done():

@@ -140,3 +140,55 @@ def test_i2c_faults_follow_the_seed(capsys, tmp_path):
         runs.append(capsys.readouterr().out)
     assert runs[0] == runs[1] and '"fault"' in runs[0]
     assert runs[2] != runs[0]
+
+
+# ---------------------------------------------------------------- the service button
+
+def menu_tolerant_render(monkeypatch):
+    """Until the renderer that draws the operator menu is merged, a MenuScreen
+    becomes a blank frame; every other screen is drawn as before. The JSON
+    events are what these tests check."""
+    from PIL import Image
+
+    import shutbox_hw.render as render_module
+    from shutbox_hw.game.screens import MenuScreen
+    real = render_module.render
+
+    def render(screen):
+        try:
+            return real(screen)
+        except TypeError:
+            if isinstance(screen, MenuScreen):
+                return Image.new("1", (128, 64))
+            raise
+    monkeypatch.setattr(render_module, "render", render)
+
+
+@pytest.mark.parametrize("hardware", ["service = 7",
+                                      'backend = "mcp23017"\nservice = "GPB3"'])
+def test_the_service_button_opens_the_menu_from_the_idle_screen(capsys, tmp_path, monkeypatch,
+                                                               hardware):
+    menu_tolerant_render(monkeypatch)
+    config = tmp_path / "box.toml"
+    config.write_text(f"[hardware]\n{hardware}\n")
+    code, out, err = sim(capsys, tmp_path, "service\n", "--config", str(config))
+    assert code == 0, err
+    assert [json.loads(line) for line in out.splitlines()] == [{"event": "service_entered"}]
+
+
+def test_the_service_button_during_a_game_does_nothing(capsys, tmp_path):
+    config = tmp_path / "box.toml"
+    config.write_text("[hardware]\nservice = 7\n")
+    code, out, err = sim(capsys, tmp_path, "start 1\nservice\n", "--config", str(config))
+    assert code == 0, err
+    events = [json.loads(line)["event"] for line in out.splitlines()]
+    assert events[0] == "game_started" and "service_entered" not in events
+
+
+def test_service_without_a_service_button_is_refused_before_anything_runs(capsys, tmp_path):
+    code, out, err = sim(capsys, tmp_path, "start 1\nservice\n")
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "s.txt:2: service: no service button in this config" in lines[0]
+    with pytest.raises(ScriptError, match="takes no arguments"):
+        parse_script("service now\n", 9)

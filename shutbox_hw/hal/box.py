@@ -57,6 +57,8 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
     """
     switches: dict[Line, Pin] = {**dict(enumerate(hw.flaps, start=1)),
                                  "roll": hw.roll, "next": hw.next}
+    if hw.service is not None:   # on the Pi or the expander, read like the buttons
+        switches["service"] = hw.service
     led_pins = dict(enumerate(hw.flap_leds, start=1))
     status = {"green": hw.green_led, "red": hw.red_led}
     expander = hw.mcp23017
@@ -81,7 +83,7 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
             sources.append(pins)
             input_chip = pins.chip
         inputs = Switches(sources, debounce_ms=hw.debounce_ms, hold_ms=hw.hold_ms)
-        assert inputs.buttons is not None   # the config always wires both
+        assert inputs.buttons is not None   # the config always wires both buttons
 
         chip_leds, chip_status = on_expander(led_pins), on_expander(status)
         if chip_leds or chip_status:

@@ -129,6 +129,7 @@ class HardwareConfig:
     flaps: tuple[Pin, ...] = DEFAULT_GPIO_FLAPS[:9]
     roll: Pin = DEFAULT_GPIO_ROLL
     next: Pin = DEFAULT_GPIO_NEXT
+    service: Pin | None = None      # the optional service button inside the box
     green_led: Pin | None = DEFAULT_GPIO_GREEN
     red_led: Pin | None = DEFAULT_GPIO_RED
     flap_leds: tuple[Pin, ...] = ()
@@ -151,7 +152,13 @@ class HardwareConfig:
                  f"on bus {self.display.port}")
         dice = (f", dice module 0x{self.dice.address:02X} on bus {self.dice.bus}"
                 if self.dice else "")
-        return f"{self.tiles} flaps and 2 buttons on {where}{leds}, {shown}{dice}"
+        service = f", service button on {_pin_text(self.service)}" if self.service is not None \
+            else ""
+        return f"{self.tiles} flaps and 2 buttons on {where}{service}{leds}, {shown}{dice}"
+
+
+def _pin_text(pin: Pin) -> str:
+    return f"BCM {pin}" if isinstance(pin, int) else str(pin)
 
 
 DAY_S = 86_400
@@ -159,7 +166,8 @@ _CHIP = " (an MCP23017 answers only there, set by A2..A0)"
 
 HARDWARE = Spec(HardwareConfig, {
     "backend": Choice(BACKENDS),
-    "flaps": Checked(), "roll": Checked(), "next": Checked(), "green_led": Checked(),
+    "flaps": Checked(), "roll": Checked(), "next": Checked(), "service": Checked(),
+    "green_led": Checked(),
     "red_led": Checked(), "flap_leds": Checked(),   # pins: their kind follows the backend
     "debounce_ms": Integer(1, 500, "milliseconds"),
     "hold_ms": Integer(100, 10_000, "milliseconds"),
@@ -236,6 +244,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
             flap_leds = _parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
     # last, so that a clash names the dice module's key, not the flap's
     dice = _parse_dice(v["dice"], check.under("dice"), pins) if "dice" in table else None
+    service = _parse_service(table, pins, chip)
     if expander is not None and display.driver != "none" and display.port == expander.bus:
         for key, address in (("mcp23017.address", expander.address),
                              ("mcp23017.led_address", expander.led_address)):
@@ -254,12 +263,26 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                                           f"bus {bus}")
     # roll or nxt is None only with a problem reported: the config is then not for running
     return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=cast(Pin, roll),
-                          next=cast(Pin, nxt),
+                          next=cast(Pin, nxt), service=service,
                           green_led=green, red_led=red, flap_leds=flap_leds,
                           debounce_ms=v["debounce_ms"], hold_ms=v["hold_ms"],
                           read_interval_ms=v["read_interval_ms"],
                           allow_reserved_pins=v["allow_reserved_pins"], mcp23017=expander,
                           display=display, dice=dice)
+
+
+def _parse_service(table: Mapping[str, Any], pins: _PinBook,
+                   chip: int | None) -> Pin | None:
+    """The optional service button (no default: absent, none). An input like
+    ROLL; with the expander backend a number puts it on a Pi pin instead,
+    since a 12-flap box has no input left on the expander. Claimed after
+    every other pin, so that a clash names this key and the pin's other use."""
+    if "service" not in table:
+        return None
+    raw = table["service"]
+    on_pi = isinstance(raw, int) and not isinstance(raw, bool)
+    return pins.claim_value("service", raw, "the service button", None if on_pi else chip,
+                            output=False)
 
 
 def _parse_expander(table: Mapping[str, Any], check: Problems) -> ExpanderConfig:

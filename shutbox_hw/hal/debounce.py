@@ -27,12 +27,17 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from .config import HardwareConfig
 
 K = TypeVar("K", bound=Hashable)
+
+ServiceLine = Literal["service"]
+SERVICE: ServiceLine = "service"
+"""The optional service button inside the box: a settled press asks for the menu."""
+_BUTTON_NAMES: tuple[ButtonName, ...] = ("roll", "next")
 
 CHATTER_MESSAGE = "switch chattering"
 SERVICE_HOLD_MS = 5000   # ROLL and NEXT held together this long: the operator menu
@@ -249,16 +254,23 @@ class FlapInputs(_Lines[int]):
         return [e[2] for e in events]
 
 
-class ButtonInputs(_Lines[ButtonName]):
-    """The debounce and hold logic of ROLL and NEXT (True = pressed)."""
+class ButtonInputs(_Lines[ButtonName | ServiceLine]):
+    """The debounce and hold logic of ROLL and NEXT (True = pressed), and of the
+    optional service button (:data:`SERVICE`).
 
-    def __init__(self, pressed: Mapping[ButtonName, bool], *,
+    The service line is debounced and chatter-checked like a button, but it is
+    no button: a settled press gives one :class:`ServiceRequested` at the
+    settled time, with no hold; its release gives nothing.
+    """
+
+    def __init__(self, pressed: Mapping[ButtonName | ServiceLine, bool], *,
                  hold_ms: int = HardwareConfig.hold_ms,
                  debounce_ms: int = HardwareConfig.debounce_ms, chatter_ms: int = 1000,
                  recover_ms: int = 250, service_hold_ms: int = SERVICE_HOLD_MS) -> None:
         super().__init__(pressed, debounce_ms, chatter_ms, recover_ms)
         # A button already held at start is not a press: it must be released first.
-        self.timers = {name: HoldTimer(hold_ms) for name in pressed}
+        self.timers: dict[ButtonName, HoldTimer] = {
+            name: HoldTimer(hold_ms) for name in _BUTTON_NAMES if name in pressed}
         self.both = BothHeld(service_hold_ms)
 
     def poll(self, now_ms: int) -> list[ButtonPressed | InputFault | ServiceRequested]:
@@ -268,7 +280,11 @@ class ButtonInputs(_Lines[ButtonName]):
                         for seq, item in enumerate(d.poll(now_ms))),
                        key=lambda e: (e[0], e[1]))
         events: list[tuple[int, int, ButtonPressed | InputFault | ServiceRequested]] = []
-        for _, _, name, item in items:
+        for _, _, line, item in items:
+            if line == SERVICE:
+                self._service_line(events, item)
+                continue
+            name: ButtonName = line
             timer = self.timers[name]
             if isinstance(item, Chatter):
                 for long, at in timer.poll(item.at_ms):
@@ -276,9 +292,7 @@ class ButtonInputs(_Lines[ButtonName]):
                 if not item.ok:
                     timer.cancel()
                     self.both.level(name, False, item.at_ms)
-                events.append((item.at_ms, len(events), InputFault(
-                    name.upper(), SETTLED_MESSAGE if item.ok else CHATTER_MESSAGE,
-                    item.at_ms, ok=item.ok)))
+                events.append((item.at_ms, len(events), _fault(name, item)))
                 continue
             for long, at in timer.poll(item.at_ms):   # a long press due before this change
                 events.append((at, len(events), ButtonPressed(name, long, at)))
@@ -295,6 +309,16 @@ class ButtonInputs(_Lines[ButtonName]):
         events.sort(key=lambda e: (e[0], e[1]))
         return [e[2] for e in events]
 
+    @staticmethod
+    def _service_line(events: list[tuple[int, int, ButtonPressed | InputFault
+                                         | ServiceRequested]],
+                      item: Settled | Chatter) -> None:
+        """The service button: a settled press asks for the menu; chatter is a fault."""
+        if isinstance(item, Chatter):
+            events.append((item.at_ms, len(events), _fault(SERVICE, item)))
+        elif item.level:
+            events.append((item.at_ms, len(events), ServiceRequested(item.at_ms)))
+
     def _service(self, events: list[tuple[int, int, ButtonPressed | InputFault
                                           | ServiceRequested]], now_ms: int) -> None:
         at = self.both.poll(now_ms)
@@ -307,3 +331,8 @@ class ButtonInputs(_Lines[ButtonName]):
                  if t is not None]
         return min(times, default=None)
 
+
+def _fault(line: str, item: Chatter) -> InputFault:
+    """A button's chatter report: "ROLL", "NEXT" or "SERVICE" for a person."""
+    return InputFault(line.upper(), SETTLED_MESSAGE if item.ok else CHATTER_MESSAGE,
+                      item.at_ms, ok=item.ok)

@@ -39,7 +39,8 @@ class FlapBank(Protocol):
 
 
 class Buttons(Protocol):
-    """ROLL and NEXT: a short press on release, a long press once held long enough."""
+    """ROLL and NEXT: a short press on release, a long press once held long enough;
+    the optional service button: a request for the operator menu."""
 
     def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault | ServiceRequested]: ...
 

@@ -1,4 +1,5 @@
-"""The box's switches, whatever carries them: one flap bank and one pair of buttons.
+"""The box's switches, whatever carries them: one flap bank, one pair of buttons
+and the optional service button.
 
 Pi pins (:class:`~.gpio.PiPins`) and expander pins
 (:class:`~.expander.ExpanderPins`) are both *edge sources*: they give the
@@ -25,11 +26,12 @@ from typing import Protocol
 
 from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from .config import HardwareConfig
-from .debounce import ButtonInputs, FlapInputs
+from .debounce import SERVICE, ButtonInputs, FlapInputs, ServiceLine
 from .poll import earliest
 
-Line = int | ButtonName
-"""A switch: a tile number for a flap, "roll" or "next" for a button."""
+Line = int | ButtonName | ServiceLine
+"""A switch: a tile number for a flap, "roll" or "next" for a button, "service"
+for the service button (debounced with the buttons, see :class:`~.debounce.ButtonInputs`)."""
 
 BUTTONS: tuple[ButtonName, ...] = ("roll", "next")
 
@@ -81,8 +83,9 @@ class Switches:
         flaps = {line: level for line, level in levels.items() if isinstance(line, int)}
         pressed = {line: level for line, level in levels.items()
                    if not isinstance(line, int)}
-        if pressed and sorted(pressed) != sorted(BUTTONS):
-            raise ValueError("give both ROLL and NEXT, or neither")
+        if pressed and sorted(line for line in pressed if line != SERVICE) != sorted(BUTTONS):
+            raise ValueError("give both ROLL and NEXT (and the service button if any), "
+                             "or none of them")
         self._faults: list[InputFault] = []
         self.flaps = FlapSwitches(self, FlapInputs(flaps, debounce_ms=debounce_ms,
                                                    chatter_ms=chatter_ms))
@@ -140,7 +143,8 @@ class FlapSwitches:
 
 
 class ButtonSwitches:
-    """The ROLL/NEXT view of :class:`Switches` (a :class:`~.ports.Buttons`)."""
+    """The ROLL/NEXT view of :class:`Switches` (a :class:`~.ports.Buttons`), with
+    the service button when there is one."""
 
     def __init__(self, switches: Switches, logic: ButtonInputs) -> None:
         self._switches = switches

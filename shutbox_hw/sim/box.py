@@ -22,7 +22,7 @@ from PIL import Image
 
 from ..config import Config
 from ..daemon import Box
-from ..events import ButtonPressed, FlapChanged
+from ..events import ButtonPressed, FlapChanged, ServiceRequested
 from ..hal.box import Ports, build_module, build_ports
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.dice_source import DiceSource
@@ -84,13 +84,15 @@ class Watched:
     and press they report: the simulated person waits for the box to take an
     input, and tests count what reached the game."""
 
-    def __init__(self, port: Any, seen: list[FlapChanged | ButtonPressed]) -> None:
+    def __init__(self, port: Any,
+                 seen: list[FlapChanged | ButtonPressed | ServiceRequested]) -> None:
         self._port = port
         self._seen = seen
 
     def poll(self, now_ms: int) -> Sequence[Any]:
         events = self._port.poll(now_ms)
-        self._seen.extend(e for e in events if isinstance(e, (FlapChanged, ButtonPressed)))
+        self._seen.extend(e for e in events
+                          if isinstance(e, (FlapChanged, ButtonPressed, ServiceRequested)))
         return events
 
     def __getattr__(self, name: str) -> Any:
@@ -238,8 +240,11 @@ class SimulatedBox:
                       for tile, pin in enumerate(hw.flaps, start=1)}
         self.buttons = {"roll": self._switch(hw.roll, switch_rng),
                         "next": self._switch(hw.next, switch_rng)}
+        if hw.service is not None:   # the service button inside the box
+            self.buttons["service"] = self._switch(hw.service, switch_rng)
         self.shut: set[int] = set()
-        self.seen: list[FlapChanged | ButtonPressed] = []   # every input the daemon got
+        # every input the daemon got
+        self.seen: list[FlapChanged | ButtonPressed | ServiceRequested] = []
         # drawn after the dice and switches, so their sequences are as before
         self.bus.rng = random.Random(rng.random())
         self.panel = PanelRecorder(frames_dir, bus=self.bus, address=hw.display.address,
@@ -299,6 +304,7 @@ class SimulatedBox:
         return self.flaps[tile].set(shut, at_ms)
 
     def button_switch(self, name: str) -> SimSwitch:
+        """ROLL's, NEXT's or (if configured) the service button's switch."""
         return self.buttons[name]
 
     # -- hardware faults (script commands) ------------------------------------------
@@ -347,7 +353,7 @@ class SimulatedBox:
     # -- wiring faults a builder makes (planted by the self-test's tests) --------------
 
     def _input(self, name: int | str) -> SimSwitch:
-        """A flap's switch by tile number, a button's by "roll" / "next"."""
+        """A flap's switch by tile number, a button's by "roll" / "next" / "service"."""
         return self.flaps[name] if isinstance(name, int) else self.buttons[name]
 
     def swap_inputs(self, a: int | str, b: int | str) -> None:

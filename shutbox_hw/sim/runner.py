@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config import Config
 from ..daemon import Daemon
-from ..events import ButtonPressed, FlapChanged
+from ..events import ButtonPressed, FlapChanged, ServiceRequested
 from ..game.advice import Advisor
 from ..hints import advisor_for as solver_advisor
 from ..hal.debounce import SERVICE_HOLD_MS
@@ -28,6 +28,7 @@ from .script import ScriptError, Step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
+Seen = FlapChanged | ButtonPressed | ServiceRequested   # what the simulated person watches for
 SHAKE_EDGES = 8         # tilt switch flips in one shake of the dice module
 SHAKE_EDGE_MS = 60
 MODULE_WAIT_MS = 5000   # at most this long for the module's throw to arrive
@@ -46,6 +47,8 @@ def check_steps(steps: list[Step], config: Config, name: str = "script") -> None
         elif step.command == "shake" and (config.game.dice != "module"
                                           or config.hardware.dice is None):
             problem = 'no dice module in play (needs [game] dice = "module")'
+        elif step.command == "service" and config.hardware.service is None:
+            problem = "no service button in this config (needs [hardware] service = PIN)"
         if problem:
             raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
 
@@ -166,7 +169,7 @@ class SimRunner:
 
     # ------------------------------------------------------------------ the person
 
-    def _await(self, seen: Callable[[FlapChanged | ButtonPressed], bool]) -> None:
+    def _await(self, seen: Callable[[Seen], bool]) -> None:
         """Wait, as a person watching the box would, until the box took the input
         (it may see it late: a periodic read when INT is dead, a chip back on the
         bus), giving up after ``_patience_ms``."""
@@ -194,7 +197,7 @@ class SimRunner:
         switch = self.sim.button_switch(button)
         hold = self.sim.hold_ms + 50 if long else PRESS_MS
 
-        def taken(e: FlapChanged | ButtonPressed) -> bool:
+        def taken(e: Seen) -> bool:
             # a long press the box saw only in part (an expander repaired while
             # it was held) came out short: hold it again
             return isinstance(e, ButtonPressed) and e.button == button and e.long == long
@@ -231,6 +234,17 @@ class SimRunner:
         last = max(switch.set(True, self.world.now_ms()) for switch in switches)
         self.advance(last - self.world.now_ms() + SERVICE_HOLD_MS + PRESS_MS)
         self._settle_after(max(switch.set(False, self.world.now_ms()) for switch in switches))
+
+    def service(self) -> None:
+        """The service button inside the box pressed briefly and let go; waited
+        on, like a button, until the box took the press."""
+        switch = self.sim.button_switch("service")
+        start = len(self.sim.seen)
+        last = switch.set(True, self.world.now_ms())
+        self.advance(last - self.world.now_ms() + PRESS_MS)
+        self._settle_after(switch.set(False, self.world.now_ms()))
+        if not any(isinstance(e, ServiceRequested) for e in self.sim.seen[start:]):
+            self._await(lambda e: isinstance(e, ServiceRequested))
 
     def phase_now(self) -> str:
         return self.daemon.controller.state.phase
@@ -327,6 +341,8 @@ class SimRunner:
             self.press("next", long=command == "hold-next")
         elif command == "hold-both":
             self.hold_both()
+        elif command == "service":
+            self.service()
         elif command in ("close", "open"):
             for tile in args:
                 self.flap(int(tile), command == "close")

@@ -7,6 +7,8 @@ One command per line; ``#`` starts a comment; blank lines are ignored::
     roll | roll1     short | long press of ROLL
     next | hold-next short | long press of NEXT
     hold-both        ROLL and NEXT held together for 5 s (the operator menu, from idle)
+    service          press and release the service button inside the box (the
+                     operator menu, from idle; needs [hardware] service)
     close T [T ...]  shut these flaps one after another
     open T [T ...]   lift them
     wait SECONDS     let time pass
@@ -41,11 +43,11 @@ from pathlib import Path
 from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
 
-COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "hold-both", "close", "open",
-            "wait", "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int", "mend-int",
-            "shake", "disk-full", "disk-ok", "cut-after-writes")
-NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "hold-both", "restart", "brownout", "cut-int",
-                "mend-int", "shake", "disk-full", "disk-ok")
+COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "hold-both", "service", "close",
+            "open", "wait", "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int",
+            "mend-int", "shake", "disk-full", "disk-ok", "cut-after-writes")
+NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "hold-both", "service", "restart", "brownout",
+                "cut-int", "mend-int", "shake", "disk-full", "disk-ok")
 MAX_CUT_WRITES = 1_000_000
 DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27
 BOUNCE_EDGES = 10
