@@ -144,31 +144,9 @@ def test_i2c_faults_follow_the_seed(capsys, tmp_path):
 
 # ---------------------------------------------------------------- the service button
 
-def menu_tolerant_render(monkeypatch):
-    """Until the renderer that draws the operator menu is merged, a MenuScreen
-    becomes a blank frame; every other screen is drawn as before. The JSON
-    events are what these tests check."""
-    from PIL import Image
-
-    import shutbox_hw.render as render_module
-    from shutbox_hw.game.screens import MenuScreen
-    real = render_module.render
-
-    def render(screen):
-        try:
-            return real(screen)
-        except TypeError:
-            if isinstance(screen, MenuScreen):
-                return Image.new("1", (128, 64))
-            raise
-    monkeypatch.setattr(render_module, "render", render)
-
-
 @pytest.mark.parametrize("hardware", ["service = 7",
                                       'backend = "mcp23017"\nservice = "GPB3"'])
-def test_the_service_button_opens_the_menu_from_the_idle_screen(capsys, tmp_path, monkeypatch,
-                                                               hardware):
-    menu_tolerant_render(monkeypatch)
+def test_the_service_button_opens_the_menu_from_the_idle_screen(capsys, tmp_path, hardware):
     config = tmp_path / "box.toml"
     config.write_text(f"[hardware]\n{hardware}\n")
     code, out, err = sim(capsys, tmp_path, "service\n", "--config", str(config))
