@@ -22,7 +22,7 @@ from .events import (ButtonPressed, DiceRolled, Event, Figures, FlapChanged, Inp
 from .game.advice import Advisor
 from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
-from .game.events import AnyGameEvent, AuditsReset, GameEnded, SettingChanged
+from .game.events import AnyGameEvent, AuditsReset, GameEnded, ServiceEntered, SettingChanged
 from .hal.clock import Clock
 from .hal.dice_source import DiceSource
 from .hal.poll import earliest
@@ -80,6 +80,7 @@ class Daemon:
         self._retry_at: int | None = None
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
         self.tally = Tally()   # switch changes and faults for the audits, written in batches
+        self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
 
     def start(self) -> None:
         """Power on: resume the unfinished game, read the flaps, show the box.
@@ -127,14 +128,17 @@ class Daemon:
         self._configure()
         self._apply(self.controller.refresh(), now)
 
-    def _read_figures(self, now: int) -> None:
-        """Tonight's figures and the audits, for the idle screen and the menu."""
+    def _read_figures(self, now: int, audits: bool = False) -> None:
+        """Tonight's figures for the idle screen; with ``audits`` the audit lines
+        for the menu too (they read every game, so only when the menu opens)."""
         try:
-            tonight, lines = self.store.figures()
+            tonight = self.store.tonight()
+            if audits:
+                self.audits = tuple(self.store.audit_lines())
         except StorageFault as error:
             log.warning("audits not read: %s", error)
             return
-        self.feed(Figures(tonight, tuple(lines), now))
+        self.feed(Figures(tonight, self.audits, now))
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
@@ -185,7 +189,9 @@ class Daemon:
         changes = [e for e in events if isinstance(e, SettingChanged)]
         if changes:
             self._adjusted(changes, now)
-        if any(isinstance(e, (GameEnded, AuditsReset)) for e in events):
+        if any(isinstance(e, (ServiceEntered, AuditsReset)) for e in events):
+            self._read_figures(now, audits=True)
+        elif any(isinstance(e, GameEnded) for e in events):
             self._read_figures(now)
         for effect in effects:
             if isinstance(effect, RollDice):

@@ -252,10 +252,14 @@ def test_tonights_figures_after_a_game_and_the_reset_on_the_menu(tmp_path):
     state = runner.daemon.controller.state
     assert state.tonight == Tonight(games=1, boxes_shut=sum(e["shut"] for e in ended),
                                     best=(best["player"], best["score"]))
-    assert state.audits[0] == "games 1"
+    assert state.audits == ()                         # read when the menu opens
+    for step in parse_script("roll\nhold-both\n", 9):  # the result, idle, the menu
+        runner.run(step)
+    assert runner.daemon.controller.state.audits[0] == "games 1"
+    runner.run(parse_script("hold-next\n", 9)[0])     # out again
     # the menu's reset: the audits start again, the idle screen's figures with them
-    assert runner.phase_now() == "over"
-    steps = ["roll", "hold-both", *["next"] * ITEMS.index("reset audits"), "roll", "roll", "hold-next"]
+    assert runner.phase_now() == "idle"
+    steps = ["hold-both", *["next"] * ITEMS.index("reset audits"), "roll", "roll", "hold-next"]
     for step in parse_script("\n".join(steps), 9):
         runner.run(step)
     assert [e["event"] for e in events[-3:]] == ["service_entered", "audits_reset",

@@ -435,13 +435,17 @@ class Store:
             raise StorageFault(fault_text(error, self.path)) from error
 
     def audit_lines(self) -> list[str]:
-        """The audits as short lines for the operator menu."""
-        return audit_lines(self._conn())
-
-    def figures(self) -> tuple[Tonight, list[str]]:
-        """Tonight's figures and the audit lines (the idle screen and the menu)."""
+        """The audits as short lines for the operator menu (reads every game:
+        asked for when the menu opens, not after each game)."""
         try:
-            return tonight(self._conn(), self._clock()), self.audit_lines()
+            return audit_lines(self._conn())
+        except sqlite3.Error as error:
+            raise StorageFault(fault_text(error, self.path)) from error
+
+    def tonight(self) -> Tonight:
+        """Tonight's figures for the idle screen (three counts, read after each game)."""
+        try:
+            return tonight(self._conn(), self._clock())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 
