@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import Config
-from .events import (ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
+from .events import (ButtonLevel, ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
                      ServiceRequested, Tick)
 from .game.advice import Advisor
 from .game.controller import Controller
@@ -145,7 +145,8 @@ class Daemon:
         now = self.clock.now_ms()
         touched = False
         for event in [*self.box.flaps.poll(now), *self.box.buttons.poll(now)]:
-            touched = touched or isinstance(event, (FlapChanged, ButtonPressed, ServiceRequested))
+            touched = touched or isinstance(event, (FlapChanged, ButtonPressed, ButtonLevel,
+                                                    ServiceRequested))
             if isinstance(event, FlapChanged):
                 self.tally.switch(f"flap {event.tile}")
             elif isinstance(event, ButtonPressed):

@@ -31,6 +31,15 @@ class ButtonPressed:
 
 
 @dataclass(frozen=True)
+class ButtonLevel:
+    """A button's switch settled down (``down`` True) or up. The game acts on
+    :class:`ButtonPressed` only; the operator's switch test shows this live."""
+    button: ButtonName
+    down: bool
+    at_ms: int
+
+
+@dataclass(frozen=True)
 class DiceRolled:
     """The faces of a throw: ``source`` "software" (ROLL, rolled by the Pi) or
     "module" (the dice module, asked by ROLL or thrown on the module itself)."""
@@ -82,5 +91,8 @@ class Figures:
     at_ms: int
 
 
-Event = Union[FlapChanged, ButtonPressed, DiceRolled, Tick, InputFault, ServiceRequested,
-              Figures]
+Event = Union[FlapChanged, ButtonPressed, ButtonLevel, DiceRolled, Tick, InputFault,
+              ServiceRequested, Figures]
+
+ButtonEvent = Union[ButtonPressed, ButtonLevel, InputFault, ServiceRequested]
+"""What the buttons (and the service button) report."""

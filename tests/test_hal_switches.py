@@ -12,7 +12,7 @@ import random
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from shutbox_hw.events import ButtonPressed, FlapChanged, InputFault, ServiceRequested
+from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from shutbox_hw.hal.box import build_ports
 from shutbox_hw.hal.config import ExpanderConfig, ExpanderPin, HardwareConfig, parse_hardware
 from shutbox_hw.hal.debounce import ButtonInputs
@@ -21,6 +21,10 @@ from shutbox_hw.hal.ports import LedFrame
 from shutbox_hw.hal.simulated import (SimBus, SimMcp23017, SimSwitch, SimWorld,
                                       expander_pin_setter, mock_pin_setter)
 from shutbox_hw.hal.switches import Edge, Switches
+
+def presses(events):
+    """The events without the buttons' levels (ButtonLevel: the switch test's)."""
+    return [e for e in events if not isinstance(e, ButtonLevel)]
 
 
 def on_chip(index: int) -> ExpanderPin:
@@ -71,7 +75,7 @@ def box():
 def test_flaps_on_the_expander_and_buttons_on_the_pi_play_together(box):
     shut = box.flap[2].set(True, 100)
     up = box.roll.set(False, box.roll.set(True, 300) + 100)
-    events = box.run(2000)
+    events = presses(box.run(2000))
     assert events == [FlapChanged(2, True, shut + 20), ButtonPressed("roll", False, up + 20)]
     assert box.ports.flaps.shut_mask() == 0b010
 
@@ -79,7 +83,7 @@ def test_flaps_on_the_expander_and_buttons_on_the_pi_play_together(box):
 def test_a_lost_expander_is_a_fault_while_the_pi_buttons_go_on(box):
     box.world.at(500, lambda: setattr(box.chip, "absent", True))
     up = box.roll.set(False, box.roll.set(True, 1000) + 100)
-    events = box.run(2000)
+    events = presses(box.run(2000))
     assert events == [InputFault("MCP23017 0x20", "no answer after 4 attempts (errno 121)", 500),
                       ButtonPressed("roll", False, up + 20)]
 
@@ -132,7 +136,7 @@ def test_edges_go_to_the_flap_or_button_they_name_whatever_the_source():
     a.pending = [Edge(2 - 1, True, 10), Edge("roll", True, 10), Edge("roll", False, 100)]
     b.pending = [Edge(2, False, 10)]
     assert switches.buttons is not None
-    assert switches.buttons.poll(200) == [ButtonPressed("roll", False, 120)]
+    assert presses(switches.buttons.poll(200)) == [ButtonPressed("roll", False, 120)]
     # the sources' faults travel with the flaps, in time order
     assert switches.flaps.poll(200) == [InputFault("chip", "gone", 5), FlapChanged(1, True, 30),
                                         FlapChanged(2, False, 30)]
@@ -158,7 +162,8 @@ def test_the_service_line_asks_for_the_menu_and_is_no_button():
         out += inputs.poll(at)
         inputs.edge(line, level, at)
     out += inputs.poll(5000)
-    assert out == [ServiceRequested(125), ButtonPressed("roll", False, 420)]
+    assert out == [ServiceRequested(125), ButtonLevel("roll", True, 320),
+                   ButtonLevel("roll", False, 420), ButtonPressed("roll", False, 420)]
     assert set(inputs.timers) == {"roll", "next"}
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.events import ButtonPressed, Figures, FlapChanged, ServiceRequested, Tick, Tonight
+from shutbox_hw.events import ButtonLevel, ButtonPressed, Figures, FlapChanged, ServiceRequested, Tick, Tonight
 from shutbox_hw.game.screens import AttractScreen, ConfirmScreen, MenuScreen, SwitchTestScreen
 from shutbox_hw.game.service import ITEMS, LED_STEPS
 from shutbox_hw.game.view import ATTRACT_PAGE_MS
@@ -47,6 +47,9 @@ def test_both_buttons_held_five_seconds_ask_for_the_menu_once():
     # each button's own long press still comes (the idle screen ignores those)
     assert {(e.button, e.long) for e in events if isinstance(e, ButtonPressed)} == \
         {("roll", True), ("next", True)}
+    # and every settled change of each button, for the switch test
+    assert [(e.button, e.down, e.at_ms) for e in events if isinstance(e, ButtonLevel)] == \
+        [("roll", True, 20), ("next", True, 320), ("roll", False, 7020), ("next", False, 7020)]
 
 
 def test_letting_go_early_or_one_button_alone_is_no_gesture():
@@ -108,6 +111,11 @@ def test_switch_test_shows_each_flap_live_and_counts_it():
     assert t.screen == SwitchTestScreen(tiles=9, down=(2, 7),
                                         counts=(0, 1, 0, 0, 0, 0, 2, 0, 0), roll=1, next=0)
     assert t.leds.flaps[1] == t.leds.flaps[6] == "on" and t.leds.flaps[0] == "off"
+    t.send(ButtonLevel("next", True, t.step()))       # NEXT held down now: shown live
+    assert t.screen.held == ("NEXT",) and t.screen.next == 0
+    t.send(ButtonLevel("next", False, t.step()))
+    t.press("next")
+    assert t.screen.held == () and t.screen.next == 1
     t.press("next", long=True)
     assert t.screen == MenuScreen("SERVICE", ITEMS, selected=ITEMS.index("switch test"))
 

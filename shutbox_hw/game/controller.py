@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..events import (ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
-                      ServiceRequested, Tick)
+from ..events import (ButtonLevel, ButtonPressed, DiceRolled, Event, Figures, FlapChanged,
+                      InputFault, ServiceRequested, Tick)
 from ..leds import LedFrame
 from ..rules import (AnyThrow, Dice, Mask, RuleSet, Throw, allowed_dice_counts, dice_choice,
                      ends_round_at_once, finish_round, new_match, rules_from_dict, tile_bit,
@@ -99,6 +99,8 @@ class Controller:
             out += self._service_requested()
         elif isinstance(event, Figures):
             self.state.tonight, self.state.audits = event.tonight, event.audits
+        elif isinstance(event, ButtonLevel) and self.state.service is not None:
+            self.state.service.hold(event.button.upper(), event.down)   # the switch test
         return out + self.refresh()
 
     def next_deadline_ms(self) -> int | None:

@@ -136,6 +136,7 @@ class SwitchTestScreen:
     roll: int                     # ROLL presses counted
     next: int                     # NEXT presses counted
     prompt: str = "hold NEXT: back"
+    held: tuple[str, ...] = ()    # "ROLL", "NEXT": the buttons down now
 
 
 Screen = Union[AttractScreen, PlayScreen, TurnEndScreen, ScoreboardScreen,

@@ -88,6 +88,11 @@ class ServiceMenu:
         if down and self.page == "switch test":
             self.counts[name] = self.counts.get(name, 0) + 1
 
+    def hold(self, button: str, down: bool) -> None:
+        """ROLL or NEXT is down now (or up): the switch test shows it; its count
+        goes up with the press itself (:meth:`button`)."""
+        self.live[button] = down
+
     # ------------------------------------------------------------------ what is shown
 
     @property

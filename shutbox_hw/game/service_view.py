@@ -28,7 +28,8 @@ def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
         return SwitchTestScreen(tiles=tiles, down=tuple(live),
                                 counts=tuple(menu.counts.get(f"flap {t}", 0)
                                              for t in range(1, tiles + 1)),
-                                roll=menu.counts.get("ROLL", 0), next=menu.counts.get("NEXT", 0))
+                                roll=menu.counts.get("ROLL", 0), next=menu.counts.get("NEXT", 0),
+                                held=tuple(b for b in ("ROLL", "NEXT") if menu.live.get(b)))
     if page == "LED test":
         return MenuScreen("LED TEST", LED_STEPS, selected=menu.led_step,
                           prompt="NEXT: next  hold: back")

@@ -29,7 +29,8 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault, ServiceRequested
+from ..events import (ButtonEvent, ButtonLevel, ButtonName, ButtonPressed, FlapChanged, InputFault,
+                      ServiceRequested)
 from .config import HardwareConfig
 
 K = TypeVar("K", bound=Hashable)
@@ -273,13 +274,13 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
             name: HoldTimer(hold_ms) for name in _BUTTON_NAMES if name in pressed}
         self.both = BothHeld(service_hold_ms)
 
-    def poll(self, now_ms: int) -> list[ButtonPressed | InputFault | ServiceRequested]:
+    def poll(self, now_ms: int) -> list[ButtonEvent]:
         # every line's settled changes in time order: holding both buttons is
         # judged across the two lines
         items = sorted(((item.at_ms, seq, name, item) for name, d in self.lines.items()
                         for seq, item in enumerate(d.poll(now_ms))),
                        key=lambda e: (e[0], e[1]))
-        events: list[tuple[int, int, ButtonPressed | InputFault | ServiceRequested]] = []
+        events: list[tuple[int, int, ButtonEvent]] = []
         for _, _, line, item in items:
             if line == SERVICE:
                 self._service_line(events, item)
@@ -302,6 +303,7 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
             else:
                 timer.release(item.at_ms)
             self.both.level(name, item.level, item.at_ms)
+            events.append((item.at_ms, len(events), ButtonLevel(name, item.level, item.at_ms)))
         for name, timer in self.timers.items():
             for long, at in timer.poll(now_ms):
                 events.append((at, len(events), ButtonPressed(name, long, at)))
@@ -310,8 +312,7 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
         return [e[2] for e in events]
 
     @staticmethod
-    def _service_line(events: list[tuple[int, int, ButtonPressed | InputFault
-                                         | ServiceRequested]],
+    def _service_line(events: list[tuple[int, int, ButtonEvent]],
                       item: Settled | Chatter) -> None:
         """The service button: a settled press asks for the menu; chatter is a fault."""
         if isinstance(item, Chatter):
@@ -319,8 +320,7 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
         elif item.level:
             events.append((item.at_ms, len(events), ServiceRequested(item.at_ms)))
 
-    def _service(self, events: list[tuple[int, int, ButtonPressed | InputFault
-                                          | ServiceRequested]], now_ms: int) -> None:
+    def _service(self, events: list[tuple[int, int, ButtonEvent]], now_ms: int) -> None:
         at = self.both.poll(now_ms)
         if at is not None:
             events.append((at, len(events), ServiceRequested(at)))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from PIL import Image
 
-from ..events import ButtonPressed, FlapChanged, InputFault, ServiceRequested
+from ..events import ButtonEvent, FlapChanged, InputFault
 from ..leds import LedFrame, LedState  # noqa: F401 - the indicators' port speaks these
 
 
@@ -42,7 +42,7 @@ class Buttons(Protocol):
     """ROLL and NEXT: a short press on release, a long press once held long enough;
     the optional service button: a request for the operator menu."""
 
-    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault | ServiceRequested]: ...
+    def poll(self, now_ms: int) -> Sequence[ButtonEvent]: ...
 
     def next_deadline_ms(self) -> int | None: ...
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..events import ButtonName, ButtonPressed, FlapChanged, InputFault, ServiceRequested
+from ..events import ButtonEvent, ButtonName, FlapChanged, InputFault
 from .config import HardwareConfig
 from .debounce import SERVICE, ButtonInputs, FlapInputs, ServiceLine
 from .poll import earliest
@@ -150,7 +150,7 @@ class ButtonSwitches:
         self._switches = switches
         self.logic = logic
 
-    def poll(self, now_ms: int) -> Sequence[ButtonPressed | InputFault | ServiceRequested]:
+    def poll(self, now_ms: int) -> Sequence[ButtonEvent]:
         self._switches.pump(now_ms)
         return self.logic.poll(now_ms)
 

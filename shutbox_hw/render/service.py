@@ -190,8 +190,13 @@ def draw_switch_test(canvas: ImageDraw.ImageDraw, s: SwitchTestScreen) -> None:
     # the buttons' press counts, then what to do
     prompt_top = _prompt(canvas, s.prompt) if s.prompt else BOTTOM
     buttons_y = y + max(0, (prompt_top - y - small.height) // 2) - 1
-    halves = [f"ROLL {widgets.number(s.roll, 5)}", f"NEXT {widgets.number(s.next, 5)}"]
-    for i, label in enumerate(halves):
+    halves = [("ROLL", s.roll), ("NEXT", s.next)]
+    for i, (button, count) in enumerate(halves):
+        label = f"{button} {widgets.number(count, 5)}"
         left = i * (RIGHT // 2)
-        text.draw(canvas, text.centred_x(label, small, left, left + RIGHT // 2), buttons_y,
-                  label, small)
+        x = text.centred_x(label, small, left, left + RIGHT // 2)
+        held = button in s.held          # down now: inverted, as a closed flap is filled
+        if held:
+            canvas.rectangle((x - 2, buttons_y - 1, x + text.width(label, small) + 1,
+                              buttons_y + small.height), fill=1)
+        text.draw(canvas, x, buttons_y, label, small, fill=0 if held else 1)

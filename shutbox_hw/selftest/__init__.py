@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from ..events import ButtonPressed, FlapChanged, InputFault, ServiceRequested
+from ..events import ButtonEvent, ButtonLevel, FlapChanged, InputFault, ServiceRequested
 from ..hal.box import Ports
 from ..hal.clock import Clock
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
@@ -229,7 +229,9 @@ class SelfTest:
         run_loop(self.rig.clock, step, lambda: (p.next_deadline_ms() for p in ports),
                  lambda t: self.rig.wait(until_ms if t is None else t), until_ms, done)
 
-    def _note(self, event: FlapChanged | ButtonPressed | InputFault | ServiceRequested) -> None:
+    def _note(self, event: FlapChanged | ButtonEvent) -> None:
+        if isinstance(event, ButtonLevel):   # the press that follows is what is checked
+            return
         if isinstance(event, ServiceRequested):   # the service button: not a checked line
             self._last_button = "SERVICE"
             self.person.status(self.live_state())
