@@ -165,6 +165,10 @@ class Daemon:
         for thrown in self.box.dice.poll(now):     # the module's throws and faults
             self.feed(thrown)
 
+    def storage_problem(self) -> str:
+        """What the disk said the last time it refused a write ("" if it did not)."""
+        return self._storage_fault or ""
+
     def next_deadline_ms(self) -> int | None:
         return earliest((*(port.next_deadline_ms() for port in (
             self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,

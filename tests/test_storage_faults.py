@@ -293,3 +293,26 @@ def test_cut_after_writes_in_a_script_gives_the_same_game_for_every_n(tmp_path):
         assert game_events(events) == game_events(plain), n
         assert record_of(tmp_path / f"cut{n}.db") == expected, n
 
+
+
+def test_a_scripts_end_saves_what_the_disk_refused_a_moment_ago(tmp_path, capsys):
+    from shutbox_hw.cli import main
+    script = tmp_path / "s.txt"
+    # the throw is refused by the full disk; the disk is fine again as the script ends
+    script.write_text("start 1\ndisk-full\ndice 3 4\nroll\ndisk-ok\n")
+    db = tmp_path / "box.db"
+    assert main(["sim", "--db", str(db), "--script", str(script)]) == 0
+    assert capsys.readouterr().err == ""
+    assert throws_on_disk(db) == [(1, "[3, 4]", None)]
+
+
+def test_events_the_disk_never_took_are_reported_at_the_scripts_end(tmp_path, capsys):
+    from shutbox_hw.cli import main
+    script = tmp_path / "s.txt"
+    script.write_text("start 1\ndisk-full\ndice 3 4\nroll\n")
+    db = tmp_path / "box.db"
+    assert main(["sim", "--db", str(db), "--script", str(script)]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "1 event(s) not saved at the script's end" in err[0]
+    assert "full" in err[0]
+    assert throws_on_disk(db) == []

@@ -71,18 +71,20 @@ def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
             if not args.db and config.db is None:
                 raise UserError("--world needs --db: the world and the database go together")
             from ..sim.world_file import run_with_world
-            run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
-                                                  frames_dir=frames,
-                                                  realtime=args.realtime, shut=shut),
-                           steps, world)
-            sys.stdout.flush()
-            return 0
-        runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                           realtime=args.realtime)
-        for step in steps:
-            runner.run(step)
-        runner.let_ends_show()
+            runner = run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
+                                                           frames_dir=frames,
+                                                           realtime=args.realtime, shut=shut),
+                                    steps, world)
+        else:
+            runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
+                               realtime=args.realtime)
+            for step in steps:
+                runner.run(step)
+        unsaved = runner.finish()
         sys.stdout.flush()
+        if unsaved:
+            print(f"shutbox-hw sim: {unsaved} event(s) not saved at the script's end: "
+                  f"{runner.daemon.storage_problem()}", file=sys.stderr)
         return 0
     if args.world:
         raise UserError("--world needs --script")

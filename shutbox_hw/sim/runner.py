@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..daemon import Daemon
+from ..daemon import STORE_RETRY_MS, Daemon
 from ..events import ButtonPressed, FlapChanged, ServiceRequested
 from ..game.advice import Advisor
 from ..hints import advisor_for as solver_advisor
@@ -33,6 +33,7 @@ SHAKE_EDGES = 8         # tilt switch flips in one shake of the dice module
 SHAKE_EDGE_MS = 60
 MODULE_WAIT_MS = 5000   # at most this long for the module's throw to arrive
 AWAIT_STEP_MS = 10  # how often the waiting person looks again
+FLUSH_TRIES = 5     # retry periods a script's end waits for the disk to take what is unsaved
 PRESS_TRIES = 5     # a press the box does not take is pressed again, this often at most
 
 
@@ -319,6 +320,18 @@ class SimRunner:
         (so ``--frames`` holds them all)."""
         while self.daemon.controller.showing:
             self.advance(self.config.game.pause_ms)
+
+    def finish(self) -> int:
+        """At a script's end: every step of an end shown, and every event the disk
+        refused for a moment (a lock, a full disk) tried again for up to
+        ``FLUSH_TRIES`` retry periods, as the box would go on trying. Returns
+        how many events are still not saved (the caller says so)."""
+        self.let_ends_show()
+        for _ in range(FLUSH_TRIES):
+            if not self.daemon.unsaved:
+                break
+            self.advance(STORE_RETRY_MS)
+        return len(self.daemon.unsaved)
 
     def bounce(self, tile: int, edges: int) -> None:
         self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))
