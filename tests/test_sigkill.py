@@ -161,3 +161,42 @@ def test_kill_at_a_chosen_write_then_restart_ends_the_same(tmp_path, monkeypatch
         store.close()   # releases the file as the dead process would; nothing is committed
     run_with_world(make, steps, world)
     assert record_of(db) == expected
+
+
+def test_a_cut_between_new_game_and_its_answer_asks_again(tmp_path, monkeypatch):
+    """The power goes after the box asked "New game?" and the script's line that
+    asked was saved as done, before the answer (ROLL: yes) began: the box does
+    not keep the question, so the person asks again, and the game ends as the
+    uninterrupted run's did (game 1 of the random kills once ended unfinished so)."""
+    from shutbox_hw.sim import disk as sim_disk
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import load_script
+    from shutbox_hw.sim import world_file
+
+    config = load_config(rule_overrides={"match": "race"})
+    script, expected = a_game(tmp_path, seed=1)
+    steps = load_script(script, config.rules.tiles)
+    assert [s.command for s in steps[-2:]] == ["hold-next", "roll"]
+    db, world = tmp_path / "box.db", tmp_path / "world.json"
+    stores: list = []
+    real_save, real_open = world_file.WorldFile.save, sim_disk.SimDisk.open_store
+
+    def save(self):
+        real_save(self)
+        if self.data["line"] == len(steps) - 1 and self.data["before"] is None:
+            raise _Kill()     # the box asks "New game?" now (hold-next was the line)
+
+    def open_store(self, path):
+        stores.append(real_open(self, path))
+        return stores[-1]
+
+    monkeypatch.setattr(world_file.WorldFile, "save", save)
+    monkeypatch.setattr(sim_disk.SimDisk, "open_store", open_store)
+    make = lambda shut: SimRunner(config, db, shut=shut)  # noqa: E731
+    with pytest.raises(_Kill):
+        world_file.run_with_world(make, steps, world)
+    for store in stores:
+        store.close()
+    monkeypatch.setattr(world_file.WorldFile, "save", real_save)
+    world_file.run_with_world(make, steps, world)
+    assert record_of(db) == expected

@@ -9,12 +9,15 @@ a small JSON file, replaced atomically:
   moves (the hand moves first, the box sees it after);
 - ``line``: the next script line to run, and ``dice``: the throws queued by
   ``dice`` lines so far, written together when a line is done;
-- ``before``: what the box showed when the current line began.
+- ``before``: what the box showed when the current line began, and
+  ``after``: what it showed when the last line was done.
 
 A new process with the same ``--world`` and ``--db`` puts the flaps where they
 are, boots the daemon (which resumes the game from the database) and goes on
-from the interrupted line. A person who pressed a button just before the cut
-looks at the box first: if it already shows what the press did (the throw,
+from the interrupted line. The box does not keep its "New game?" question over
+a power cut: a person who had it asked (the last line done left it asking, or
+the interrupted line began with it) asks again. A person who pressed a button
+just before the cut looks at the box first: if it already shows what the press did (the throw,
 the next turn, the game started or ended) the line is done; otherwise they
 press again. Flap lines are simply done again: a flap already where it should
 be does not move. Flaps shut for a throw whose closure the box had not yet
@@ -41,7 +44,8 @@ PRESSES = ("start", "roll", "roll1", "next", "hold-next")
 class WorldFile:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.data: dict[str, Any] = {"line": 0, "shut": [], "dice": [], "before": None}
+        self.data: dict[str, Any] = {"line": 0, "shut": [], "dice": [], "before": None,
+                                     "after": None}
         try:
             text = read_text_file(path, "world file", 1 << 20) if path.exists() else None
             if text is not None:
@@ -72,6 +76,9 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
         runner.sim.dice.queue(tuple(faces))
     runner.put_right()
     first = world.data["line"]
+    seen = world.data["before"] or world.data["after"]   # in a line, or between two
+    if seen is not None:
+        _ask_again(runner, seen)
     for index in range(first, len(steps)):
         step = steps[index]
         resumed = index == first and world.data["before"] is not None
@@ -83,24 +90,31 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
         world.data["line"] = index + 1
         world.data["dice"] = [list(f) for f in runner.sim.dice.pending]
         world.data["before"] = None
+        world.data["after"] = runner.shows()
         world.save()
     return runner
 
 
 def _already_done(runner: SimRunner, step: Step, before: list[Any]) -> bool:
     """An interrupted press: True if the box shows it was taken (its queued
-    throw is then spent); a stop the power undid is asked for again."""
+    throw is then spent)."""
     if step.command not in PRESSES:
         return False
     now = runner.shows()
-    if before[0] == "confirm" and now[0] == "play":
-        runner.press("next", long=True)   # "New game?" is not kept over a power cut
-        return False
     if now == before:
         return False
     if step.command in ("roll", "roll1") and runner.sim.dice.pending:
         runner.sim.dice.pending.popleft()
     return True
+
+
+def _ask_again(runner: SimRunner, seen: list[Any]) -> bool:
+    """The box asked "New game?" (``seen``) and plays on since the power came
+    back: it does not keep the question, so ask it again (a long NEXT)."""
+    if seen[0] == "confirm" and runner.shows()[0] == "play":
+        runner.press("next", long=True)
+        return True
+    return False
 
 
 def _run(runner: SimRunner, step: Step, world: WorldFile) -> None:
