@@ -124,42 +124,59 @@ class _Kill(BaseException):
     """A SIGKILL, in-process: nothing after it runs, uncommitted work is lost."""
 
 
-@pytest.mark.parametrize("kill_at", [40, 90, 150])
-def test_kill_at_a_chosen_write_then_restart_ends_the_same(tmp_path, monkeypatch, kill_at):
-    """Deterministic form of the random kills: the process dies right after its
-    ``kill_at``-th database write; a new one on the same db and world file ends
-    the game as the uninterrupted run did."""
+def killed_then_restarted(tmp_path: Path, monkeypatch, seed: int, cls: type, method: str,
+                          dies) -> tuple[Path, dict, list]:
+    """Play steady game ``seed`` through ``sim --world`` in this process until the
+    patched ``cls.method`` (run first) says the process ``dies(self)``; then play
+    on in a new daemon on the same database and world file, as a restarted
+    process would. Returns the database, the uninterrupted run's record and the
+    script's steps."""
     from shutbox_hw.sim import disk as sim_disk
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import load_script
     from shutbox_hw.sim.world_file import run_with_world
 
     config = load_config(rule_overrides={"match": "race"})
-    script, expected = a_game(tmp_path, seed=46)
+    script, expected = a_game(tmp_path, seed=seed)
     steps = load_script(script, config.rules.tiles)
     db, world = tmp_path / "box.db", tmp_path / "world.json"
-    writes = [0]
     stores: list = []
-    real_wrote, real_open = sim_disk.SimDisk._wrote, sim_disk.SimDisk.open_store
+    real, real_open = getattr(cls, method), sim_disk.SimDisk.open_store
 
-    def wrote(self, committed):
-        real_wrote(self, committed)
-        writes[0] += 1
-        if writes[0] == kill_at:
+    def patched(self, *args):
+        real(self, *args)
+        if dies(self, steps):
             raise _Kill()
 
     def open_store(self, path):
         stores.append(real_open(self, path))
         return stores[-1]
 
-    monkeypatch.setattr(sim_disk.SimDisk, "_wrote", wrote)
+    monkeypatch.setattr(cls, method, patched)
     monkeypatch.setattr(sim_disk.SimDisk, "open_store", open_store)
     make = lambda shut: SimRunner(config, db, shut=shut)  # noqa: E731
     with pytest.raises(_Kill):
         run_with_world(make, steps, world)
     for store in stores:
         store.close()   # releases the file as the dead process would; nothing is committed
+    monkeypatch.setattr(cls, method, real)
     run_with_world(make, steps, world)
+    return db, expected, steps
+
+
+@pytest.mark.parametrize("kill_at", [40, 90, 150])
+def test_kill_at_a_chosen_write_then_restart_ends_the_same(tmp_path, monkeypatch, kill_at):
+    """Deterministic form of the random kills: the process dies right after its
+    ``kill_at``-th database write; a new one on the same db and world file ends
+    the game as the uninterrupted run did."""
+    from shutbox_hw.sim.disk import SimDisk
+    writes = [0]
+
+    def dies(disk, steps) -> bool:
+        writes[0] += 1
+        return writes[0] == kill_at
+
+    db, expected, _ = killed_then_restarted(tmp_path, monkeypatch, 46, SimDisk, "_wrote", dies)
     assert record_of(db) == expected
 
 
@@ -168,35 +185,12 @@ def test_a_cut_between_new_game_and_its_answer_asks_again(tmp_path, monkeypatch)
     asked was saved as done, before the answer (ROLL: yes) began: the box does
     not keep the question, so the person asks again, and the game ends as the
     uninterrupted run's did (game 1 of the random kills once ended unfinished so)."""
-    from shutbox_hw.sim import disk as sim_disk
-    from shutbox_hw.sim.runner import SimRunner
-    from shutbox_hw.sim.script import load_script
-    from shutbox_hw.sim import world_file
+    from shutbox_hw.sim.world_file import WorldFile
 
-    config = load_config(rule_overrides={"match": "race"})
-    script, expected = a_game(tmp_path, seed=1)
-    steps = load_script(script, config.rules.tiles)
-    assert [s.command for s in steps[-2:]] == ["hold-next", "roll"]
-    db, world = tmp_path / "box.db", tmp_path / "world.json"
-    stores: list = []
-    real_save, real_open = world_file.WorldFile.save, sim_disk.SimDisk.open_store
+    def dies(world, steps) -> bool:
+        assert [s.command for s in steps[-2:]] == ["hold-next", "roll"]
+        # the hold-next line is done: the box asks "New game?" now
+        return world.data["line"] == len(steps) - 1 and world.data["before"] is None
 
-    def save(self):
-        real_save(self)
-        if self.data["line"] == len(steps) - 1 and self.data["before"] is None:
-            raise _Kill()     # the box asks "New game?" now (hold-next was the line)
-
-    def open_store(self, path):
-        stores.append(real_open(self, path))
-        return stores[-1]
-
-    monkeypatch.setattr(world_file.WorldFile, "save", save)
-    monkeypatch.setattr(sim_disk.SimDisk, "open_store", open_store)
-    make = lambda shut: SimRunner(config, db, shut=shut)  # noqa: E731
-    with pytest.raises(_Kill):
-        world_file.run_with_world(make, steps, world)
-    for store in stores:
-        store.close()
-    monkeypatch.setattr(world_file.WorldFile, "save", real_save)
-    world_file.run_with_world(make, steps, world)
+    db, expected, _ = killed_then_restarted(tmp_path, monkeypatch, 1, WorldFile, "save", dies)
     assert record_of(db) == expected
