@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .game.config import MAX_PLAYERS, seat_names
+from .game.config import HINT_MODES, MAX_PLAYERS, PlayerNames, seat_names
+from .game.service_view import shown_value
 from .rules import build_rules
 from .store.settings import load_settings
 
@@ -36,12 +37,10 @@ def config_values(config: Config) -> dict[str, Any]:
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
-    """Stored seat names, if they are still good ones."""
-    if not isinstance(value, (list, tuple)) or not 0 < len(value) <= MAX_PLAYERS:
+    """Stored seat names, if they pass the config file's own check of names."""
+    if not isinstance(value, (list, tuple)) or not value:
         return None
-    if not all(isinstance(n, str) and n.strip() for n in value) or len(set(value)) != len(value):
-        return None
-    return tuple(value)
+    return tuple(value) if PlayerNames(MAX_PLAYERS).problem(list(value)) is None else None
 
 
 def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict[str, str]]:
@@ -70,7 +69,7 @@ def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict
         sources["names"] = BOX
     if sources["players"] == BOX or names is not None:
         game = replace(game, player_names=seat_names(names or game.player_names, count))
-    if settings.get("hints") in ("off", "on-request", "always"):
+    if settings.get("hints") in HINT_MODES:
         game = replace(game, hints=settings["hints"])
         sources["hints"] = BOX
     if isinstance(settings.get("settle_ms"), int) and 0 <= settings["settle_ms"] <= 60_000:
@@ -88,7 +87,7 @@ def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict
 def setting_lines(config: Config, sources: Mapping[str, str]) -> list[str]:
     """Each adjustable value of ``config`` and where it comes from, a line each
     (``rules --config`` and ``check-config`` print these)."""
-    return [f"  {key} = {', '.join(value) if key == 'names' else value}  ({sources[key]})"
+    return [f"  {key} = {shown_value(key, value)}  ({sources[key]})"
             for key, value in config_values(config).items()]
 
 

@@ -406,14 +406,13 @@ class Controller:
             return []     # never in the middle of a game
         s.phase = "service"
         s.service = ServiceMenu.open(s.settings, s.game.name_list)
-        s.service.audit_lines = len(s.audits)
         return [Emit(ServiceEntered())]
 
     def _service_button(self, menu: ServiceMenu, button: str, long: bool) -> list[Effect]:
         """NEXT moves, ROLL chooses, a long NEXT goes back; the changes are events
         (the daemon stores them and hands the new settings back in :meth:`configure`)."""
         s = self.state
-        menu.audit_lines = len(s.audits)
+        menu.audit_lines = len(s.audits)   # the daemon reads them as the menu opens
         out: list[Effect] = [Emit(e) for e in menu.button(button.upper(), long)]
         if menu.done:
             s.service, s.phase = None, "idle"

@@ -173,8 +173,7 @@ class ServiceMenu:
             self.choice = choices.index(self._seat_name()) if self._seat_name() in choices else 0
             return []
         if self.page == "name":
-            names = list(self.values.get(NAMES, ()))
-            names += [f"P{i + 1}" for i in range(len(names), self.seat + 1)]
+            names = list(self.names())
             names[self.seat] = self.name_choices()[self.choice]
             self.values[NAMES] = tuple(names)
             self._back(NAMES, self.seat)

@@ -23,6 +23,9 @@ from PIL import Image
 from ..config import Config
 from ..daemon import Box
 from ..events import ButtonPressed, FlapChanged, ServiceRequested
+
+Seen = FlapChanged | ButtonPressed | ServiceRequested
+"""An input the daemon got that the simulated person watches for."""
 from ..hal.box import Ports, build_module, build_ports
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.dice_source import DiceSource
@@ -84,8 +87,7 @@ class Watched:
     and press they report: the simulated person waits for the box to take an
     input, and tests count what reached the game."""
 
-    def __init__(self, port: Any,
-                 seen: list[FlapChanged | ButtonPressed | ServiceRequested]) -> None:
+    def __init__(self, port: Any, seen: list[Seen]) -> None:
         self._port = port
         self._seen = seen
 
@@ -244,7 +246,7 @@ class SimulatedBox:
             self.buttons["service"] = self._switch(hw.service, switch_rng)
         self.shut: set[int] = set()
         # every input the daemon got
-        self.seen: list[FlapChanged | ButtonPressed | ServiceRequested] = []
+        self.seen: list[Seen] = []
         # drawn after the dice and switches, so their sequences are as before
         self.bus.rng = random.Random(rng.random())
         self.panel = PanelRecorder(frames_dir, bus=self.bus, address=hw.display.address,

@@ -22,13 +22,12 @@ from ..hints import advisor_for as solver_advisor
 from ..hal.debounce import SERVICE_HOLD_MS
 from ..hal.poll import run_loop
 from ..store import Store
-from .box import SimulatedBox, device_problem, has_int_line
+from .box import Seen, SimulatedBox, device_problem, has_int_line
 from .disk import PowerCut, SimDisk
 from .script import ScriptError, Step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
-Seen = FlapChanged | ButtonPressed | ServiceRequested   # what the simulated person watches for
 SHAKE_EDGES = 8         # tilt switch flips in one shake of the dice module
 SHAKE_EDGE_MS = 60
 MODULE_WAIT_MS = 5000   # at most this long for the module's throw to arrive
