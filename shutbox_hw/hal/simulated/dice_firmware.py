@@ -17,6 +17,9 @@ from ...dice_firmware import dice_config, dice_core, dice_regs  # type: ignore[i
 from .pico_bridge import PicoProcess
 
 FIRMWARES = ("model", "micropython")
+# The fake Pico's clock starts 5 s before rp2's ticks wrap (2**30 ms, 12.4 days):
+# every simulated game crosses the wrap, as a box left on for two weeks does.
+START_MS = 2**30 - 5000
 
 
 class ModelPico:
@@ -74,6 +77,15 @@ class ModelPico:
     def queue(self, data: list[int]) -> None:
         """Entropy bytes are queued by the caller's own ``entropy``."""
 
+    def stall(self, ms: int) -> None:
+        """The loop hangs for ``ms``: past the watchdog's timeout the Pico restarts."""
+        if ms > dice_config.WATCHDOG_MS:
+            self.power_on(False)
+
+    def usb(self, present: bool) -> None:
+        raise ValueError("USB power (VBUS) needs the firmware in the loop: "
+                         '[sim] dice_firmware = "micropython"')
+
     def close(self) -> None:
         pass
 
@@ -83,8 +95,9 @@ class MicroPythonPico:
     The tilt switch's edges are counted here (the firmware keeps its count to
     itself) so the simulator knows when a shake may still end in a throw."""
 
-    def __init__(self, *, seed: int = 1, flash: Path | None = None) -> None:
-        self.pico = PicoProcess(flash, seed=seed)
+    def __init__(self, *, seed: int = 1, flash: Path | None = None,
+                 start_ms: int = START_MS) -> None:
+        self.pico = PicoProcess(flash, seed=seed, start_ms=start_ms)
         self._levels = (False, False)
         self._tilt_quiet = 0
         self._tilt_edges = 0
@@ -117,7 +130,7 @@ class MicroPythonPico:
         self.run(0, button, tilt, 0)
 
     def read(self, register: int, length: int) -> list[int]:
-        return self.pico.read(register, length)
+        return self.pico.read(register, length)      # OSError while main.py is not running
 
     def write(self, register: int, data: list[int]) -> None:
         self.pico.write(register, data)
@@ -139,6 +152,14 @@ class MicroPythonPico:
 
     def queue(self, data: list[int]) -> None:
         self.pico.queue_entropy(data)
+
+    def stall(self, ms: int) -> None:
+        self.pico.hang(ms)
+        self.pico.run(0)
+
+    def usb(self, present: bool) -> None:
+        """A USB cable in the Pico (VBUS, GP24): matters at its next power-up."""
+        self.pico.set_input(dice_config.VBUS_PIN, 1 if present else 0)
 
     def close(self) -> None:
         self.pico.close()

@@ -12,7 +12,7 @@ transfer starts at the register the Pi names and wraps at the end of the
 16-byte memory. The Pico's main loop runs between transfers: every bus access
 (and :meth:`SimDiceModule.advance`) first runs it up to the current time.
 
-Test hooks: :meth:`next_faces`, :meth:`press`, :meth:`shake`,
+Test hooks: :meth:`next_faces`, :meth:`press`, :meth:`shake`, :meth:`stall`, :meth:`usb_power`,
 :meth:`unplug` / :meth:`plug`, :meth:`corrupt_next_read`, :meth:`fail_next`.
 """
 
@@ -159,6 +159,16 @@ class SimDiceModule:
             self.tilt_closed = not self.tilt_closed
             self.advance(every_ms)
         self.advance(500)
+
+    def stall(self, ms: int) -> None:
+        """The firmware's loop hangs for ``ms`` (past 2 s the watchdog resets the Pico)."""
+        self.sync()
+        self.pico.stall(ms)
+        self._drive_ready()
+
+    def usb_power(self, present: bool) -> None:
+        """A USB cable plugged into the module (firmware in the loop only)."""
+        self.pico.usb(present)
 
     def corrupt_next_read(self, register: int, xor: int = 0x01) -> None:
         """Flip bits of ``register`` in the next read that covers it (a glitch on

@@ -11,12 +11,14 @@ are on a Pico. :class:`PicoProcess` is the host's end of that line.
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +77,16 @@ class PicoState:
     mem: bytes              # the target's memory
 
 
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the interpreter (also when a PicoProcess is dropped without close)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
 class PicoProcess:
     """One fake Pico running the firmware under MicroPython.
 
@@ -95,9 +107,17 @@ class PicoProcess:
             [binary or require_micropython(), "-X", f"heapsize={HEAP}", str(BOARD_DIR / "run.py"), str(firmware),
              str(self.flash), str(start_ms), str(seed)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._finalizer = weakref.finalize(self, _end, self.proc)
         self._answer()      # "@hello"
 
     # -- the line ----------------------------------------------------------------
+
+    def transfer(self, line: str) -> str:
+        """A bus command: an OSError (no acknowledge) while no I2C target serves."""
+        answer = self.command(line)
+        if answer == "nack":
+            raise OSError(errno.EREMOTEIO, os.strerror(errno.EREMOTEIO))
+        return answer
 
     def command(self, line: str) -> str:
         """Send one command; its reply without the "@"."""
@@ -150,18 +170,18 @@ class PicoProcess:
 
     def read(self, register: int, length: int) -> list[int]:
         """One read transfer starting at ``register`` (no loop pass inside it)."""
-        self.command(f"p {register}")
+        self.transfer(f"p {register}")
         return list(self.read_more(length))
 
     def read_more(self, length: int) -> bytes:
         """``length`` more bytes from where the target's pointer is."""
-        return bytes.fromhex(self.command(f"r {length}"))
+        return bytes.fromhex(self.transfer(f"r {length}"))
 
     def write(self, register: int, data: list[int] | bytes) -> None:
-        self.command(" ".join(["w", str(register), *(str(b & 0xFF) for b in data)]))
+        self.transfer(" ".join(["w", str(register), *(str(b & 0xFF) for b in data)]))
 
     def point(self, register: int) -> None:
-        self.command(f"p {register}")
+        self.transfer(f"p {register}")
 
     def set_input(self, pin: int, level: int) -> None:
         self.command(f"i {pin} {level}")
@@ -193,12 +213,7 @@ class PicoProcess:
             target=fields["target"] == "1", mem=bytes.fromhex(fields["mem"]))
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
+        self._finalizer()
         if self._tmp is not None:
             self._tmp.cleanup()
 

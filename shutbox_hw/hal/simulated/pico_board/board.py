@@ -138,7 +138,9 @@ def serve():
             gc.collect()
             gc.disable()        # a pass that allocates shows in mem_alloc, never hidden by a collection
             return
-        if op == "p":                       # a transfer names the register
+        if op in ("p", "r", "w") and target is None:
+            reply("@nack")                  # no I2C target: nobody acknowledges
+        elif op == "p":                     # a transfer names the register
             target.point(args[0])
             reply("@ok")
         elif op == "r":                     # read args[0] bytes, one at a time
