@@ -126,8 +126,8 @@ class DiceConfig:
     bus: int = 4
     address: int = 0x42
     ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
-    sda_pin: int | None = 20        # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
-    scl_pin: int | None = 21
+    sda_pin: int | None = 8         # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
+    scl_pin: int | None = 9
 
     @property
     def overlay(self) -> str | None:
