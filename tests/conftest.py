@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import pytest
 
+from other_user import PublicCopy, make_public_copy
 from shutbox_hw.store import Store
 
 Throws = list[tuple[tuple[int, ...], list[int] | None]]
@@ -61,6 +62,12 @@ SHIPPED_CONFIG_TXT = "#dtparam=i2c_arm=on\n#dtparam=spi=on\n[pi4]\narm_boost=1\n
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--long", action="store_true",
                      help="run the fault suites at full length (see tests/README.md)")
+
+
+@pytest.fixture(scope="session")
+def public_copy() -> Iterator[PublicCopy]:
+    """The package and its dependencies where ``nobody`` can run them (tests/other_user.py)."""
+    yield from make_public_copy()
 
 
 @pytest.fixture(scope="session")

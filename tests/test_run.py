@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from other_user import PublicCopy
 from shutbox_hw.sdnotify import Notifier
 
 
@@ -74,7 +75,6 @@ def test_notifier_is_silent_outside_systemd_and_paces_the_watchdog():
     assert n.next_deadline_ms() == 4900
 
 
-ROOT = Path(__file__).resolve().parent.parent
 FAKE_LGPIO = Path(__file__).parent / "fake_lgpio"
 # gpiozero finds the board in /proc; off the Pi the child is told it is a Pi 4 B
 AS_A_PI = ("import gpiozero.pins.local as local; local.get_pi_revision = lambda: 0xC03114; "
@@ -92,8 +92,8 @@ def shared_dir():
     shutil.rmtree(path)
 
 
-def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None, read_only: bool = True,
-                        **extra_env: str) -> subprocess.CompletedProcess:
+def run_with_fake_lgpio(public_copy: PublicCopy, base: Path, cwd: Path, lg_wd: Path | None,
+                        read_only: bool = True, **extra_env: str) -> subprocess.CompletedProcess:
     """``shutbox-hw run`` with lgpio from ``cwd`` made read-only (as another user when root:
     root ignores the permission bits)."""
     data = base / "data"
@@ -103,24 +103,20 @@ def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None, read_only: bo
     conf.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{data}/box.db"\n')
     conf.chmod(0o644)
     cwd.chmod(0o555 if read_only else 0o777)
-    env = {k: v for k, v in os.environ.items() if k not in ("LG_WD", "GPIOZERO_PIN_FACTORY")}
-    env["PYTHONPATH"] = os.pathsep.join([str(FAKE_LGPIO), str(ROOT)])
+    env = public_copy.env(public_copy.add(FAKE_LGPIO), **extra_env)
+    for name in ("LG_WD", "GPIOZERO_PIN_FACTORY"):
+        env.pop(name, None)
     if lg_wd is not None:
         env["LG_WD"] = str(lg_wd)
-    env.update(extra_env)
-    cmd = [sys.executable, "-c", AS_A_PI, "run", "--config", str(conf), "--pin-factory",
-           "lgpio", "--for-seconds", "0.2"]
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("needs setpriv to drop root")
-        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    cmd = public_copy.command("run", "--config", str(conf), "--pin-factory", "lgpio",
+                              "--for-seconds", "0.2", code=AS_A_PI)
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
 
 
-def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir):
+def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir, public_copy):
     cwd = shared_dir / "readonly"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(shared_dir, cwd, None)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
@@ -128,30 +124,30 @@ def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir):
     assert not (shared_dir / "data" / "box.db").exists()
 
 
-def test_lgpio_starts_from_a_read_only_directory_with_lg_wd(shared_dir):
+def test_lgpio_starts_from_a_read_only_directory_with_lg_wd(shared_dir, public_copy):
     cwd, lg_wd = shared_dir / "readonly", shared_dir / "lgwd"
     cwd.mkdir()
     lg_wd.mkdir()
     lg_wd.chmod(0o777)
-    proc = run_with_fake_lgpio(shared_dir, cwd, lg_wd)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, lg_wd)
     assert proc.returncode == 0, proc.stderr
     assert "shutbox-hw running" in proc.stderr
     assert [p.name for p in lg_wd.iterdir()] == [".lgd-nfy0"]   # the FIFO went there
     assert (shared_dir / "data" / "box.db").exists()
 
 
-def test_lgpio_starts_from_a_writable_working_directory(shared_dir):
+def test_lgpio_starts_from_a_writable_working_directory(shared_dir, public_copy):
     cwd = shared_dir / "work"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(shared_dir, cwd, None, read_only=False)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, read_only=False)
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in cwd.iterdir()] == [".lgd-nfy0"]
 
 
-def test_a_pin_held_by_another_program_is_one_line(shared_dir):
+def test_a_pin_held_by_another_program_is_one_line(shared_dir, public_copy):
     cwd = shared_dir / "work"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(shared_dir, cwd, None, read_only=False, FAKE_LGPIO_BUSY="23")
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, read_only=False, FAKE_LGPIO_BUSY="23")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "GPIO busy" in lines[0] and "systemctl stop" in lines[0], lines
