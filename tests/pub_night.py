@@ -13,37 +13,33 @@ every step it checks:
   without a move left standing; now and then a helpful player on a copy of
   the box must reach the next turn (or the match's end) within
   ``PROBE_INPUTS`` inputs; every match ends within ``MAX_STEPS`` steps;
-- truth: the events agree with :class:`~pub_referee.Referee`, which works the
-  game out again on its own; what the screen says agrees with it and with
-  the flaps (no "lift" with nothing shut; the player, round, dice, total,
-  pot and balance shown); every end step of every turn is shown at least
-  once (the no-move throw, the shut box, the score, the scoreboard, the
-  result), unless a power cut took it; ``history`` and the audits report
-  what was played.
+- truth (:class:`~pub_truth.Witness`): the events agree with
+  :class:`~pub_referee.Referee`, which works the game out again on its own;
+  what the screen says agrees with it and with the flaps (no "lift" with
+  nothing shut; the player, round, dice, total, pot and balance shown);
+  every end step of every turn is shown at least once (the no-move throw,
+  the shut box, the score, the scoreboard, the result), unless a power cut
+  took it; ``history`` and the audits report what was played.
 """
 
 from __future__ import annotations
 
 import copy
 import random
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pub_referee import Referee, Untrue
+from pub_referee import Untrue
+from pub_truth import Witness
 from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.effects import Emit, RollDice, Show
-from shutbox_hw.game.screens import (ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
-                                     ShutScreen, TurnEndScreen)
 from shutbox_hw.rules import (PRESETS, RuleSet, allowed_dice_counts, build_rules, dice_choice,
                               legal_closures, tiles_of)
 from shutbox_hw.store import Store
-from shutbox_hw.store.audit import audits
-from shutbox_hw.store.history import recent_games, scorecard
 
 MAX_STEPS = 20_000      # a match longer than this is a match that does not end
 PROBE_INPUTS = 200      # a helpful player reaches the next turn within this many inputs
@@ -63,6 +59,9 @@ def random_rules(rng: random.Random) -> RuleSet:
     if rng.random() < 0.6:
         for key in rng.sample(sorted(HOUSE_RULES), rng.randint(1, 4)):
             overrides[key] = rng.choice(HOUSE_RULES[key])
+    closure = overrides.get("closure", PRESETS[preset]["closure"])
+    if closure != "any-sum" and overrides.get("multiplication", PRESETS[preset]["multiplication"]):
+        overrides["multiplication"] = False     # it only works with any-sum
     match = overrides.get("match", PRESETS[preset]["match"])
     if match in ("race", "elimination") and rng.random() < 0.7:
         overrides["threshold"] = rng.randint(10, 60)   # shorter matches, more of them
@@ -92,18 +91,6 @@ class Figures:
         self.probes += other.probes
 
 
-def _lift_tiles(text: str) -> set[int] | None:
-    """The flaps a "lift ..." text names (ranges like 3-5), None if it names none."""
-    m = re.match(r"lift ([\d, -]+?)( first)?$", text)
-    if not m:
-        return None
-    tiles: set[int] = set()
-    for part in m.group(1).split(","):
-        a, _, b = part.strip().partition("-")
-        tiles |= set(range(int(a), int(b or a) + 1))
-    return tiles
-
-
 class Night:
     """One box through ``matches`` matches of one config (rules and dice)."""
 
@@ -115,22 +102,38 @@ class Night:
         self.game = GameConfig(dice=rng.choice(("software", "software", "manual", "module")),
                                settle_ms=rng.choice((500, 2500)),
                                pause_ms=rng.choice((300, 2000)))
-        self.store = Store(db)
-        self.controller = Controller(self.rules, self.game)
         self.shut = 0
         self.now = 0
         self.figures = Figures()
-        self.referee = Referee()
+        self.probe_every = PROBE_EVERY
+        self.witness = Witness()
+        self.referee = self.witness.referee
         self.log: list[str] = []          # the last inputs, for a failure's message
-        self.expect: list[tuple[str, Any]] = []   # end steps still to be shown, in order
         self.plan: set[int] = set()       # the closure the player is shutting
         self.faces: tuple[int, ...] | None = None   # manual dice: what the players threw
         self.stop_after = 0               # rounds after which the players stop the match
         self.stopping = False
-        self.record: dict[str, int] = Counter()     # the night's totals for the audits
+        self._boot(db)
+
+    def _boot(self, db: Path) -> None:
+        """Power on the box: the referee on a real store."""
+        self.store = Store(db)
+        self.controller = Controller(self.rules, self.game)
         self._apply(self.controller.start(0, 0, self.store.unfinished_game()))
 
+    def close(self) -> None:
+        self.store.close()
+
     # ------------------------------------------------------------------ the box
+
+    @property
+    def state(self):
+        """What the referee knows (the players look at the box, the checks read it)."""
+        return self.controller.state
+
+    def database(self):
+        """The box's database connection (``history`` and the audits read it)."""
+        return self.store.db
 
     def _apply(self, effects: list) -> None:
         emits = [e.event for e in effects if isinstance(e, Emit)]
@@ -139,9 +142,7 @@ class Night:
         # in the daemon's order: the events, the screen, then the dice
         for effect in sorted(effects, key=lambda e: isinstance(e, RollDice)):
             if isinstance(effect, Emit):
-                event = effect.event.as_json()
-                self.referee.see(event)
-                self._expect_ends(event)
+                self.witness.event(effect.event.as_json())
             elif isinstance(effect, Show):
                 self._shown(effect.screen)
             elif isinstance(effect, RollDice):
@@ -149,90 +150,17 @@ class Night:
                 source = "module" if self.game.dice == "module" else "software"
                 self.send(DiceRolled(faces, self.now, source))
 
+    def _shown(self, screen) -> None:
+        self.witness.shown(screen, self.state, set(tiles_of(self.shut)))
+
     def send(self, event) -> None:
         self.figures.steps += 1
         self._apply(self.controller.handle(event))
 
-    def _expect_ends(self, e: dict[str, Any]) -> None:
-        kind = e["event"]
-        if kind == "turn_ended":
-            if e["open"] and self.referee_dice is not None:
-                self.expect.append(("no move", (e["player"], self.referee_dice)))
-            if e["shut"]:
-                self.expect.append(("shut", e["player"]))
-            self.expect.append(("turn end", (e["player"], e["score"])))
-        elif kind == "round_ended":
-            self.expect.append(("scoreboard", e["round"]))
-        elif kind == "game_ended":
-            self.expect.append(("result", tuple(e["winners"])))
-        elif kind == "rolled":
-            self.referee_dice = tuple(e["dice"]) if e["dice"] else None
-        elif kind in ("turn_started", "throw_committed"):
-            self.referee_dice = None
-
-    referee_dice: tuple[int, ...] | None = None
-
-    def _shown(self, screen) -> None:
-        """A screen the box showed: true to the state, and one of the expected end steps?"""
-        self._check_screen(screen)
-        if not self.expect:
-            return
-        kind, key = self.expect[0]
-        got = None
-        if isinstance(screen, PlayScreen) and screen.prompt == "no move":
-            got = ("no move", (screen.player, screen.dice))
-        elif isinstance(screen, ShutScreen):
-            got = ("shut", screen.player)
-        elif isinstance(screen, TurnEndScreen):
-            got = ("turn end", (screen.player, screen.score))
-        elif isinstance(screen, ScoreboardScreen):
-            got = ("scoreboard", screen.round)
-        elif isinstance(screen, ResultScreen):
-            got = ("result", screen.winners)
-        if got == (kind, key):
-            self.expect.pop(0)
-            self.figures.ends_shown += 1
-
-    # ------------------------------------------------------------------ truth on the screen
-
-    def _check_screen(self, screen) -> None:
-        ref, s = self.referee, self.controller.state
-        shut = set(tiles_of(self.shut))
-        texts = [getattr(screen, "prompt", ""), getattr(screen, "message", None) or ""]
-        for text in texts:
-            if "lift" in text and not shut:
-                raise Untrue(f"{type(screen).__name__} says {text!r} with every flap open")
-            named = _lift_tiles(text)
-            if named is not None and not named <= shut:
-                raise Untrue(f"{text!r} but shut are {sorted(shut)}")
-        if isinstance(screen, PlayScreen) and screen.prompt != "no move" and s.turn is not None:
-            if screen.player != ref.players[ref.seat] or screen.round != ref.rounds + 1:
-                raise Untrue(f"play screen for {screen.player} round {screen.round}; "
-                             f"referee {ref.players[ref.seat]} round {ref.rounds + 1}")
-            if ref.rules["match"] == "pool":
-                if (screen.pot, screen.balance) != (ref.round_pot(), ref.balances[ref.seat]):
-                    raise Untrue(f"pot {screen.pot} bal {screen.balance}; referee "
-                                 f"{ref.round_pot()} {ref.balances[ref.seat]}")
-            elif screen.total != ref.totals[ref.seat]:
-                raise Untrue(f"total {screen.total}; referee {ref.totals[ref.seat]}")
-            if ref.dice is not None and screen.dice != ref.dice:
-                raise Untrue(f"dice shown {screen.dice}; thrown {ref.dice}")
-            drawn_shut = set(range(1, ref.rules["tiles"] + 1)) - set(screen.open_tiles)
-            if not ref.committed <= drawn_shut or not drawn_shut <= shut | ref.committed:
-                raise Untrue(f"drawn shut {sorted(drawn_shut)}; committed "
-                             f"{sorted(ref.committed)}, flaps shut {sorted(shut)}")
-        if isinstance(screen, ResultScreen) and ref.ended is not None:
-            if list(screen.winners) != ref.ended["winners"]:
-                raise Untrue(f"result shows {screen.winners}; won {ref.ended['winners']}")
-            pool = ref.rules["match"] == "pool"
-            values = [r.balance if pool else r.total for r in screen.rows]
-            if values != (ref.balances if pool else ref.totals):
-                raise Untrue(f"result rows {values}")
-
     # ------------------------------------------------------------------ liveness
 
     def _check_live(self) -> None:
-        s = self.controller.state
+        s = self.state
         if s.phase == "play" and s.turn is None and not self.shut and s.match is not None \
                 and not s.match.over:
             raise Untrue("dead end: every flap open and no turn under way")
@@ -244,9 +172,11 @@ class Night:
         self.figures.probes += 1
         twin = copy.copy(self)
         twin.controller = copy.deepcopy(self.controller)
-        twin.referee = copy.deepcopy(self.referee)
+        twin.witness = copy.deepcopy(self.witness)
+        twin.witness.expect = []
+        twin.referee = twin.witness.referee
         twin.rng = random.Random(self.rng.random())
-        twin.figures, twin.expect, twin.plan, twin.log = Figures(), [], set(self.plan), []
+        twin.figures, twin.plan, twin.log = Figures(), set(self.plan), []
         twin.store = _NoStore()
         twin.stopping = False
         turns = self.referee.shut_turns, len(self.referee.scores), self.referee.rounds
@@ -276,6 +206,13 @@ class Night:
         self.now += self.rng.choice((5, 40, 200))
         self.send(FlapChanged(tile, shut, self.now))
 
+    def module_throw(self, count: int) -> None:
+        """The dice module throws by itself (its button, a shake)."""
+        self.log.append("module throws")
+        self.now += 50
+        self.send(DiceRolled(tuple(self.rng.randint(1, 6) for _ in range(count)), self.now,
+                             "module"))
+
     def wait(self, ms: int) -> None:
         self.log.append(f"wait {ms}")
         self.now += ms
@@ -284,15 +221,14 @@ class Night:
     def power_cut(self) -> None:
         self.log.append("power cut")
         self.figures.habits["power cut"] += 1
-        self.figures.ends_cut += len(self.expect)   # the steps still queued go with the power
-        self.expect = []
+        self.figures.ends_cut += self.witness.power_cut()
         self.now += 3000
         self.controller = Controller(self.rules, self.game)
         self._apply(self.controller.start(self.now, self.shut, self.store.unfinished_game()))
 
     def _helpful(self) -> None:
         """What a player who wants to get on does now."""
-        s = self.controller.state
+        s = self.state
         rejected, reopened = tiles_of(s.rejected()), tiles_of(s.reopened())
         if s.phase == "idle":
             self.press("roll")
@@ -323,10 +259,7 @@ class Night:
             if s.unseen_dice:
                 self.faces = tuple(self.rng.randint(1, 6) for _ in range(1 if one else 2))
             if self.game.dice == "module" and self.rng.random() < 0.5:
-                self.log.append("module throws")     # the module's own button
-                self.now += 50
-                self.send(DiceRolled(tuple(self.rng.randint(1, 6)
-                                           for _ in range(1 if one else 2)), self.now, "module"))
+                self.module_throw(1 if one else 2)   # the module's own button
             else:
                 self.press("roll", long=one and 2 in counts)
             return
@@ -361,7 +294,7 @@ class Night:
 
     def _habit(self) -> None:
         """One step of a real player: mostly getting on, now and then anything."""
-        rng, s = self.rng, self.controller.state
+        rng, s = self.rng, self.state
         r = rng.random()
         habits = self.figures.habits
         if r < 0.06:
@@ -387,10 +320,7 @@ class Night:
             self.power_cut()
         elif r < 0.17 and self.game.dice == "module":
             habits["module unasked"] += 1
-            self.log.append("module throws")
-            self.now += 50
-            self.send(DiceRolled(tuple(rng.randint(1, 6) for _ in range(rng.choice((1, 2)))),
-                                 self.now, "module"))
+            self.module_throw(rng.choice((1, 2)))
         else:
             self._helpful()
 
@@ -399,7 +329,7 @@ class Night:
     def match(self) -> None:
         """Choose the players, play until the match ends (stopping a pool, or now
         and then any match), check the record."""
-        rng, s = self.rng, self.controller.state
+        rng, s = self.rng, self.state
         players = rng.randint(1, 8)
         self.figures.by.update([f"preset {self.rules.preset}", f"dice {self.game.dice}",
                                 f"match {self.rules.match}", f"{players} players"])
@@ -409,9 +339,8 @@ class Night:
         self.stop_after = rng.randint(0, 4) if stop else 10**9
         self.stopping = False
         self.press("roll")
-        games_before = self.record["games"]
         for step in range(MAX_STEPS):
-            s = self.controller.state
+            s = self.state
             if s.phase in ("over", "idle") and self.referee.ended is not None:
                 break
             if not self.stopping and self.referee.rounds >= self.stop_after:
@@ -422,47 +351,18 @@ class Night:
                 continue
             self._habit()
             self._check_live()
-            if self.rng.random() < 1 / PROBE_EVERY:
+            if self.probe_every and self.rng.random() < 1 / self.probe_every:
                 self._probe()
-            s = self.controller.state
+            s = self.state
         else:
             raise Untrue(f"the match did not end in {MAX_STEPS} steps")
-        while self.controller.state.phase != "idle":     # the result, then idle
+        while self.state.phase != "idle":     # the result, then idle
             self._helpful()
-        if self.expect:
-            raise Untrue(f"end steps never shown: {self.expect}")
+        if self.witness.expect:
+            raise Untrue(f"end steps never shown: {self.witness.expect}")
         self.figures.matches += 1
-        self._check_record(games_before)
-
-    def _check_record(self, games_before: int) -> None:
-        """``history`` and the audits say what was played."""
-        ref, db = self.referee, self.store.db
-        assert db is not None and ref.ended is not None
-        game = recent_games(db, 1)[0]
-        abandoned = bool(ref.ended.get("abandoned"))
-        if game["winners"] != ref.winners or game["abandoned"] != abandoned or \
-                game["rounds"] != ref.rounds or game["players"] != ref.players or \
-                list(game["totals"].values()) != ref.totals:
-            raise Untrue(f"history {game}; played winners {ref.winners}, rounds {ref.rounds},"
-                         f" totals {ref.totals}")
-        if ref.rules["match"] == "pool" and list(game["balances"].values()) != ref.balances:
-            raise Untrue(f"history balances {game['balances']}; played {ref.balances}")
-        card = scorecard(db, game["id"])
-        assert card is not None
-        if [r["round"] for r in card["rounds"]] != list(range(1, ref.rounds + 1)):
-            raise Untrue(f"scorecard rounds {card['rounds']}")
-        self.record["games"] += not abandoned
-        self.record["rounds"] += ref.rounds
-        self.record["shut"] += ref.shut_turns
-        self.record["turns"] += len(ref.scores)
-        self.best = sorted(getattr(self, "best", []) + ref.scores)[:5]
-        a = audits(db)
-        if (a["games"], a["rounds"], a["boxes_shut"]) != \
-                (self.record["games"], self.record["rounds"], self.record["shut"]) or \
-                [b["score"] for b in a["best"]] != self.best:
-            raise Untrue(f"audits {a['games']} games, {a['rounds']} rounds, {a['boxes_shut']}"
-                         f" shut, best {a['best']}; played {dict(self.record)}, {self.best}")
-
+        self.figures.ends_shown = self.witness.ends_shown
+        self.witness.check_record(self.database())
 
 class _NoStore:
     """The probe's copy writes nothing."""
@@ -471,10 +371,10 @@ class _NoStore:
         pass
 
 
-def play_night(seed: int, db: Path, matches: int) -> Figures:
+def play_night(seed: int, db: Path, matches: int, box: type[Night] = Night) -> Figures:
     """``matches`` matches on one box; raises :class:`Untrue` with the seed and
     the last inputs when the box stops or says something untrue."""
-    night = Night(seed, db)
+    night = box(seed, db)
     try:
         for _ in range(matches):
             night.match()
@@ -482,5 +382,5 @@ def play_night(seed: int, db: Path, matches: int) -> Figures:
         raise Untrue(f"seed {seed}, {night.rules.as_dict()}, dice {night.game.dice}: {error}"
                      f"\n  last inputs: {night.log[-30:]}") from None
     finally:
-        night.store.close()
+        night.close()
     return night.figures

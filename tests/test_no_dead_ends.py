@@ -312,3 +312,19 @@ def test_history_never_names_winners_of_an_abandoned_game_from_an_older_version(
     db.commit()
     assert recent_games(db)[0]["winners"] == shown
     assert scorecard(db, 1)["winners"] == shown
+
+
+def test_end_steps_wait_while_new_game_is_asked_and_its_answer_is_heard():
+    # found by the pub night: steps ran out unseen under the question, and a
+    # press answering it only moved a hidden step on
+    t = Table("klappenspiel", {"threshold": 10}, pause_ms=2000)
+    t.start(2)
+    _shut_box(t)
+    lift_all(t)                      # P2's turn is under way; P1's end still shown
+    t.press("next", long=True)
+    assert t.screen.question == "New game?"
+    t.wait(10_000)                   # long past every step's pause
+    t.press("next")                  # no: heard at once
+    assert isinstance(t.screen, ShutScreen)
+    t.wait(2000)
+    assert isinstance(t.screen, TurnEndScreen) and t.screen.shut

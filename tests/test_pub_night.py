@@ -45,3 +45,27 @@ def test_a_pub_night_never_stops_a_game_and_the_box_always_tells_the_truth(long_
     print("  " + ", ".join(f"{k} {v}" for k, v in sorted(total.by.items())))
     print("  " + ", ".join(f"{k} {v}" for k, v in sorted(total.habits.items())))
     assert total.matches == matches
+
+
+SIM_MATCHES = 12
+LONG_SIM_MATCHES = 200
+
+
+def test_a_pub_night_on_the_whole_simulated_box(long_run, tmp_path):
+    """The same players and checks on the real daemon, switches, display and
+    dice module firmware (fewer matches: each input runs the simulator)."""
+    from pub_night_sim import SimNight
+    matches = LONG_SIM_MATCHES if long_run else SIM_MATCHES
+    base = int(os.environ.get("SHUTBOX_PUB_SEED", "0")) + 100_000
+    total = Figures()
+    start = time.monotonic()
+    night = 0
+    while total.matches < matches:
+        total.add(play_night(base + night, tmp_path / f"sim-{night}.db",
+                             min(2, matches - total.matches), box=SimNight))
+        night += 1
+    print(f"\npub night on the simulated box: {total.matches} matches in {night} nights, "
+          f"{total.steps} inputs, {time.monotonic() - start:.1f} s; end steps shown "
+          f"{total.ends_shown}, cut by the power {total.ends_cut}")
+    print("  " + ", ".join(f"{k} {v}" for k, v in sorted(total.by.items())))
+    assert total.matches == matches
