@@ -119,6 +119,12 @@ def _table(card: dict) -> list[str]:
     return [line.rstrip() for line in lines]
 
 
+def _with_balance(name: str, balances: dict[str, int | None] | None) -> str:
+    """A pool's winner with what they won ("P2 +4"); anyone else by name."""
+    value = balances.get(name) if balances else None
+    return name if value is None else f"{name} {value:+d}"
+
+
 def run(args: argparse.Namespace) -> int:
     db, version, path = open_db(args)
     try:
@@ -140,7 +146,9 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
         print(f"game {card['id']} ({card['rules'].get('preset')}), "
               f"{_when(card['started_at'], card['clock_synced']['started'])}")
         print("\n".join(_table(card)))
-        print("winners: " + (", ".join(card["winners"]) or "-"))
+        balances = card["rounds"][-1].get("balances") if card["rounds"] else None
+        print("winners: " + (", ".join(_with_balance(w, balances) for w in card["winners"])
+                             or "-"))
         return 0
     games = recent_games(db, args.limit, version)
     if args.json:
@@ -153,7 +161,10 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
             print(f"#{g['id']} damaged record (its rules cannot be read back)")
             continue
         state = "abandoned" if g["abandoned"] else ("finished" if g["finished"] else "playing")
-        totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
+        if "balances" in g:     # a pool is played for money: the balances, not the scores
+            totals = "balances " + ", ".join(f"{p} {b:+d}" for p, b in g["balances"].items())
+        else:
+            totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
         shut = sum(g["boxes_shut"].values())
         print(f"#{g['id']} {_when(g['started_at'], g['clock_synced']['started'])} "
               f"{g['preset']} {state}, {g['rounds']} rounds;"

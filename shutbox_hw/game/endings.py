@@ -76,16 +76,16 @@ def end_round(state: GameState) -> list[Effect]:
 
 
 def end_game(state: GameState, abandoned: bool) -> list[Effect]:
-    """The match is decided, or the players stopped it (``abandoned`` unless a pool;
-    always, with nobody winning, before any throw)."""
+    """The match is decided, or the players stopped it. Stopped early it is
+    ``abandoned`` and nobody won; a pool is settled instead (the highest
+    balance wins) once a round was finished, abandoned before that."""
     assert state.match is not None
-    unplayed = not state.match.rounds and not state.round_played and (
-        state.turn is None or (state.turn.throws == 0 and state.turn.throw is None))
+    if not state.match.over and not state.match.rounds:
+        abandoned = True          # a pool with no round settled has nothing to share
     if not state.match.over:
         state.match = stop_match(state.rules, state.match)
     match = state.match
-    if unplayed:                  # nobody played: nobody won, whatever the match
-        abandoned = True
+    if abandoned:                 # a game stopped before its end has no winner
         state.match = match = replace(match, winners=())
     winners = match.winners
     state.phase = "over"

@@ -58,9 +58,9 @@ def screen(state: GameState) -> Screen:
         player = state.next_player()
         return PlayScreen(player=state.players[player] if player is not None else "",
                           round=match.round_number, tiles=state.rules.tiles,
-                          open_tiles=tuple(range(1, state.rules.tiles + 1)),
+                          open_tiles=tuple(tiles_of(state.board & ~state.shut)),
                           total=match.totals[player] if player is not None else 0,
-                          prompt="lift all flaps",
+                          prompt=to_open,
                           message=_bar(state, to_open if must_open else message(state)),
                           **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
@@ -136,8 +136,13 @@ def title(rules: RuleSet) -> str:
 
 
 def _to_open(state: GameState) -> str:
+    """What the players do between two turns: lift what is still shut; once
+    every flap is open the next turn is under way (never "lift" with nothing shut)."""
     must_open = tiles_of(state.shut)
-    return f"lift {tile_ranges(must_open)}" if must_open else "lift all flaps"
+    if must_open:
+        return f"lift {tile_ranges(must_open)}"
+    turn = state.turn
+    return f"{state.players[turn.player]} to play" if turn is not None else ""
 
 
 def _queued(state: GameState, shown: Screen) -> Screen:
@@ -154,7 +159,8 @@ def no_move(state: GameState, turn: Turn) -> PlayScreen:
     assert state.match is not None
     return PlayScreen(player=state.players[turn.player], round=state.match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(state.open_mask(turn))),
-                      total=state.match.totals[turn.player], dice=turn.dice, prompt="no move")
+                      total=state.match.totals[turn.player], dice=turn.dice, prompt="no move",
+                      **_pool_fields(state, turn.player))
 
 
 def score_rows(state: GameState, result: RoundResult | None = None) -> tuple[ScoreRow, ...]:
@@ -240,7 +246,16 @@ def _pool_fields(state: GameState, player: int | None) -> dict[str, Any]:
     if state.rules.match != "pool" or state.match is None:
         return {}
     balance = state.match.balances[player] if player is not None else None
-    return {"pot": state.match.pot, "balance": balance}
+    return {"pot": round_pot(state), "balance": balance}
+
+
+def round_pot(state: GameState) -> int:
+    """What the round being played is for: every player in it staked at its
+    start, on top of what an uneven split left in the pot. (The balances are
+    settled when the round ends.)"""
+    match = state.match
+    assert match is not None
+    return match.pot + state.rules.stake * len(match.active())
 
 
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:

@@ -121,8 +121,8 @@ def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:
     font, _ = role("winner")
     label = "WINNER" if len(s.winners) == 1 else "WINNERS"
     names = ", ".join(s.winners)
-    one_line = f"{label}: {names}"
-    if text.width(one_line, font) <= RIGHT - 4:
+    one_line = f"{label}: {names}" if s.winners else "STOPPED: NO WINNER"
+    if text.width(one_line, font) <= RIGHT - 4 or not s.winners:
         widgets.bar(canvas, 0, [one_line], bottom=font.height + 1, font=font)
         rows_top = font.height + 4
     else:
