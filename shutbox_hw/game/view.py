@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import (Mask, Position, RoundResult, RuleSet, RulesError, Throw, build_rules, dice_choice,
+from ..rules import (Mask, Position, RoundResult, RuleSet, Throw, dice_choice,
                      tile_bit, tiles_of)
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, ShutScreen, TurnEndScreen)
@@ -126,13 +126,9 @@ def why_not(state: GameState, button: str) -> str:
 
 
 def title(rules: RuleSet) -> str:
-    """The preset's name, unless overrides changed its rules: then no preset's
-    name would be true (the rules line below says what they are)."""
-    try:
-        plain = build_rules(rules.preset, {})
-    except RulesError:        # a restored game's preset unknown to this version
-        return "House rules"
-    return rules.title if plain == rules else "House rules"
+    """The preset's name, unless overrides changed its rules (the rules line
+    below says what they are)."""
+    return rules.shown_title
 
 
 def _to_open(state: GameState) -> str:
