@@ -34,9 +34,14 @@ def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
         return MenuScreen("LED TEST", LED_STEPS, selected=menu.led_step,
                           prompt="NEXT: next  hold: back")
     if page == "audits":
-        lines = audits or ("no games yet",)
-        return MenuScreen("AUDITS", lines, selected=None, first=min(menu.index, len(lines) - 1),
-                          prompt="NEXT: down  hold: back")
+        # "label<TAB>value" rows under headings (store/audit.py)
+        rows = [line.partition("\t") for line in audits or ("no games yet",)]
+        return MenuScreen("hold: back", tuple(label for label, _, _ in rows),
+                          selected=None, first=min(menu.index, len(rows) - 1),
+                          values=tuple(value for _, _, value in rows),
+                          headings=tuple(i for i, (_, sep, _) in enumerate(rows)
+                                         if not sep and audits),
+                          prompt="NEXT: down  ROLL: up")
     if page == "adjustments":
         return MenuScreen("ADJUST", tuple(LABELS[i] for i in ADJUST_ITEMS), selected=menu.index,
                           values=tuple(shown_value(i, menu.values.get(i)) if i in LABELS
