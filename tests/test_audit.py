@@ -101,22 +101,25 @@ def test_reset_audits_keeps_the_history(capsys, tmp_path):
     assert audit_json(capsys, db)["games"] == 1
 
 
-def test_audit_lines_fit_the_screen(capsys, tmp_path):
-    db = tmp_path / "box.db"
+def played_audit_lines(capsys, db: Path) -> list[str]:
+    """The box's audit lines after the scripted game."""
     play(capsys, db)
     conn = sqlite3.connect(db)
-    lines = audit_lines(conn)
-    conn.close()
+    try:
+        return audit_lines(conn)
+    finally:
+        conn.close()
+
+
+def test_audit_lines_fit_the_screen(capsys, tmp_path):
+    lines = played_audit_lines(capsys, tmp_path / "box.db")
     assert lines and all(len(line) <= 21 for line in lines), lines
 
 
 def test_audits_have_headings_with_units_and_no_button_prompt_look(capsys, tmp_path):
     # issue 18: "NEXT: 2" and "ROLL: 41" read as button prompts; no headings, no units
     db = tmp_path / "box.db"
-    play(capsys, db)
-    conn = sqlite3.connect(db)
-    lines = audit_lines(conn)
-    conn.close()
+    lines = played_audit_lines(capsys, db)
     headings = [line for line in lines if "\t" not in line]
     assert headings[:2] == ["games", "avg score a turn"]
     assert {"flap moves", "button presses"} <= set(headings)

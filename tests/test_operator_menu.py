@@ -12,9 +12,10 @@ import pytest
 from shutbox_hw.events import ButtonLevel, ButtonPressed, Figures, FlapChanged, ServiceRequested, Tick, Tonight
 from shutbox_hw.game.screens import AttractScreen, ConfirmScreen, MenuScreen, SwitchTestScreen
 from shutbox_hw.game.service import ITEMS, LED_STEPS
+from shutbox_hw.game import view
 from shutbox_hw.game.view import ATTRACT_PAGE_MS
 from shutbox_hw.hal.debounce import SERVICE_HOLD_MS, ButtonInputs
-from shutbox_hw.rules import PRESETS
+from shutbox_hw.rules import PRESETS, build_rules
 
 from table import Table
 
@@ -186,12 +187,24 @@ def test_an_adjustment_is_an_event_and_the_values_show_on_the_menu():
     t = table()
     enter(t)
     choose(t, "adjustments")
-    assert t.screen.values[:2] == ("klappenspiel", "2")
+    assert t.screen.values[:2] == ("Klappenspiel", "2")  # the name the idle screen shows
     t.press("roll")                                   # rules
     t.press("next")
     t.press("roll")
     following = list(PRESETS)[(list(PRESETS).index("klappenspiel") + 1) % len(PRESETS)]
     assert t.events[-1] == {"event": "setting_changed", "key": "preset", "value": following}
+
+
+def test_the_menu_names_the_presets_as_the_idle_screen_does():
+    # issue 18: the box said "1-12 Race" on the idle screen and "crafthouse-12" in the menu
+    t = table()
+    enter(t)
+    choose(t, "adjustments")
+    t.press("roll")                                   # rules: the presets to choose from
+    titles = {"klappenspiel": "Klappenspiel", "crafthouse-12": "1-12 Race", "pub": "Pub Pool"}
+    assert t.screen.lines == tuple(titles[p] for p in PRESETS)
+    for preset in PRESETS:
+        assert view.title(build_rules(preset)) == titles[preset]
 
 
 def test_a_seat_is_named_from_the_list():

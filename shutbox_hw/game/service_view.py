@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..leds import LedFrame, LedState
+from ..rules.ruleset import PRESET_TITLES
 from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen
 from .service import ADJUST_ITEMS, BACK, CHOICES, ITEMS, LED_STEPS, NAMES, RESET, ServiceMenu
 
@@ -19,6 +20,14 @@ def shown_value(key: str, value: Any) -> str:
     if key == NAMES:
         return ", ".join(value) if isinstance(value, (list, tuple)) else ""
     return "" if value is None else str(value)
+
+
+def menu_value(key: str, value: Any) -> str:
+    """A value as the box's menu shows it: a preset by the name the idle
+    screen shows ("1-12 Race"), not the config file's ("crafthouse-12")."""
+    if key == "preset" and isinstance(value, str):
+        return PRESET_TITLES.get(value, value)
+    return shown_value(key, value)
 
 
 def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
@@ -44,13 +53,13 @@ def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
                           prompt="NEXT: down  ROLL: up")
     if page == "adjustments":
         return MenuScreen("ADJUST", tuple(LABELS[i] for i in ADJUST_ITEMS), selected=menu.index,
-                          values=tuple(shown_value(i, menu.values.get(i)) if i in LABELS
+                          values=tuple(menu_value(i, menu.values.get(i)) if i in LABELS
                                        and i not in (RESET, BACK) else ""
                                        for i in ADJUST_ITEMS))
     if page == "edit":
         options = CHOICES[menu.key]
         current = menu.values.get(menu.key)
-        return MenuScreen(LABELS[menu.key].upper(), tuple(str(o) for o in options),
+        return MenuScreen(LABELS[menu.key].upper(), tuple(menu_value(menu.key, o) for o in options),
                           selected=menu.choice,
                           values=tuple("now" if o == current else "" for o in options))
     if page == NAMES:

@@ -20,8 +20,8 @@ _EIGHT = (
 )
 
 _MAIN_MENU = ("switch test", "LED test", "audits", "adjustments", "reset audits", "exit")
-_ADJUST = ("preset", "players", "hints", "settle_ms", "contrast", "reset to config", "back")
-_ADJUST_VALUES = ("crafthouse-12", "4", "always", "2500", "128", "", "")
+_ADJUST = ("rules", "players", "hints", "settle ms", "contrast", "reset to config", "back")
+_ADJUST_VALUES = ("1-12 Race", "4", "always", "2500", "128", "", "")   # presets by their titles
 # as the box lists them (store/audit.py): headings, then label and value
 _AUDITS = ("games", "played", "rounds", "boxes shut", "avg score a turn", "Klappenspiel",
            "Pub Pool", "best turns", "Anna 2024-05-03", "Bernhard 2024-04-12", "flap moves",
@@ -69,7 +69,7 @@ SAMPLES: dict[str, Screen] = {
     "menu": MenuScreen("service menu", _MAIN_MENU, selected=0),
     "menu_scrolled": MenuScreen("service menu", _MAIN_MENU, selected=3),
     "menu_values": MenuScreen("adjustments", _ADJUST, selected=2, values=_ADJUST_VALUES),
-    "menu_edit": MenuScreen("preset", ("klappenspiel", "crafthouse-12", "pub"), selected=1),
+    "menu_edit": MenuScreen("RULES", ("Klappenspiel", "1-12 Race", "Pub Pool"), selected=1),
     "menu_audits": MenuScreen("hold: back", _AUDITS, selected=None, first=13,
                               values=_AUDIT_VALUES, headings=_AUDIT_HEADINGS,
                               prompt="NEXT: down  ROLL: up"),
