@@ -275,3 +275,59 @@ def test_the_interactive_simulator_names_a_database_only_if_it_is_kept(tmp_path,
     db = tmp_path / "mine.db"
     out = _run_terminal(monkeypatch, capsys, ["sim", "--db", str(db)])
     assert out.strip() == f"game record kept in {db}" and db.exists()
+
+
+def test_a_real_terminal_too_small_then_bigger_plays_on_and_quits_cleanly(tmp_path):
+    """The interactive simulator in a real pseudo-terminal: 40x12 asks for a bigger
+    one (and does not end), made 80x28 it draws the box, q ends it with exit 0."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    def set_size(fd: int, lines: int, columns: int) -> None:
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+
+    master, slave = pty.openpty()
+    set_size(slave, 12, 40)
+    env = dict(os.environ, TERM="xterm", LINES="", COLUMNS="")
+    env.pop("LINES")
+    env.pop("COLUMNS")
+    proc = subprocess.Popen([*COMMAND, "sim", "--seed", "1"], stdin=slave, stdout=slave,
+                            stderr=slave, env=env, cwd=ROOT, start_new_session=True)
+    os.close(slave)
+    seen = b""
+
+    def read_for(seconds: float) -> bytes:
+        nonlocal seen
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+        return seen
+
+    try:
+        deadline = time.monotonic() + 60
+        while b"bigger" not in read_for(0.5) and time.monotonic() < deadline:
+            pass
+        assert b"bigger" in seen, seen[-500:]
+        assert proc.poll() is None                      # still running
+        seen = b""
+        set_size(master, 28, 80)
+        proc.send_signal(signal.SIGWINCH)
+        while "┌".encode() not in read_for(0.5) and time.monotonic() < deadline:
+            pass
+        assert "┌".encode() in seen                    # the box is drawn again
+        os.write(master, b"q")
+        assert proc.wait(timeout=30) == 0
+        assert b"kept" not in read_for(0.5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
