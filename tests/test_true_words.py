@@ -213,3 +213,24 @@ def test_a_long_name_is_shortened_before_the_header_words_are(pool):
     left = widgets.right_text(ImageDraw.Draw(expected), 127, y, words, small)
     got = render(screen).convert("1").crop((left, 0, 128, 10))
     assert list(got.get_flattened_data()) == list(expected.crop((left, 0, 128, 10)).get_flattened_data())
+
+
+@pytest.mark.parametrize("players", [3, 4, 6, 8])
+def test_one_kind_of_mark_is_explained_however_full_the_scoreboard(players, monkeypatch):
+    from shutbox_hw.render import scoreboard
+    drawn = []
+    real = scoreboard._legend
+
+    def spy(canvas, rows, x, y):
+        drawn.append((x, y))
+        real(canvas, rows, x, y)
+    monkeypatch.setattr(scoreboard, "_legend", spy)
+    rows = tuple(ScoreRow(n, 5, 5, 40) for n in NAMES[:players])
+    note = "Anna & Bob win round 12"          # a long note: no room beside it
+    marked = ScoreboardScreen(12, (replace(rows[0], shut=True),) + rows[1:], note=note)
+    image = render(marked).convert("1")
+    assert len(drawn) == 1, drawn
+    x, y = drawn[0]
+    # the legend's own square is there, and it does not cover the note or the rows' marks
+    assert all(image.getpixel((x + i, y + 2)) for i in range(5))
+    assert y < 10 or 10 + ((players + 1) // 2 if players > 4 else players) * 8 <= y

@@ -25,6 +25,7 @@ COMPACT_FROM = 5         # this many rows or more: two columns of small rows
 MARKS_W = 12             # room right of the last column for the X and the square
 COL_GAP = 6              # at least this between two column heads ("final total")
 LEGEND_GAP = 5           # between the legend's two entries
+MARK_ADVANCE = 6         # a legend mark and the space after it
 
 
 def _pool(rows: tuple[ScoreRow, ...]) -> bool:
@@ -61,8 +62,10 @@ def _legend_items(rows: tuple[ScoreRow, ...]) -> list[ScoreRow]:
 def legend_width(rows: tuple[ScoreRow, ...]) -> int:
     small, _ = role("secondary")
     items = _legend_items(rows)
-    return sum(7 + text.width(i.name, small) for i in items) + LEGEND_GAP * (len(items) - 1) \
-        if items else 0
+    if not items:
+        return 0
+    return sum(MARK_ADVANCE + text.width(i.name, small) for i in items) \
+        + LEGEND_GAP * (len(items) - 1)
 
 
 def _legend(canvas: ImageDraw.ImageDraw, rows: tuple[ScoreRow, ...], x: int, y: int) -> None:
@@ -70,7 +73,7 @@ def _legend(canvas: ImageDraw.ImageDraw, rows: tuple[ScoreRow, ...], x: int, y: 
     small, _ = role("secondary")
     for item in _legend_items(rows):
         _marks(canvas, item, small, x, y)
-        x += 7
+        x += MARK_ADVANCE
         text.draw(canvas, x, y, item.name, small)
         x += text.width(item.name, small) + LEGEND_GAP
 
@@ -142,18 +145,44 @@ def _compact_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen, pool: 
     legend and what to do below."""
     small, _ = role("secondary")
     last = "balance" if pool else "total"
-    text.draw(canvas, 0, 0, f"ROUND {s.round}", small)
-    widgets.right_text(canvas, RIGHT, 0, f"score, {last}", small)
-    canvas.line((0, 8, RIGHT - 1, 8), fill=1)
     half = (len(s.rows) + 1) // 2
     pitch = small.height + 1
     for col, part in enumerate((s.rows[:half], s.rows[half:])):
         _score_column(canvas, col * 65, 10, part, pool, pitch)
     prompt = widgets.prompt_lines(s.prompt, 1)
     top = widgets.footer(canvas, prompt) if prompt else BOTTOM
-    legend = s.rows if not s.note or _fits_beside(s.note, s.rows) else ()
-    if s.note or legend:
-        _note(canvas, s.note, top - small.height - 2, legend)
+    note_y = top - small.height - 2
+    legend = bool(_legend_items(s.rows))
+    # 5-6 players leave a free line above the note
+    own_line = legend and note_y - (small.height + 1) >= 10 + half * pitch
+    beside = legend and not own_line and (not s.note or _fits_beside(s.note, s.rows))
+    heads_left = widgets.right_text(canvas, RIGHT, 0, f"score, {last}", small) - COL_GAP
+    _round_label(canvas, s.round, heads_left, () if own_line or beside else s.rows)
+    canvas.line((0, 8, RIGHT - 1, 8), fill=1)
+    if s.note or beside:
+        _note(canvas, s.note, note_y, s.rows if beside else ())
+    if own_line:
+        _legend(canvas, s.rows, (RIGHT - legend_width(s.rows)) // 2,
+                note_y - (small.height + 1) if s.note else note_y)
+
+
+def _round_label(canvas: ImageDraw.ImageDraw, number: int, room: int,
+                 legend_of: tuple[ScoreRow, ...]) -> bool:
+    """The round at the header's left, in the ``room`` pixels there: "ROUND 3", or
+    "R3" when that leaves room for the legend of ``legend_of`` (or when "ROUND 3"
+    does not fit at all). Returns whether the legend went there too."""
+    small, _ = role("secondary")
+    labels = (f"ROUND {number}", f"R{number}")
+    if _legend_items(legend_of):
+        for label in labels:
+            label_w = text.width(label, small)
+            if label_w + LEGEND_GAP + legend_width(legend_of) <= room:
+                text.draw(canvas, 0, 0, label, small)
+                _legend(canvas, legend_of, label_w + LEGEND_GAP, 0)
+                return True
+    label = labels[0] if text.width(labels[0], small) <= room else labels[1]
+    text.draw(canvas, 0, 0, label, small)
+    return False
 
 
 def _column_rights(pool: bool, doubled: bool) -> list[tuple[str, int]]:
@@ -195,28 +224,20 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
             widgets.right_text(canvas, right, y, value, big)
         _marks(canvas, r, big, RIGHT - MARKS_W + 2, y)
         y += pitch
-    # the round (and the legend, when it fits) left of the column heads
-    heads_left = columns[0][1] - text.width(columns[0][0], small) - COL_GAP
-    legend = bool(_legend_items(s.rows))
-    label = f"ROUND {s.round}"
-    if text.width(label, small) > heads_left:
-        label = f"R{s.round}"
-    text.draw(canvas, 0, 0, label, small)
-    label_w = text.width(label, small)
-    in_header = legend and label_w + LEGEND_GAP + legend_width(s.rows) <= heads_left
-    if in_header:
-        _legend(canvas, s.rows, label_w + LEGEND_GAP, 0)
-    # below the rows: the legend (when it has a line of its own), the note
-    # (small), then what to do (10 px) when it fits
+    # below the rows: the legend (on a line of its own when there is room,
+    # else beside the note, else in the header), the note (small), then what
+    # to do (10 px) when it fits
     room = BOTTOM - y
     prompt = widgets.prompt_lines(s.prompt, 1)
     line = small.height + 1
     need = role("prompt")[0].height + 1 + (line if s.note else 0)
-    own_line = legend and not in_header and room >= need + line
+    legend = bool(_legend_items(s.rows))
+    own_line = legend and room >= need + line
+    beside = legend and not own_line and (not s.note or _fits_beside(s.note, s.rows))
+    heads_left = columns[0][1] - text.width(columns[0][0], small) - COL_GAP
+    _round_label(canvas, s.round, heads_left, () if own_line or beside else s.rows)
     fits_both = room >= line + role("prompt")[0].height + 1
     top = widgets.footer(canvas, prompt) if prompt and (fits_both or not s.note) else BOTTOM
-    beside = legend and not in_header and not own_line and (
-        not s.note or _fits_beside(s.note, s.rows))
     if s.note or beside:
         _note(canvas, s.note, top - small.height - 2, s.rows if beside else ())
         top -= line
