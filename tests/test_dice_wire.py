@@ -157,7 +157,7 @@ def test_the_wrong_number_of_dice_is_refused_with_the_reason():
     controller.handle(ButtonPressed("roll", False, 1))          # a new game, a turn starts
     assert controller.dice_wanted() == 2
     out = controller.handle(DiceRolled((4,), 2, source="module"))
-    assert controller.screen().prompt == "1 dice: 2 wanted, throw again"
+    assert controller.screen().prompt == "throw 2 dice: 1 die only once 7-9 are shut"
     assert not [e for e in out if type(e).__name__ == "Emit"]
     controller.handle(DiceRolled((4, 2), 3, source="module"))
     assert controller.state.turn.dice == (4, 2) and controller.dice_wanted() is None

@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..daemon import Box, Daemon
     from ..hal.clock import Clock, MonotonicClock
-    from ..hal.poll import Wake
+    from ..hal.poll import Wake, Waker
     from ..sdnotify import Notifier
+    from ..store import Store
 
 log = logging.getLogger("shutbox_hw")
 
@@ -79,19 +81,28 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
 
 def run(args: argparse.Namespace) -> int:
     from ..config import default_db_path, load_config
-    from ..daemon import Daemon
     from ..hal.clock import MonotonicClock
     from ..hal.poll import Waker
-    from ..sdnotify import Notifier
     from ..store import Store
+    from ..store.lock import DatabaseLock
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
     clock = MonotonicClock()
     waker = Waker()
     # absolute first: importing lgpio changes into $LG_WD
     db_path = os.path.abspath(config.db or default_db_path())
-    box = build_real_box(config, clock, args.pin_factory, waker.wake)
-    store = Store(db_path)
+    # one database, one box: a second daemon (or a simulator) on it is refused
+    # before it touches a pin; the kernel drops the lock when this process ends
+    with DatabaseLock(Path(db_path)):
+        box = build_real_box(config, clock, args.pin_factory, waker.wake)
+        return _serve_box(args, config, box, Store(db_path), clock, waker)
+
+
+def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
+               clock: MonotonicClock, waker: Waker) -> int:
+    """The daemon on ``box`` and ``store`` until SIGTERM (or ``--for-seconds``)."""
+    from ..daemon import Daemon
+    from ..sdnotify import Notifier
     stop = False
 
     def on_signal(signum: int, frame: Any) -> None:

@@ -106,10 +106,11 @@ def _c_stderr_kept_unless_failed() -> Iterator[None]:
 
 
 INSTALL_HINT = {
-    "lgpio": "on Raspberry Pi OS: apt install python3-lgpio and a venv made with "
-             "--system-site-packages, or pip install 'shutbox-hw[pi]'",
+    "lgpio": "on the Pi: pip install 'shutbox-hw[pi]' (or apt install python3-lgpio, "
+             "venv --system-site-packages)",
     "RPi.GPIO": "pip install 'shutbox-hw[pi]' (or use --pin-factory lgpio)",
 }
+NOT_A_PI = "on a PC: shutbox-hw sim"
 
 
 def pin_factory_problem(lib: str, exc: BaseException) -> str:
@@ -117,7 +118,10 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     filename = str(getattr(exc, "filename", "") or "")
     if isinstance(exc, ImportError):
-        return f"the {lib} library is not installed ({text}); {INSTALL_HINT[lib]}"
+        # the module's own "No module named ..." says nothing more; anything else does
+        plain = getattr(exc, "name", None) == lib or text == f"No module named '{lib}'"
+        why = "" if plain else f" ({text})"
+        return f"the {lib} library is not installed{why}; {INSTALL_HINT[lib]}; {NOT_A_PI}"
     if ".lgd-nfy" in filename:
         # lgpio makes its FIFO in $LG_WD (it changes into it) or else the working directory
         where = os.environ.get("LG_WD") or os.getcwd()
