@@ -62,12 +62,14 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
     from ..hal.box import build_module, build_ports
     from ..hal.dice_source import SoftwareDice
     from ..hal.display import make_display
+    from ..hal.expander import ThreadReader
     from ..hal.gpio import make_pin_factory, pin_claim_problem
     factory = make_pin_factory(pin_factory)
     dice_cfg = config.hardware.dice if config.game.dice == "module" else None
     try:
         ports = build_ports(config.hardware, clock, pin_factory=factory, bus=open_i2c,
-                            wake=wake)
+                            wake=wake, reader=lambda bus, address: ThreadReader(),
+                            kernel_ticks=True)
         dice = (SoftwareDice() if dice_cfg is None else
                 build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c))
     except Exception as exc:  # noqa: BLE001 - sorted out just below

@@ -510,6 +510,15 @@ class Controller:
 
     # ------------------------------------------------------------------ output
 
+    def hints_ready(self) -> list[Effect]:
+        """The advisor's tables, solved off the loop, are ready: the turn's hint
+        and chances now, and the screen that shows them."""
+        s = self.state
+        s.hints_ready = True
+        if s.turn is not None:
+            advice.prepare_hint(s, self.advisor, s.turn)
+        return self.refresh()
+
     def refresh(self) -> list[Effect]:
         """The screen and lights for the current state, when they changed
         (after :meth:`configure`; every entry point ends with it)."""

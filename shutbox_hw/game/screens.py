@@ -46,6 +46,7 @@ class PlayScreen:
     hint: tuple[int, ...] | None = None
     shut_chance: float | None = None
     move_chance: float | None = None
+    hints_pending: bool = False   # hints on, the solver's tables not made yet
     pot: int | None = None        # pool only: what the round's winner takes
     balance: int | None = None    # pool only: the player's winnings so far (total means nothing)
     throw_dice: int = 2           # dice the next throw uses: one `?` box each before it is known

@@ -290,6 +290,8 @@ def round_pot(state: GameState) -> int:
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
     if not state.hints_on:
         return {}
+    if not state.hints_ready:
+        return {"hints_pending": True}
     if state.game.hints == "on-request" and not turn.hint_shown:
         return {}                 # asked for with a long ROLL, figures and all
     hint = tuple(tiles_of(turn.hint)) if state.hint_visible(turn) and turn.hint else None

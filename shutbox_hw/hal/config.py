@@ -136,6 +136,7 @@ class HardwareConfig:
     debounce_ms: int = 20
     hold_ms: int = 1000
     read_interval_ms: int = 250
+    i2c_hz: int = 400_000   # the bus clock (dtparam=i2c_arm_baudrate): the simulator's wire time
     allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
@@ -172,6 +173,7 @@ HARDWARE = Spec(HardwareConfig, {
     "debounce_ms": Integer(1, 500, "milliseconds"),
     "hold_ms": Integer(100, 10_000, "milliseconds"),
     "read_interval_ms": Integer(10, 10_000, "milliseconds"),
+    "i2c_hz": Integer(10_000, 1_000_000, "Hz"),
     "allow_reserved_pins": Flag(),
     "mcp23017": Subtable("hardware.mcp23017"),
     "display": Subtable("hardware.display"),
@@ -266,7 +268,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                           next=cast(Pin, nxt), service=service,
                           green_led=green, red_led=red, flap_leds=flap_leds,
                           debounce_ms=v["debounce_ms"], hold_ms=v["hold_ms"],
-                          read_interval_ms=v["read_interval_ms"],
+                          read_interval_ms=v["read_interval_ms"], i2c_hz=v["i2c_hz"],
                           allow_reserved_pins=v["allow_reserved_pins"], mcp23017=expander,
                           display=display, dice=dice)
 

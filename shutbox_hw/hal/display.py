@@ -47,6 +47,7 @@ from PIL import Image
 from ..events import InputFault
 from .config import HardwareConfig
 from .mcp23017 import RETRY_ERRNOS
+from .panel_pages import send_changed
 from .poll import Wake, no_wake
 
 log = logging.getLogger("shutbox_hw")
@@ -377,9 +378,9 @@ class OledDisplay:
                     # also right after init: luma's ssd1306 init writes 0xCF
                     self._attempt(lambda: device.contrast(contrast))
                     sent_contrast = contrast
-                if data is not None and data != sent_bytes:
+                if frame is not None and data is not None and data != sent_bytes:
                     started = time.monotonic()
-                    self._attempt(lambda: device.display(frame))
+                    self._attempt(lambda: send_changed(device, frame, sent_bytes))
                     sent_bytes = data
                     self.frames_sent += 1
                     self._sent_at = time.monotonic()

@@ -168,44 +168,71 @@ def gpio_device_problem(dev: str = "/dev") -> str:
     return f"{dev}/{chips[0]} is there and open to this user: is another program using the pins?"
 
 
+class StampedInput(DigitalInputDevice):
+    """A gpiozero input that keeps the ``ticks`` of the change it is firing for:
+    with lgpio the kernel's timestamp of the edge (gpiozero hands it on in
+    seconds of ``CLOCK_MONOTONIC``, the clock of ``time.monotonic_ns``)."""
+
+    ticks: float | None = None
+
+    def _fire_events(self, ticks: Any, new_active: Any) -> None:
+        self.ticks = ticks
+        super()._fire_events(ticks, new_active)
+
+
+def kernel_ms(ticks: float) -> int:
+    """gpiozero's ticks (seconds on the monotonic clock) in the box clock's milliseconds."""
+    return int(ticks * 1000)
+
+
 class PiPins:
     """Switches to ground on the Pi's own pins: an :class:`~.switches.EdgeSource`.
 
-    gpiozero's callbacks only record ``(line, level, clock.now_ms())`` under a
-    lock, from its own threads, then call ``wake`` so that a sleeping loop
-    looks at them now; :meth:`edges` hands them over. Every
+    gpiozero's callbacks only record ``(line, level, time)`` under a lock, from
+    its own threads, then call ``wake`` so that a sleeping loop looks at them
+    now; :meth:`edges` hands them over. The time is the edge's own: with
+    ``kernel_ticks`` (the box, on the monotonic clock) the kernel's timestamp
+    that lgpio hands to the callback, so a callback that runs late (a busy
+    thread, the GIL) neither stretches nor squeezes a bounce; without (the
+    simulator's virtual clock) the clock when the callback runs. Every
     ``read_ms`` it also reads every pin's level, as the expander does: a level
     that differs from the last edge seen is an edge the backend lost, and goes
     through the same debouncer (a level equal to it changes nothing).
     """
 
     def __init__(self, pins: Mapping[Line, PiPin], clock: Clock, pin_factory: Any = None,
-                 read_ms: int = HardwareConfig.read_interval_ms, wake: Wake = no_wake) -> None:
+                 read_ms: int = HardwareConfig.read_interval_ms, wake: Wake = no_wake,
+                 kernel_ticks: bool = False) -> None:
         if read_ms <= 0:
             raise ValueError("read_ms must be positive")
         self._clock = clock
         self._wake = wake
+        self._kernel_ticks = kernel_ticks
         self._lock = threading.Lock()
         self._recorded: list[Edge] = []
-        self._devices: dict[Line, DigitalInputDevice] = {}
+        self._devices: dict[Line, StampedInput] = {}
         self.read_ms = read_ms
         self._next_read: int | None = None
         try:
             for line, pin in pins.items():
-                dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
-                dev.when_activated = self._recorder(line, True)
-                dev.when_deactivated = self._recorder(line, False)
+                dev = StampedInput(pin, pull_up=True, pin_factory=pin_factory)
+                dev.when_activated = self._recorder(line, True, dev)
+                dev.when_deactivated = self._recorder(line, False, dev)
                 self._devices[line] = dev
         except Exception:
             self.close()
             raise
 
-    def _recorder(self, line: Line, closed: bool) -> Callable[[], None]:
+    def _recorder(self, line: Line, closed: bool, dev: StampedInput) -> Callable[[], None]:
         """A gpiozero ``when_*`` handler (its thread): note the edge and when, then
         wake the loop (after recording, so the step it wakes finds the edge)."""
         def record() -> None:
+            now = self._clock.now_ms()
+            at = now
+            if self._kernel_ticks and dev.ticks is not None:
+                at = min(now, kernel_ms(dev.ticks))   # never ahead of the loop's clock
             with self._lock:
-                self._recorded.append(Edge(line, closed, self._clock.now_ms()))
+                self._recorded.append(Edge(line, closed, at))
             self._wake()
         return record
 

@@ -86,6 +86,11 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
             y = top + i * pitch
             text.draw(canvas, label_x, y, label, small)
             widgets.right_text(canvas, RIGHT, y, value, small)
+    elif s.hints_pending:   # the tables are being solved (off the loop): say so
+        panel_x = 2 * DIE + 3
+        top = DICE_Y + (DIE - 2 * small.height - 3) // 2
+        text.draw(canvas, panel_x, top, "hints", small)
+        text.draw(canvas, panel_x, top + small.height + 3, "not ready", small)
 
     if s.message:
         font, _ = role("message")

@@ -41,14 +41,15 @@ class Tally:
         """Worth a write of its own (the step wrote nothing else)."""
         return sum(self.pending.values()) >= FLUSH_EVERY
 
-    def write(self, db: sqlite3.Connection) -> None:
-        """Add the pending counts in one transaction; kept pending if the disk refuses."""
-        if not self.pending:
-            return
-        with db:
-            db.executemany("INSERT INTO counters (key, count) VALUES (?, ?) ON CONFLICT(key)"
-                           " DO UPDATE SET count = count + excluded.count",
-                           sorted(self.pending.items()))
+    def add_to(self, db: sqlite3.Connection) -> None:
+        """Add the pending counts inside the transaction the caller holds (the
+        step's own: its commit is their one sync); :meth:`written` once it committed."""
+        db.executemany("INSERT INTO counters (key, count) VALUES (?, ?) ON CONFLICT(key)"
+                       " DO UPDATE SET count = count + excluded.count",
+                       sorted(self.pending.items()))
+
+    def written(self) -> None:
+        """The transaction that carried the counts committed: nothing is pending."""
         self.pending.clear()
 
 

@@ -213,11 +213,13 @@ class Store:
         """Write one game event durably, in a transaction of its own."""
         self.record_all([event])
 
-    def record_all(self, events: Iterable[AnyGameEvent]) -> None:
-        """Write the events of one step, in order, in one transaction: all or none.
+    def record_all(self, events: Iterable[AnyGameEvent], tally: Tally | None = None) -> None:
+        """Write the events of one step, in order, in one transaction: all or none;
+        the audit counts of ``tally`` ride in the same transaction (one sync).
 
         Raises :class:`StorageFault` when the disk does not take them now; the
-        store is then as it was before (the caller keeps the events).
+        store is then as it was before (the caller keeps the events, the tally
+        its counts).
         """
         kept = [e for e in events
                 if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault,
@@ -226,11 +228,16 @@ class Store:
             self._reopen()  # even with nothing to write: the fault may be over
         if not kept:
             return  # nothing to keep: they follow from what is stored
+        counts = tally if tally is not None and tally.pending else None
         with self._transaction(kept):
             now = self._clock()
             for event in kept:
                 self._write(event, now)
                 self._wrote()
+            if counts is not None:
+                counts.add_to(self._conn())
+        if counts is not None:
+            counts.written()
 
     @contextmanager
     def _transaction(self, events: Sequence[AnyGameEvent] | None = None) -> Iterator[None]:
@@ -421,11 +428,17 @@ class Store:
     # (kept apart from the game's write path: shutbox_hw/store/audit.py)
 
     def write_counts(self, tally: Tally) -> None:
-        """Add the switch and fault counts gathered in memory (a fault if the disk refuses)."""
+        """Add the switch and fault counts gathered in memory in one transaction
+        of their own (a fault if the disk refuses; they then stay pending)."""
+        if not tally.pending:
+            return
         try:
-            tally.write(self._conn())
+            self._conn()
+            with self._transaction():
+                tally.add_to(self._conn())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
+        tally.written()
 
     def reset_audits(self) -> None:
         """The operator menu's "reset audits": counters cleared, games kept for history."""
