@@ -64,7 +64,7 @@ def test_a_ready_line_of_none_polls():
     ("ready_pin = 30", "[hardware] dice.ready_pin: BCM pin 30 is outside 0..27"),
     ("ready_pin = \"GPA1\"", "[hardware] dice.ready_pin: expected a BCM pin number"),
     ("address = 0x3C", "[hardware] dice.address: 0x3C is also the display's address on bus 1"),
-    ("address = 0x90", "[hardware] dice.address: address 0x90 is outside 0x03..0x77"),
+    ("address = 0x90", "[hardware] dice.address: address 0x90 is outside 0x08..0x77"),
     ("bus = -1", "[hardware] dice.bus: -1 is outside 0..31"),
     ("colour = 1", "[hardware] dice.colour: unknown key (keys: bus, address, ready_pin)"),
 ])

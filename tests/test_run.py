@@ -116,7 +116,7 @@ def run_with_fake_lgpio(public_copy: PublicCopy, base: Path, cwd: Path, lg_wd: P
 def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir, public_copy):
     cwd = shared_dir / "readonly"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, cwd)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
@@ -141,13 +141,42 @@ def test_lgpio_starts_from_a_writable_working_directory(shared_dir, public_copy)
     cwd.mkdir()
     proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, read_only=False)
     assert proc.returncode == 0, proc.stderr
-    assert [p.name for p in cwd.iterdir()] == [".lgd-nfy0"]
+    assert list(cwd.iterdir()) == []     # lgpio had a private LG_WD: nothing left here
 
 
 def test_a_pin_held_by_another_program_is_one_line(shared_dir, public_copy):
     cwd = shared_dir / "work"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, read_only=False, FAKE_LGPIO_BUSY="23")
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, read_only=False,
+                               FAKE_LGPIO_BUSY="23")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "GPIO busy" in lines[0] and "systemctl stop" in lines[0], lines
+
+
+def test_without_lg_wd_a_read_only_working_directory_starts_and_nothing_is_left(shared_dir):
+    cwd, tmp = shared_dir / "readonly", shared_dir / "tmp"
+    cwd.mkdir()
+    tmp.mkdir()
+    tmp.chmod(0o777)
+    proc = run_with_fake_lgpio(shared_dir, cwd, None, TMPDIR=str(tmp), XDG_RUNTIME_DIR="")
+    assert proc.returncode == 0, proc.stderr
+    assert "shutbox-hw running" in proc.stderr
+    assert list(cwd.iterdir()) == []
+    assert list(tmp.iterdir()) == []     # the private folder went at exit, FIFO and all
+
+
+FAKE_RPIGPIO = Path(__file__).parent / "fake_rpigpio"
+
+
+def test_rpi_gpio_under_the_unit_is_one_line_naming_lgpio(tmp_path):
+    # RPi.GPIO 0.7.1 cannot export pins through /sys/class/gpio under the unit
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FAKE_RPIGPIO), str(ROOT)]))
+    proc = subprocess.run([sys.executable, "-c", AS_A_PI, "run", "--config",
+                           str(config(tmp_path)), "--pin-factory", "rpigpio",
+                           "--for-seconds", "0.2"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Failed to add edge detection" in lines[0] and "--pin-factory lgpio" in lines[0]

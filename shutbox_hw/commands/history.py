@@ -53,6 +53,20 @@ def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
         raise UserError(f"{name}: {problem}")
     if not path.exists():
         raise UserError(f"no game database at {name}")
+    db, version = open_read_only(path)
+    if version == 0:
+        db.close()
+        raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
+    return db, version, path
+
+
+def open_read_only(path: Path) -> tuple[sqlite3.Connection, int]:
+    """The database at ``path`` opened read-only (never created, migrated or left with
+    files of the caller's), and its schema version; one line saying why not."""
+    name = shown_path(path)
+    problem = not_a_regular_file(path)
+    if problem:
+        raise UserError(f"{name}: {problem}")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name} cannot be read (permission denied)")
     uri = "file:" + urllib.parse.quote(str(path.absolute()))  # "#" and "?" are not URI text
@@ -75,9 +89,7 @@ def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
         raise UserError(str(error)) from None
     except sqlite3.Error as error:
         raise UserError(f"{name} {sqlite_problem(error)}") from None
-    if version == 0:
-        raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
-    return db, version, path
+    return db, version
 
 
 def _when(stamp: float | None, synced: bool | None) -> str:

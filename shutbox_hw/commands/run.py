@@ -33,13 +33,15 @@ log = logging.getLogger("shutbox_hw")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from ..hal.gpio import default_pin_factory
+    from .boot_option import add_boot_config_option
     p = sub.add_parser("run", help="run the box (under systemd, or by hand on the Pi)")
     p.add_argument("--config", metavar="FILE", help="the box's config file")
     p.add_argument("--pin-factory", metavar="NAME",
                    default=default_pin_factory(),
-                   help="gpiozero pin backend: lgpio (default, every Pi), rpigpio "
-                        "(older boards), mock")
+                   help="gpiozero pin backend: lgpio (default, every Pi) or mock "
+                        "(rpigpio: not for the box, see systemd/README.md)")
     p.add_argument("--for-seconds", type=float, metavar="S", help=argparse.SUPPRESS)
+    add_boot_config_option(p)
     p.set_defaults(run=run)
 
 
@@ -89,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
     from ..store.lock import DatabaseLock
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
+    # before any pin is claimed: a pin the kernel took at boot would fail as "busy"
+    from ..hal.boot_config import kernel_pin_problems
+    from .boot_option import boot_config
+    kernel = kernel_pin_problems(config.hardware, boot_config(args))
+    if kernel:
+        raise UserError("\n".join(kernel))
     clock = MonotonicClock()
     waker = Waker()
     # absolute first: importing lgpio changes into $LG_WD

@@ -29,6 +29,9 @@ I2C_PINS = {2: "SDA", 3: "SCL"}
 RESERVED_PINS = {0: "ID_SD, the HAT EEPROM's data line", 1: "ID_SC, the HAT EEPROM's clock",
                  14: "the UART's TXD (serial console)", 15: "the UART's RXD (serial console)"}
 ADDRESS_RANGE = range(0x03, 0x78)
+# the dice module's driver (hal/dice_module.py) takes 0x08..0x77: 0x00..0x07 are
+# reserved addresses in the I2C specification
+DICE_ADDRESSES = range(0x08, 0x78)
 MCP23017_ADDRESSES = range(0x20, 0x28)   # A2..A0 select 0x20..0x27 (datasheet DS20001952)
 
 # Reference build (a): flaps on the header's odd side top to bottom, tiles
@@ -181,7 +184,7 @@ HARDWARE = Spec(HardwareConfig, {
 })
 DICE = Spec(DiceConfig, {
     "bus": Integer(0, 31, "an I2C bus number"),
-    "address": Address(ADDRESS_RANGE),
+    "address": Address(DICE_ADDRESSES),
     "ready_pin": Checked(),   # a BCM pin, claimed with the others; "none": poll the module
 })
 EXPANDER = Spec(ExpanderConfig, {
