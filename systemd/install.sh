@@ -377,6 +377,31 @@ src.close()' "$DB" "$STATE/shutbox.db.before-$ID" \
         || die "cannot copy $DB before the upgrade (above); nothing changed"
 fi
 
+# --- the dice module's own I2C bus -------------------------------------------------
+# [hardware.dice] with sda_pin/scl_pin names a bit-banged i2c-gpio bus (it waits
+# out the Pico's clock stretching; firmware/dice/README.md): its dtoverlay line
+# goes into config.txt once; a line for the same bus number with other pins is
+# replaced. The line comes from the config's own parser (DiceConfig.overlay).
+write_dice_overlay() {
+    [[ -f ${BOOTCFG:-} ]] || return 0
+    local line bus
+    line=$("$OPT/$NEW/bin/python" -c 'import sys
+from shutbox_hw.config import load_config
+dice = load_config(sys.argv[1]).hardware.dice
+print(dice.overlay if dice is not None and dice.overlay else "")' "$CONFIG") || return 0
+    [[ -n $line ]] || return 0
+    grep -Fxq "$line" "$BOOTCFG" && return 0
+    bus=$(sed -E 's/.*,bus=([0-9]+),.*/\1/' <<<"$line")
+    if grep -Eq "^[[:space:]]*dtoverlay=i2c-gpio,bus=$bus," "$BOOTCFG"; then
+        sed -i -E "s|^[[:space:]]*dtoverlay=i2c-gpio,bus=$bus,.*$|$line|" "$BOOTCFG"
+    else
+        printf '\n# shutbox-hw: the dice module on its own I2C bus (i2c-gpio, 100 kHz)\n[all]\n%s\n' \
+            "$line" >>"$BOOTCFG"
+    fi
+    say "the dice module's I2C bus $bus in $BOOTCFG: $line (takes effect at the next boot)"
+}
+write_dice_overlay
+
 # --- documents ------------------------------------------------------------------
 # the documents the unit's Documentation= names, and the wiring documents
 rm -rf "$OPT/systemd" "$OPT/hardware"

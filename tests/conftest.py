@@ -116,7 +116,7 @@ def installed(tmp_path_factory) -> Installed:
     assert first.returncode == 0, first.stderr
     config = root / "etc" / "shutbox-hw" / "shutbox.toml"
     edited = config.read_text().replace('player_names = ["Anna", "Ben"]',
-                                        'player_names = ["Maud", "Ted"]')
+                                        'player_names = ["Maud", "Ted"]') + "[hardware.dice]\n"
     assert edited != config.read_text()
     config.write_text(edited)
     second = run_installer("--root", root, "--wheels", wheels, "--skip-system-packages",

@@ -73,7 +73,7 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
                             wake=wake, reader=lambda bus, address: ThreadReader(),
                             kernel_ticks=True)
         dice = (SoftwareDice() if dice_cfg is None else
-                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c))
+                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c, wake=wake))
     except Exception as exc:  # noqa: BLE001 - sorted out just below
         problem = pin_claim_problem(exc)
         if problem is None:

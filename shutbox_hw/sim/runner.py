@@ -293,7 +293,7 @@ class SimRunner:
             return
         for _ in range(MODULE_WAIT_MS // 50):
             module.sync()
-            if module.core.tumble is None and not module.ready_active \
+            if not module.tumbling and not module.ready_active \
                     and not module.shake_pending():
                 break
             self.advance(50)
