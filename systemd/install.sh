@@ -20,6 +20,10 @@ options:
                            (pip --no-index --find-links DIR)
   --skip-system-packages   no apt-get: python3-venv, python3-lgpio and i2c-tools
                            must already be there
+  --web                    also the web pages: the unit shutbox-hw-web (its own user,
+                           read-only access to the database) and the web extra
+  --mqtt                   let the box's unit reach the network for [network] mqtt,
+                           and install the mqtt extra
   --uninstall              stop and remove the service, unit and venv; keep the
                            config and the database
   --purge                  with --uninstall: also remove /etc/shutbox-hw,
@@ -34,7 +38,7 @@ EOF
 die() { echo "install.sh: $*" >&2; exit 2; }
 say() { echo "install.sh: $*"; }
 
-ROOT="" WHEELS="" BUILD="gpio-9" SKIP_APT=0 UNINSTALL=0 PURGE=0
+ROOT="" WHEELS="" BUILD="gpio-9" SKIP_APT=0 UNINSTALL=0 PURGE=0 WEB=0 MQTT=0
 while (($#)); do
     case $1 in
         -h|--help) usage; exit 0 ;;
@@ -46,6 +50,8 @@ while (($#)); do
         --wheels=*) WHEELS=${1#*=} ;;
         --build=*) BUILD=${1#*=} ;;
         --skip-system-packages) SKIP_APT=1 ;;
+        --web) WEB=1 ;;
+        --mqtt) MQTT=1 ;;
         --uninstall) UNINSTALL=1 ;;
         --purge) PURGE=1 ;;
         *) die "unknown option $1 (see --help)" ;;
@@ -85,6 +91,7 @@ VENV=$OPT/.venv
 ETC=$ROOT/etc/$NAME
 CONFIG=$ETC/shutbox.toml
 UNIT=$ROOT/etc/systemd/system/$NAME.service
+UNIT_WEB=$ROOT/etc/systemd/system/$NAME-web.service
 MODULES=$ROOT/etc/modules-load.d/$NAME.conf
 PYTHON=/usr/bin/python3
 [[ -x $PYTHON ]] || PYTHON=$(command -v python3) || die "no python3 (apt-get install python3)"
@@ -103,6 +110,11 @@ if ((UNINSTALL)); then
     if [[ -n $ROOT || -f $UNIT ]]; then
         system systemctl disable --now "$NAME.service" || true
     fi
+    # the web unit and the drop-ins of --web / --mqtt
+    if [[ -n $ROOT || -f $UNIT_WEB ]]; then
+        system systemctl disable --now "$NAME-web.service" || true
+    fi
+    rm -rf "$UNIT_WEB" "$UNIT.d"
     rm -f "$UNIT"
     system systemctl daemon-reload
     rm -rf "$OPT"
@@ -110,6 +122,9 @@ if ((UNINSTALL)); then
         rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/var/cache/$NAME" "$MODULES"
         if [[ -n $ROOT ]] || id shutbox >/dev/null 2>&1; then
             system userdel shutbox || true
+        fi
+        if [[ -n $ROOT ]] || id shutbox-web >/dev/null 2>&1; then
+            system userdel shutbox-web || true
         fi
         say "removed the service, $OPT, $ETC and the database; I2C stays enabled in config.txt"
     else
@@ -234,6 +249,36 @@ install -m 0644 -D "$SRC/systemd/README.md" "$OPT/systemd/README.md"
 cp -r "$SRC/hardware" "$OPT/hardware"
 mkdir -p "$(dirname "$UNIT")"
 install -m 0644 "$SRC/systemd/shutbox-hw.service" "$UNIT"
+
+# --- on the pub's network: --web (the web unit) and --mqtt (the box's unit reaches the broker)
+if ((WEB || MQTT)); then
+    EXTRAS=$( ((WEB && MQTT)) && echo web,mqtt || { ((WEB)) && echo web || echo mqtt; } )
+    if [[ $TARGET == *.whl ]]; then NETSPEC="shutbox-hw[$EXTRAS] @ file://$TARGET"
+    else NETSPEC="$TARGET[$EXTRAS]"; fi
+    "${PIP[@]}" "$NETSPEC" || die "pip could not install the $EXTRAS extra (above)"
+    mkdir -p "$UNIT.d"
+    if ((MQTT)); then
+        install -m 0644 "$SRC/systemd/shutbox-hw-mqtt.conf" "$UNIT.d/mqtt.conf"
+        say "the box's unit may reach the network now (for [network] mqtt)"
+    fi
+    if ((WEB)); then
+        if [[ -n $ROOT ]] || ! id shutbox-web >/dev/null 2>&1; then
+            system useradd --system --user-group --groups shutbox --home-dir /nonexistent \
+                --no-create-home --shell /usr/sbin/nologin shutbox-web
+        fi
+        # the database group-readable (new files by the drop-in's UMask, old ones here)
+        install -m 0644 "$SRC/systemd/shutbox-hw-web.conf" "$UNIT.d/web.conf"
+        for f in "$ROOT/var/lib/$NAME"/shutbox.db*; do
+            if [[ -e $f ]]; then chmod g+r "$f"; fi
+        done
+        if [[ -d $ROOT/var/lib/$NAME ]]; then chmod 0750 "$ROOT/var/lib/$NAME"; fi
+        install -m 0644 "$SRC/systemd/shutbox-hw-web.service" "$UNIT_WEB"
+        system systemctl daemon-reload
+        system systemctl enable "$NAME-web.service"
+        system systemctl restart "$NAME-web.service" \
+            || say "the web unit did not start: journalctl -u $NAME-web -n 50"
+    fi
+fi
 
 # --- start ---------------------------------------------------------------------
 system systemctl daemon-reload

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..hal.clock import Clock, MonotonicClock
     from ..hal.poll import Wake
     from ..sdnotify import Notifier
+    from ..store import Store
 
 log = logging.getLogger("shutbox_hw")
 
@@ -79,10 +80,8 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
 
 def run(args: argparse.Namespace) -> int:
     from ..config import default_db_path, load_config
-    from ..daemon import Daemon
     from ..hal.clock import MonotonicClock
     from ..hal.poll import Waker
-    from ..sdnotify import Notifier
     from ..store import Store
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
@@ -92,6 +91,16 @@ def run(args: argparse.Namespace) -> int:
     db_path = os.path.abspath(config.db or default_db_path())
     box = build_real_box(config, clock, args.pin_factory, waker.wake)
     store = Store(db_path)
+    from ..network.hookup import publishing
+    with publishing(config, db_path, log.warning, drain_s=2.0) as outbox:
+        store.outbox = outbox   # [network] mqtt: every event queued for the broker
+        return _serve_box(args, config, box, store, clock, waker)
+
+
+def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
+               clock: MonotonicClock, waker: Any) -> int:
+    from ..daemon import Daemon
+    from ..sdnotify import Notifier
     stop = False
 
     def on_signal(signum: int, frame: Any) -> None:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Config, load_config
@@ -50,6 +51,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
+    from ..network.hookup import publishing
+
+    def warn(text: str) -> None:
+        print(f"shutbox-hw sim: {text}", file=sys.stderr)
+
+    # [network] mqtt: at the end up to 10 s to send what is still queued
+    with publishing(config, db, warn, drain_s=10.0) as outbox:
+        return _play(args, config, db, outbox)
+
+
+def _play(args: argparse.Namespace, config: Config, db: Path,
+          outbox: Callable[[], None] | None) -> int:
     frames = Path(args.frames) if args.frames else None
     if frames is not None:
         try:
@@ -73,11 +86,12 @@ def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
             from ..sim.world_file import run_with_world
             runner = run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
                                                            frames_dir=frames,
-                                                           realtime=args.realtime, shut=shut),
+                                                           realtime=args.realtime, shut=shut,
+                                                           outbox=outbox),
                                     steps, world)
         else:
             runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                               realtime=args.realtime)
+                               realtime=args.realtime, outbox=outbox)
             for step in steps:
                 runner.run(step)
         unsaved = runner.finish()
@@ -91,4 +105,4 @@ def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal
-    return run_terminal(config, db, seed=args.seed, frames_dir=frames)
+    return run_terminal(config, db, seed=args.seed, frames_dir=frames, outbox=outbox)

@@ -12,7 +12,7 @@ import json
 import textwrap
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -109,11 +109,11 @@ def _loop(screen: Any, runner: SimRunner, log: deque[str]) -> None:
 
 
 def run_terminal(config: Config, db: Path, *, seed: int | None,
-                 frames_dir: Path | None) -> int:
+                 frames_dir: Path | None, outbox: Callable[[], None] | None = None) -> int:
     log: deque[str] = deque(maxlen=6)
     runner = SimRunner(config, db, seed=seed if seed is not None else time.time_ns(),
                        on_event=lambda event: log.append(json.dumps(event)),
-                       frames_dir=frames_dir)
+                       frames_dir=frames_dir, outbox=outbox)
     try:
         curses.wrapper(_loop, runner, log)
     except curses.error:

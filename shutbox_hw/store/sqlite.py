@@ -39,6 +39,7 @@ from ..textfile import os_problem
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .audit import Tally, audit_lines, reset_audits, reset_counters, tonight
 from .settings import clear_settings, load_settings, save_setting
+from .outbox import queue
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
@@ -118,6 +119,9 @@ class Store:
         # called after every event written (with None) and every commit (with
         # the events it made durable): the simulator's power cuts
         self.on_write: Callable[[Sequence[AnyGameEvent] | None], None] | None = None
+        # [network] mqtt: every event is also queued in the outbox (store/outbox.py) in
+        # the same transaction, and this is called after the commit (the publisher's wake)
+        self.outbox: Callable[[], None] | None = None
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
@@ -219,18 +223,23 @@ class Store:
         Raises :class:`StorageFault` when the disk does not take them now; the
         store is then as it was before (the caller keeps the events).
         """
+        events = list(events)
         kept = [e for e in events
                 if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault,
                                       Recovered, ServiceEntered, ServiceExited))]
         if self.fault is not None:
             self._reopen()  # even with nothing to write: the fault may be over
-        if not kept:
+        if not kept and not (self.outbox and events):
             return  # nothing to keep: they follow from what is stored
         with self._transaction(kept):
             now = self._clock()
             for event in kept:
                 self._write(event, now)
                 self._wrote()
+            if self.outbox is not None:
+                queue(self._conn(), events, now)
+        if self.outbox is not None and events:
+            self.outbox()
 
     @contextmanager
     def _transaction(self, events: Sequence[AnyGameEvent] | None = None) -> Iterator[None]:
