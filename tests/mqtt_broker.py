@@ -5,6 +5,8 @@ records every message and drops duplicates by ``seq`` as a real one would."""
 from __future__ import annotations
 
 import json
+import os
+import pwd
 import shutil
 import signal
 import socket
@@ -38,6 +40,8 @@ class Broker:
         folder.mkdir(parents=True, exist_ok=True)
         # persistence saved at every change: a subscriber's session survives a SIGKILL
         (folder / "mosquitto.conf").write_text(
+            # as root mosquitto would drop to the user "mosquitto", who cannot write here
+            f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
             f"persistence true\npersistence_location {folder}/\n"
             "autosave_interval 1\nautosave_on_changes true\nlog_dest stderr\n")

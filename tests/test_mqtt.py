@@ -249,3 +249,32 @@ def test_run_reports_online_then_offline_and_queues_its_events(tmp_path, broker,
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert consumer.wait(lambda: consumer.on("shutbox/run1/status") == [b"online", b"offline"],
                          10), consumer.on("shutbox/run1/status")
+
+
+def test_faults_reach_the_broker_and_the_state_until_recovered(tmp_path, broker, consumer):
+    """A fault is queued like any event (the store keeps none of it itself); the
+    retained state lists it (Home Assistant's Fault sensor) until it is recovered."""
+    from shutbox_hw.game.events import Fault, Recovered
+    from shutbox_hw.network.publisher import Publisher
+    db = tmp_path / "box.db"
+    store = Store(db)
+    publisher = Publisher(db, NetworkConfig(mqtt=broker.url, box="pub1")).start()
+    store.outbox = publisher.wake
+    try:
+        store.record_all([Fault(device="flap 7", detail="chatters")])
+
+        def state() -> dict:
+            states = consumer.on("shutbox/pub1/state")
+            return json.loads(states[-1]) if states else {}
+        assert consumer.wait(lambda: state().get("seq") == 1, 10)
+        assert state()["state"] == "fault"
+        assert state()["faults"] == [{"device": "flap 7", "detail": "chatters"}]
+        store.record_all([Recovered(device="flap 7")])
+        assert consumer.wait(lambda: state().get("seq") == 2, 10)
+        assert state()["faults"] == [] and state()["state"] == "idle"
+        assert [bare(m) for m in consumer.events()] == [
+            {"event": "fault", "device": "flap 7", "detail": "chatters"},
+            {"event": "recovered", "device": "flap 7"}]
+    finally:
+        publisher.stop()
+        store.close()

@@ -8,10 +8,13 @@ up nobody; the box plays on while the web process is hammered.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -22,6 +25,7 @@ from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.store.history import recent_games
+from loopback import free_port, wait_for
 from web_server import CHECKOUT, WebServer, need_web
 
 SCRIPTS = CHECKOUT / "tests" / "scripts"
@@ -269,3 +273,64 @@ def test_live_stream_sends_the_summary_and_each_change(tmp_path):
     assert seen[-1]["playing"] and seen[-1]["player"] == "P1"
     assert len(set(dice)) >= 2          # the dice changed on the stream, throw by throw
     assert 12 not in seen[-1]["open"]   # the first throw's flap, shut
+
+
+SETPRIV = shutil.which("setpriv")
+NOBODY = 65534
+GROUP = 64999   # a group of the test's own, as the drop-in's group shutbox
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or SETPRIV is None,
+                    reason="needs root and setpriv to run the web process as another user")
+def test_web_as_another_user_with_group_read_only_follows_a_running_box(request):
+    """As installed by --web: the database and its directory group-readable (0640/0750),
+    the web process another user in that group. It reads the running box's WAL and
+    follows it; it cannot write (the files say so, and its connection is read-only)."""
+    need_web()
+    base = Path(tempfile.mkdtemp(prefix="shutbox-web-user-", dir="/tmp"))
+    base.chmod(0o755)   # pytest's own folders are root's alone
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    state = base / "state"
+    state.mkdir(mode=0o750)
+    os.chown(state, 0, GROUP)
+    db = state / "box.db"
+    config = load_config(preset="crafthouse-12")
+    steps = load_script(str(SCRIPTS / "practice-001.txt"), config.rules.tiles)
+    old = os.umask(0o027)
+    try:
+        runner = SimRunner(config, db)   # the box, running: WAL and -shm beside the file
+        for step in steps[:4]:
+            runner.run(step)
+        for path in state.iterdir():
+            os.chown(path, 0, GROUP)
+    finally:
+        os.umask(old)
+    assert {oct(p.stat().st_mode & 0o777) for p in state.iterdir()} == {"0o640"}
+    port = free_port()
+    proc = subprocess.Popen(
+        [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={GROUP}",
+         sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
+         "--listen", f"127.0.0.1:{port}"], cwd=CHECKOUT, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    server = WebServer.__new__(WebServer)
+    server.port, server.proc = port, proc
+    try:
+        assert wait_for(lambda: _answers(server), 20), proc.stderr
+        answer = server.get("/live.json")
+        assert answer[0] == 200, (answer, server.stop())
+        first = json.loads(answer[2])
+        for step in steps[4:]:
+            runner.run(step)
+        last = json.loads(server.get("/live.json")[2])
+        assert first["open"] != last["open"] and last["player"] == "P2"
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
+    assert {oct(p.stat().st_mode & 0o777) for p in state.iterdir()} == {"0o640"}
+
+
+def _answers(server: WebServer) -> bool:
+    try:
+        return server.get("/health")[0] == 200
+    except OSError:
+        return False

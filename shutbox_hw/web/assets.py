@@ -86,7 +86,9 @@ function show(s) {
     $("last").replaceChildren();
     if (r) {
       $("last").appendChild(el("div", "", r.abandoned ? "Last game stopped" : "Last game"));
-      $("last").appendChild(el("div", "win", r.winners.length ? r.winners.join(", ") + " won" : "no winner"));
+      const names = r.winners.join(", ");
+      $("last").appendChild(el("div", "win", !r.winners.length ? "no winner"
+        : r.abandoned ? "ahead: " + names : names + " won"));
       $("last").appendChild(el("div", "", Object.entries(r.totals).map(([n, t]) => n + " " + t).join("   ")));
     } else {
       $("last").appendChild(el("div", "win", "Shut the Box"));

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..textfile import os_problem
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, sqlite_problem, version_of
 
@@ -39,7 +40,11 @@ class Reader:
         if self.db is not None and self.immutable and Path(f"{self.path}-wal").exists():
             self.close()   # the box writes again: a live connection sees its changes
         if self.db is None:
-            if not self.path.exists():
+            try:
+                found = self.path.exists()
+            except OSError as error:
+                raise Unavailable(f"the database {os_problem(error, 'database')}") from None
+            if not found:
                 raise Unavailable("no games yet: the box has not made its database")
             try:
                 db, immutable = connect_readonly(self.path, LOCK_WAIT_S)
