@@ -27,6 +27,10 @@ options:
                            (kept in /opt/shutbox-hw/versions) and restart it
   --ready-timeout SECONDS  how long a restarted version may take to report ready
                            (default 90), and stay up after it (10 more seconds)
+  --web                    also the web pages: the unit shutbox-hw-web (its own user,
+                           read-only access to the database) and the web extra
+  --mqtt                   let the box's unit reach the network for [network] mqtt,
+                           and install the mqtt extra
   --uninstall              stop and remove the service, unit and venvs; keep the
                            config and the database
   --purge                  with --uninstall: also remove /etc/shutbox-hw,
@@ -41,7 +45,7 @@ EOF
 die() { echo "install.sh: $*" >&2; exit 2; }
 say() { echo "install.sh: $*"; }
 
-ROOT="" WHEELS="" BUILD="gpio-9" SKIP_APT=0 UNINSTALL=0 PURGE=0 ROLLBACK=0 READY_TIMEOUT=90
+ROOT="" WHEELS="" BUILD="gpio-9" SKIP_APT=0 UNINSTALL=0 PURGE=0 ROLLBACK=0 READY_TIMEOUT=90 WEB=0 MQTT=0
 # how long a version must stay up after it reported ready (the tests set 0)
 SETTLE=${SHUTBOX_INSTALL_SETTLE:-10}
 while (($#)); do
@@ -58,6 +62,8 @@ while (($#)); do
         --ready-timeout=*) READY_TIMEOUT=${1#*=} ;;
         --skip-system-packages) SKIP_APT=1 ;;
         --rollback) ROLLBACK=1 ;;
+        --web) WEB=1 ;;
+        --mqtt) MQTT=1 ;;
         --uninstall) UNINSTALL=1 ;;
         --purge) PURGE=1 ;;
         *) die "unknown option $1 (see --help)" ;;
@@ -115,6 +121,7 @@ fi
 ETC=$ROOT/etc/$NAME
 CONFIG=$ETC/shutbox.toml
 UNIT=$ROOT/etc/systemd/system/$NAME.service
+UNIT_WEB=$ROOT/etc/systemd/system/$NAME-web.service
 MODULES=$ROOT/etc/modules-load.d/$NAME.conf
 PYTHON=/usr/bin/python3
 [[ -x $PYTHON ]] || PYTHON=$(command -v python3) || die "no python3 (apt-get install python3)"
@@ -210,6 +217,11 @@ if ((UNINSTALL)); then
     if [[ -n $ROOT || -f $UNIT ]]; then
         system systemctl disable --now "$NAME.service" || true
     fi
+    # the web unit and the drop-ins of --web / --mqtt
+    if [[ -n $ROOT || -f $UNIT_WEB ]]; then
+        system systemctl disable --now "$NAME-web.service" || true
+    fi
+    rm -rf "$UNIT_WEB" "$UNIT.d"
     rm -f "$UNIT"
     system systemctl daemon-reload
     rm -rf "$OPT"
@@ -217,6 +229,9 @@ if ((UNINSTALL)); then
         rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/var/cache/$NAME" "$MODULES"
         if [[ -n $ROOT ]] || id shutbox >/dev/null 2>&1; then
             system userdel shutbox || true
+        fi
+        if [[ -n $ROOT ]] || id shutbox-web >/dev/null 2>&1; then
+            system userdel shutbox-web || true
         fi
         say "removed the service, $OPT, $ETC and the database; I2C stays enabled in config.txt"
     else
@@ -409,6 +424,34 @@ install -m 0644 -D "$SRC/README.md" "$OPT/README.md"
 install -m 0644 -D "$SRC/systemd/README.md" "$OPT/systemd/README.md"
 cp -r "$SRC/hardware" "$OPT/hardware"
 
+# --- on the pub's network: --web (the web unit) and --mqtt (the box's unit reaches the broker)
+if ((WEB || MQTT)); then
+    EXTRAS=$( ((WEB && MQTT)) && echo web,mqtt || { ((WEB)) && echo web || echo mqtt; } )
+    if [[ $TARGET == *.whl ]]; then NETSPEC="shutbox-hw[$EXTRAS] @ file://$TARGET"
+    else NETSPEC="$TARGET[$EXTRAS]"; fi
+    "${PIP[@]}" "$NETSPEC" || die "pip could not install the $EXTRAS extra (above)"
+    mkdir -p "$UNIT.d"
+    if ((MQTT)); then
+        install -m 0644 "$SRC/systemd/shutbox-hw-mqtt.conf" "$UNIT.d/mqtt.conf"
+        say "the box's unit may reach the network now (for [network] mqtt)"
+    fi
+    if ((WEB)); then
+        if [[ -n $ROOT ]] || ! id shutbox-web >/dev/null 2>&1; then
+            system useradd --system --user-group --groups shutbox --home-dir /nonexistent \
+                --no-create-home --shell /usr/sbin/nologin shutbox-web
+        fi
+        # the database group-readable (new files by the drop-in's UMask, old ones here)
+        install -m 0644 "$SRC/systemd/shutbox-hw-web.conf" "$UNIT.d/web.conf"
+        for f in "$ROOT/var/lib/$NAME"/shutbox.db*; do
+            if [[ -e $f ]]; then chmod g+r "$f"; fi
+        done
+        if [[ -d $ROOT/var/lib/$NAME ]]; then chmod 0750 "$ROOT/var/lib/$NAME"; fi
+        install -m 0644 "$SRC/systemd/shutbox-hw-web.service" "$UNIT_WEB"
+        system systemctl daemon-reload
+        system systemctl enable "$NAME-web.service"   # (re)started once the new version runs
+    fi
+fi
+
 # --- switch, restart, and back if it does not come up ----------------------------
 if [[ -z $CURRENT && -z $ROOT ]] && ! compgen -G "/dev/i2c-*" >/dev/null; then
     # a first install: I2C comes on at the next boot, and the box needs it
@@ -432,6 +475,10 @@ if switch_to "$NEW"; then
         say "running $ID; follow it with: journalctl -u $NAME -f"
     fi
     [[ -z $CURRENT ]] || say "the version before it is kept: install.sh --rollback goes back to it"
+    if ((WEB)); then
+        system systemctl restart "$NAME-web.service" \
+            || say "the web unit did not start: journalctl -u $NAME-web -n 50"
+    fi
     exit 0
 fi
 why=$REASON

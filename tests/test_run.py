@@ -75,6 +75,7 @@ def test_notifier_is_silent_outside_systemd_and_paces_the_watchdog():
     assert n.next_deadline_ms() == 4900
 
 
+ROOT = Path(__file__).resolve().parent.parent
 FAKE_LGPIO = Path(__file__).parent / "fake_lgpio"
 # gpiozero finds the board in /proc; off the Pi the child is told it is a Pi 4 B
 AS_A_PI = ("import gpiozero.pins.local as local; local.get_pi_revision = lambda: 0xC03114; "
@@ -154,12 +155,14 @@ def test_a_pin_held_by_another_program_is_one_line(shared_dir, public_copy):
     assert len(lines) == 1 and "GPIO busy" in lines[0] and "systemctl stop" in lines[0], lines
 
 
-def test_without_lg_wd_a_read_only_working_directory_starts_and_nothing_is_left(shared_dir):
+def test_without_lg_wd_a_read_only_working_directory_starts_and_nothing_is_left(shared_dir,
+                                                                              public_copy):
     cwd, tmp = shared_dir / "readonly", shared_dir / "tmp"
     cwd.mkdir()
     tmp.mkdir()
     tmp.chmod(0o777)
-    proc = run_with_fake_lgpio(shared_dir, cwd, None, TMPDIR=str(tmp), XDG_RUNTIME_DIR="")
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, TMPDIR=str(tmp),
+                               XDG_RUNTIME_DIR="")
     assert proc.returncode == 0, proc.stderr
     assert "shutbox-hw running" in proc.stderr
     assert list(cwd.iterdir()) == []

@@ -105,7 +105,11 @@ def run(args: argparse.Namespace) -> int:
     # before it touches a pin; the kernel drops the lock when this process ends
     with DatabaseLock(Path(db_path)):
         box = build_real_box(config, clock, args.pin_factory, waker.wake)
-        return _serve_box(args, config, box, Store(db_path), clock, waker)
+        store = Store(db_path)
+        from ..network.hookup import publishing
+        with publishing(config, db_path, log.warning, drain_s=2.0) as outbox:
+            store.outbox = outbox   # [network] mqtt: every event queued for the broker
+            return _serve_box(args, config, box, store, clock, waker)
 
 
 def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -90,6 +91,18 @@ def prepare_frames(frames: Path, *, clear: bool) -> Path:
 
 def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
          *, kept: bool) -> int:
+    from ..network.hookup import publishing
+
+    def warn(text: str) -> None:
+        print(f"shutbox-hw sim: {text}", file=sys.stderr)
+
+    # [network] mqtt: at the end up to 10 s to send what is still queued
+    with publishing(config, db, warn, drain_s=10.0) as outbox:
+        return _play(args, config, db, frames, outbox, kept=kept)
+
+
+def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
+          outbox: Callable[[], None] | None, *, kept: bool) -> int:
     seed = args.seed if args.seed is not None else 0
     if args.script:
         from ..sim.runner import SimRunner, check_steps
@@ -105,11 +118,12 @@ def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None
             from ..sim.world_file import run_with_world
             runner = run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
                                                            frames_dir=frames,
-                                                           realtime=args.realtime, shut=shut),
+                                                           realtime=args.realtime, shut=shut,
+                                                           outbox=outbox),
                                     steps, world)
         else:
             runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                               realtime=args.realtime)
+                               realtime=args.realtime, outbox=outbox)
             for step in steps:
                 runner.run(step)
         unsaved = runner.finish()
@@ -122,4 +136,5 @@ def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal
-    return run_terminal(config, db, seed=args.seed, frames_dir=frames, kept=kept)
+    return run_terminal(config, db, seed=args.seed, frames_dir=frames, kept=kept,
+                        outbox=outbox)

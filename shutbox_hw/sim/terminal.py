@@ -150,12 +150,13 @@ def _main(screen: Any, runner: SimRunner, log: deque[str]) -> None:
 
 
 def run_terminal(config: Config, db: Path, *, seed: int | None,
-                 frames_dir: Path | None, kept: bool) -> int:
+                 frames_dir: Path | None, kept: bool,
+                 outbox: Callable[[], None] | None = None) -> int:
     """The interactive simulator; ``kept``: ``db`` outlives it (``--db``), so it is named."""
     log: deque[str] = deque(maxlen=6)
     runner = SimRunner(config, db, seed=seed if seed is not None else time.time_ns(),
                        on_event=lambda event: log.append(json.dumps(event)),
-                       frames_dir=frames_dir)
+                       frames_dir=frames_dir, outbox=outbox)
     try:
         curses.wrapper(_main, runner, log)
     except KeyboardInterrupt:
