@@ -26,7 +26,10 @@ GLITCH_MS = (1, 5)
 PRESS_MS = (40, 400)       # under hold_ms: short presses
 BURST_EDGES = (2, 20)
 BURST_WINDOW_MS = 10
-GAP_MS = (5, 120)          # between one trial's last settle and the next one
+# between one trial's last edge + debounce_ms and the next trial: more than a read
+# can wait on the bus (a page of a frame at 50 kHz and the read itself, ~28 ms),
+# since a level first seen by a late read settles that much later
+GAP_MS = (40, 150)
 
 
 @dataclass
