@@ -25,7 +25,7 @@ DISKS = {"fast": DiskProfile(), "sd-card": DiskProfile("sd-card"),
          "stall-200": DiskProfile("stall", 200)}
 CLOCKS = (50_000, 100_000, 400_000)
 CASES = [(b, d, hz) for b in BUILDS for d in DISKS for hz in CLOCKS]
-LONG_TRIALS = 10_000 * 5 // 2 // len(CASES) + 1   # 40 % glitches, 40 % presses: 10,000 each
+LONG_TRIALS = 1390   # per case: 556 glitches, 556 presses, 278 bursts; 10,008 of each in all
 
 
 @pytest.mark.parametrize("build,disk,hz", CASES)
