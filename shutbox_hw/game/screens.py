@@ -119,6 +119,7 @@ class MenuScreen:
     ``selected`` None: a list to read (the audits), scrolled so that line
     ``first`` is at the top. ``values`` (when given) has one entry per line,
     drawn at the right ("always", "2500"); "" for a line without one.
+    ``headings``: the lines that head a group (small, between two rules).
     """
     title: str
     lines: tuple[str, ...]
@@ -126,6 +127,7 @@ class MenuScreen:
     values: tuple[str, ...] = ()
     first: int = 0
     prompt: str = "NEXT: move  ROLL: choose"
+    headings: tuple[int, ...] = ()    # lines drawn as headings of what follows
 
 
 @dataclass(frozen=True)

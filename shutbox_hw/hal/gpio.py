@@ -19,11 +19,13 @@ gpiozero reads the board's revision from ``/proc/device-tree`` or
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
@@ -68,6 +70,8 @@ def make_pin_factory(name: str = "lgpio") -> Any:
         module, cls, lib = "gpiozero.pins.rpigpio", "RPiGPIOFactory", "RPi.GPIO"
     else:
         raise UserError(f"pin factory {name!r} is not one of {', '.join(PIN_FACTORIES)}")
+    if lib == "lgpio":
+        private_lg_wd()
     try:
         # lgpio does real work at import: it makes its notification FIFO, and its
         # C library reports a failure on fd 2 before Python raises
@@ -78,6 +82,29 @@ def make_pin_factory(name: str = "lgpio") -> Any:
     except Exception as exc:  # noqa: BLE001 - the backends raise many kinds
         raise UserError(f"pin factory {name!r}: {pin_factory_problem(lib, exc)}") from None
     return factory
+
+
+def private_lg_wd(environ: MutableMapping[str, str] = os.environ) -> str | None:
+    """Give lgpio a folder of its own for its FIFO when ``LG_WD`` is not set.
+
+    lgpio makes ``.lgd-nfy*`` in ``$LG_WD``, else in the working directory (and
+    leaves it there): a command run by hand would litter the folder it was run
+    from, or fail in one it cannot write. The folder is private (mode 0700) under
+    ``$XDG_RUNTIME_DIR`` or the temporary directory, and removed at exit.
+    Returns the folder made, or None when ``LG_WD`` was already set (systemd's
+    unit sets it) or no folder could be made (lgpio then says so itself).
+    """
+    if environ.get("LG_WD"):
+        return None
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    base = runtime if runtime and os.access(runtime, os.W_OK | os.X_OK) else None
+    try:
+        folder = tempfile.mkdtemp(prefix="shutbox-hw-lgpio-", dir=base)
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    environ["LG_WD"] = folder
+    return folder
 
 
 @contextlib.contextmanager
@@ -106,10 +133,11 @@ def _c_stderr_kept_unless_failed() -> Iterator[None]:
 
 
 INSTALL_HINT = {
-    "lgpio": "on Raspberry Pi OS: apt install python3-lgpio and a venv made with "
-             "--system-site-packages, or pip install 'shutbox-hw[pi]'",
+    "lgpio": "on the Pi: pip install 'shutbox-hw[pi]' (or apt install python3-lgpio, "
+             "venv --system-site-packages)",
     "RPi.GPIO": "pip install 'shutbox-hw[pi]' (or use --pin-factory lgpio)",
 }
+NOT_A_PI = "on a PC: shutbox-hw sim"
 
 
 def pin_factory_problem(lib: str, exc: BaseException) -> str:
@@ -117,7 +145,10 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     filename = str(getattr(exc, "filename", "") or "")
     if isinstance(exc, ImportError):
-        return f"the {lib} library is not installed ({text}); {INSTALL_HINT[lib]}"
+        # the module's own "No module named ..." says nothing more; anything else does
+        plain = getattr(exc, "name", None) == lib or text == f"No module named '{lib}'"
+        why = "" if plain else f" ({text})"
+        return f"the {lib} library is not installed{why}; {INSTALL_HINT[lib]}; {NOT_A_PI}"
     if ".lgd-nfy" in filename:
         # lgpio makes its FIFO in $LG_WD (it changes into it) or else the working directory
         where = os.environ.get("LG_WD") or os.getcwd()
@@ -137,13 +168,35 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
     return f"cannot start here: {type(exc).__name__}: {text}"
 
 
+PIN_LIBRARIES = ("gpiozero.pins", "lgpio", "RPi", "rpi_lgpio")
+
+
+def raised_in_pin_library(exc: BaseException) -> bool:
+    """True when ``exc`` came out of a pin backend's code (gpiozero's pin classes,
+    lgpio, RPi.GPIO): whatever it is, it is about the pins, not a bug of ours."""
+    if type(exc).__module__.startswith(PIN_LIBRARIES):
+        return True
+    tb = exc.__traceback__
+    while tb is not None:
+        if str(tb.tb_frame.f_globals.get("__name__", "")).startswith(PIN_LIBRARIES):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def pin_claim_problem(exc: BaseException) -> str | None:
-    """One line for a pin the backend would not give us (busy, not there), or None
-    when ``exc`` is not that kind of error (a bug keeps its traceback)."""
+    """One line for a pin the backend would not give us (busy, not there, or a
+    backend that cannot watch pins here), or None when ``exc`` is not that kind
+    of error (a bug keeps its traceback)."""
     from gpiozero.exc import GPIOZeroError
-    if not (isinstance(exc, GPIOZeroError) or type(exc).__module__ in ("lgpio", "RPi.GPIO")):
+    if not (isinstance(exc, GPIOZeroError) or raised_in_pin_library(exc)):
         return None
     text = " ".join(str(exc).split()) or type(exc).__name__
+    if "edge detection" in text:
+        # RPi.GPIO 0.7 watches edges through /sys/class/gpio (export), which the unit's
+        # ProtectKernelTunables=yes makes read-only and newer kernels number differently
+        return (f"RPi.GPIO cannot watch the box's pins here ({text}): it needs the old "
+                "/sys/class/gpio interface; use --pin-factory lgpio (the default)")
     return (f"cannot claim the box's pins ({text}): another program holds one (a second "
             "shutbox-hw: sudo systemctl stop shutbox-hw; or a kernel driver from a dtoverlay "
             "in config.txt)")

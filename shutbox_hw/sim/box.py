@@ -292,7 +292,8 @@ class SimulatedBox:
         if hw.dice is not None:     # on the bus for the self-test even with other dice
             ready = self.factory.pin(hw.dice.ready_pin) if hw.dice.ready_pin is not None else None
             self.module = SimDiceModule(clock=self.world.clock, ready_pin=ready,
-                                        rng=random.Random(rng.random()))
+                                        rng=random.Random(rng.random()),
+                                        firmware=config.sim.dice_firmware)
             self.bus.attach(hw.dice.address, self.module)
         if hw.display.driver != "none" and hw.display.address not in self.bus.devices:
             self.bus.attach(hw.display.address, AckingChip())

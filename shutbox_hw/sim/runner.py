@@ -68,8 +68,10 @@ class SimRunner:
                  frames_dir: Path | None = None,
                  advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  realtime: bool = False,
-                 shut: tuple[int, ...] | list[int] = ()) -> None:
+                 shut: tuple[int, ...] | list[int] = (),
+                 outbox: Callable[[], None] | None = None) -> None:
         self.config = config
+        self.outbox = outbox    # [network] mqtt: the store's outbox hook (network/hookup.py)
         self.realtime = realtime
         self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
         self.db_path = db_path
@@ -91,8 +93,9 @@ class SimRunner:
     def _boot(self) -> None:
         while True:
             try:
-                self.daemon = Daemon(self.config, self.sim.box,
-                                     self.disk.open_store(self.db_path), self.world.clock,
+                store = self.disk.open_store(self.db_path)
+                store.outbox = self.outbox
+                self.daemon = Daemon(self.config, self.sim.box, store, self.world.clock,
                                      advisor_for=self.advisor_for, on_event=self.on_event)
                 self.daemon.start()
                 break
@@ -293,7 +296,7 @@ class SimRunner:
             return
         for _ in range(MODULE_WAIT_MS // 50):
             module.sync()
-            if module.core.tumble is None and not module.ready_active \
+            if not module.tumbling and not module.ready_active \
                     and not module.shake_pending():
                 break
             self.advance(50)

@@ -39,6 +39,7 @@ from ..textfile import os_problem
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .audit import Tally, audit_lines, reset_audits, reset_counters, tonight
 from .settings import clear_settings, load_settings, save_setting
+from .outbox import queue
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
@@ -118,6 +119,9 @@ class Store:
         # called after every event written (with None) and every commit (with
         # the events it made durable): the simulator's power cuts
         self.on_write: Callable[[Sequence[AnyGameEvent] | None], None] | None = None
+        # [network] mqtt: every event is also queued in the outbox (store/outbox.py) in
+        # the same transaction, and this is called after the commit (the publisher's wake)
+        self.outbox: Callable[[], None] | None = None
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
@@ -221,12 +225,13 @@ class Store:
         store is then as it was before (the caller keeps the events, the tally
         its counts).
         """
+        events = list(events)
         kept = [e for e in events
                 if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault,
                                       Recovered, ServiceEntered, ServiceExited))]
         if self.fault is not None:
             self._reopen()  # even with nothing to write: the fault may be over
-        if not kept:
+        if not kept and not (self.outbox and events):
             return  # nothing to keep: they follow from what is stored
         counts = tally if tally is not None and tally.pending else None
         with self._transaction(kept):
@@ -236,8 +241,12 @@ class Store:
                 self._wrote()
             if counts is not None:
                 counts.add_to(self._conn())
+            if self.outbox is not None:
+                queue(self._conn(), events, now)
         if counts is not None:
             counts.written()
+        if self.outbox is not None and events:
+            self.outbox()
 
     @contextmanager
     def _transaction(self, events: Sequence[AnyGameEvent] | None = None) -> Iterator[None]:
