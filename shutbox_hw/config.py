@@ -18,11 +18,12 @@ from typing import Any
 from .errors import UserError, clip, shown_path
 from .game.config import GameConfig, parse_game
 from .hal.config import HardwareConfig, parse_hardware
+from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
 from .rules import RuleSet, RulesError, rules_from_table
 from .textfile import read_text_file
 from .validate import Choice, Problems, Rule, Spec
 
-TABLES = ("rules", "hardware", "game", "storage", "sim")
+TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
 
@@ -53,6 +54,8 @@ class Config:
     db: Path | None = None  # None: the default for where we run
     source: Path | None = None
     sim: SimConfig = field(default_factory=SimConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)   # MQTT (shutbox_hw/network)
+    web: WebConfig = field(default_factory=WebConfig)               # shutbox-hw web
 
 
 def default_db_path() -> Path:
@@ -121,13 +124,15 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     game = parse_game(tables["game"], problems)
     db = parse_storage(tables["storage"], problems)
     sim = SimConfig(**SIM.read(tables["sim"], Problems(problems, "sim")))
+    network = parse_network(tables["network"], problems)
+    web = parse_web(tables["web"], problems)
     if game.dice == "module" and "dice" not in tables["hardware"]:
         problems.append('[game] dice: "module" needs a [hardware.dice] table (an empty one: '
-                        "bus 4 on BCM 8/9, address 0x42, ready_pin 18)")
+                        "bus 4 on BCM 10/11, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,
-                  sim=sim), []
+                  sim=sim, network=network, web=web), []
 
 
 def load_config(path: str | Path | None = None, *, preset: str | None = None,

@@ -33,13 +33,13 @@ def problems(text: str) -> list[str]:
 def test_both_reference_builds_take_the_module_with_the_defaults(build, tmp_path, capsys):
     path = with_module(build, tmp_path)
     assert main(["check-config", str(path)]) == 0
-    assert "dice module 0x42 on bus 4 (i2c-gpio, BCM 8/9)" in capsys.readouterr().out
+    assert "dice module 0x42 on bus 4 (i2c-gpio, BCM 10/11)" in capsys.readouterr().out
     config = load_config(path)
     assert config.game.dice == "module"
     assert config.hardware.dice == DiceConfig(bus=4, address=0x42, ready_pin=18,
-                                              sda_pin=8, scl_pin=9)
+                                              sda_pin=10, scl_pin=11)
     assert config.hardware.dice.overlay == \
-        "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=8,i2c_gpio_scl=9,i2c_gpio_delay_us=2"
+        "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=10,i2c_gpio_scl=11"
 
 
 def test_without_the_table_there_is_no_module():
@@ -49,7 +49,7 @@ def test_without_the_table_there_is_no_module():
 def test_the_module_needs_its_table():
     assert problems('[game]\ndice = "module"\n') == [
         '[game] dice: "module" needs a [hardware.dice] table (an empty one: bus 4 on '
-        'BCM 8/9, address 0x42, ready_pin 18)']
+        'BCM 10/11, address 0x42, ready_pin 18)']
 
 
 def test_a_ready_line_of_none_polls():
@@ -72,7 +72,7 @@ def test_a_ready_line_of_none_polls():
     ("scl_pin = 2", "[hardware] dice.scl_pin: BCM 2 is I2C SDA"),
     ("sda_pin = \"none\"", "[hardware] dice.sda_pin: give both sda_pin and scl_pin"),
     ("bus = 1", "[hardware] dice.bus: 1 is the Pi's own I2C; the i2c-gpio bus"),
-    ("address = 0x90", "[hardware] dice.address: address 0x90 is outside 0x03..0x77"),
+    ("address = 0x90", "[hardware] dice.address: address 0x90 is outside 0x08..0x77"),
     ("bus = -1", "[hardware] dice.bus: -1 is outside 0..31"),
     ("colour = 1", "[hardware] dice.colour: unknown key (keys: bus, address, ready_pin, sda_pin, "
                     "scl_pin)"),

@@ -157,7 +157,7 @@ def test_the_wrong_number_of_dice_is_refused_with_the_reason():
     controller.handle(ButtonPressed("roll", False, 1))          # a new game, a turn starts
     assert controller.dice_wanted() == 2
     out = controller.handle(DiceRolled((4,), 2, source="module"))
-    assert controller.screen().prompt == "1 dice: 2 wanted, throw again"
+    assert controller.screen().prompt == "throw 2 dice: 1 die only once 7-9 are shut"
     assert not [e for e in out if type(e).__name__ == "Emit"]
     controller.handle(DiceRolled((4, 2), 3, source="module"))
     assert controller.state.turn.dice == (4, 2) and controller.dice_wanted() is None
@@ -199,7 +199,7 @@ def test_selftest_reports_a_missing_module_and_a_dead_button(tmp_path):
     code, lines = run_selftest(tmp_path, lambda sim: sim.module.unplug())
     assert code == 1 and "FAULT I2C dice module: no answer at 0x42 on bus 4: check wiring " \
         "and the i2c-gpio overlay " \
-        "(dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=8,i2c_gpio_scl=9,i2c_gpio_delay_us=2)" in lines
+        "(dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=10,i2c_gpio_scl=11)" in lines
 
     def dead_button(sim) -> None:
         sim.module.press = lambda hold_ms=100: None

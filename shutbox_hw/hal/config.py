@@ -29,6 +29,9 @@ I2C_PINS = {2: "SDA", 3: "SCL"}
 RESERVED_PINS = {0: "ID_SD, the HAT EEPROM's data line", 1: "ID_SC, the HAT EEPROM's clock",
                  14: "the UART's TXD (serial console)", 15: "the UART's RXD (serial console)"}
 ADDRESS_RANGE = range(0x03, 0x78)
+# the dice module's driver (hal/dice_module.py) takes 0x08..0x77: 0x00..0x07 are
+# reserved addresses in the I2C specification
+DICE_ADDRESSES = range(0x08, 0x78)
 MCP23017_ADDRESSES = range(0x20, 0x28)   # A2..A0 select 0x20..0x27 (datasheet DS20001952)
 
 # Reference build (a): flaps on the header's odd side top to bottom, tiles
@@ -126,16 +129,17 @@ class DiceConfig:
     bus: int = 4
     address: int = 0x42
     ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
-    sda_pin: int | None = 8         # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
-    scl_pin: int | None = 9
+    sda_pin: int | None = 10        # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
+    scl_pin: int | None = 11
 
     @property
     def overlay(self) -> str | None:
         """The config.txt line that makes its bus (None: the bus is the kernel's own)."""
         if self.sda_pin is None or self.scl_pin is None:
             return None
+        # the overlay's own delay (2 us) gives about 100 kHz
         return (f"dtoverlay=i2c-gpio,bus={self.bus},i2c_gpio_sda={self.sda_pin},"
-                f"i2c_gpio_scl={self.scl_pin},i2c_gpio_delay_us=2")
+                f"i2c_gpio_scl={self.scl_pin}")
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,7 @@ class HardwareConfig:
     debounce_ms: int = 20
     hold_ms: int = 1000
     read_interval_ms: int = 250
+    i2c_hz: int = 400_000   # the bus clock (dtparam=i2c_arm_baudrate): the simulator's wire time
     allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
@@ -198,6 +203,7 @@ HARDWARE = Spec(HardwareConfig, {
     "debounce_ms": Integer(1, 500, "milliseconds"),
     "hold_ms": Integer(100, 10_000, "milliseconds"),
     "read_interval_ms": Integer(10, 10_000, "milliseconds"),
+    "i2c_hz": Integer(10_000, 1_000_000, "Hz"),
     "allow_reserved_pins": Flag(),
     "mcp23017": Subtable("hardware.mcp23017"),
     "display": Subtable("hardware.display"),
@@ -205,7 +211,7 @@ HARDWARE = Spec(HardwareConfig, {
 })
 DICE = Spec(DiceConfig, {
     "bus": Integer(0, 31, "an I2C bus number"),
-    "address": Address(ADDRESS_RANGE),
+    "address": Address(DICE_ADDRESSES),
     "ready_pin": Checked(),   # a BCM pin, claimed with the others; "none": poll the module
     "sda_pin": Checked(),     # BCM pins of its i2c-gpio bus; "none" (both): bus is the kernel's
     "scl_pin": Checked(),
@@ -294,7 +300,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                           next=cast(Pin, nxt), service=service,
                           green_led=green, red_led=red, flap_leds=flap_leds,
                           debounce_ms=v["debounce_ms"], hold_ms=v["hold_ms"],
-                          read_interval_ms=v["read_interval_ms"],
+                          read_interval_ms=v["read_interval_ms"], i2c_hz=v["i2c_hz"],
                           allow_reserved_pins=v["allow_reserved_pins"], mcp23017=expander,
                           display=display, dice=dice)
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
+from .config import DICE_ADDRESSES
 from .mcp23017 import RETRY_ERRNOS as _MCP_RETRY
 
 DEFAULT_ADDRESS = 0x42
@@ -120,7 +121,7 @@ class DiceModule:
     def __init__(self, bus: Any, address: int = DEFAULT_ADDRESS, *,
                  ready: Callable[[], bool] | None = None, attempts: int = 4,
                  backoff_s: float = 0.001, sleep: Callable[[float], None] = time.sleep) -> None:
-        if not 0x08 <= address <= 0x77:
+        if address not in DICE_ADDRESSES:
             raise ValueError(f"I2C address 0x{address:02x} is outside 0x08..0x77")
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
