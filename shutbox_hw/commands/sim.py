@@ -11,7 +11,6 @@ from pathlib import Path
 
 from ..config import Config, load_config
 from ..errors import UserError, shown_path
-from ..store.lock import DatabaseLock
 from ..rules import parse_set_options
 from .common import add_rules_options
 
@@ -56,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--world needs --db: the world and the database go together")
     if args.db:
         # one database, one box: refused at once while another process plays on it
-        # (before --frames-clear removes anything)
+        # (before --frames-clear removes anything); imported here, as the store is
+        from ..store.lock import DatabaseLock
         with DatabaseLock(Path(args.db)):
             return _run(args, config, Path(args.db), kept=True)
     # no database named (the config's [storage] db is the real box's, not ours): a
