@@ -53,16 +53,22 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--world needs --script")
     if args.world and not args.db:
         raise UserError("--world needs --db: the world and the database go together")
+    if not args.script and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError("the interactive simulator needs a terminal; use --script FILE")
+
+    def frames() -> Path | None:
+        return prepare_frames(Path(args.frames), clear=args.frames_clear) if args.frames \
+            else None
     if args.db:
         # one database, one box: refused at once while another process plays on it
         # (before --frames-clear removes anything); imported here, as the store is
         from ..store.lock import DatabaseLock
         with DatabaseLock(Path(args.db)):
-            return _run(args, config, Path(args.db), kept=True)
+            return _run(args, config, Path(args.db), frames(), kept=True)
     # no database named (the config's [storage] db is the real box's, not ours): a
     # fresh one in a temporary folder, removed afterwards with everything in it
     with tempfile.TemporaryDirectory(prefix="shutbox-sim-") as scratch:
-        return _run(args, config, Path(scratch) / "sim.db", kept=False)
+        return _run(args, config, Path(scratch) / "sim.db", frames(), kept=False)
 
 
 def prepare_frames(frames: Path, *, clear: bool) -> Path:
@@ -88,10 +94,8 @@ def prepare_frames(frames: Path, *, clear: bool) -> Path:
     return frames
 
 
-def _run(args: argparse.Namespace, config: Config, db: Path, *, kept: bool) -> int:
-    if not args.script and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UserError("the interactive simulator needs a terminal; use --script FILE")
-    frames = prepare_frames(Path(args.frames), clear=args.frames_clear) if args.frames else None
+def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
+         *, kept: bool) -> int:
     seed = args.seed if args.seed is not None else 0
     if args.script:
         from ..sim.runner import SimRunner, check_steps
@@ -119,7 +123,9 @@ def _run(args: argparse.Namespace, config: Config, db: Path, *, kept: bool) -> i
         if unsaved:
             print(f"shutbox-hw sim: {unsaved} event(s) not saved at the script's end: "
                   f"{runner.daemon.storage_problem()}", file=sys.stderr)
-        runner.daemon.store.close()   # before the lock goes
+        runner.daemon.store.close()   # after its last word, before the lock goes
         return 0
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal
     return run_terminal(config, db, seed=args.seed, frames_dir=frames, kept=kept)
