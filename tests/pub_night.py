@@ -151,7 +151,10 @@ class Night:
                 self.send(DiceRolled(faces, self.now, source))
 
     def _shown(self, screen) -> None:
-        self.witness.shown(screen, self.state, set(tiles_of(self.shut)))
+        self.witness.shown(screen, self.state, set(tiles_of(self.shut)), self.clock())
+
+    def clock(self) -> int:
+        return self.now
 
     def send(self, event) -> None:
         self.figures.steps += 1

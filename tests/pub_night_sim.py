@@ -53,6 +53,9 @@ class SimNight(Night):
     def state(self):
         return self.runner.daemon.controller.state
 
+    def clock(self) -> int:
+        return self.runner.world.now_ms()
+
     def database(self):
         return self.runner.daemon.store.db
 
