@@ -348,8 +348,8 @@ class Night:
                 break
             if not self.stopping and self.referee.rounds >= self.stop_after:
                 self.stopping = True
+                self.figures.habits["matches stopped"] += 1
             if self.stopping and s.phase == "play":
-                self.figures.habits["stop the match"] += 1
                 self.press("next", long=True)
                 continue
             self._habit()
