@@ -7,12 +7,12 @@ import json
 import os
 import sqlite3
 import time
-import urllib.parse
 from pathlib import Path
 
 from ..config import default_db_path, load_config
 from ..errors import UserError, quoted, shown_path
-from ..store.history import recent_games, scorecard
+from ..store.history import recent_games, scorecard, scorecard_cells
+from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
 
 LOCK_WAIT_S = 1.0   # a reader waits this long for a writer holding the file
@@ -53,31 +53,30 @@ def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
         raise UserError(f"{name}: {problem}")
     if not path.exists():
         raise UserError(f"no game database at {name}")
+    db, version = open_read_only(path)
+    if version == 0:
+        db.close()
+        raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
+    return db, version, path
+
+
+def open_read_only(path: Path) -> tuple[sqlite3.Connection, int]:
+    """The database at ``path`` opened read-only (never created, migrated or left with
+    files of the caller's), and its schema version; one line saying why not."""
+    name = shown_path(path)
+    problem = not_a_regular_file(path)
+    if problem:
+        raise UserError(f"{name}: {problem}")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name} cannot be read (permission denied)")
-    uri = "file:" + urllib.parse.quote(str(path.absolute()))  # "#" and "?" are not URI text
     try:
-        try:
-            db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=LOCK_WAIT_S)
-            version = version_of(db, path)
-        except sqlite3.Error as error:
-            # a copy in a read-only directory: SQLite cannot make its -shm file; without a
-            # -wal file there is nothing in it to miss, so read the file as it is
-            code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-            if code not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
-                raise
-            if Path(f"{path}-wal").exists():
-                raise UserError(f"{name} is read-only here and its last writes are still in "
-                                f"its -wal file: copy both somewhere writable") from None
-            db = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=LOCK_WAIT_S)
-            version = version_of(db, path)
+        db = connect_readonly(path, LOCK_WAIT_S)[0]
+        version = version_of(db, path)
     except SchemaError as error:
         raise UserError(str(error)) from None
     except sqlite3.Error as error:
         raise UserError(f"{name} {sqlite_problem(error)}") from None
-    if version == 0:
-        raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
-    return db, version, path
+    return db, version
 
 
 def _when(stamp: float | None, synced: bool | None) -> str:
@@ -91,29 +90,10 @@ def _when(stamp: float | None, synced: bool | None) -> str:
 def _table(card: dict) -> list[str]:
     """The scorecard as aligned columns: raw/final/total per player (and balance and
     pot in a pool), each column as wide as its widest cell."""
-    players = card["players"]
-    pool = any("balances" in rnd for rnd in card["rounds"])
-    head = ["round", *players, *(["pot"] if pool else []), "shut"]
-    sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
-           *([""] if pool else []), ""]
-    rows = []
-    for rnd in card["rounds"]:
-        cells = [str(rnd["round"])]
-        for p in players:
-            e = rnd["players"][p]
-            parts = ["-" if e["raw"] is None else e["raw"],
-                     "-" if e["final"] is None else e["final"], e["total"]]
-            if pool:
-                bal = rnd.get("balances", {}).get(p)
-                parts.append("-" if bal is None else bal)
-            cells.append("/".join(str(x) for x in parts))
-        if pool:
-            cells.append(str(rnd.get("pot", "-")))
-        cells.append(", ".join(rnd["shut"]))
-        rows.append(cells)
-    widths = [max(len(row[i]) for row in (head, sub, *rows)) for i in range(len(head))]
+    table = scorecard_cells(card)
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = []
-    for row in (head, sub, *rows):
+    for row in table:
         *left, shut = row
         lines.append("  ".join(c.rjust(w) for c, w in zip(left, widths)) + "  " + shut)
     return [line.rstrip() for line in lines]

@@ -32,6 +32,7 @@ from .saved import SavedGame
 from .screens import Screen
 from .service import ServiceMenu
 from .state import DEFAULT_PLAYERS, GameState, Phase, Turn
+from .text import wrong_dice_text
 
 
 class Controller:
@@ -259,8 +260,7 @@ class Controller:
                                             else "finish this throw first")
             return []
         if len(faces) not in counts or not all(1 <= f <= 6 for f in faces):
-            want = " or ".join(map(str, counts))
-            turn.note = f"{len(faces)} dice: {want} wanted, throw again" \
+            turn.note = wrong_dice_text(s.rules, len(faces), counts) \
                 if all(1 <= f <= 6 for f in faces) else "bad throw: roll again"
             return []
         turn.throw = throw = Throw(s.rules, s.open_mask(turn), faces)
@@ -513,6 +513,15 @@ class Controller:
         return [Emit(Fault(device=fault.source, detail=fault.message))]
 
     # ------------------------------------------------------------------ output
+
+    def hints_ready(self) -> list[Effect]:
+        """The advisor's tables, solved off the loop, are ready: the turn's hint
+        and chances now, and the screen that shows them."""
+        s = self.state
+        s.hints_ready = True
+        if s.turn is not None:
+            advice.prepare_hint(s, self.advisor, s.turn)
+        return self.refresh()
 
     def refresh(self) -> list[Effect]:
         """The screen and lights for the current state, when they changed

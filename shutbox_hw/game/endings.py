@@ -32,12 +32,7 @@ def end_turn(state: GameState, turn: Turn) -> list[Effect]:
     out: list[Effect] = [Emit(TurnEnded(seat=turn.player, player=name, score=score,
                                         open=tuple(tiles_of(open_mask)),
                                         shut=open_mask == 0, round=state.match.round_number))]
-    note = ""
-    if open_mask == 0:
-        if state.rules.shut_the_box == "instant-win":
-            note = "wins the pot x2!" if state.rules.match == "pool" else "wins at once!"
-        elif state.rules.shut_the_box == "double-others":
-            note = "others score double"
+    note = view.turn_end_note(state, turn.player, score, open_mask)
     if open_mask == 0:
         state.show(ShutScreen(player=name, note=note))
     state.between = TurnEndScreen(player=name, score=score, open_tiles=tuple(tiles_of(open_mask)),
@@ -61,8 +56,7 @@ def end_round(state: GameState) -> list[Effect]:
         totals=match.totals, out=tuple(sorted(match.out)), shut=result.shutters,
         winners=result.winners, balances=match.balances if pool else None,
         pot=match.pot if pool else None))]
-    winners = " & ".join(state.players[p] for p in result.winners)
-    note = f"{winners} wins round {result.number}" if winners else ""
+    note = view.round_note(state.players, result.winners, result.number)
     if pool and match.pot:
         note += f", pot {match.pot}"
     if match.over:

@@ -61,6 +61,7 @@ class GameState:
     rules: RuleSet
     game: GameConfig
     hints_on: bool = False         # an advisor is plugged in
+    hints_ready: bool = True       # ... and its tables are made (solved off the loop)
     phase: Phase = "idle"
     player_count: int = DEFAULT_PLAYERS
     players: tuple[str, ...] = ()

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import (Mask, Position, RoundResult, RuleSet, RulesError, Throw, build_rules, dice_choice,
+from ..rules import (Mask, Position, RoundResult, RuleSet, Throw, dice_choice,
                      tile_bit, tiles_of)
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, ShutScreen, TurnEndScreen)
@@ -126,13 +126,9 @@ def why_not(state: GameState, button: str) -> str:
 
 
 def title(rules: RuleSet) -> str:
-    """The preset's name, unless overrides changed its rules: then no preset's
-    name would be true (the rules line below says what they are)."""
-    try:
-        plain = build_rules(rules.preset, {})
-    except RulesError:        # a restored game's preset unknown to this version
-        return "House rules"
-    return rules.title if plain == rules else "House rules"
+    """The preset's name, unless overrides changed its rules (the rules line
+    below says what they are)."""
+    return rules.shown_title
 
 
 def _to_open(state: GameState) -> str:
@@ -177,6 +173,39 @@ def score_rows(state: GameState, result: RoundResult | None = None) -> tuple[Sco
         for p, name in enumerate(state.players))
 
 
+def round_note(names: tuple[str, ...] | list[str], winners: tuple[int, ...], number: int) -> str:
+    """Who won the round, in words that stay true when shortened: a tie says
+    so first ("3-way tie: ..."), an all-way tie says everyone."""
+    if not winners:
+        return ""
+    if len(winners) == 1:
+        return f"{names[winners[0]]} wins round {number}"
+    if len(winners) == 2:
+        return f"{names[winners[0]]} & {names[winners[1]]} win round {number}"
+    if len(winners) == len(names):
+        return f"round {number}: all {len(names)} tie"
+    return f"{len(winners)}-way tie: " + ", ".join(names[p] for p in winners)
+
+
+def turn_end_note(state: GameState, player: int, score: int, open_mask: Mask) -> str:
+    """The consequence of a turn's end, said on its screen: a shut box's reward,
+    or in an elimination the threshold reached (doubling only adds, so a
+    player there now is out at the round's end)."""
+    rules = state.rules
+    if open_mask == 0:
+        if rules.shut_the_box == "instant-win":
+            return "wins the pot x2!" if rules.match == "pool" else "wins at once!"
+        if rules.shut_the_box == "double-others":
+            return "others score double"
+        return ""
+    if rules.match == "elimination" and state.match is not None \
+            and rules.threshold is not None:
+        total = state.match.totals[player] + score
+        if total >= rules.threshold:
+            return f"reached {rules.threshold}: out"
+    return ""
+
+
 def message(state: GameState) -> str | None:
     """The problem to fix first: a flap to lift, one to shut again, a fault."""
     rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
@@ -198,7 +227,7 @@ def prompt(state: GameState, turn: Turn) -> str:
     if state.unseen_dice:
         if turn.throw is None:
             return "throw, then ROLL" if choice != "one" else "throw 1 die, then ROLL"
-        return "shut; ROLL: next; NEXT: stuck"
+        return "shut, then ROLL again. No move? NEXT"
     if turn.dice is None:
         if state.game.dice == "module":
             return "throw the dice"
@@ -261,6 +290,8 @@ def round_pot(state: GameState) -> int:
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
     if not state.hints_on:
         return {}
+    if not state.hints_ready:
+        return {"hints_pending": True}
     if state.game.hints == "on-request" and not turn.hint_shown:
         return {}                 # asked for with a long ROLL, figures and all
     hint = tuple(tiles_of(turn.hint)) if state.hint_visible(turn) and turn.hint else None

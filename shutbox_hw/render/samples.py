@@ -20,11 +20,15 @@ _EIGHT = (
 )
 
 _MAIN_MENU = ("switch test", "LED test", "audits", "adjustments", "reset audits", "exit")
-_ADJUST = ("preset", "players", "hints", "settle_ms", "contrast", "reset to config", "back")
-_ADJUST_VALUES = ("crafthouse-12", "4", "always", "2500", "128", "", "")
-_AUDITS = ("games 1234", "rounds 5012", "boxes shut 87", "avg klappenspiel 21",
-           "avg pub 17", "best 0 Anna 2024-05-03", "best 2 Bernhard 2024-04-12",
-           "flap 1: 20113", "flap 2: 19876", "ROLL: 40210", "NEXT: 8812", "fault expander: 2")
+_ADJUST = ("rules", "players", "hints", "settle ms", "contrast", "reset to config", "back")
+_ADJUST_VALUES = ("1-12 Race", "4", "always", "2500", "128", "", "")   # presets by their titles
+# as the box lists them (store/audit.py): headings, then label and value
+_AUDITS = ("games", "played", "rounds", "boxes shut", "avg score a turn", "Klappenspiel",
+           "Pub Pool", "best turns", "Anna 2024-05-03", "Bernhard 2024-04-12", "flap moves",
+           "flap 1", "flap 2", "button presses", "ROLL", "NEXT", "faults", "expander")
+_AUDIT_VALUES = ("", "1234", "5012", "87", "", "21.3", "17", "", "0", "2", "", "20113",
+                 "19876", "", "40210", "8812", "", "2")
+_AUDIT_HEADINGS = tuple(i for i, v in enumerate(_AUDIT_VALUES) if not v)
 
 SAMPLES: dict[str, Screen] = {
     "attract": AttractScreen("Klappenspiel", "9 tiles, any-sum, elimination 45",
@@ -70,9 +74,10 @@ SAMPLES: dict[str, Screen] = {
     "menu": MenuScreen("service menu", _MAIN_MENU, selected=0),
     "menu_scrolled": MenuScreen("service menu", _MAIN_MENU, selected=3),
     "menu_values": MenuScreen("adjustments", _ADJUST, selected=2, values=_ADJUST_VALUES),
-    "menu_edit": MenuScreen("preset", ("klappenspiel", "crafthouse-12", "pub"), selected=1),
-    "menu_audits": MenuScreen("audits", _AUDITS, selected=None, first=5,
-                              prompt="NEXT: more  hold: back"),
+    "menu_edit": MenuScreen("RULES", ("Klappenspiel", "1-12 Race", "Pub Pool"), selected=1),
+    "menu_audits": MenuScreen("hold: back", _AUDITS, selected=None, first=13,
+                              values=_AUDIT_VALUES, headings=_AUDIT_HEADINGS,
+                              prompt="NEXT: down  ROLL: up"),
     "switch_test_9": SwitchTestScreen(9, (3, 7), (2, 0, 5, 1, 1, 0, 12, 1, 0), 3, 1,
                                       held=("ROLL",)),
     "switch_test_12": SwitchTestScreen(12, (1, 12), (1, 1, 1, 1, 2, 1, 1, 1, 1, 999, 1234, 8),

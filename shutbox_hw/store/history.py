@@ -156,3 +156,30 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
             **_times(started, ended, started_synced, ended_synced),
             "abandoned": bool(abandoned), "rounds": rounds,
             "throws": throws, "rejected_flaps": rejected}
+
+
+def scorecard_cells(card: dict[str, Any]) -> list[list[str]]:
+    """The scorecard as rows of text cells: the head, the sub-head, one row per round
+    (raw/final/total per player, and balance and pot in a pool; who shut the box
+    last). ``history --game`` aligns them; the web page puts them in a table."""
+    players = card["players"]
+    pool = any("balances" in rnd for rnd in card["rounds"])
+    head = ["round", *players, *(["pot"] if pool else []), "shut"]
+    sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
+           *([""] if pool else []), ""]
+    rows = [head, sub]
+    for rnd in card["rounds"]:
+        cells = [str(rnd["round"])]
+        for p in players:
+            e = rnd["players"][p]
+            parts = ["-" if e["raw"] is None else e["raw"],
+                     "-" if e["final"] is None else e["final"], e["total"]]
+            if pool:
+                bal = rnd.get("balances", {}).get(p)
+                parts.append("-" if bal is None else bal)
+            cells.append("/".join(str(x) for x in parts))
+        if pool:
+            cells.append(str(rnd.get("pot", "-")))
+        cells.append(", ".join(rnd["shut"]))
+        rows.append(cells)
+    return rows

@@ -1,0 +1,171 @@
+"""The crash rehearsal's game: one fixed multi-round game with manual dice.
+
+With manual dice the box never sees the dice: the person marks each throw with
+ROLL, shuts flaps, and ends a turn with NEXT twice. :class:`ManualPlayer`
+plays such a game on the simulated box by looking at it (the controller's
+state is what its screen and LEDs show): the dice of a throw are imagined from
+(seed, round, seat, throw number) alone and the closure is the first legal one,
+so from any state, after any power cut, it plays the same game on to the same
+end. It writes down what it did (presses, flaps, waits) and how many game
+events the box had shown after each action: the rehearsal plays that list on
+the real daemon through gpio-sim.
+
+Run with the box's own venv (it imports shutbox_hw) and the tests directory on
+``sys.path`` (``record_of`` is the power-cut suites' own).
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shutbox_hw.config import Config, load_config
+from shutbox_hw.rules import allowed_dice_counts, dice_choice, legal_closures, tiles_of
+from shutbox_hw.sim.runner import SimRunner
+from steady_player import record_of
+
+PLAYERS = 2
+MIN_ROUNDS = 3
+WAIT_MS = 50
+
+
+@dataclass
+class Action:
+    kind: str                  # "press", "flap" or "wait"
+    args: tuple[Any, ...]      # (button, long) | (tile, shut) | (ms,)
+    events: int = 0            # game events shown once it was done (cumulative)
+
+
+@dataclass
+class Played:
+    actions: list[Action] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def game_config(path: Path) -> Config:
+    return load_config(path)
+
+
+def _game_over_on_disk(db: Path) -> bool:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT count(*) FROM games WHERE ended_at IS NOT NULL"
+                           ).fetchone()[0] > 0
+    finally:
+        con.close()
+
+
+class ManualPlayer:
+    def __init__(self, runner: SimRunner, seed: int, played: Played | None = None) -> None:
+        self.runner = runner
+        self.seed = seed
+        self.played = played
+
+    def faces(self, round_number: int, seat: int, throw: int, count: int) -> tuple[int, ...]:
+        rng = random.Random(f"{self.seed}/{round_number}/{seat}/{throw}")
+        return tuple(rng.randint(1, 6) for _ in range(count))
+
+    def _act(self, kind: str, *args: Any) -> None:
+        if kind == "press":
+            self.runner.press(*args)
+        elif kind == "flap":
+            self.runner.flap(*args)
+        else:
+            self.runner.advance(*args)
+        if self.played is None:
+            return
+        actions = self.played.actions
+        if kind == "wait" and actions and actions[-1].kind == "wait":
+            actions[-1].args = (actions[-1].args[0] + args[0],)
+            actions[-1].events = len(self.played.events)
+        else:
+            actions.append(Action(kind, args, len(self.played.events)))
+
+    def play(self, limit: int = 5000) -> None:
+        runner = self.runner
+        for _ in range(limit):
+            controller = runner.daemon.controller
+            c = controller.state
+            if c.phase == "over":
+                return
+            if c.phase == "idle":
+                if _game_over_on_disk(runner.db_path):
+                    return                  # the power went right after the end
+                if controller.player_count != PLAYERS:
+                    self._act("press", "next", False)
+                else:
+                    self._act("press", "roll", False)
+                continue
+            if c.phase != "play":
+                raise AssertionError(f"the box is in {c.phase!r}, which this player never asks for")
+            rejected, reopened = tiles_of(c.rejected()), tiles_of(c.reopened())
+            if rejected:
+                self._act("flap", rejected[0], False)
+                continue
+            if reopened:
+                self._act("flap", reopened[0], True)
+                continue
+            turn = c.turn
+            if turn is None:                # between turns: lift the flaps, wait
+                shut = tiles_of(c.shut)
+                if shut:
+                    self._act("flap", shut[0], False)
+                else:
+                    self._act("wait", WAIT_MS)
+                continue
+            if turn.throw is None:
+                self._act("press", "roll", False)     # mark a throw
+                continue
+            open_mask = c.open_mask(turn)
+            counts = allowed_dice_counts(dice_choice(c.rules, open_mask))
+            dice = self.faces(c.match.round_number if c.match else 0, turn.player,
+                              turn.throws + 1, 2 if 2 in counts else 1)
+            closures = legal_closures(c.rules, open_mask, dice)
+            if not closures:
+                self._act("press", "next", False)     # "No move?", then the turn ends
+                continue
+            missing = [t for t in tiles_of(min(closures)) if not c.shut & (1 << (t - 1))]
+            if missing:
+                self._act("flap", missing[0], True)
+            else:
+                self._act("press", "roll", False)     # take it and mark the next throw
+        raise AssertionError("the game did not end")
+
+
+def play_reference(config: Config, db: Path, seed: int) -> Played:
+    """The uninterrupted game on the simulated box, written down."""
+    played = Played()
+    runner = SimRunner(config, db, on_event=played.events.append)
+    ManualPlayer(runner, seed, played).play()
+    runner.daemon.store.close()
+    return played
+
+
+def choose_seed(config: Config, scratch: Path, first: int = 1) -> tuple[int, Played]:
+    """The first seed whose game lasts at least MIN_ROUNDS rounds."""
+    for seed in range(first, first + 50):
+        db = scratch / f"seed-{seed}.db"
+        played = play_reference(config, db, seed)
+        ended = [e for e in played.events if e["event"] == "game_ended"]
+        for f in scratch.glob(f"seed-{seed}.db*"):
+            f.unlink()
+        if ended and ended[0]["rounds"] >= MIN_ROUNDS:
+            return seed, played
+    raise AssertionError(f"no game of {MIN_ROUNDS} rounds among 50 seeds")
+
+
+def play_on(config: Config, db: Path, shut: tuple[int, ...], seed: int) -> list[dict[str, Any]]:
+    """Boot the box on ``db`` with the flaps ``shut`` (as a power cut left them),
+    play the game on to its end; the events the box showed, from its boot."""
+    events: list[dict[str, Any]] = []
+    runner = SimRunner(config, db, on_event=events.append, shut=shut)
+    ManualPlayer(runner, seed).play()
+    runner.daemon.store.close()
+    return events
+
+
+__all__ = ["Action", "ManualPlayer", "Played", "choose_seed", "game_config", "play_on",
+           "play_reference", "record_of"]

@@ -1,0 +1,280 @@
+"""The crash rehearsal's two jobs that need the box's own code (run with its venv, as root).
+
+``plan``: the game to play, decided on the simulated box (:mod:`crash_game`).
+``check``: every replay point of a dm-log-writes log (:mod:`logwrites`) made into
+a disk image, mounted (ext4 replays its journal) and checked: ``PRAGMA
+integrity_check`` is ok, the store opens and reads the unfinished game as the
+daemon does at boot, and every throw, turn end and round end whose event was
+shown before the point is on it. At a sample of points the simulated box then
+boots on it with the flaps as they were, plays on to the end, and must leave
+the record of the uninterrupted game; for a few points it writes what the real
+daemon needs to do the same (the image, the actions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent.parent)]   # guest/ and tests/
+
+from crash_game import Played, choose_seed, game_config, play_on, record_of  # noqa: E402
+from crash_game import ManualPlayer  # noqa: E402
+from logwrites import Log, Point, Replayer, read_log, replay_points  # noqa: E402
+from shutbox_hw.sim.runner import SimRunner  # noqa: E402
+from shutbox_hw.store import Store  # noqa: E402
+
+DB_NAME = "shutbox.db"
+
+
+def plan(args: argparse.Namespace) -> None:
+    config = game_config(args.config)
+    scratch = Path(args.out).parent / "plan-scratch"
+    scratch.mkdir(exist_ok=True)
+    seed, played = choose_seed(config, scratch, first=args.seed)
+    Path(args.out).write_text(json.dumps({
+        "seed": seed,
+        "actions": [[a.kind, list(a.args), a.events] for a in played.actions],
+        "events": played.events}))
+
+
+# ---------------------------------------------------------------- what was shown
+
+def shown_marks(names: list[str]) -> tuple[int, int | None]:
+    """From the marks sent before a point: how many game events had been shown
+    (``e<k>``) and the flaps as they were (``a<i>:<mask>``, None: none yet)."""
+    events, flaps = 0, None
+    for name in names:
+        if name.startswith("e"):
+            events = max(events, int(name[1:]))
+        elif name.startswith("a") and ":" in name:
+            flaps = int(name.split(":", 1)[1])
+    return events, flaps
+
+
+def lost_shown(db: Path, shown: list[dict[str, Any]]) -> list[str]:
+    """What of the shown events the database does not hold (empty: nothing lost)."""
+    con = sqlite3.connect(db)
+    try:
+        games = con.execute("SELECT id, ended_at IS NOT NULL FROM games").fetchall()
+        seats = {name: seat for seat, name in con.execute("SELECT seat, name FROM players")}
+        throws = {(r, s, n): (json.loads(c) if c else None, done) for r, s, n, c, done in
+                  con.execute("SELECT t.round, t.seat, h.number, h.closed,"
+                              " h.committed_at IS NOT NULL FROM throws h"
+                              " JOIN turns t ON t.id = h.turn_id")}
+        turns = {(r, s): score for r, s, score in
+                 con.execute("SELECT round, seat, score FROM turns WHERE ended_at IS NOT NULL")}
+        rounds = {n for n, in con.execute("SELECT number FROM rounds")}
+    finally:
+        con.close()
+    lost = []
+    for i, e in enumerate(shown, 1):
+        kind = e["event"]
+        seat = seats.get(e.get("player", ""), -1)
+        if kind == "game_started" and not games:
+            lost.append(f"event {i} game_started")
+        elif kind == "game_ended" and not any(ended for _, ended in games):
+            lost.append(f"event {i} game_ended")
+        elif kind == "rolled" and (e["round"], seat, e["throw"]) not in throws:
+            lost.append(f"event {i} rolled: round {e['round']} {e['player']} throw {e['throw']}")
+        elif kind == "throw_committed":
+            row = throws.get((e["round"], seat, e["throw"]))
+            if row is None or not row[1] or row[0] != e["closed"]:
+                lost.append(f"event {i} throw_committed: round {e['round']} {e['player']} "
+                            f"throw {e['throw']} closed {e['closed']} (disk: {row})")
+        elif kind == "turn_ended" and turns.get((e["round"], seat)) != e["score"]:
+            lost.append(f"event {i} turn_ended: round {e['round']} {e['player']}")
+        elif kind == "round_ended" and e["round"] not in rounds:
+            lost.append(f"event {i} round_ended {e['round']}")
+    return lost
+
+
+# ---------------------------------------------------------------- one point
+
+def mounted_copy(image: Path, mnt: Path, into: Path) -> str | None:
+    """Mount the image (ext4 replays its journal), copy the state dir's database
+    files to ``into``, unmount. A problem in a few words, or None."""
+    out = subprocess.run(["mount", "-t", "ext4", "-o", "loop,noatime", str(image), str(mnt)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return f"mount failed: {out.stderr.strip()[:160]}"
+    try:
+        into.mkdir(parents=True, exist_ok=True)
+        for f in mnt.glob(DB_NAME + "*"):
+            shutil.copy2(f, into / f.name)
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+    return None
+
+
+def check_db(db: Path, shown: list[dict[str, Any]]) -> list[str]:
+    """The cheap invariants: integrity, the daemon's boot read, nothing shown lost."""
+    if not db.exists():
+        return ["lost: no database"] if shown else []
+    con = sqlite3.connect(db)
+    try:
+        integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        con.close()
+    problems = [] if integrity == "ok" else [f"integrity_check: {integrity}"]
+    store = Store(db)
+    try:
+        saved = store.unfinished_game()
+    finally:
+        store.close()
+    started = any(e["event"] == "game_started" for e in shown)
+    ended = any(e["event"] == "game_ended" for e in shown)
+    if started and not ended and saved is None:
+        problems.append("the store reads no unfinished game")
+    return problems + [f"lost: {x}" for x in lost_shown(db, shown)]
+
+
+def tiles(mask: int | None) -> tuple[int, ...]:
+    return tuple(t for t in range(1, 33) if mask and mask >> (t - 1) & 1)
+
+
+def check(args: argparse.Namespace) -> None:
+    t0 = time.monotonic()
+    game = json.loads(Path(args.game).read_text())        # what the real run showed
+    shown_all: list[dict[str, Any]] = game["events"]
+    seed = game["seed"]
+    config = game_config(args.config)
+    reference = record_of(Path(args.final_db)) if args.final_db else None
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    mnt = work / "mnt"
+    mnt.mkdir(exist_ok=True)
+    log: Log = read_log(open(args.log, "rb"))
+    marks = log.marks()
+    start = next((m.index for m in marks if m.mark == "start"), 0)
+    rng = random.Random(args.rng_seed)
+    points = replay_points(log, args.torn, rng, start=start)
+    if args.kinds:
+        points = [p for p in points if p.kind in args.kinds.split(",")]
+    every = max(1, math.ceil(len(points) / args.plays)) if args.plays else 0
+    samples = set()
+    if args.samples:
+        # the real daemon's resume: points spread over the game, on a mark
+        on_marks = [i for i, p in enumerate(points) if p.kind == "mark"]
+        for k in range(1, args.samples + 1):
+            samples.add(on_marks[len(on_marks) * k // (args.samples + 1)])
+    replayer = Replayer(log, Path(args.log), Path(args.base), work / "replay.img")
+    result: dict[str, Any] = {"points": 0, "kinds": {}, "lost_points": 0, "failures": [],
+                              "played": 0, "play_failures": [], "samples": [],
+                              "entries": len(log.entries),
+                              "flushes": sum(1 for e in log.entries[start:] if e.durable)}
+    spent = {"image": 0.0, "mount": 0.0, "check": 0.0, "play": 0.0, "sample": 0.0}
+    progress = open(args.progress, "a") if args.progress else None
+    for i, point in enumerate(points):
+        t = time.monotonic()
+        image = work / "point.img"
+        replayer.image(point, image)
+        events, flaps = shown_marks(replayer.marks_seen(point))
+        shown = shown_all[:events]
+        here = work / "db"
+        shutil.rmtree(here, ignore_errors=True)
+        t1 = time.monotonic()
+        problem = mounted_copy(image, mnt, here)
+        t2 = time.monotonic()
+        problems = [problem] if problem else check_db(here / DB_NAME, shown)
+        t3 = time.monotonic()
+        spent["image"] += t1 - t
+        spent["mount"] += t2 - t1
+        spent["check"] += t3 - t2
+        if progress is not None:
+            progress.write(f"{i + 1}/{len(points)} {point.name} {events} shown "
+                           f"{'ok' if not problems else problems[0][:80]} {t3 - t:.2f} s\n")
+            progress.flush()
+        result["points"] += 1
+        result["kinds"][point.kind] = result["kinds"].get(point.kind, 0) + 1
+        if problems:
+            if any(p.startswith("lost") for p in problems):
+                result["lost_points"] += 1
+            result["failures"].append(f"{point.name} ({events} shown): " + "; ".join(problems[:3]))
+            continue
+        if every and i % every == 0 and reference is not None:
+            again = work / "again"
+            shutil.rmtree(again, ignore_errors=True)
+            mounted_copy(image, mnt, again)
+            try:
+                play_on(config, again / DB_NAME, tiles(flaps), seed)
+                record = record_of(again / DB_NAME)
+                if record != reference:
+                    result["play_failures"].append(f"{point.name}: another record after playing on")
+            except Exception as exc:  # noqa: BLE001 - reported with its point
+                result["play_failures"].append(f"{point.name}: {type(exc).__name__}: {exc}"[:200])
+            result["played"] += 1
+            spent["play"] += time.monotonic() - t3
+        if i in samples:
+            t4 = time.monotonic()
+            result["samples"].append(sample(config, image, mnt, work, point, seed, events, len(samples)))
+            spent["sample"] += time.monotonic() - t4
+        if time.monotonic() - t0 > args.budget:
+            result["failures"].append(f"stopped after {args.budget} s at point {i + 1} of {len(points)}")
+            break
+    replayer.close()
+    result["planned"] = len(points)
+    result["seconds"] = round(time.monotonic() - t0, 1)
+    result["spent"] = {k: round(v, 1) for k, v in spent.items()}
+    Path(args.out).write_text(json.dumps(result, indent=1))
+
+
+def sample(config: Any, image: Path, mnt: Path, work: Path, point: Point, seed: int,
+           events: int, count: int) -> dict[str, Any]:
+    """A point for the real daemon: its image, and the actions that finish the game
+    from it on the simulated box booted with every flap open (gpio-sim's lines read
+    open to a daemon that has just asked for its pull-ups)."""
+    n = len(list(work.glob("sample-*.img")))
+    keep = work / f"sample-{n}.img"
+    shutil.copyfile(image, keep)
+    again = work / f"sample-{n}"
+    shutil.rmtree(again, ignore_errors=True)
+    mounted_copy(image, mnt, again)
+    played = Played()
+    runner = SimRunner(config, again / DB_NAME, on_event=played.events.append)
+    ManualPlayer(runner, seed, played).play()
+    runner.daemon.store.close()
+    return {"point": point.name, "image": str(keep), "shown": events,
+            "actions": [[a.kind, list(a.args), a.events] for a in played.actions],
+            "events": played.events}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="crash_replay")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("plan")
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--seed", type=int, default=2)
+    p.add_argument("--out", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("--config", type=Path, required=True)
+    c.add_argument("--log", required=True)
+    c.add_argument("--base", required=True)
+    c.add_argument("--game", required=True, help="JSON: seed and the events the real run showed")
+    c.add_argument("--final-db", default="", help="the uninterrupted game's database")
+    c.add_argument("--work", required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--torn", type=int, default=2, help="torn subsets per gap between flushes")
+    c.add_argument("--plays", type=int, default=0, help="play on to the end at about this many points")
+    c.add_argument("--samples", type=int, default=0, help="points prepared for the real daemon")
+    c.add_argument("--kinds", default="", help="only these kinds of points (comma-separated)")
+    c.add_argument("--rng-seed", type=int, default=22)
+    c.add_argument("--budget", type=float, default=600, help="stop after this many seconds")
+    c.add_argument("--progress", default="", help="a line per point to this file")
+    args = parser.parse_args()
+    plan(args) if args.command == "plan" else check(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
