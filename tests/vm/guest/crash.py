@@ -257,7 +257,7 @@ class CrashCheck:
 
         t = time.monotonic()
         result = self.check_replay(disk, "--final-db", str(disk.work / "final/shutbox.db"),
-                                   "--plays", os.environ.get("CRASH_PLAYS", "60"),
+                                   "--plays", os.environ.get("CRASH_PLAYS", "36"),
                                    "--samples", os.environ.get("CRASH_SAMPLES", "3"),
                                    "--budget", os.environ.get("CRASH_BUDGET", "420"))
         replay_s = time.monotonic() - t
