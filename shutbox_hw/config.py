@@ -1,8 +1,8 @@
 """The box's TOML config file: one table per part, each validated by its owner.
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
-:mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`)
-and ``[storage]``. Every problem is reported with the key it concerns;
+:mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
+``[storage]`` and ``[sim]`` (only the simulator reads it). Every problem is reported with the key it concerns;
 :func:`check_config` gathers all of them so a builder can fix a file in one go.
 """
 
@@ -18,11 +18,12 @@ from typing import Any
 from .errors import UserError, clip, shown_path
 from .game.config import GameConfig, parse_game
 from .hal.config import HardwareConfig, parse_hardware
+from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
 from .rules import RuleSet, RulesError, rules_from_table
 from .textfile import read_text_file
-from .validate import Problems, Rule, Spec
+from .validate import Choice, Problems, Rule, Spec
 
-TABLES = ("rules", "hardware", "game", "storage")
+TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
 
@@ -35,12 +36,26 @@ class ConfigError(UserError):
 
 
 @dataclass(frozen=True)
+class SimConfig:
+    """``[sim]``: what only ``shutbox-hw sim`` reads."""
+    # the simulated dice module: the firmware's logic in this Python ("model"), or the
+    # firmware's main.py under a real MicroPython ("micropython", firmware/dice/README.md)
+    dice_firmware: str = "model"
+
+
+SIM = Spec(SimConfig, {"dice_firmware": Choice(("model", "micropython"))})
+
+
+@dataclass(frozen=True)
 class Config:
     rules: RuleSet
     hardware: HardwareConfig
     game: GameConfig = field(default_factory=GameConfig)
     db: Path | None = None  # None: the default for where we run
     source: Path | None = None
+    sim: SimConfig = field(default_factory=SimConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)   # MQTT (shutbox_hw/network)
+    web: WebConfig = field(default_factory=WebConfig)               # shutbox-hw web
 
 
 def default_db_path() -> Path:
@@ -108,12 +123,16 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     hardware = parse_hardware(tables["hardware"], tiles, problems)
     game = parse_game(tables["game"], problems)
     db = parse_storage(tables["storage"], problems)
+    sim = SimConfig(**SIM.read(tables["sim"], Problems(problems, "sim")))
+    network = parse_network(tables["network"], problems)
+    web = parse_web(tables["web"], problems)
     if game.dice == "module" and "dice" not in tables["hardware"]:
         problems.append('[game] dice: "module" needs a [hardware.dice] table (an empty one: '
-                        "bus 1, address 0x42, ready_pin 18)")
+                        "bus 4 on BCM 20/21, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
-    return Config(rules=rules, hardware=hardware, game=game, db=db, source=source), []
+    return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,
+                  sim=sim, network=network, web=web), []
 
 
 def load_config(path: str | Path | None = None, *, preset: str | None = None,

@@ -20,6 +20,7 @@ from .config import Config
 from .events import (ButtonLevel, ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
                      ServiceRequested, Tick)
 from .game.advice import Advisor
+from .game.advice import ready as advice_ready
 from .game.controller import Controller
 from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .game.events import AnyGameEvent, AuditsReset, GameEnded, ServiceEntered, SettingChanged
@@ -36,6 +37,7 @@ log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
 # next step after that): a locked database costs one bounded wait per try
 STORE_RETRY_MS = 1000
+HINTS_LOOK_MS = 100   # while the hints' tables are solved off the loop, look this often
 
 
 @dataclass
@@ -114,8 +116,10 @@ class Daemon:
         self.config, _ = effective(self.base_config, self.settings)
         if self.config.hardware.display.contrast != contrast:
             self.box.display.set_contrast(self.config.hardware.display.contrast)
-        self.controller.configure(self.config.rules, self.config.game,
-                                  self.advisor_for(self.config), config_values(self.config))
+        advisor = self.advisor_for(self.config)
+        self._advisor_pending = advisor is not None and not advice_ready(advisor)
+        self.controller.configure(self.config.rules, self.config.game, advisor,
+                                  config_values(self.config))
 
     def _adjusted(self, changes: list[SettingChanged], now: int) -> None:
         """Adjustments made on the menu: in force at once (and already on disk)."""
@@ -159,6 +163,11 @@ class Daemon:
             self.feed(Tick(now))
         if self._retry_at is not None and now >= self._retry_at:
             self._apply([], now)  # the disk may take the unsaved events now
+        if self._advisor_pending and advice_ready(self.controller.advisor):
+            self._advisor_pending = False   # solved on the worker: the hints now
+            self._apply(self.controller.hints_ready(), now, activity=False)
+        elif self._advisor_pending and getattr(self.controller.advisor, "failed", None):
+            self._advisor_pending = False   # logged; the hints stay "not ready"
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
@@ -173,22 +182,29 @@ class Daemon:
         return earliest((*(port.next_deadline_ms() for port in (
             self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,
             self.box.dice)),
-            self.controller.next_deadline_ms(), self._retry_at))
+            self.controller.next_deadline_ms(), self._retry_at,
+            self.clock.now_ms() + HINTS_LOOK_MS if self._advisor_pending else None))
 
     def _apply(self, effects: list[Effect], now: int, activity: bool = True) -> None:
-        """Durable first, then shown: every event of this step is written in one
-        transaction before any light or screen of it changes; dice last, since
-        their faces start a step of their own. ``activity`` False: the box
-        changed by itself (time passed), which does not wake a dimmed screen."""
+        """Lights first, then durable, then shown: a flap's LED changes before
+        the step's write (a shut flap is its own record: after a power cut the
+        box reads the flaps again), every event of the step is written in one
+        transaction with the audit counts, and only then does the screen say
+        what was taken; dice last, since their faces start a step of their own.
+        ``activity`` False: the box changed by itself (time passed), which
+        does not wake a dimmed screen."""
+        lit = [e for e in effects if isinstance(e, Lights)]
+        if lit:
+            self.box.indicators.show(lit[-1].leds, now)
         effects = self._save(effects, now)
-        self._write_counts(wrote=any(isinstance(e, Emit) for e in effects))
+        self._write_counts()
         events = [e.event for e in effects if isinstance(e, Emit)]
         for event in events:
             self._record(event, now)
         lights = [e for e in effects if isinstance(e, Lights)]
         screens = [e for e in effects if isinstance(e, Show)]
-        if lights:  # a storage fault's frame comes last and wins
-            self.box.indicators.show(lights[-1].leds, now)
+        if lights and lights[-1] is not (lit[-1] if lit else None):
+            self.box.indicators.show(lights[-1].leds, now)   # a storage fault's frame wins
         if screens:
             self.box.display.show(self.render(screens[-1].screen), now, activity)
         changes = [e for e in events if isinstance(e, SettingChanged)]
@@ -220,7 +236,7 @@ class Daemon:
         if not batch and self._storage_fault is None:
             return effects
         try:
-            self.store.record_all(batch)
+            self.store.record_all(batch, self.tally)
         except StorageFault as error:
             self.unsaved = batch
             self._retry_at = now + STORE_RETRY_MS
@@ -237,12 +253,13 @@ class Daemon:
         log.info("storage: saved again")
         return effects + self.controller.handle(InputFault("storage", "saved", now, ok=True))
 
-    def _write_counts(self, wrote: bool) -> None:
-        """The audit counts ride along with the step's game writes (or every
-        FLUSH_EVERY changes): never a write of their own per switch edge."""
+    def _write_counts(self) -> None:
+        """The audit counts ride in the step's own transaction (:meth:`_save`);
+        a step that wrote no game event writes them only every FLUSH_EVERY
+        changes: never a write of their own per switch edge."""
         if not self.tally.pending or self._storage_fault is not None:
             return
-        if wrote or self.tally.due():
+        if self.tally.due():
             try:
                 self.store.write_counts(self.tally)
             except StorageFault as error:  # kept in memory; the game's writes report the disk

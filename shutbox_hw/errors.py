@@ -41,7 +41,14 @@ def shown_path(path: object, limit: int = PATH_LIMIT) -> str:
     return text[:limit - tail - 1] + "…" + text[-tail:]
 
 
+WORD_BACKTRACK = 30  # a cut line ends at a word's end if one is this near the limit
+
+
 def one_line(text: str, limit: int = LINE_LIMIT) -> str:
-    """One message line of at most ``limit`` characters, quoted values clipped first."""
+    """One message line of at most ``limit`` characters, quoted values clipped first;
+    a line still too long ends at a whole word with ``…``."""
     text = "".join(c if c.isprintable() else "?" for c in clip_quotes(str(text)))
-    return clip(text, limit)
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit - WORD_BACKTRACK, limit - 1)
+    return text[:cut].rstrip(" ,;:") + " …" if cut > 0 else clip(text, limit)

@@ -10,8 +10,11 @@ usage() {
 usage: sudo systemd/install.sh [options]
 
 Installs shutbox-hw from this checkout on Raspberry Pi OS (Bookworm or
-Trixie, 32- or 64-bit) and starts it; run again to upgrade in place (the
-config in /etc/shutbox-hw and the games in /var/lib/shutbox-hw are kept).
+Trixie, 32- or 64-bit) and starts it; run again to upgrade (the config in
+/etc/shutbox-hw and the games in /var/lib/shutbox-hw are kept). Each version
+goes into a venv of its own beside the running one; it must accept the
+config and the database before it is switched to, and must report ready
+after the restart, or the running version is put back (exit status 1).
 
 options:
   --build NAME             the reference config for a new /etc/shutbox-hw/shutbox.toml:
@@ -20,7 +23,15 @@ options:
                            (pip --no-index --find-links DIR)
   --skip-system-packages   no apt-get: python3-venv, python3-lgpio and i2c-tools
                            must already be there
-  --uninstall              stop and remove the service, unit and venv; keep the
+  --rollback               switch back to the version installed before this one
+                           (kept in /opt/shutbox-hw/versions) and restart it
+  --ready-timeout SECONDS  how long a restarted version may take to report ready
+                           (default 90), and stay up after it (10 more seconds)
+  --web                    also the web pages: the unit shutbox-hw-web (its own user,
+                           read-only access to the database) and the web extra
+  --mqtt                   let the box's unit reach the network for [network] mqtt,
+                           and install the mqtt extra
+  --uninstall              stop and remove the service, unit and venvs; keep the
                            config and the database
   --purge                  with --uninstall: also remove /etc/shutbox-hw,
                            /var/lib/shutbox-hw, /var/cache/shutbox-hw and the user
@@ -34,18 +45,25 @@ EOF
 die() { echo "install.sh: $*" >&2; exit 2; }
 say() { echo "install.sh: $*"; }
 
-ROOT="" WHEELS="" BUILD="gpio-9" SKIP_APT=0 UNINSTALL=0 PURGE=0
+ROOT="" WHEELS="" BUILD="gpio-9" SKIP_APT=0 UNINSTALL=0 PURGE=0 ROLLBACK=0 READY_TIMEOUT=90 WEB=0 MQTT=0
+# how long a version must stay up after it reported ready (the tests set 0)
+SETTLE=${SHUTBOX_INSTALL_SETTLE:-10}
 while (($#)); do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        --root|--wheels|--build)
+        --root|--wheels|--build|--ready-timeout)
             (($# >= 2)) && [[ -n $2 ]] || die "$1 needs a value"
-            case $1 in --root) ROOT=$2 ;; --wheels) WHEELS=$2 ;; --build) BUILD=$2 ;; esac
+            case $1 in --root) ROOT=$2 ;; --wheels) WHEELS=$2 ;; --build) BUILD=$2 ;;
+                       --ready-timeout) READY_TIMEOUT=$2 ;; esac
             shift ;;
         --root=*) ROOT=${1#*=} ;;
         --wheels=*) WHEELS=${1#*=} ;;
         --build=*) BUILD=${1#*=} ;;
+        --ready-timeout=*) READY_TIMEOUT=${1#*=} ;;
         --skip-system-packages) SKIP_APT=1 ;;
+        --rollback) ROLLBACK=1 ;;
+        --web) WEB=1 ;;
+        --mqtt) MQTT=1 ;;
         --uninstall) UNINSTALL=1 ;;
         --purge) PURGE=1 ;;
         *) die "unknown option $1 (see --help)" ;;
@@ -53,6 +71,10 @@ while (($#)); do
     shift
 done
 ((PURGE)) && ! ((UNINSTALL)) && die "--purge goes with --uninstall"
+((ROLLBACK && UNINSTALL)) && die "--rollback and --uninstall do not go together"
+[[ $READY_TIMEOUT =~ ^[0-9]+$ ]] && ((READY_TIMEOUT >= 1 && READY_TIMEOUT <= 3600)) \
+    || die "--ready-timeout: '$READY_TIMEOUT' is not a number of seconds 1..3600"
+[[ $SETTLE =~ ^[0-9]+$ ]] || die "SHUTBOX_INSTALL_SETTLE: '$SETTLE' is not a number of seconds"
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [[ -f $SRC/pyproject.toml && -d $SRC/shutbox_hw && -f $SRC/systemd/shutbox-hw.service ]] \
@@ -81,10 +103,25 @@ fi
 
 NAME=shutbox-hw
 OPT=$ROOT/opt/$NAME
+# .venv is a symlink to the version in use, versions/<version>-<time>; previous points
+# to the one before it (for --rollback). The unit runs /opt/shutbox-hw/.venv/bin/shutbox-hw.
 VENV=$OPT/.venv
+VERSIONS=$OPT/versions
+PREVIOUS=$OPT/previous
+STATE=$ROOT/var/lib/$NAME
+# the unit can write only its state directory (ProtectSystem=strict): the database is there
+DB=$STATE/shutbox.db
+if [[ -n $ROOT ]]; then
+    BOOTCFG=$ROOT/boot/firmware/config.txt
+    [[ ! -f $BOOTCFG && -f $ROOT/boot/config.txt ]] && BOOTCFG=$ROOT/boot/config.txt
+else
+    BOOTCFG=/boot/firmware/config.txt                 # Bookworm and later
+    [[ ! -f $BOOTCFG && -f /boot/config.txt ]] && BOOTCFG=/boot/config.txt
+fi
 ETC=$ROOT/etc/$NAME
 CONFIG=$ETC/shutbox.toml
 UNIT=$ROOT/etc/systemd/system/$NAME.service
+UNIT_WEB=$ROOT/etc/systemd/system/$NAME-web.service
 MODULES=$ROOT/etc/modules-load.d/$NAME.conf
 PYTHON=/usr/bin/python3
 [[ -x $PYTHON ]] || PYTHON=$(command -v python3) || die "no python3 (apt-get install python3)"
@@ -98,11 +135,93 @@ system() {
     fi
 }
 
+# systemctl: with --root printed, and answered by $SHUTBOX_SYSTEMCTL if the tests give
+# one (a stand-in playing a unit that does or does not report ready)
+ctl() {
+    if [[ -z $ROOT ]]; then
+        systemctl "$@"
+    else
+        echo "would run: systemctl $*"
+        [[ -z ${SHUTBOX_SYSTEMCTL:-} ]] || "$SHUTBOX_SYSTEMCTL" "$@"
+    fi
+}
+# whether the service can be watched (a real system, or the tests' stand-in)
+watched() { [[ -z $ROOT || -n ${SHUTBOX_SYSTEMCTL:-} ]]; }
+# a question to systemctl (changes nothing, so never printed)
+ask() { if [[ -z $ROOT ]]; then systemctl "$@"; else "$SHUTBOX_SYSTEMCTL" "$@"; fi; }
+
+# a command as the service's user: it leaves no root-owned file beside the database
+as_service() {
+    if [[ -z $ROOT ]] && id shutbox >/dev/null 2>&1; then
+        runuser -u shutbox -- "$@"
+    else
+        "$@"
+    fi
+}
+
+# the version directory (relative to $OPT) a link points to; empty if none
+target() { if [[ -L $1 ]]; then readlink "$1"; fi; }
+
+# point the link $1 at $2 (relative to $OPT) with one rename: there is never a moment
+# without it, and a power cut leaves either the old or the new one
+relink() { ln -sfn "$2" "$1.new" && mv -T "$1.new" "$1"; }
+
+# the version in $OPT/$1 checks the config, the kernel's pins (config.txt) and the
+# database: what it will meet when it starts. Its problems go to stderr.
+accepts() {
+    local args=("$CONFIG" --db "$DB")
+    [[ ! -f $BOOTCFG ]] || args+=(--boot-config "$BOOTCFG")
+    as_service "$OPT/$1/bin/shutbox-hw" check-config "${args[@]}" >/dev/null
+}
+
+# restart the service; true once it reported ready (Type=notify: systemctl restart
+# returns when READY=1 came, and fails if the daemon exits first) within
+# $READY_TIMEOUT s and is still up, not restarted, $SETTLE s later; else REASON says why
+started() {
+    local before="" after=""
+    REASON=""
+    if watched; then before=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true); fi
+    if [[ -z $ROOT ]]; then
+        timeout "$READY_TIMEOUT" systemctl restart "$NAME.service"
+    else
+        echo "would run: systemctl restart $NAME.service"
+        ! watched || timeout "$READY_TIMEOUT" "$SHUTBOX_SYSTEMCTL" restart "$NAME.service"
+    fi || { REASON="it did not report ready within $READY_TIMEOUT s"; return 1; }
+    watched || return 0
+    sleep "$SETTLE"
+    after=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true)
+    if ! ask is-active --quiet "$NAME.service" || [[ $before != "$after" ]]; then
+        REASON="it stopped again within $SETTLE s of reporting ready"
+        return 1
+    fi
+}
+
+# install the unit file kept with the version in $OPT/$1 (the checkout's for a new one)
+unit_of() {
+    mkdir -p "$(dirname "$UNIT")"
+    install -m 0644 "$OPT/$1/$NAME.service" "$UNIT"
+    ctl daemon-reload
+}
+
+# switch to the version $1 (relative to $OPT): its unit, the link, a restart; false
+# (REASON says why) if it does not come up
+switch_to() {
+    unit_of "$1"
+    ctl enable "$NAME.service"
+    relink "$VENV" "$1"
+    started
+}
+
 # --- uninstall ---------------------------------------------------------------
 if ((UNINSTALL)); then
     if [[ -n $ROOT || -f $UNIT ]]; then
         system systemctl disable --now "$NAME.service" || true
     fi
+    # the web unit and the drop-ins of --web / --mqtt
+    if [[ -n $ROOT || -f $UNIT_WEB ]]; then
+        system systemctl disable --now "$NAME-web.service" || true
+    fi
+    rm -rf "$UNIT_WEB" "$UNIT.d"
     rm -f "$UNIT"
     system systemctl daemon-reload
     rm -rf "$OPT"
@@ -111,11 +230,36 @@ if ((UNINSTALL)); then
         if [[ -n $ROOT ]] || id shutbox >/dev/null 2>&1; then
             system userdel shutbox || true
         fi
+        if [[ -n $ROOT ]] || id shutbox-web >/dev/null 2>&1; then
+            system userdel shutbox-web || true
+        fi
         say "removed the service, $OPT, $ETC and the database; I2C stays enabled in config.txt"
     else
         say "removed the service and $OPT; kept $ETC and /var/lib/$NAME (--purge removes them)"
     fi
     exit 0
+fi
+
+# --- rollback ------------------------------------------------------------------
+if ((ROLLBACK)); then
+    CURRENT=$(target "$VENV") BACK=$(target "$PREVIOUS")
+    [[ -n $BACK && -x $OPT/$BACK/bin/shutbox-hw ]] \
+        || die "no earlier version to roll back to (none kept in $VERSIONS)"
+    [[ -n $CURRENT ]] || die "$VENV is not a version link: install this version first"
+    if ! accepts "$BACK"; then
+        backup=$(ls -t "$STATE"/shutbox.db.before-* 2>/dev/null | head -1 || true)
+        die "$BACK refuses the config or the database (above); nothing changed${backup:+ (the database as it was before the last upgrade: $backup)}"
+    fi
+    say "rolling back from $CURRENT to $BACK"
+    if switch_to "$BACK"; then
+        relink "$PREVIOUS" "$CURRENT"
+        say "running $BACK again; $CURRENT is kept (install.sh --rollback goes back to it)"
+        exit 0
+    fi
+    why=$REASON
+    switch_to "$CURRENT" || true
+    echo "install.sh: $BACK did not come up: $why; back on $CURRENT${REASON:+ (which did not come up either: $REASON)}" >&2
+    exit 1
 fi
 
 # --- system packages ---------------------------------------------------------
@@ -132,13 +276,6 @@ else
 fi
 
 # --- I2C at 400 kHz, i2c-dev at boot -------------------------------------------
-if [[ -n $ROOT ]]; then
-    BOOTCFG=$ROOT/boot/firmware/config.txt
-    [[ ! -f $BOOTCFG && -f $ROOT/boot/config.txt ]] && BOOTCFG=$ROOT/boot/config.txt
-else
-    BOOTCFG=/boot/firmware/config.txt                 # Bookworm and later
-    [[ ! -f $BOOTCFG && -f /boot/config.txt ]] && BOOTCFG=/boot/config.txt
-fi
 if command -v raspi-config >/dev/null 2>&1; then
     system raspi-config nonint do_i2c 0               # 0 means "enable"
 fi
@@ -180,33 +317,43 @@ else
         --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin shutbox
 fi
 
-# --- the venv and the package ------------------------------------------------
-# --system-site-packages: the venv sees python3-lgpio (and its egg-info, so pip
-# counts lgpio as installed); a venv left by another Python is made anew.
-PYVER='import sys; print("%d.%d" % sys.version_info[:2])'
-if [[ -x $VENV/bin/python ]] && "$VENV/bin/python" -c '' 2>/dev/null \
-        && grep -q '^include-system-site-packages = true' "$VENV/pyvenv.cfg" \
-        && [[ "$("$VENV/bin/python" -c "$PYVER")" == "$("$PYTHON" -c "$PYVER")" ]]; then
-    say "upgrading $VENV"
-else
-    rm -rf "$VENV"
-    mkdir -p "$OPT"
-    "$PYTHON" -m venv --system-site-packages "$VENV" \
-        || die "cannot make a venv with $PYTHON (apt-get install python3-venv)"
+# --- the new version, beside the running one ---------------------------------
+# a venv of its own, made with --system-site-packages (it sees python3-lgpio, and
+# its egg-info, so pip counts lgpio as installed), at the path it will run from
+STAMP="$VERSION-$(date -u +%Y%m%d-%H%M%S)" ID=""
+for n in "" -2 -3 -4 -5 -6 -7 -8 -9; do
+    [[ -e $VERSIONS/$STAMP$n ]] || { ID=$STAMP$n; break; }
+done
+[[ -n $ID ]] || die "$VERSIONS already has $STAMP and its numbered siblings: wait a second"
+NEW=versions/$ID
+CURRENT=$(target "$VENV")
+if [[ -z $CURRENT && -d $VENV && ! -L $VENV ]]; then
+    # a box installed before versions were kept: its venv becomes the first kept version
+    # (moved in one rename; its programs use the link's path, which stays valid)
+    CURRENT=versions/$(cd "$VENV" && { "./bin/python" -c 'import importlib.metadata as m; print(m.version("shutbox-hw"))' 2>/dev/null || echo old; })-before-versions
+    mkdir -p "$VERSIONS"
+    [[ -f $UNIT ]] && install -m 0644 "$UNIT" "$VENV/$NAME.service"
+    mv -T "$VENV" "$OPT/$CURRENT" && relink "$VENV" "$CURRENT"
+    say "kept the installed version as $OPT/$CURRENT"
 fi
-PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --upgrade
-     --upgrade-strategy only-if-needed --only-binary lgpio)
+mkdir -p "$VERSIONS"
+BUILD_DIR=""
+trap 'rm -rf "$BUILD_DIR" "${FAILED:-}"' EXIT
+FAILED=$OPT/$NEW        # removed at exit unless the switch to it succeeds
+"$PYTHON" -m venv --system-site-packages "$OPT/$NEW" \
+    || die "cannot make a venv with $PYTHON (apt-get install python3-venv)"
+PIP=("$OPT/$NEW/bin/python" -m pip install --quiet --disable-pip-version-check
+     --root-user-action=ignore --only-binary lgpio)
 # pip builds in the source tree: build from a copy, so that root leaves no
 # files behind in the (user's) checkout
 BUILD_DIR=$(mktemp -d)
-trap 'rm -rf "$BUILD_DIR"' EXIT
 cp -r "$SRC/pyproject.toml" "$SRC/setup.py" "$SRC/README.md" "$SRC/shutbox_hw" "$SRC/firmware" "$BUILD_DIR/"
 find "$BUILD_DIR" -name __pycache__ -prune -exec rm -rf {} +
 TARGET=${BUILT:-$BUILD_DIR}
 [[ -z $WHEELS ]] || PIP+=(--no-index --find-links "$WHEELS")
 EXTRA="[pi]"
-if "$VENV/bin/python" -c 'import lgpio' 2>/dev/null \
-        && ! "$VENV/bin/python" -c 'import importlib.metadata as m; m.version("lgpio")' 2>/dev/null; then
+if "$OPT/$NEW/bin/python" -c 'import lgpio' 2>/dev/null \
+        && ! "$OPT/$NEW/bin/python" -c 'import importlib.metadata as m; m.version("lgpio")' 2>/dev/null; then
     # the system's lgpio imports but pip cannot see it installed: the pi extra
     # (lgpio) would make pip fetch or build another one, so leave it out
     EXTRA=""
@@ -214,11 +361,11 @@ if "$VENV/bin/python" -c 'import lgpio' 2>/dev/null \
 fi
 if [[ $TARGET == *.whl ]]; then SPEC="shutbox-hw$EXTRA @ file://$TARGET"; else SPEC="$TARGET$EXTRA"; fi
 "${PIP[@]}" "$SPEC" \
-    || die "pip could not install shutbox-hw$EXTRA (above; on a Pi lgpio comes from apt's python3-lgpio)"
-SHUTBOX=$VENV/bin/shutbox-hw
-say "installed $("$VENV/bin/python" -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"))')"
+    || die "pip could not install shutbox-hw$EXTRA (above; on a Pi lgpio comes from apt's python3-lgpio); the running version is unchanged"
+install -m 0644 "$SRC/systemd/$NAME.service" "$OPT/$NEW/$NAME.service"
+say "installed $("$OPT/$NEW/bin/python" -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"))') in $OPT/$NEW"
 
-# --- config, unit, documents -------------------------------------------------
+# --- config and database, checked by the new version before it runs -----------
 mkdir -p "$ETC"
 if [[ -e $CONFIG ]]; then
     say "keeping $CONFIG"
@@ -226,24 +373,134 @@ else
     install -m 0644 "$SRC/hardware/$BUILD/shutbox.toml" "$CONFIG"
     say "wrote $CONFIG from hardware/$BUILD"
 fi
-"$SHUTBOX" check-config "$CONFIG" || die "$CONFIG has problems (above): fix it and run again"
+if ! accepts "$NEW"; then
+    if [[ -n $CURRENT ]]; then
+        die "the new version refuses $CONFIG or the database (above); $CURRENT keeps running, nothing changed: fix it and run again"
+    fi
+    die "$CONFIG has problems (above): fix it and run again"
+fi
+if [[ -f $DB ]]; then
+    # the database as it was, in case the new version changes its schema and an
+    # older one has to read it again (the last one is kept)
+    rm -f "$STATE"/shutbox.db.before-*
+    as_service "$OPT/$NEW/bin/python" -c 'import sqlite3, sys, urllib.parse
+src = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri=True)
+dst = sqlite3.connect(sys.argv[2])
+src.backup(dst)
+dst.close()
+src.close()' "$DB" "$STATE/shutbox.db.before-$ID" \
+        || die "cannot copy $DB before the upgrade (above); nothing changed"
+fi
+
+# --- the dice module's own I2C bus -------------------------------------------------
+# [hardware.dice] with sda_pin/scl_pin names a bit-banged i2c-gpio bus (it waits
+# out the Pico's clock stretching; firmware/dice/README.md): its dtoverlay line
+# goes into config.txt once; a line for the same bus number with other pins is
+# replaced. The line comes from the config's own parser (DiceConfig.overlay).
+write_dice_overlay() {
+    [[ -f ${BOOTCFG:-} ]] || return 0
+    local line bus
+    line=$("$OPT/$NEW/bin/python" -c 'import sys
+from shutbox_hw.config import load_config
+dice = load_config(sys.argv[1]).hardware.dice
+print(dice.overlay if dice is not None and dice.overlay else "")' "$CONFIG") || return 0
+    [[ -n $line ]] || return 0
+    grep -Fxq "$line" "$BOOTCFG" && return 0
+    bus=$(sed -E 's/.*,bus=([0-9]+),.*/\1/' <<<"$line")
+    if grep -Eq "^[[:space:]]*dtoverlay=i2c-gpio,bus=$bus," "$BOOTCFG"; then
+        sed -i -E "s|^[[:space:]]*dtoverlay=i2c-gpio,bus=$bus,.*$|$line|" "$BOOTCFG"
+    else
+        printf '\n# shutbox-hw: the dice module on its own I2C bus (i2c-gpio, 100 kHz)\n[all]\n%s\n' \
+            "$line" >>"$BOOTCFG"
+    fi
+    say "the dice module's I2C bus $bus in $BOOTCFG: $line (takes effect at the next boot)"
+}
+write_dice_overlay
+
+# --- documents ------------------------------------------------------------------
 # the documents the unit's Documentation= names, and the wiring documents
 rm -rf "$OPT/systemd" "$OPT/hardware"
 install -m 0644 -D "$SRC/README.md" "$OPT/README.md"
 install -m 0644 -D "$SRC/systemd/README.md" "$OPT/systemd/README.md"
 cp -r "$SRC/hardware" "$OPT/hardware"
-mkdir -p "$(dirname "$UNIT")"
-install -m 0644 "$SRC/systemd/shutbox-hw.service" "$UNIT"
 
-# --- start ---------------------------------------------------------------------
-system systemctl daemon-reload
-system systemctl enable "$NAME.service"
-if ! system systemctl restart "$NAME.service"; then
-    echo "install.sh: installed, but the service did not start: journalctl -u $NAME -n 50" >&2
+# --- on the pub's network: --web (the web unit) and --mqtt (the box's unit reaches the broker)
+if ((WEB || MQTT)); then
+    EXTRAS=$( ((WEB && MQTT)) && echo web,mqtt || { ((WEB)) && echo web || echo mqtt; } )
+    if [[ $TARGET == *.whl ]]; then NETSPEC="shutbox-hw[$EXTRAS] @ file://$TARGET"
+    else NETSPEC="$TARGET[$EXTRAS]"; fi
+    "${PIP[@]}" "$NETSPEC" || die "pip could not install the $EXTRAS extra (above)"
+    mkdir -p "$UNIT.d"
+    if ((MQTT)); then
+        install -m 0644 "$SRC/systemd/shutbox-hw-mqtt.conf" "$UNIT.d/mqtt.conf"
+        say "the box's unit may reach the network now (for [network] mqtt)"
+    fi
+    if ((WEB)); then
+        if [[ -n $ROOT ]] || ! id shutbox-web >/dev/null 2>&1; then
+            system useradd --system --user-group --groups shutbox --home-dir /nonexistent \
+                --no-create-home --shell /usr/sbin/nologin shutbox-web
+        fi
+        # the database group-readable (new files by the drop-in's UMask, old ones here)
+        install -m 0644 "$SRC/systemd/shutbox-hw-web.conf" "$UNIT.d/web.conf"
+        for f in "$ROOT/var/lib/$NAME"/shutbox.db*; do
+            if [[ -e $f ]]; then chmod g+r "$f"; fi
+        done
+        if [[ -d $ROOT/var/lib/$NAME ]]; then chmod 0750 "$ROOT/var/lib/$NAME"; fi
+        install -m 0644 "$SRC/systemd/shutbox-hw-web.service" "$UNIT_WEB"
+        system systemctl daemon-reload
+        system systemctl enable "$NAME-web.service"   # (re)started once the new version runs
+    fi
+fi
+
+# --- switch, restart, and back if it does not come up ----------------------------
+if [[ -z $CURRENT && -z $ROOT ]] && ! compgen -G "/dev/i2c-*" >/dev/null; then
+    # a first install: I2C comes on at the next boot, and the box needs it
+    unit_of "$NEW"
+    relink "$VENV" "$NEW"
+    FAILED=""
+    ctl enable "$NAME.service"
+    say "installed $ID; it starts at the next boot (I2C comes on then): sudo reboot"
+    exit 0
+fi
+if switch_to "$NEW"; then
+    FAILED=""
+    [[ -z $CURRENT ]] || relink "$PREVIOUS" "$CURRENT"
+    # keep the running version and the one before it
+    for old in "$VERSIONS"/*; do
+        case "versions/${old##*/}" in "$NEW"|"$CURRENT") ;; *) rm -rf "$old" ;; esac
+    done
+    if [[ -n $ROOT ]]; then
+        say "installed into $ROOT"
+    else
+        say "running $ID; follow it with: journalctl -u $NAME -f"
+    fi
+    [[ -z $CURRENT ]] || say "the version before it is kept: install.sh --rollback goes back to it"
+    if ((WEB)); then
+        system systemctl restart "$NAME-web.service" \
+            || say "the web unit did not start: journalctl -u $NAME-web -n 50"
+    fi
+    exit 0
+fi
+why=$REASON
+if [[ -z $CURRENT ]]; then
+    FAILED=""
+    echo "install.sh: installed $ID, but the service did not start: $why (journalctl -u $NAME -n 50)" >&2
     exit 1
 fi
-if [[ -n $ROOT ]]; then
-    say "installed into $ROOT"
-else
-    say "running; follow it with: journalctl -u $NAME -f"
+echo "install.sh: $ID did not come up: $why (journalctl -u $NAME -n 50); going back to $CURRENT" >&2
+if ! accepts "$CURRENT" 2>/dev/null; then
+    # the new version changed the database's schema: the old one gets the copy back
+    if [[ -f $STATE/shutbox.db.before-$ID ]]; then
+        ctl stop "$NAME.service" || true
+        install -m 0600 "$STATE/shutbox.db.before-$ID" "$DB"
+        rm -f "$DB-wal" "$DB-shm"
+        [[ -n $ROOT ]] || chown shutbox:shutbox "$DB"
+        echo "install.sh: the database is back as it was before the upgrade" >&2
+    fi
 fi
+if switch_to "$CURRENT"; then
+    echo "install.sh: $CURRENT is running again; the upgrade to $ID was not made" >&2
+else
+    echo "install.sh: $CURRENT did not come up either: $REASON (journalctl -u $NAME -n 50)" >&2
+fi
+exit 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import NamedTuple
 
 import pytest
 
+from other_user import PublicCopy, make_public_copy
 from shutbox_hw.store import Store
 
 Throws = list[tuple[tuple[int, ...], list[int] | None]]
@@ -64,6 +64,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(scope="session")
+def public_copy() -> Iterator[PublicCopy]:
+    """The package and its dependencies where ``nobody`` can run them (tests/other_user.py)."""
+    yield from make_public_copy()
+
+
+@pytest.fixture(scope="session")
 def long_run(request: pytest.FixtureRequest) -> bool:
     """True with ``pytest --long``: suites use their full-length figures."""
     return bool(request.config.getoption("--long"))
@@ -84,18 +90,16 @@ class Installed:
 
 
 def _wheel_folder(dest: Path) -> None:
-    """The project's dependencies (and setuptools to build it) as wheels, from
-    pip's cache or the index: the installer then runs with no index."""
-    project = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())
-    wanted = (project["project"]["dependencies"]
-              + project["project"]["optional-dependencies"]["pi"]
-              + project["build-system"]["requires"])
+    """The project and its dependencies as wheels, made here with no network
+    (tests/wheel_folder.py); the installer then runs with no index. Skips, with
+    the reason, where they cannot be made."""
+    from wheel_folder import make_wheel_folder
     version = subprocess.run([INSTALLER_PYTHON, "-c",
                               "import sys; print('%d.%d' % sys.version_info[:2])"],
                              capture_output=True, text=True, check=True).stdout.strip()
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
-                    "--python-version", version, "-d", str(dest), *wanted],
-                   check=True, capture_output=True, text=True)
+    why = make_wheel_folder(CHECKOUT, dest, version)
+    if why is not None:
+        pytest.skip(f"installer tests: no wheels to install from offline: {why}")
 
 
 @pytest.fixture(scope="session")
@@ -112,7 +116,7 @@ def installed(tmp_path_factory) -> Installed:
     assert first.returncode == 0, first.stderr
     config = root / "etc" / "shutbox-hw" / "shutbox.toml"
     edited = config.read_text().replace('player_names = ["Anna", "Ben"]',
-                                        'player_names = ["Maud", "Ted"]')
+                                        'player_names = ["Maud", "Ted"]') + "[hardware.dice]\n"
     assert edited != config.read_text()
     config.write_text(edited)
     second = run_installer("--root", root, "--wheels", wheels, "--skip-system-packages",

@@ -70,7 +70,8 @@ def test_audit_after_two_games(capsys, tmp_path):
     # the text form shows the same figures, one a line
     assert main(["audit", "--db", str(db)]) == 0
     text = capsys.readouterr().out.splitlines()
-    assert text[0] == "games 2" and f"boxes shut {figures['boxes_shut']}" in text
+    assert text[0] == "games:" and text[1].split() == ["played", "2"]
+    assert ["boxes", "shut", str(figures["boxes_shut"])] in [line.split() for line in text]
 
 
 def test_dates_only_when_the_clock_was_synchronised(capsys, tmp_path):
@@ -88,11 +89,11 @@ def test_reset_audits_keeps_the_history(capsys, tmp_path):
     db = tmp_path / "box.db"
     play(capsys, db)
     store = Store(db)
-    assert "games 1" in store.audit_lines()
+    assert "played\t1" in store.audit_lines()
     store.reset_audits()
     lines = store.audit_lines()
     store.close()
-    assert lines[:3] == ["games 0", "rounds 0", "boxes shut 0"]
+    assert lines[:4] == ["games", "played\t0", "rounds\t0", "boxes shut\t0"]
     assert not any(line.startswith("flap") for line in lines)
     assert main(["history", "--db", str(db), "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["games"]) == 1
@@ -100,13 +101,34 @@ def test_reset_audits_keeps_the_history(capsys, tmp_path):
     assert audit_json(capsys, db)["games"] == 1
 
 
-def test_audit_lines_fit_the_screen(capsys, tmp_path):
-    db = tmp_path / "box.db"
+def played_audit_lines(capsys, db: Path) -> list[str]:
+    """The box's audit lines after the scripted game."""
     play(capsys, db)
     conn = sqlite3.connect(db)
-    lines = audit_lines(conn)
-    conn.close()
+    try:
+        return audit_lines(conn)
+    finally:
+        conn.close()
+
+
+def test_audit_lines_fit_the_screen(capsys, tmp_path):
+    lines = played_audit_lines(capsys, tmp_path / "box.db")
     assert lines and all(len(line) <= 21 for line in lines), lines
+
+
+def test_audits_have_headings_with_units_and_no_button_prompt_look(capsys, tmp_path):
+    # issue 18: "NEXT: 2" and "ROLL: 41" read as button prompts; no headings, no units
+    db = tmp_path / "box.db"
+    lines = played_audit_lines(capsys, db)
+    headings = [line for line in lines if "\t" not in line]
+    assert headings[:2] == ["games", "avg score a turn"]
+    assert {"flap moves", "button presses"} <= set(headings)
+    presses = lines[lines.index("button presses") + 1:]
+    counts = dict(script_changes(SCRIPT.read_text()))
+    assert f"ROLL\t{counts['ROLL']}" in presses
+    assert not any(line.startswith(("ROLL:", "NEXT:")) for line in lines)
+    assert "Klappenspiel\t" + str(audit_json(capsys, db)["average_score"]["klappenspiel"]) \
+        in lines          # the rule set by the name the box shows
 
 
 def test_missing_database_is_one_line(capsys, tmp_path):

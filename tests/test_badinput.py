@@ -17,12 +17,13 @@ import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from badinput.cases import CASES, Case, make
+from other_user import PublicCopy
 from shutbox_hw.cli import main
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.store import Store
@@ -127,18 +128,6 @@ def test_a_quoted_bad_value_is_clipped_with_an_ellipsis(tmp_path, monkeypatch):
 
 # ------------------------------------------------ permissions (need another user than root)
 
-NOBODY = 65534
-
-
-def as_nobody() -> list[str]:
-    """Run history as an ordinary user: root reads every file whatever its mode."""
-    if os.geteuid() != 0:
-        return []
-    if shutil.which("setpriv") is None:
-        pytest.skip("root without setpriv cannot act as an ordinary user")
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-
-
 @pytest.fixture
 def box_db() -> Iterator[Path]:
     # not under pytest's tmp_path: its parent is private to root
@@ -158,12 +147,17 @@ def _box_db(home: Path) -> Iterator[Path]:
     yield home / "box.db"
 
 
-def history_as_nobody(db: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([*as_nobody(), str(EXE), "history", "--db", str(db)],
-                          capture_output=True, text=True, timeout=TIMEOUT_S, env=env(db.parent))
+@pytest.fixture
+def history_as_nobody(public_copy: PublicCopy) -> Callable[[Path], subprocess.CompletedProcess]:
+    """``history --db DB`` as an ordinary user (root reads every file whatever its mode)."""
+    def run(db: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(public_copy.command("history", "--db", str(db)),
+                              capture_output=True, text=True, timeout=TIMEOUT_S, cwd="/",
+                              env=public_copy.env(**env(db.parent)))
+    return run
 
 
-def test_history_reads_a_database_in_a_read_only_directory(box_db):
+def test_history_reads_a_database_in_a_read_only_directory(box_db, history_as_nobody):
     box_db.chmod(0o644)
     box_db.parent.chmod(0o555)
     done = history_as_nobody(box_db)
@@ -171,7 +165,7 @@ def test_history_reads_a_database_in_a_read_only_directory(box_db):
     assert done.stdout.startswith("#1 ")
 
 
-def test_history_says_a_read_only_copy_with_a_wal_file_must_be_copied(box_db):
+def test_history_says_a_read_only_copy_with_a_wal_file_must_be_copied(box_db, history_as_nobody):
     con = sqlite3.connect(box_db, isolation_level=None)
     con.execute("PRAGMA wal_autocheckpoint = 0")
     con.execute("UPDATE games SET abandoned = 1")  # in the -wal file only
@@ -188,7 +182,7 @@ def test_history_says_a_read_only_copy_with_a_wal_file_must_be_copied(box_db):
     assert len(done.stderr.splitlines()) == 1
 
 
-def test_history_says_an_unreadable_database_is_unreadable(box_db):
+def test_history_says_an_unreadable_database_is_unreadable(box_db, history_as_nobody):
     box_db.chmod(0o600)
     if os.geteuid() != 0:
         box_db.chmod(0o000)
@@ -196,7 +190,8 @@ def test_history_says_an_unreadable_database_is_unreadable(box_db):
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"shutbox-hw history: {box_db} cannot be read (permission denied)"]
-    box_db.parent.chmod(0o700)  # nor can a file in a directory nobody may enter
+    # nor can a file in a directory nobody may enter (its owner, when not root, neither)
+    box_db.parent.chmod(0o700 if os.geteuid() == 0 else 0o000)
     done = history_as_nobody(box_db)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [

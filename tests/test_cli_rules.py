@@ -57,7 +57,6 @@ def test_moves_dice_choice(capsys):
     (["--rules", "pub", "--open", "all", "--dice", "7", "1"], "7"),
     (["--rules", "pub", "--open", "all", "--dice", "1", "2", "3"], "3"),
     (["--rules", "crafthouse-12", "--open", "1,3", "--dice", "1", "2"], "one die"),
-    (["--open", "1"], "--rules"),
 ])
 def test_moves_errors_are_one_line_exit_2(argv, word):
     proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "moves", *argv],

@@ -42,14 +42,17 @@ def test_history_json_into_a_closed_pipe(tmp_path, capsys):
     assert proc.returncode == 0 and proc.stderr == b""
 
 
-def test_sim_writes_where_the_config_says_and_history_finds_it(tmp_path, capsys):
-    db = tmp_path / "from-config.db"
+def test_sim_writes_only_where_db_says_and_history_finds_it(tmp_path, capsys):
+    # the config's [storage] db is the real box's: the simulator never writes there
+    # (issue 18: `sim --config hardware/gpio-9/shutbox.toml` wrote into /var/lib/shutbox-hw)
+    box_db = tmp_path / "from-config.db"
+    db = tmp_path / "sim.db"
     config = tmp_path / "shutbox.toml"
-    config.write_text(f'[storage]\ndb = "{db}"\n')
-    assert main(["sim", "--config", str(config), *GAME]) == 0
+    config.write_text(f'[storage]\ndb = "{box_db}"\n')
+    assert main(["sim", "--config", str(config), "--db", str(db), *GAME]) == 0
     capsys.readouterr()
-    assert db.exists()
-    assert main(["history", "--config", str(config), "--json"]) == 0
+    assert db.exists() and not box_db.exists()
+    assert main(["history", "--db", str(db), "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["games"]) == 1
 
 

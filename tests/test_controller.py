@@ -548,7 +548,7 @@ def test_a_pool_instant_win_is_shown_before_the_scoreboard():
 def test_a_pool_play_screen_shows_the_pot_and_the_balance():
     t = Table("pub", {"stake": 2})
     t.start(2)
-    assert (t.screen.pot, t.screen.balance) == (0, 0)
+    assert (t.screen.pot, t.screen.balance) == (4, 0)   # both staked 2 as the round began
     t.roll(6, 6)
     t.close(3, 9)
     t.roll(6, 6)
@@ -570,7 +570,7 @@ def test_a_pool_play_screen_shows_the_pot_and_the_balance():
     t.pass_ends()
     lift_all(t)
     assert isinstance(t.screen, PlayScreen) and t.screen.player == "P1"
-    assert (t.screen.pot, t.screen.balance) == (0, -2)
+    assert (t.screen.pot, t.screen.balance) == (4, -2)  # round 2's stakes
     assert Table("klappenspiel").screen.__class__ is AttractScreen
     t.press("next", long=True)
     assert t.screen == ConfirmScreen(question="Stop and settle?")
@@ -597,7 +597,9 @@ def test_a_game_stopped_before_any_throw_is_abandoned_with_no_winners():
     t.press("next", long=True)
     assert t.screen == ConfirmScreen(question="New game?")
     t.press("roll")
-    assert t.names("game_ended")[0]["winners"] != []   # a throw was made: totals decide
+    ended = t.names("game_ended")[0]
+    assert ended["winners"] == [] and ended["abandoned"] is True   # stopped: nobody won
+    assert t.screen.winners == ()
 
 
 def test_every_step_of_an_instant_win_has_a_frame(tmp_path, capsys):

@@ -33,10 +33,13 @@ def problems(text: str) -> list[str]:
 def test_both_reference_builds_take_the_module_with_the_defaults(build, tmp_path, capsys):
     path = with_module(build, tmp_path)
     assert main(["check-config", str(path)]) == 0
-    assert "dice module 0x42 on bus 1" in capsys.readouterr().out
+    assert "dice module 0x42 on bus 4 (i2c-gpio, BCM 20/21)" in capsys.readouterr().out
     config = load_config(path)
     assert config.game.dice == "module"
-    assert config.hardware.dice == DiceConfig(bus=1, address=0x42, ready_pin=18)
+    assert config.hardware.dice == DiceConfig(bus=4, address=0x42, ready_pin=18,
+                                              sda_pin=20, scl_pin=21)
+    assert config.hardware.dice.overlay == \
+        "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=20,i2c_gpio_scl=21,i2c_gpio_delay_us=2"
 
 
 def test_without_the_table_there_is_no_module():
@@ -45,8 +48,8 @@ def test_without_the_table_there_is_no_module():
 
 def test_the_module_needs_its_table():
     assert problems('[game]\ndice = "module"\n') == [
-        '[game] dice: "module" needs a [hardware.dice] table (an empty one: bus 1, '
-        'address 0x42, ready_pin 18)']
+        '[game] dice: "module" needs a [hardware.dice] table (an empty one: bus 4 on '
+        'BCM 20/21, address 0x42, ready_pin 18)']
 
 
 def test_a_ready_line_of_none_polls():
@@ -63,10 +66,16 @@ def test_a_ready_line_of_none_polls():
     ("ready_pin = 3", "[hardware] dice.ready_pin: BCM 3 is I2C SCL"),
     ("ready_pin = 30", "[hardware] dice.ready_pin: BCM pin 30 is outside 0..27"),
     ("ready_pin = \"GPA1\"", "[hardware] dice.ready_pin: expected a BCM pin number"),
-    ("address = 0x3C", "[hardware] dice.address: 0x3C is also the display's address on bus 1"),
-    ("address = 0x90", "[hardware] dice.address: address 0x90 is outside 0x03..0x77"),
+    ("address = 0x3C\nbus = 1\nsda_pin = \"none\"\nscl_pin = \"none\"",
+     "[hardware] dice.address: 0x3C is also the display's address on bus 1"),
+    ("sda_pin = 24", "[hardware] dice.sda_pin: pin 24 is also used by NEXT"),
+    ("scl_pin = 2", "[hardware] dice.scl_pin: BCM 2 is I2C SDA"),
+    ("sda_pin = \"none\"", "[hardware] dice.sda_pin: give both sda_pin and scl_pin"),
+    ("bus = 1", "[hardware] dice.bus: 1 is the Pi's own I2C; the i2c-gpio bus"),
+    ("address = 0x90", "[hardware] dice.address: address 0x90 is outside 0x08..0x77"),
     ("bus = -1", "[hardware] dice.bus: -1 is outside 0..31"),
-    ("colour = 1", "[hardware] dice.colour: unknown key (keys: bus, address, ready_pin)"),
+    ("colour = 1", "[hardware] dice.colour: unknown key (keys: bus, address, ready_pin, sda_pin, "
+                    "scl_pin)"),
 ])
 def test_each_mistake_is_one_line_naming_the_key(table, expected, tmp_path, capsys):
     path = with_module("gpio-9", tmp_path, table + "\n")
@@ -76,11 +85,12 @@ def test_each_mistake_is_one_line_naming_the_key(table, expected, tmp_path, caps
 
 
 def test_the_expander_s_pins_and_addresses_are_refused_too(tmp_path, capsys):
-    path = with_module("mcp23017-12", tmp_path, "ready_pin = 4\naddress = 0x21\n")
+    path = with_module("mcp23017-12", tmp_path, "ready_pin = 4\naddress = 0x21\nbus = 1\n"
+                       'sda_pin = "none"\nscl_pin = "none"\n')
     assert main(["check-config", str(path)]) == 2
     err = capsys.readouterr().err
     assert "dice.ready_pin: pin 4 is also used by the MCP23017 INT line" in err
     assert "dice.address: 0x21 is also the MCP23017's address on bus 1" in err
     # on another bus the same address is fine
-    path = with_module("mcp23017-12", tmp_path, "address = 0x21\nbus = 3\n")
+    path = with_module("mcp23017-12", tmp_path, "address = 0x21\n")     # bus 4
     assert main(["check-config", str(path)]) == 0

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -21,6 +19,8 @@ from shutbox_hw.dice_firmware import dice_debounce as deb
 from shutbox_hw.dice_firmware import dice_faces as faces
 from shutbox_hw.dice_firmware import dice_regs as regs
 from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
+
+from micropython_rig import micropython
 
 FIRMWARE_ROOT = FIRMWARE_DIR.parent
 
@@ -78,6 +78,22 @@ def test_crc8_catches_every_single_bit_flip_of_a_result():
 
 def test_sequence_numbers_skip_zero():
     assert regs.next_seq(0) == 1 and regs.next_seq(254) == 255 and regs.next_seq(255) == 1
+
+
+def test_the_crc_register_covers_every_module_register_and_no_pi_register():
+    mem = bytes(range(0x40, 0x50))
+    crc = regs.crc_registers(mem)
+    assert crc == regs.crc8(mem[0:6] + mem[9:15])      # 0x00..0x05, 0x09..0x0E
+    for reg in range(regs.CRC):
+        for bit in range(8):
+            bad = bytearray(mem)
+            bad[reg] ^= 1 << bit
+            assert (regs.crc_registers(bad) == crc) == (reg in regs.PI_WRITES), (reg, bit)
+
+
+def test_boot_values_never_repeat_the_previous_one_and_skip_zero():
+    assert [regs.next_boot(b) for b in (0, 1, 254, 255)] == [1, 2, 255, 1]
+    assert all(regs.next_boot(b) not in (0, b) for b in range(256))
 
 
 # -- debounce -----------------------------------------------------------------
@@ -171,8 +187,10 @@ def test_tumble_changes_every_frame_on_schedule_and_ends_on_the_result():
 
 def test_tumble_with_large_steps_still_ends_on_the_result():
     t = anim.Tumble([6], seed=7)
-    assert t.advance(10_000) and t.done and t.shown == [6]
-    assert t.patterns() == (anim.PIPS[6], 0)
+    assert t.advance(10_000) and t.done and list(t.shown) == [6]
+    leds = bytearray(2)
+    t.show(leds)
+    assert list(leds) == [anim.PIPS[6], 0]
     assert not t.advance(10)
 
 
@@ -198,11 +216,11 @@ def run(core, ms, button=False, tilt=False):
 def test_core_boots_with_identity_and_no_result():
     mem = bytearray(regs.MEM_SIZE)
     core = core_mod.DiceCore(mem, Bytes(0, 0x77))    # a zero BOOT is drawn again
-    assert mem[:4] == bytes([0x53, 0x44, 1, 0])
+    assert mem[:4] == bytes([0x53, 0x44, 2, 0])     # register map 2, revision 0
     assert mem[regs.STATUS] == regs.STATUS_IDLE and mem[regs.COUNT] == 2
     assert mem[regs.BOOT] == 0x77 and mem[regs.SEQ] == 0
-    assert mem[regs.CRC] == regs.crc8(mem[regs.BOOT:regs.CRC])
-    assert not core.ready and core.leds == (0, 0)
+    assert mem[regs.CRC] == regs.crc_registers(mem)
+    assert not core.ready and list(core.leds) == [0, 0]
 
 
 def test_core_request_tumbles_then_publishes_with_crc_and_ready():
@@ -211,16 +229,18 @@ def test_core_request_tumbles_then_publishes_with_crc_and_ready():
     mem[regs.REQUEST] = regs.REQUEST_ROLL
     run(core, 2)
     assert mem[regs.STATUS] == regs.STATUS_ROLLING and mem[regs.REQUEST] == 0
-    assert not core.ready and core.leds != (0, 0)
+    assert not core.ready and list(core.leds) != [0, 0]
+    assert mem[regs.CRC] == regs.crc_registers(mem)
     run(core, sum(anim.TUMBLE_MS))
     assert mem[regs.STATUS] == regs.STATUS_READY and core.ready
     assert list(mem[regs.SEQ:regs.CRC]) == [1, 2, 3, 6, regs.SOURCE_REQUEST]
-    assert mem[regs.CRC] == regs.crc8(mem[regs.BOOT:regs.CRC])
-    assert core.leds == (anim.PIPS[3], anim.PIPS[6])
+    assert mem[regs.CRC] == regs.crc_registers(mem)
+    assert list(core.leds) == [anim.PIPS[3], anim.PIPS[6]]
     mem[regs.ACK] = 1
     run(core, 2)
-    assert not core.ready and mem[regs.STATUS] == regs.STATUS_IDLE
-    assert core.leds == (anim.PIPS[3], anim.PIPS[6])     # the result stays shown
+    assert not core.ready and mem[regs.STATUS] == regs.STATUS_IDLE and mem[regs.ACK] == 0
+    assert mem[regs.CRC] == regs.crc_registers(mem)
+    assert list(core.leds) == [anim.PIPS[3], anim.PIPS[6]]     # the result stays shown
 
 
 def test_core_button_and_shake_throw_count_dice_and_seq_counts_up():
@@ -239,16 +259,23 @@ def test_core_button_and_shake_throw_count_dice_and_seq_counts_up():
         run(core, 60, tilt=level)
     run(core, 1500, tilt=level)
     assert list(mem[regs.SEQ:regs.CRC]) == [2, 1, 6, 0, regs.SOURCE_SHAKE]
-    assert core.leds == (anim.PIPS[6], 0)
+    assert list(core.leds) == [anim.PIPS[6], 0]
 
 
-def test_core_ignores_throws_while_tumbling():
+def test_core_ignores_a_button_while_tumbling_and_refuses_a_request_as_busy():
     mem = bytearray(regs.MEM_SIZE)
     core = core_mod.DiceCore(mem, Bytes(1))
-    assert core.start(regs.SOURCE_REQUEST) and not core.start(regs.SOURCE_BUTTON)
+    assert core.start(regs.SOURCE_BUTTON) and not core.start(regs.SOURCE_BUTTON)
     mem[regs.REQUEST] = regs.REQUEST_ROLL
+    run(core, 2)
+    assert mem[regs.STATUS] == regs.STATUS_ROLLING and mem[regs.ERROR] == regs.ERROR_BUSY
+    assert mem[regs.REQUEST] == 0
     run(core, 2000)
-    assert mem[regs.SEQ] == 1 and core.throws == 1
+    assert mem[regs.SEQ] == 1 and core.throws == 1 and mem[regs.SOURCE] == regs.SOURCE_BUTTON
+    assert mem[regs.STATUS] == regs.STATUS_READY and mem[regs.ERROR] == regs.ERROR_BUSY
+    mem[regs.REQUEST] = regs.REQUEST_ROLL       # accepted: the refusal is over
+    run(core, 2)
+    assert mem[regs.STATUS] == regs.STATUS_ROLLING and mem[regs.ERROR] == 0
 
 
 def test_core_refuses_a_bad_count_and_a_bad_request():
@@ -265,10 +292,45 @@ def test_core_refuses_a_bad_count_and_a_bad_request():
     assert mem[regs.STATUS] == regs.STATUS_IDLE and mem[regs.ERROR] == 0
     mem[regs.REQUEST] = 0x99
     run(core, 20)
-    assert mem[regs.STATUS] == regs.STATUS_ERROR and mem[regs.ERROR] == regs.ERROR_BAD_REQUEST
+    assert mem[regs.STATUS] == regs.STATUS_IDLE and mem[regs.ERROR] == regs.ERROR_BAD_REQUEST
     mem[regs.REQUEST] = regs.REQUEST_ROLL
     run(core, 2)
     assert mem[regs.STATUS] == regs.STATUS_ROLLING and mem[regs.ERROR] == 0
+    assert mem[regs.CRC] == regs.crc_registers(mem)
+
+
+def test_an_ack_is_cleared_so_256_unread_results_never_acknowledge_themselves():
+    mem = bytearray(regs.MEM_SIZE)
+    core = core_mod.DiceCore(mem, Bytes(1))
+    run(core, 2)
+    for throw in range(1, 300):
+        mem[regs.REQUEST] = regs.REQUEST_ROLL
+        run(core, 1000)
+        assert mem[regs.STATUS] == regs.STATUS_READY and core.ready, throw
+        if throw == 1:
+            mem[regs.ACK] = mem[regs.SEQ]
+            run(core, 2)
+            assert mem[regs.STATUS] == regs.STATUS_IDLE and mem[regs.ACK] == 0
+    assert mem[regs.SEQ] == regs.next_seq((299 - 1) % 255)
+
+
+def test_counters_stay_small_ints_when_left_alone_for_weeks():
+    mem = bytearray(regs.MEM_SIZE)
+    core = core_mod.DiceCore(mem, Bytes(1))
+    for _ in range(100):
+        core.tick(2**28, False, False)         # 300 days in a hundred passes
+    assert max(core.button._level._held, core.shake._level._held, core.shake._quiet) < 2**29
+
+
+def test_a_button_held_at_power_up_is_no_throw_until_pressed_again():
+    mem = bytearray(regs.MEM_SIZE)
+    core = core_mod.DiceCore(mem, Bytes(1), button_down=True)
+    run(core, 100, button=True)
+    run(core, 100)
+    assert core.tumble is None and mem[regs.STATUS] == regs.STATUS_IDLE
+    run(core, 100, button=True)
+    run(core, 30)
+    assert core.tumble is not None
 
 
 def test_core_restores_registers_the_pi_must_not_write():
@@ -321,7 +383,7 @@ def test_firmware_file_compiles_with_mpy_cross(name: str, tmp_path: Path):
     assert out.stat().st_size > 0
 
 
-# -- the same logic under a real MicroPython (when one is installed) ------------
+# -- the same logic under the real MicroPython ----------------------------------
 
 _SCENARIO = """
 import sys
@@ -340,7 +402,7 @@ trace = []
 def run(ms, button=False, tilt=False):
     for _ in range(ms // 2):
         core.tick(2, button, tilt)
-        trace.append((core.leds, core.ready))
+        trace.append((bytes(core.leds), core.ready))
 mem[r.REQUEST] = r.REQUEST_ROLL
 run(1000)
 mem[r.ACK] = mem[r.SEQ]
@@ -360,12 +422,10 @@ print(len(set(trace)), sum(1 for leds, ready in trace if ready))
 
 
 def test_the_logic_behaves_the_same_under_micropython():
-    """Import and run, not just compile: the same scenario under CPython and a
-    MicroPython unix port (``$MICROPYTHON`` or ``micropython`` on PATH) must
-    leave the same registers and light the same LEDs."""
-    binary = os.environ.get("MICROPYTHON") or shutil.which("micropython")
-    if not binary:
-        pytest.skip("no MicroPython unix port (set $MICROPYTHON or put micropython on PATH)")
+    """Import and run, not just compile: the same scenario under CPython and the
+    MicroPython unix port (the test extra's, beside this Python) must leave
+    the same registers and light the same LEDs."""
+    binary = micropython()
     script = _SCENARIO.format(dir=str(FIRMWARE_DIR))
     results = []
     for interpreter in (sys.executable, binary):
@@ -376,4 +436,4 @@ def test_the_logic_behaves_the_same_under_micropython():
     assert results[0] == results[1]
     regs_after = ast.literal_eval(results[0].splitlines()[0])
     # three results, the last not acknowledged: READY stays, ERROR says bad COUNT
-    assert regs_after[:6] == [0x53, 0x44, 1, 0, 2, 1] and regs_after[10] == 3
+    assert regs_after[:6] == [0x53, 0x44, 2, 0, 2, 1] and regs_after[10] == 3

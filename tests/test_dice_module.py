@@ -149,7 +149,7 @@ def test_a_stale_sequence_number_is_ignored():
     rig.sim.settle()
     rig.sim.fail_next(0, *[errno.EREMOTEIO] * 4)   # the read works, every ACK is lost
     first = rig.drv.poll()
-    assert first.faces == (5, 1) and rig.sim.core.ready
+    assert first.faces == (5, 1) and rig.sim.ready_active
     assert rig.sim.mem[dm.STATUS] == dm.STATUS_READY     # the same result, still waiting
     assert rig.drv.poll() is None and rig.drv.stale == 1
     assert rig.sim.mem[dm.STATUS] == dm.STATUS_IDLE      # acknowledged again
@@ -161,9 +161,9 @@ def test_a_result_waiting_before_find_is_not_used():
     rig.sim.next_faces(6, 6)
     rig.sim.press()
     rig.sim.settle()
-    assert rig.sim.core.ready
+    assert rig.sim.ready_active
     assert rig.drv.find()
-    assert rig.drv.poll() is None and not rig.sim.core.ready
+    assert rig.drv.poll() is None and not rig.sim.ready_active
     assert rig.roll(1, 2).faces == (1, 2)
 
 

@@ -157,7 +157,7 @@ def test_the_wrong_number_of_dice_is_refused_with_the_reason():
     controller.handle(ButtonPressed("roll", False, 1))          # a new game, a turn starts
     assert controller.dice_wanted() == 2
     out = controller.handle(DiceRolled((4,), 2, source="module"))
-    assert controller.screen().prompt == "1 dice: 2 wanted, throw again"
+    assert controller.screen().prompt == "throw 2 dice: 1 die only once 7-9 are shut"
     assert not [e for e in out if type(e).__name__ == "Emit"]
     controller.handle(DiceRolled((4, 2), 3, source="module"))
     assert controller.state.turn.dice == (4, 2) and controller.dice_wanted() is None
@@ -188,7 +188,7 @@ def run_selftest(tmp_path: Path, plant=None) -> tuple[int, list[str]]:
 def test_selftest_finds_the_module_and_asks_for_throws(tmp_path):
     code, lines = run_selftest(tmp_path)
     assert code == 0, lines
-    assert "I2C dice module at 0x42 on bus 1: ok" in lines
+    assert "I2C dice module at 0x42 on bus 4: ok" in lines
     assert any(line.startswith("dice module: threw ") and line.endswith("on request: ok")
                for line in lines)
     assert any(line.startswith("dice module: threw ") and line.endswith("by button: ok")
@@ -197,8 +197,9 @@ def test_selftest_finds_the_module_and_asks_for_throws(tmp_path):
 
 def test_selftest_reports_a_missing_module_and_a_dead_button(tmp_path):
     code, lines = run_selftest(tmp_path, lambda sim: sim.module.unplug())
-    assert code == 1 and "FAULT I2C dice module: no answer at 0x42 on bus 1: check wiring " \
-        "and i2c_arm (dtparam=i2c_arm=on)" in lines
+    assert code == 1 and "FAULT I2C dice module: no answer at 0x42 on bus 4: check wiring " \
+        "and the i2c-gpio overlay " \
+        "(dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=20,i2c_gpio_scl=21,i2c_gpio_delay_us=2)" in lines
 
     def dead_button(sim) -> None:
         sim.module.press = lambda hold_ms=100: None
@@ -269,7 +270,9 @@ def test_run_builds_the_module_with_its_ready_line_on_the_pi_pins(tmp_path, monk
     path = tmp_path / "box.toml"
     path.write_text('[hardware.display]\ndriver = "none"\n[game]\ndice = "module"\n'
                     '[hardware.dice]\n')
-    box = run.build_real_box(load_config(path), clock, "mock")
+    wakes: list[int] = []
+    box = run.build_real_box(load_config(path), clock, "mock",
+                             lambda: wakes.append(clock.now_ms()))
     try:
         assert isinstance(box.dice, ModuleDice)
         assert box.dice.poll(clock.now_ms()) == []             # found it
@@ -278,6 +281,7 @@ def test_run_builds_the_module_with_its_ready_line_on_the_pi_pins(tmp_path, monk
         clock.advance(2000)
         module.sync()
         assert factory.pin(18).state == 0                      # the ready line fell
+        assert wakes == [clock.now_ms()]                       # and woke the loop
         thrown = box.dice.poll(clock.now_ms())
         assert [(e.faces, e.source) for e in thrown] == [((2, 5), "module")]
         assert factory.pin(18).state == 1                      # released on ACK

@@ -739,12 +739,12 @@ def test_the_box_shows_a_lost_display_with_the_red_light_until_it_is_back(tmp_pa
     for step in parse_script("start 1\n", 9):
         runner.run(step)
     panel = runner.sim.panel
-    real_display = panel.display
+    real_transfer = panel.transfer
 
-    def broken(image):
+    def broken():
         raise OSError(121, "Remote I/O error")
 
-    panel.display = broken
+    panel.transfer = broken     # every transfer to the panel: a whole frame or a page
     for step in parse_script("dice 3 4\nroll\n", 9):   # a new screen: its send fails
         runner.run(step)
     runner.advance(50)
@@ -752,7 +752,7 @@ def test_the_box_shows_a_lost_display_with_the_red_light_until_it_is_back(tmp_pa
     assert [(f["event"], f["device"]) for f in faults] == [("fault", "display")]
     assert runner.sim.lamp_states().red
     assert runner.daemon.controller.screen().message.startswith("display: ")
-    panel.display = real_display
+    panel.transfer = real_transfer
     runner.advance(10_000 + 50)          # [hardware.display] retry_s = 10: found again
     runner.advance(10)                   # ... and the next poll reports it
     faults = [e for e in events if e["event"] in ("fault", "recovered")]

@@ -239,8 +239,12 @@ def test_lgpio_failing_at_import_names_the_directory(monkeypatch, tmp_path):
     import builtins
     fake.real = builtins.__import__
     monkeypatch.setattr(builtins, "__import__", fake)
-    with pytest.raises(UserError, match=f"FIFO .* in {tmp_path} .*set LG_WD"):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    with pytest.raises(UserError, match="FIFO .* in .*set LG_WD") as info:
         make_pin_factory("lgpio")
+    # with no LG_WD the box gave lgpio a private folder, and the line names it
+    private = os.environ["LG_WD"]
+    assert os.path.dirname(private) == str(tmp_path) and f"in {private} " in str(info.value)
     monkeypatch.setenv("LG_WD", "/run/shutbox-hw")
     with pytest.raises(UserError, match="in /run/shutbox-hw "):
         make_pin_factory("lgpio")

@@ -230,15 +230,17 @@ def test_a_lost_display_wakes_the_loop_so_its_fault_is_shown_at_once():
 
 # --- within one step: stored, then lit, then shown --------------------------------------
 
-def test_a_step_stores_first_then_sets_the_lights_then_renders_the_screen(tmp_path):
+def test_a_step_sets_the_lights_then_stores_then_renders_the_screen(tmp_path):
+    """Lights first (issue 20): a shut flap is its own record, so its LED does not
+    wait for the sync; the screen that says what was taken still does."""
     runner = SimRunner(load_config(), tmp_path / "db")
     daemon = runner.daemon
     order: list[str] = []
     record, lights, render = daemon.store.record_all, daemon.box.indicators.show, daemon.render
 
-    def recording(events):
+    def recording(events, tally=None):
         order.extend(f"store {event.name}" for event in events)
-        record(events)
+        record(events, tally)
 
     def lighting(frame, now):
         order.append("lights")
@@ -254,5 +256,5 @@ def test_a_step_stores_first_then_sets_the_lights_then_renders_the_screen(tmp_pa
     runner.start_game(1)
     order.clear()
     runner.flap(9, True)                         # shut before the roll: rejected, red light
-    assert order[:3] == ["store flap_rejected", "lights", "render"]
+    assert order[:3] == ["lights", "store flap_rejected", "render"]
     runner.daemon.store.close()

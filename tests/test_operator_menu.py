@@ -12,9 +12,10 @@ import pytest
 from shutbox_hw.events import ButtonLevel, ButtonPressed, Figures, FlapChanged, ServiceRequested, Tick, Tonight
 from shutbox_hw.game.screens import AttractScreen, ConfirmScreen, MenuScreen, SwitchTestScreen
 from shutbox_hw.game.service import ITEMS, LED_STEPS
+from shutbox_hw.game import view
 from shutbox_hw.game.view import ATTRACT_PAGE_MS
 from shutbox_hw.hal.debounce import SERVICE_HOLD_MS, ButtonInputs
-from shutbox_hw.rules import PRESETS
+from shutbox_hw.rules import PRESETS, build_rules
 
 from table import Table
 
@@ -141,7 +142,33 @@ def test_audits_page_shows_the_lines_the_daemon_read_and_scrolls():
     assert t.screen.lines == lines and t.screen.selected is None and t.screen.first == 0
     t.press("next")
     t.press("next")
-    assert t.screen.first == 2
+    assert t.screen.first == 6          # a page (three lines) a press
+
+
+def test_audits_scroll_a_page_a_press_and_roll_goes_back_up_as_the_screen_says():
+    # issue 18: twenty lines scrolled one a press, and nothing said ROLL scrolls back
+    t = table()
+    lines = ("games", "played\t4", "rounds\t9", "boxes shut\t1", "button presses",
+             "ROLL\t41", "NEXT\t2")
+    t.send(Figures(Tonight(2, 1, ("Ann", 3)), lines, t.step()))
+    enter(t)
+    choose(t, "audits")
+    screen = t.screen
+    assert screen.lines == ("games", "played", "rounds", "boxes shut", "button presses",
+                            "ROLL", "NEXT")
+    assert screen.values == ("", "4", "9", "1", "", "41", "2")
+    assert screen.headings == (0, 4)
+    assert "ROLL: up" in screen.prompt and "NEXT: down" in screen.prompt
+    assert "hold" in screen.title
+    firsts = []
+    for _ in range(3):
+        t.press("next")
+        firsts.append(t.screen.first)
+    assert firsts == [3, 6, 0]            # the last page, then the top again
+    t.press("next")
+    t.press("next")
+    t.press("roll")
+    assert t.screen.first == 3 and t.screen.selected is None
 
 
 def test_reset_audits_asks_first_and_no_keeps_them():
@@ -160,12 +187,24 @@ def test_an_adjustment_is_an_event_and_the_values_show_on_the_menu():
     t = table()
     enter(t)
     choose(t, "adjustments")
-    assert t.screen.values[:2] == ("klappenspiel", "2")
+    assert t.screen.values[:2] == ("Klappenspiel", "2")  # the name the idle screen shows
     t.press("roll")                                   # rules
     t.press("next")
     t.press("roll")
     following = list(PRESETS)[(list(PRESETS).index("klappenspiel") + 1) % len(PRESETS)]
     assert t.events[-1] == {"event": "setting_changed", "key": "preset", "value": following}
+
+
+def test_the_menu_names_the_presets_as_the_idle_screen_does():
+    # issue 18: the box said "1-12 Race" on the idle screen and "crafthouse-12" in the menu
+    t = table()
+    enter(t)
+    choose(t, "adjustments")
+    t.press("roll")                                   # rules: the presets to choose from
+    titles = {"klappenspiel": "Klappenspiel", "crafthouse-12": "1-12 Race", "pub": "Pub Pool"}
+    assert t.screen.lines == tuple(titles[p] for p in PRESETS)
+    for preset in PRESETS:
+        assert view.title(build_rules(preset)) == titles[preset]
 
 
 def test_a_seat_is_named_from_the_list():
@@ -263,7 +302,7 @@ def test_tonights_figures_after_a_game_and_the_reset_on_the_menu(tmp_path):
     assert state.audits == ()                         # read when the menu opens
     for step in parse_script("roll\nhold-both\n", 9):  # the result, idle, the menu
         runner.run(step)
-    assert runner.daemon.controller.state.audits[0] == "games 1"
+    assert runner.daemon.controller.state.audits[:2] == ("games", "played\t1")
     runner.run(parse_script("hold-next\n", 9)[0])     # out again
     # the menu's reset: the audits start again, the idle screen's figures with them
     assert runner.phase_now() == "idle"
@@ -272,4 +311,5 @@ def test_tonights_figures_after_a_game_and_the_reset_on_the_menu(tmp_path):
         runner.run(step)
     assert [e["event"] for e in events[-3:]] == ["service_entered", "audits_reset",
                                                  "service_exited"]
-    assert runner.daemon.controller.state.audits[:3] == ("games 0", "rounds 0", "boxes shut 0")
+    assert runner.daemon.controller.state.audits[:4] == ("games", "played\t0", "rounds\t0",
+                                                         "boxes shut\t0")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from other_user import PublicCopy
 from shutbox_hw.sdnotify import Notifier
 
 
@@ -92,8 +93,8 @@ def shared_dir():
     shutil.rmtree(path)
 
 
-def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None, read_only: bool = True,
-                        **extra_env: str) -> subprocess.CompletedProcess:
+def run_with_fake_lgpio(public_copy: PublicCopy, base: Path, cwd: Path, lg_wd: Path | None,
+                        read_only: bool = True, **extra_env: str) -> subprocess.CompletedProcess:
     """``shutbox-hw run`` with lgpio from ``cwd`` made read-only (as another user when root:
     root ignores the permission bits)."""
     data = base / "data"
@@ -103,24 +104,20 @@ def run_with_fake_lgpio(base: Path, cwd: Path, lg_wd: Path | None, read_only: bo
     conf.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{data}/box.db"\n')
     conf.chmod(0o644)
     cwd.chmod(0o555 if read_only else 0o777)
-    env = {k: v for k, v in os.environ.items() if k not in ("LG_WD", "GPIOZERO_PIN_FACTORY")}
-    env["PYTHONPATH"] = os.pathsep.join([str(FAKE_LGPIO), str(ROOT)])
+    env = public_copy.env(public_copy.add(FAKE_LGPIO), **extra_env)
+    for name in ("LG_WD", "GPIOZERO_PIN_FACTORY"):
+        env.pop(name, None)
     if lg_wd is not None:
         env["LG_WD"] = str(lg_wd)
-    env.update(extra_env)
-    cmd = [sys.executable, "-c", AS_A_PI, "run", "--config", str(conf), "--pin-factory",
-           "lgpio", "--for-seconds", "0.2"]
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("needs setpriv to drop root")
-        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    cmd = public_copy.command("run", "--config", str(conf), "--pin-factory", "lgpio",
+                              "--for-seconds", "0.2", code=AS_A_PI)
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
 
 
-def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir):
+def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir, public_copy):
     cwd = shared_dir / "readonly"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(shared_dir, cwd, None)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, cwd)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
@@ -128,30 +125,61 @@ def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir):
     assert not (shared_dir / "data" / "box.db").exists()
 
 
-def test_lgpio_starts_from_a_read_only_directory_with_lg_wd(shared_dir):
+def test_lgpio_starts_from_a_read_only_directory_with_lg_wd(shared_dir, public_copy):
     cwd, lg_wd = shared_dir / "readonly", shared_dir / "lgwd"
     cwd.mkdir()
     lg_wd.mkdir()
     lg_wd.chmod(0o777)
-    proc = run_with_fake_lgpio(shared_dir, cwd, lg_wd)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, lg_wd)
     assert proc.returncode == 0, proc.stderr
     assert "shutbox-hw running" in proc.stderr
     assert [p.name for p in lg_wd.iterdir()] == [".lgd-nfy0"]   # the FIFO went there
     assert (shared_dir / "data" / "box.db").exists()
 
 
-def test_lgpio_starts_from_a_writable_working_directory(shared_dir):
+def test_lgpio_starts_from_a_writable_working_directory(shared_dir, public_copy):
     cwd = shared_dir / "work"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(shared_dir, cwd, None, read_only=False)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, read_only=False)
     assert proc.returncode == 0, proc.stderr
-    assert [p.name for p in cwd.iterdir()] == [".lgd-nfy0"]
+    assert list(cwd.iterdir()) == []     # lgpio had a private LG_WD: nothing left here
 
 
-def test_a_pin_held_by_another_program_is_one_line(shared_dir):
+def test_a_pin_held_by_another_program_is_one_line(shared_dir, public_copy):
     cwd = shared_dir / "work"
     cwd.mkdir()
-    proc = run_with_fake_lgpio(shared_dir, cwd, None, read_only=False, FAKE_LGPIO_BUSY="23")
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, read_only=False,
+                               FAKE_LGPIO_BUSY="23")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "GPIO busy" in lines[0] and "systemctl stop" in lines[0], lines
+
+
+def test_without_lg_wd_a_read_only_working_directory_starts_and_nothing_is_left(shared_dir,
+                                                                              public_copy):
+    cwd, tmp = shared_dir / "readonly", shared_dir / "tmp"
+    cwd.mkdir()
+    tmp.mkdir()
+    tmp.chmod(0o777)
+    proc = run_with_fake_lgpio(public_copy, shared_dir, cwd, None, TMPDIR=str(tmp),
+                               XDG_RUNTIME_DIR="")
+    assert proc.returncode == 0, proc.stderr
+    assert "shutbox-hw running" in proc.stderr
+    assert list(cwd.iterdir()) == []
+    assert list(tmp.iterdir()) == []     # the private folder went at exit, FIFO and all
+
+
+FAKE_RPIGPIO = Path(__file__).parent / "fake_rpigpio"
+
+
+def test_rpi_gpio_under_the_unit_is_one_line_naming_lgpio(tmp_path):
+    # RPi.GPIO 0.7.1 cannot export pins through /sys/class/gpio under the unit
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FAKE_RPIGPIO), str(ROOT)]))
+    proc = subprocess.run([sys.executable, "-c", AS_A_PI, "run", "--config",
+                           str(config(tmp_path)), "--pin-factory", "rpigpio",
+                           "--for-seconds", "0.2"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Failed to add edge detection" in lines[0] and "--pin-factory lgpio" in lines[0]

@@ -154,7 +154,7 @@ def test_frames_are_written_and_match_the_screen(capsys, tmp_path):
 
 def run_with_hints(tmp_path, toml_text, text, tiles):
     from shutbox_hw.config import load_config
-    from shutbox_hw.hints import advisor_for
+    from shutbox_hw.hints import ready_advisor_for as advisor_for
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import parse_script
     run_dir = Path(tempfile.mkdtemp(dir=tmp_path))   # a fresh database for every run

@@ -52,7 +52,7 @@ def test_waiting_for_the_throw_blinks_green_and_prompts_for_it():
     manual = playing(dice="manual")
     assert view.prompt(manual, manual.turn) == "throw, then ROLL"
     manual.turn.throw = AnyThrow(manual.rules, manual.board)
-    assert view.prompt(manual, manual.turn) == "shut; ROLL: next; NEXT: stuck"
+    assert view.prompt(manual, manual.turn) == "shut, then ROLL again. No move? NEXT"
 
 
 def test_misfit_names_the_throw_or_the_flaps_it_does_not_fit():

@@ -34,14 +34,20 @@ def pattern(face):
 
 class Tumble:
     """The frames of one throw: random faces that change every frame, then
-    the result. ``seed`` only varies the look; the result is drawn elsewhere."""
+    the result. ``seed`` only varies the look; the result is drawn elsewhere.
+
+    Made once per throw; a tick that only moves it on allocates nothing (the
+    shown faces are a bytearray changed in place, no comprehension: one that
+    used ``self`` would make it a cell and allocate on every frame)."""
 
     def __init__(self, faces, seed):
-        self.faces = list(faces)
+        self.faces = bytes(faces)
         self._state = (seed & 0xFFFF) or 1
         self._index = 0
         self._left = TUMBLE_MS[0]
-        self.shown = [self._other(0) for _ in self.faces]
+        self.shown = bytearray(len(self.faces))
+        for i in range(len(self.shown)):
+            self.shown[i] = self._other(0)
         self.done = False
 
     def _other(self, previous):
@@ -62,18 +68,23 @@ class Tumble:
             return False
         changed = False
         self._left -= dt_ms
+        shown = self.shown
         while self._left <= 0 and not self.done:
             self._index += 1
             changed = True
             if self._index < len(TUMBLE_MS):
                 self._left += TUMBLE_MS[self._index]
-                self.shown = [self._other(f) for f in self.shown]
+                for i in range(len(shown)):
+                    shown[i] = self._other(shown[i])
             else:
-                self.shown = list(self.faces)
+                for i in range(len(shown)):
+                    shown[i] = self.faces[i]
                 self.done = True
         return changed
 
-    def patterns(self):
-        """The LED patterns of both dice now (a missing second die is dark)."""
-        shown = self.shown + [0] * (2 - len(self.shown))
-        return (PIPS[shown[0]], PIPS[shown[1]])
+    def show(self, leds):
+        """Write the LED patterns of both dice now into ``leds`` (two items; a
+        missing second die is dark)."""
+        shown = self.shown
+        leds[0] = PIPS[shown[0]]
+        leds[1] = PIPS[shown[1]] if len(shown) > 1 else 0

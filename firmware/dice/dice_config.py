@@ -20,7 +20,12 @@ LED_PINS = (
 )
 BUTTON_PIN = 20         # to GND, internal pull-up: the throw starts on release
 TILT_PIN = 21           # tilt (ball) switch to GND, internal pull-up
-READY_PIN = 22          # open drain, active low, to a Pi GPIO with a pull-up
+READY_PIN = 22          # open drain, active low, to a Pi GPIO with a pull-up (ours too)
+# USB power present (the Pico's VBUS sense; on a Pico W / Pico 2 W it is the
+# wireless chip's "WL_GPIO2" instead): only then does a button held at power-up
+# keep main.py from starting (someone is flashing the module).
+VBUS_PIN = 24
+BOOT_FILE = "dice_boot.txt"   # the boot counter, on the Pico's flash (dice_boot.py)
 
 BUTTON_SETTLE_MS = 20   # a button level must hold this long to count
 TILT_SETTLE_MS = 5      # a tilt switch level must hold this long to count as an edge

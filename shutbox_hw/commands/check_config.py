@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 from ..config import check_config, default_db_path, load_config
-from ..errors import one_line, shown_path
+from ..errors import UserError, one_line, shown_path
 from ..settings import effective, read_settings, setting_lines
+from .boot_option import add_boot_config_option, boot_config
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE", help="the TOML config file")
     p.add_argument("--db", metavar="PATH",
                    help="the database with the box's adjustments (default: [storage] db)")
+    add_boot_config_option(p)
     p.set_defaults(run=run)
 
 
@@ -34,7 +36,22 @@ def run(args: argparse.Namespace) -> int:
             print(one_line(line), file=sys.stderr)
         return 2
     config = load_config(path)
+    from ..hal.boot_config import kernel_pin_problems
+    kernel = kernel_pin_problems(config.hardware, boot_config(args))
+    if kernel:
+        for line in kernel:
+            print(one_line(f"{shown_path(path)}: {line}"), file=sys.stderr)
+        return 2
     db = Path(args.db) if args.db else (config.db or default_db_path())
+    if db.exists():
+        # what the box's database holds must be readable by this version (an upgrade
+        # checks it before switching: a newer schema or a foreign file is refused)
+        from .history import open_read_only
+        try:
+            open_read_only(db)[0].close()
+        except UserError as error:
+            print(one_line(f"{shown_path(path)}: [storage] db: {error}"), file=sys.stderr)
+            return 2
     config, sources = effective(config, read_settings(db))
     print(f"{path}: ok")
     dice = config.game.dice

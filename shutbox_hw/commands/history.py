@@ -7,12 +7,12 @@ import json
 import os
 import sqlite3
 import time
-import urllib.parse
 from pathlib import Path
 
 from ..config import default_db_path, load_config
 from ..errors import UserError, quoted, shown_path
-from ..store.history import recent_games, scorecard
+from ..store.history import recent_games, scorecard, scorecard_cells
+from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
 
 LOCK_WAIT_S = 1.0   # a reader waits this long for a writer holding the file
@@ -53,31 +53,30 @@ def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
         raise UserError(f"{name}: {problem}")
     if not path.exists():
         raise UserError(f"no game database at {name}")
+    db, version = open_read_only(path)
+    if version == 0:
+        db.close()
+        raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
+    return db, version, path
+
+
+def open_read_only(path: Path) -> tuple[sqlite3.Connection, int]:
+    """The database at ``path`` opened read-only (never created, migrated or left with
+    files of the caller's), and its schema version; one line saying why not."""
+    name = shown_path(path)
+    problem = not_a_regular_file(path)
+    if problem:
+        raise UserError(f"{name}: {problem}")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name} cannot be read (permission denied)")
-    uri = "file:" + urllib.parse.quote(str(path.absolute()))  # "#" and "?" are not URI text
     try:
-        try:
-            db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=LOCK_WAIT_S)
-            version = version_of(db, path)
-        except sqlite3.Error as error:
-            # a copy in a read-only directory: SQLite cannot make its -shm file; without a
-            # -wal file there is nothing in it to miss, so read the file as it is
-            code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-            if code not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
-                raise
-            if Path(f"{path}-wal").exists():
-                raise UserError(f"{name} is read-only here and its last writes are still in "
-                                f"its -wal file: copy both somewhere writable") from None
-            db = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=LOCK_WAIT_S)
-            version = version_of(db, path)
+        db = connect_readonly(path, LOCK_WAIT_S)[0]
+        version = version_of(db, path)
     except SchemaError as error:
         raise UserError(str(error)) from None
     except sqlite3.Error as error:
         raise UserError(f"{name} {sqlite_problem(error)}") from None
-    if version == 0:
-        raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
-    return db, version, path
+    return db, version
 
 
 def _when(stamp: float | None, synced: bool | None) -> str:
@@ -91,32 +90,19 @@ def _when(stamp: float | None, synced: bool | None) -> str:
 def _table(card: dict) -> list[str]:
     """The scorecard as aligned columns: raw/final/total per player (and balance and
     pot in a pool), each column as wide as its widest cell."""
-    players = card["players"]
-    pool = any("balances" in rnd for rnd in card["rounds"])
-    head = ["round", *players, *(["pot"] if pool else []), "shut"]
-    sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
-           *([""] if pool else []), ""]
-    rows = []
-    for rnd in card["rounds"]:
-        cells = [str(rnd["round"])]
-        for p in players:
-            e = rnd["players"][p]
-            parts = ["-" if e["raw"] is None else e["raw"],
-                     "-" if e["final"] is None else e["final"], e["total"]]
-            if pool:
-                bal = rnd.get("balances", {}).get(p)
-                parts.append("-" if bal is None else bal)
-            cells.append("/".join(str(x) for x in parts))
-        if pool:
-            cells.append(str(rnd.get("pot", "-")))
-        cells.append(", ".join(rnd["shut"]))
-        rows.append(cells)
-    widths = [max(len(row[i]) for row in (head, sub, *rows)) for i in range(len(head))]
+    table = scorecard_cells(card)
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = []
-    for row in (head, sub, *rows):
+    for row in table:
         *left, shut = row
         lines.append("  ".join(c.rjust(w) for c, w in zip(left, widths)) + "  " + shut)
     return [line.rstrip() for line in lines]
+
+
+def _with_balance(name: str, balances: dict[str, int | None] | None) -> str:
+    """A pool's winner with what they won ("P2 +4"); anyone else by name."""
+    value = balances.get(name) if balances else None
+    return name if value is None else f"{name} {value:+d}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,7 +126,9 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
         print(f"game {card['id']} ({card['rules'].get('preset')}), "
               f"{_when(card['started_at'], card['clock_synced']['started'])}")
         print("\n".join(_table(card)))
-        print("winners: " + (", ".join(card["winners"]) or "-"))
+        balances = card["rounds"][-1].get("balances") if card["rounds"] else None
+        print("winners: " + (", ".join(_with_balance(w, balances) for w in card["winners"])
+                             or "-"))
         return 0
     games = recent_games(db, args.limit, version)
     if args.json:
@@ -153,7 +141,10 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
             print(f"#{g['id']} damaged record (its rules cannot be read back)")
             continue
         state = "abandoned" if g["abandoned"] else ("finished" if g["finished"] else "playing")
-        totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
+        if "balances" in g:     # a pool is played for money: the balances, not the scores
+            totals = "balances " + ", ".join(f"{p} {b:+d}" for p, b in g["balances"].items())
+        else:
+            totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
         shut = sum(g["boxes_shut"].values())
         print(f"#{g['id']} {_when(g['started_at'], g['clock_synced']['started'])} "
               f"{g['preset']} {state}, {g['rounds']} rounds;"

@@ -11,7 +11,7 @@ from .common import add_rules_options, parse_dice, parse_tile_list, rules_from_a
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("moves", help="legal closures, dice and score for a position")
-    add_rules_options(p, required=True)
+    add_rules_options(p)
     p.add_argument("--open", required=True, metavar="LIST",
                    help="open tiles: comma-separated numbers, 'all' or 'none'")
     p.add_argument("--dice", nargs="+", metavar="FACE",

@@ -31,12 +31,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"rules": rules.as_dict(), "presets": presets}))
         return 0
-    print(f"rule set (preset {rules.preset}):")
+    print(f"rule set: {rules.named()}")
     for key in KEYS:
         print(f"  {key} = {_plain(key, getattr(rules, key), rules.match)}")
     print("presets:")
     for name in PRESETS:
-        print(f"  {name}: {build_rules(name).summary()}")
+        preset = build_rules(name)
+        print(f"  {name} ({preset.title}): {preset.summary()}")
     return 0
 
 
@@ -66,7 +67,7 @@ def _effective(args: argparse.Namespace) -> int:
         return 0
     print(f"effective settings ({shown_path(db)} over {shown_path(Path(args.config))}):")
     print("\n".join(setting_lines(config, sources)))
-    print(f"rule set (preset {config.rules.preset}):")
+    print(f"rule set: {config.rules.named()}")
     for key in KEYS:
         print(f"  {key} = {_plain(key, getattr(config.rules, key), config.rules.match)}")
     return 0

@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
@@ -23,21 +24,24 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..daemon import Box, Daemon
     from ..hal.clock import Clock, MonotonicClock
-    from ..hal.poll import Wake
+    from ..hal.poll import Wake, Waker
     from ..sdnotify import Notifier
+    from ..store import Store
 
 log = logging.getLogger("shutbox_hw")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from ..hal.gpio import default_pin_factory
+    from .boot_option import add_boot_config_option
     p = sub.add_parser("run", help="run the box (under systemd, or by hand on the Pi)")
     p.add_argument("--config", metavar="FILE", help="the box's config file")
     p.add_argument("--pin-factory", metavar="NAME",
                    default=default_pin_factory(),
-                   help="gpiozero pin backend: lgpio (default, every Pi), rpigpio "
-                        "(older boards), mock")
+                   help="gpiozero pin backend: lgpio (default, every Pi) or mock "
+                        "(rpigpio: not for the box, see systemd/README.md)")
     p.add_argument("--for-seconds", type=float, metavar="S", help=argparse.SUPPRESS)
+    add_boot_config_option(p)
     p.set_defaults(run=run)
 
 
@@ -60,14 +64,16 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
     from ..hal.box import build_module, build_ports
     from ..hal.dice_source import SoftwareDice
     from ..hal.display import make_display
+    from ..hal.expander import ThreadReader
     from ..hal.gpio import make_pin_factory, pin_claim_problem
     factory = make_pin_factory(pin_factory)
     dice_cfg = config.hardware.dice if config.game.dice == "module" else None
     try:
         ports = build_ports(config.hardware, clock, pin_factory=factory, bus=open_i2c,
-                            wake=wake)
+                            wake=wake, reader=lambda bus, address: ThreadReader(),
+                            kernel_ticks=True)
         dice = (SoftwareDice() if dice_cfg is None else
-                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c))
+                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c, wake=wake))
     except Exception as exc:  # noqa: BLE001 - sorted out just below
         problem = pin_claim_problem(exc)
         if problem is None:
@@ -79,19 +85,38 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
 
 def run(args: argparse.Namespace) -> int:
     from ..config import default_db_path, load_config
-    from ..daemon import Daemon
     from ..hal.clock import MonotonicClock
     from ..hal.poll import Waker
-    from ..sdnotify import Notifier
     from ..store import Store
+    from ..store.lock import DatabaseLock
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
+    # before any pin is claimed: a pin the kernel took at boot would fail as "busy"
+    from ..hal.boot_config import kernel_pin_problems
+    from .boot_option import boot_config
+    kernel = kernel_pin_problems(config.hardware, boot_config(args))
+    if kernel:
+        raise UserError("\n".join(kernel))
     clock = MonotonicClock()
     waker = Waker()
     # absolute first: importing lgpio changes into $LG_WD
     db_path = os.path.abspath(config.db or default_db_path())
-    box = build_real_box(config, clock, args.pin_factory, waker.wake)
-    store = Store(db_path)
+    # one database, one box: a second daemon (or a simulator) on it is refused
+    # before it touches a pin; the kernel drops the lock when this process ends
+    with DatabaseLock(Path(db_path)):
+        box = build_real_box(config, clock, args.pin_factory, waker.wake)
+        store = Store(db_path)
+        from ..network.hookup import publishing
+        with publishing(config, db_path, log.warning, drain_s=2.0) as outbox:
+            store.outbox = outbox   # [network] mqtt: every event queued for the broker
+            return _serve_box(args, config, box, store, clock, waker)
+
+
+def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
+               clock: MonotonicClock, waker: Waker) -> int:
+    """The daemon on ``box`` and ``store`` until SIGTERM (or ``--for-seconds``)."""
+    from ..daemon import Daemon
+    from ..sdnotify import Notifier
     stop = False
 
     def on_signal(signum: int, frame: Any) -> None:

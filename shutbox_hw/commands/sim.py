@@ -6,12 +6,17 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
+from fnmatch import fnmatch
 from pathlib import Path
 
 from ..config import Config, load_config
 from ..errors import UserError, shown_path
+from ..store.lock import DatabaseLock
 from ..rules import parse_set_options
 from .common import add_rules_options
+
+FRAME_GLOB = "frame-*.png"   # what SimulatedBox saves (frame-00001.png ...)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -19,13 +24,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", help="a config file; its [hardware] picks the "
                    "simulated hardware (direct GPIO by default)")
     add_rules_options(p)
-    p.add_argument("--db", metavar="PATH", help="database (default: a fresh temporary one)")
+    p.add_argument("--db", metavar="PATH", help="database (default: a fresh temporary one, "
+                   "removed at the end; the config's [storage] db is the box's, never used "
+                   "here)")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="seed for the simulated dice and switch bounce")
     p.add_argument("--script", metavar="FILE", help="run a script on a virtual clock and "
                    "print one JSON object per event")
     p.add_argument("--frames", metavar="DIR", help="also save every frame sent to the "
-                   "display as a numbered PNG")
+                   "display as a numbered PNG (DIR empty or new)")
+    p.add_argument("--frames-clear", action="store_true", help="with --frames: remove the "
+                   "frames an earlier run left in DIR first")
     p.add_argument("--realtime", action="store_true", help="run the script on the real "
                    "clock (a 'wait 5' takes five seconds) instead of a virtual one")
     p.add_argument("--world", metavar="FILE", help="with --script and --db: keep the "
@@ -40,22 +49,60 @@ def run(args: argparse.Namespace) -> int:
                         "on the real clock")
     config = load_config(args.config, preset=args.rules,
                          rule_overrides=parse_set_options(args.set))
+    if args.frames_clear and not args.frames:
+        raise UserError("--frames-clear goes with --frames DIR")
+    if args.world and not args.script:
+        raise UserError("--world needs --script")
+    if args.world and not args.db:
+        raise UserError("--world needs --db: the world and the database go together")
+    frames = prepare_frames(Path(args.frames), clear=args.frames_clear) if args.frames else None
     if args.db:
-        return _run(args, config, Path(args.db))
-    if config.db is not None:
-        return _run(args, config, config.db)  # the config's [storage] db, as `history` reads
-    # no database named: a fresh one, removed afterwards (nothing left in the temp folder)
+        # one database, one box: refused at once while another process plays on it
+        with DatabaseLock(Path(args.db)):
+            return _run(args, config, Path(args.db), frames, kept=True)
+    # no database named (the config's [storage] db is the real box's, not ours): a
+    # fresh one in a temporary folder, removed afterwards with everything in it
     with tempfile.TemporaryDirectory(prefix="shutbox-sim-") as scratch:
-        return _run(args, config, Path(scratch) / "sim.db")
+        return _run(args, config, Path(scratch) / "sim.db", frames, kept=False)
 
 
-def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
-    frames = Path(args.frames) if args.frames else None
-    if frames is not None:
-        try:
-            frames.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise UserError(f"--frames: cannot use {frames}: {error}") from None
+def prepare_frames(frames: Path, *, clear: bool) -> Path:
+    """``--frames DIR`` made ready: new or empty, so no old frame mixes with ours.
+
+    ``--frames-clear`` removes the frames (``frame-NNNNN.png``) an earlier run
+    left; anything else in DIR is the person's, and DIR is refused.
+    """
+    try:
+        frames.mkdir(parents=True, exist_ok=True)
+        if clear:
+            for old in frames.glob(FRAME_GLOB):
+                old.unlink()
+        left = sorted(entry.name for entry in frames.iterdir())
+    except OSError as error:
+        raise UserError(f"--frames: cannot use {shown_path(frames)}: "
+                        f"{error.strerror or error}") from None
+    if left:
+        ours = all(fnmatch(name, FRAME_GLOB) for name in left)
+        raise UserError(f"--frames: {shown_path(frames)} is not empty ({len(left)} files"
+                        + (" from an earlier run; --frames-clear removes them)" if ours else
+                           ", not all frames: choose an empty or new folder)"))
+    return frames
+
+
+def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
+         *, kept: bool) -> int:
+    from ..network.hookup import publishing
+
+    def warn(text: str) -> None:
+        print(f"shutbox-hw sim: {text}", file=sys.stderr)
+
+    # [network] mqtt: at the end up to 10 s to send what is still queued
+    with publishing(config, db, warn, drain_s=10.0) as outbox:
+        return _play(args, config, db, frames, outbox, kept=kept)
+
+
+def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
+          outbox: Callable[[], None] | None, *, kept: bool) -> int:
     seed = args.seed if args.seed is not None else 0
     if args.script:
         from ..sim.runner import SimRunner, check_steps
@@ -68,27 +115,26 @@ def _run(args: argparse.Namespace, config: Config, db: Path) -> int:
 
         world = Path(args.world) if args.world else None
         if world is not None:
-            if not args.db and config.db is None:
-                raise UserError("--world needs --db: the world and the database go together")
             from ..sim.world_file import run_with_world
             runner = run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
                                                            frames_dir=frames,
-                                                           realtime=args.realtime, shut=shut),
+                                                           realtime=args.realtime, shut=shut,
+                                                           outbox=outbox),
                                     steps, world)
         else:
             runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                               realtime=args.realtime)
+                               realtime=args.realtime, outbox=outbox)
             for step in steps:
                 runner.run(step)
         unsaved = runner.finish()
+        runner.daemon.store.close()
         sys.stdout.flush()
         if unsaved:
             print(f"shutbox-hw sim: {unsaved} event(s) not saved at the script's end: "
                   f"{runner.daemon.storage_problem()}", file=sys.stderr)
         return 0
-    if args.world:
-        raise UserError("--world needs --script")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal
-    return run_terminal(config, db, seed=args.seed, frames_dir=frames)
+    return run_terminal(config, db, seed=args.seed, frames_dir=frames, kept=kept,
+                        outbox=outbox)

@@ -24,9 +24,16 @@ class Advisor(Protocol):
     def move_probability(self, open_mask: Mask) -> float: ...
 
 
+def ready(advisor: Advisor | None) -> bool:
+    """Whether the advisor's tables are made (they are solved off the loop); an
+    advisor without ``ready`` always is."""
+    return advisor is not None and getattr(advisor, "ready", lambda: True)()
+
+
 def chances(state: GameState, advisor: Advisor | None, turn: Turn) -> list[Effect]:
     """After a commit: the chance to shut from here, and that the next throw moves."""
-    if advisor is None:
+    state.hints_ready = advisor is None or ready(advisor)
+    if advisor is None or not state.hints_ready:
         return []
     open_mask = state.open_mask(turn)
     turn.shut_chance = shut = advisor.shut_probability(open_mask)
@@ -38,7 +45,8 @@ def chances(state: GameState, advisor: Advisor | None, turn: Turn) -> list[Effec
 
 def prepare_hint(state: GameState, advisor: Advisor | None, turn: Turn) -> None:
     """Once the dice are known (or after a restart): the best closure and the chances."""
-    if advisor is None:
+    state.hints_ready = advisor is None or ready(advisor)
+    if advisor is None or not state.hints_ready:
         return
     open_mask = state.open_mask(turn)
     if turn.shut_chance is None:

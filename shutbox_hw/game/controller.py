@@ -32,6 +32,7 @@ from .saved import SavedGame
 from .screens import Screen
 from .service import ServiceMenu
 from .state import DEFAULT_PLAYERS, GameState, Phase, Turn
+from .text import wrong_dice_text
 
 
 class Controller:
@@ -43,6 +44,7 @@ class Controller:
         self.advisor = advisor if game.hints != "off" else None
         self.state = GameState(rules=rules, game=game, hints_on=self.advisor is not None,
                                player_count=len(game.player_names) or DEFAULT_PLAYERS)
+        self._box_rules = rules    # the box's own rules: a resumed game's end restores them
         self._last_screen: Screen | None = None
         self._last_leds: LedFrame | None = None
 
@@ -55,8 +57,10 @@ class Controller:
         self.advisor = advisor if game.hints != "off" else None
         s.game, s.hints_on = game, self.advisor is not None
         s.settings = dict(settings)
+        self._box_rules = rules
         if s.match is None or s.phase in ("idle", "service"):
             s.rules = rules
+            s.shut &= s.board
             s.player_count = len(game.player_names) or DEFAULT_PLAYERS
         if s.service is not None:
             s.service.values = dict(settings)   # a reset shows the config file's values
@@ -76,12 +80,18 @@ class Controller:
             out.append(Emit(Resumed(seat=seat,
                                     player=s.players[seat] if seat is not None else None,
                                     round=s.round_number())))
-            out += self._finish_restored()
+            if s.rules.tiles > self._box_rules.tiles:
+                # its flaps beyond the box's could never be shut: it cannot go on here
+                out += endings.end_game(s, abandoned=True)
+            else:
+                out += self._finish_restored()
             out += self._maybe_start_turn()
         return out + self.refresh()
 
     def handle(self, event: Event) -> list[Effect]:
         self.state.now = max(self.state.now, event.at_ms)
+        if isinstance(event, (FlapChanged, ButtonPressed, DiceRolled)):
+            self._hurry()
         out: list[Effect] = []
         if isinstance(event, FlapChanged):
             self.state.flash = ""
@@ -101,7 +111,8 @@ class Controller:
             self.state.tonight, self.state.audits = event.tonight, event.audits
         elif isinstance(event, ButtonLevel) and self.state.service is not None:
             self.state.service.hold(event.button.upper(), event.down)   # the switch test
-        return out + self.refresh()
+        # a turn that ended with every flap open hands over at once: never a dead end
+        return out + self._maybe_start_turn() + self.refresh()
 
     def next_deadline_ms(self) -> int | None:
         """When the controller next needs a :class:`Tick`: the settle timer, the
@@ -249,8 +260,7 @@ class Controller:
                                             else "finish this throw first")
             return []
         if len(faces) not in counts or not all(1 <= f <= 6 for f in faces):
-            want = " or ".join(map(str, counts))
-            turn.note = f"{len(faces)} dice: {want} wanted, throw again" \
+            turn.note = wrong_dice_text(s.rules, len(faces), counts) \
                 if all(1 <= f <= 6 for f in faces) else "bad throw: roll again"
             return []
         turn.throw = throw = Throw(s.rules, s.open_mask(turn), faces)
@@ -357,15 +367,21 @@ class Controller:
         """The step at the head of the queue has been seen: the next one starts."""
         s = self.state
         s.shows.pop(0)
+        s.hurried = max(0, s.hurried - 1)
         s.show_since = s.now
+
+    def _hurry(self) -> None:
+        """The next player is at it while the last turn's end is still shown: each
+        step still queued is shown briefly (never dropped), and the press plays."""
+        s = self.state
+        if s.shows and s.phase == "play" and s.turn is not None:
+            s.hurried = len(s.shows)
 
     def _button(self, button: str, long: bool) -> list[Effect]:
         s = self.state
-        if s.shows:
-            if s.phase != "play" or s.turn is None:
-                self._shown()      # the press only moves on to the next step
-                return []
-            s.shows.clear()        # the next turn is under way: the press plays it
+        if s.shows and (s.phase == "over" or (s.phase == "play" and s.turn is None)):
+            self._shown()          # the press only moves on to the next step
+            return []
         short_roll = button == "roll" and not long
         short_next = button == "next" and not long
         if s.service is not None:
@@ -379,8 +395,12 @@ class Controller:
         if s.phase == "over":
             if short_roll:
                 s.phase = "idle"
+                s.rules = self._box_rules   # a resumed game's own rules end with it
+                s.shut &= s.board
             return []
         if s.phase == "confirm":
+            if short_roll or short_next:
+                s.show_since = s.now     # a step the question covered is shown in full
             if short_roll:
                 return endings.end_game(s, abandoned=s.rules.match != "pool")
             if short_next:
@@ -489,6 +509,15 @@ class Controller:
         return [Emit(Fault(device=fault.source, detail=fault.message))]
 
     # ------------------------------------------------------------------ output
+
+    def hints_ready(self) -> list[Effect]:
+        """The advisor's tables, solved off the loop, are ready: the turn's hint
+        and chances now, and the screen that shows them."""
+        s = self.state
+        s.hints_ready = True
+        if s.turn is not None:
+            advice.prepare_hint(s, self.advisor, s.turn)
+        return self.refresh()
 
     def refresh(self) -> list[Effect]:
         """The screen and lights for the current state, when they changed

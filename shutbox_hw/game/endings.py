@@ -32,12 +32,7 @@ def end_turn(state: GameState, turn: Turn) -> list[Effect]:
     out: list[Effect] = [Emit(TurnEnded(seat=turn.player, player=name, score=score,
                                         open=tuple(tiles_of(open_mask)),
                                         shut=open_mask == 0, round=state.match.round_number))]
-    note = ""
-    if open_mask == 0:
-        if state.rules.shut_the_box == "instant-win":
-            note = "wins the pot x2!" if state.rules.match == "pool" else "wins at once!"
-        elif state.rules.shut_the_box == "double-others":
-            note = "others score double"
+    note = view.turn_end_note(state, turn.player, score, open_mask)
     if open_mask == 0:
         state.show(ShutScreen(player=name, note=note))
     state.between = TurnEndScreen(player=name, score=score, open_tiles=tuple(tiles_of(open_mask)),
@@ -61,8 +56,7 @@ def end_round(state: GameState) -> list[Effect]:
         totals=match.totals, out=tuple(sorted(match.out)), shut=result.shutters,
         winners=result.winners, balances=match.balances if pool else None,
         pot=match.pot if pool else None))]
-    winners = " & ".join(state.players[p] for p in result.winners)
-    note = f"{winners} wins round {result.number}" if winners else ""
+    note = view.round_note(state.players, result.winners, result.number)
     if pool and match.pot:
         note += f", pot {match.pot}"
     if match.over:
@@ -76,16 +70,16 @@ def end_round(state: GameState) -> list[Effect]:
 
 
 def end_game(state: GameState, abandoned: bool) -> list[Effect]:
-    """The match is decided, or the players stopped it (``abandoned`` unless a pool;
-    always, with nobody winning, before any throw)."""
+    """The match is decided, or the players stopped it. Stopped early it is
+    ``abandoned`` and nobody won; a pool is settled instead (the highest
+    balance wins) once a round was finished, abandoned before that."""
     assert state.match is not None
-    unplayed = not state.match.rounds and not state.round_played and (
-        state.turn is None or (state.turn.throws == 0 and state.turn.throw is None))
+    if not state.match.over and not state.match.rounds:
+        abandoned = True          # a pool with no round settled has nothing to share
     if not state.match.over:
         state.match = stop_match(state.rules, state.match)
     match = state.match
-    if unplayed:                  # nobody played: nobody won, whatever the match
-        abandoned = True
+    if abandoned:                 # a game stopped before its end has no winner
         state.match = match = replace(match, winners=())
     winners = match.winners
     state.phase = "over"

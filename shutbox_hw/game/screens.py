@@ -46,6 +46,7 @@ class PlayScreen:
     hint: tuple[int, ...] | None = None
     shut_chance: float | None = None
     move_chance: float | None = None
+    hints_pending: bool = False   # hints on, the solver's tables not made yet
     pot: int | None = None        # pool only: what the round's winner takes
     balance: int | None = None    # pool only: the player's winnings so far (total means nothing)
     throw_dice: int = 2           # dice the next throw uses: one `?` box each before it is known
@@ -118,6 +119,7 @@ class MenuScreen:
     ``selected`` None: a list to read (the audits), scrolled so that line
     ``first`` is at the top. ``values`` (when given) has one entry per line,
     drawn at the right ("always", "2500"); "" for a line without one.
+    ``headings``: the lines that head a group (small, between two rules).
     """
     title: str
     lines: tuple[str, ...]
@@ -125,6 +127,7 @@ class MenuScreen:
     values: tuple[str, ...] = ()
     first: int = 0
     prompt: str = "NEXT: move  ROLL: choose"
+    headings: tuple[int, ...] = ()    # lines drawn as headings of what follows
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ..rules import PRESETS
 from .config import HINT_MODES, MAX_PLAYERS, seat_names
 from .events import AnyGameEvent, AuditsReset, ServiceExited, SettingChanged
 
+AUDIT_PAGE = 3   # the audit lines the screen shows at once: NEXT and ROLL move a page
 ITEMS: tuple[str, ...] = ("switch test", "LED test", "audits", "adjustments", "reset audits",
                           "exit")
 
@@ -154,8 +155,9 @@ class ServiceMenu:
             self.choice = (self.choice + 1) % max(1, len(self.name_choices()))
         elif self.page == "LED test":
             self.led_step = (self.led_step + 1) % len(LED_STEPS)
-        elif self.page == "audits":
-            self.index = (self.index + 1) % max(1, self.audit_lines)
+        elif self.page == "audits":   # a page down; from the last page back to the top
+            more = self.index + AUDIT_PAGE < self.audit_lines
+            self.index = self.index + AUDIT_PAGE if more else 0
 
     def _choose(self) -> list[AnyGameEvent]:
         if self.page == "menu":
@@ -187,7 +189,7 @@ class ServiceMenu:
         if self.page == "LED test":
             self.led_step = (self.led_step + 1) % len(LED_STEPS)
         if self.page == "audits":
-            self.index = max(0, self.index - 1)      # ROLL scrolls back up
+            self.index = max(0, self.index - AUDIT_PAGE)      # ROLL: a page back up
         return []
 
     def _open_item(self, item: str) -> list[AnyGameEvent]:

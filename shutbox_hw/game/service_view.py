@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..leds import LedFrame, LedState
+from ..rules.ruleset import PRESET_TITLES
 from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen
 from .service import ADJUST_ITEMS, BACK, CHOICES, ITEMS, LED_STEPS, NAMES, RESET, ServiceMenu
 
@@ -21,6 +22,14 @@ def shown_value(key: str, value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def menu_value(key: str, value: Any) -> str:
+    """A value as the box's menu shows it: a preset by the name the idle
+    screen shows ("1-12 Race"), not the config file's ("crafthouse-12")."""
+    if key == "preset" and isinstance(value, str):
+        return PRESET_TITLES.get(value, value)
+    return shown_value(key, value)
+
+
 def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
     page = menu.page
     if page == "switch test":
@@ -34,18 +43,23 @@ def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
         return MenuScreen("LED TEST", LED_STEPS, selected=menu.led_step,
                           prompt="NEXT: next  hold: back")
     if page == "audits":
-        lines = audits or ("no games yet",)
-        return MenuScreen("AUDITS", lines, selected=None, first=min(menu.index, len(lines) - 1),
-                          prompt="NEXT: down  hold: back")
+        # "label<TAB>value" rows under headings (store/audit.py)
+        rows = [line.partition("\t") for line in audits or ("no games yet",)]
+        return MenuScreen("hold: back", tuple(label for label, _, _ in rows),
+                          selected=None, first=min(menu.index, len(rows) - 1),
+                          values=tuple(value for _, _, value in rows),
+                          headings=tuple(i for i, (_, sep, _) in enumerate(rows)
+                                         if not sep and audits),
+                          prompt="NEXT: down  ROLL: up")
     if page == "adjustments":
         return MenuScreen("ADJUST", tuple(LABELS[i] for i in ADJUST_ITEMS), selected=menu.index,
-                          values=tuple(shown_value(i, menu.values.get(i)) if i in LABELS
+                          values=tuple(menu_value(i, menu.values.get(i)) if i in LABELS
                                        and i not in (RESET, BACK) else ""
                                        for i in ADJUST_ITEMS))
     if page == "edit":
         options = CHOICES[menu.key]
         current = menu.values.get(menu.key)
-        return MenuScreen(LABELS[menu.key].upper(), tuple(str(o) for o in options),
+        return MenuScreen(LABELS[menu.key].upper(), tuple(menu_value(menu.key, o) for o in options),
                           selected=menu.choice,
                           values=tuple("now" if o == current else "" for o in options))
     if page == NAMES:

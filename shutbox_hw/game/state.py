@@ -28,6 +28,8 @@ Phase = Literal["idle", "play", "confirm", "over", "service"]
 service: the operator menu (entered from idle only)."""
 
 DEFAULT_PLAYERS = 2
+QUICK_SHOW_MS = 600
+"""A step of a turn's end the next player hurries past is still shown this long."""
 
 
 @dataclass
@@ -59,6 +61,7 @@ class GameState:
     rules: RuleSet
     game: GameConfig
     hints_on: bool = False         # an advisor is plugged in
+    hints_ready: bool = True       # ... and its tables are made (solved off the loop)
     phase: Phase = "idle"
     player_count: int = DEFAULT_PLAYERS
     players: tuple[str, ...] = ()
@@ -72,6 +75,8 @@ class GameState:
     shows: list[Screen] = field(default_factory=list)  # the ends still to show, each for
     #                                pause_ms or until a button, before the resting screen
     show_since: int = 0            # when the first of ``shows`` appeared
+    hurried: int = 0               # how many of ``shows`` the next player cut short: each
+    #                                is shown for QUICK_SHOW_MS instead of pause_ms
     flash: str = ""                # why the last press could not act (the bar flashes it)
     flash_since: int = 0
     now: int = 0
@@ -113,7 +118,10 @@ class GameState:
 
     def show_until(self) -> int | None:
         """When the screen at the head of ``shows`` gives way to the next."""
-        return self.show_since + self.game.pause_ms if self.shows else None
+        if not self.shows or self.phase == "confirm":
+            return None          # the question covers the screen: the steps wait for it
+        pause = self.game.pause_ms
+        return self.show_since + (min(pause, QUICK_SHOW_MS) if self.hurried else pause)
 
     def problems(self) -> bool:
         return bool(self.rejected() or self.reopened())

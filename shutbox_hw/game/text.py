@@ -47,3 +47,17 @@ def throw_sum_text(rules: RuleSet, dice: Dice) -> str:
 def flaps_word(tiles: Iterable[int]) -> str:
     tiles = list(tiles)
     return ("flap " if len(tiles) == 1 else "flaps ") + tile_ranges(tiles)
+
+
+def wrong_dice_text(rules: RuleSet, thrown: int, wanted: tuple[int, ...]) -> str:
+    """Why a throw of ``thrown`` dice is refused, and what to throw instead:
+    the rule that decides, not just the count ("1 dice: 2 wanted" told nothing)."""
+    if thrown == 1:
+        why = {"never": "this game never uses 1 die",
+               "when-high-shut": f"1 die only once 7-{rules.tiles} are shut",
+               "below-6": "1 die only when under 6 is open"}[rules.one_die]
+        return f"throw 2 dice: {why}"
+    if wanted == (1,):
+        return "throw 1 die: the open flaps add up under 6"
+    want = " or ".join(str(n) for n in wanted)
+    return f"throw {want} dice, not {thrown}"

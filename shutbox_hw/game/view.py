@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import (Mask, Position, RoundResult, RuleSet, RulesError, Throw, build_rules, dice_choice,
+from ..rules import (Mask, Position, RoundResult, RuleSet, Throw, dice_choice,
                      tile_bit, tiles_of)
 from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                       ScoreRow, Screen, ShutScreen, TurnEndScreen)
@@ -58,9 +58,9 @@ def screen(state: GameState) -> Screen:
         player = state.next_player()
         return PlayScreen(player=state.players[player] if player is not None else "",
                           round=match.round_number, tiles=state.rules.tiles,
-                          open_tiles=tuple(range(1, state.rules.tiles + 1)),
+                          open_tiles=tuple(tiles_of(state.board & ~state.shut)),
                           total=match.totals[player] if player is not None else 0,
-                          prompt="lift all flaps",
+                          prompt=to_open,
                           message=_bar(state, to_open if must_open else message(state)),
                           **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
@@ -126,18 +126,19 @@ def why_not(state: GameState, button: str) -> str:
 
 
 def title(rules: RuleSet) -> str:
-    """The preset's name, unless overrides changed its rules: then no preset's
-    name would be true (the rules line below says what they are)."""
-    try:
-        plain = build_rules(rules.preset, {})
-    except RulesError:        # a restored game's preset unknown to this version
-        return "House rules"
-    return rules.title if plain == rules else "House rules"
+    """The preset's name, unless overrides changed its rules (the rules line
+    below says what they are)."""
+    return rules.shown_title
 
 
 def _to_open(state: GameState) -> str:
+    """What the players do between two turns: lift what is still shut; once
+    every flap is open the next turn is under way (never "lift" with nothing shut)."""
     must_open = tiles_of(state.shut)
-    return f"lift {tile_ranges(must_open)}" if must_open else "lift all flaps"
+    if must_open:
+        return f"lift {tile_ranges(must_open)}"
+    turn = state.turn
+    return f"{state.players[turn.player]} to play" if turn is not None else ""
 
 
 def _queued(state: GameState, shown: Screen) -> Screen:
@@ -154,7 +155,8 @@ def no_move(state: GameState, turn: Turn) -> PlayScreen:
     assert state.match is not None
     return PlayScreen(player=state.players[turn.player], round=state.match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(state.open_mask(turn))),
-                      total=state.match.totals[turn.player], dice=turn.dice, prompt="no move")
+                      total=state.match.totals[turn.player], dice=turn.dice, prompt="no move",
+                      **_pool_fields(state, turn.player))
 
 
 def score_rows(state: GameState, result: RoundResult | None = None) -> tuple[ScoreRow, ...]:
@@ -169,6 +171,39 @@ def score_rows(state: GameState, result: RoundResult | None = None) -> tuple[Sco
         shut=bool(result and p in result.shutters),
         balance=match.balances[p] if state.rules.match == "pool" else None)
         for p, name in enumerate(state.players))
+
+
+def round_note(names: tuple[str, ...] | list[str], winners: tuple[int, ...], number: int) -> str:
+    """Who won the round, in words that stay true when shortened: a tie says
+    so first ("3-way tie: ..."), an all-way tie says everyone."""
+    if not winners:
+        return ""
+    if len(winners) == 1:
+        return f"{names[winners[0]]} wins round {number}"
+    if len(winners) == 2:
+        return f"{names[winners[0]]} & {names[winners[1]]} win round {number}"
+    if len(winners) == len(names):
+        return f"round {number}: all {len(names)} tie"
+    return f"{len(winners)}-way tie: " + ", ".join(names[p] for p in winners)
+
+
+def turn_end_note(state: GameState, player: int, score: int, open_mask: Mask) -> str:
+    """The consequence of a turn's end, said on its screen: a shut box's reward,
+    or in an elimination the threshold reached (doubling only adds, so a
+    player there now is out at the round's end)."""
+    rules = state.rules
+    if open_mask == 0:
+        if rules.shut_the_box == "instant-win":
+            return "wins the pot x2!" if rules.match == "pool" else "wins at once!"
+        if rules.shut_the_box == "double-others":
+            return "others score double"
+        return ""
+    if rules.match == "elimination" and state.match is not None \
+            and rules.threshold is not None:
+        total = state.match.totals[player] + score
+        if total >= rules.threshold:
+            return f"reached {rules.threshold}: out"
+    return ""
 
 
 def message(state: GameState) -> str | None:
@@ -192,7 +227,7 @@ def prompt(state: GameState, turn: Turn) -> str:
     if state.unseen_dice:
         if turn.throw is None:
             return "throw, then ROLL" if choice != "one" else "throw 1 die, then ROLL"
-        return "shut; ROLL: next; NEXT: stuck"
+        return "shut, then ROLL again. No move? NEXT"
     if turn.dice is None:
         if state.game.dice == "module":
             return "throw the dice"
@@ -240,12 +275,23 @@ def _pool_fields(state: GameState, player: int | None) -> dict[str, Any]:
     if state.rules.match != "pool" or state.match is None:
         return {}
     balance = state.match.balances[player] if player is not None else None
-    return {"pot": state.match.pot, "balance": balance}
+    return {"pot": round_pot(state), "balance": balance}
+
+
+def round_pot(state: GameState) -> int:
+    """What the round being played is for: every player in it staked at its
+    start, on top of what an uneven split left in the pot. (The balances are
+    settled when the round ends.)"""
+    match = state.match
+    assert match is not None
+    return match.pot + state.rules.stake * len(match.active())
 
 
 def _hint_fields(state: GameState, turn: Turn) -> dict[str, Any]:
     if not state.hints_on:
         return {}
+    if not state.hints_ready:
+        return {"hints_pending": True}
     if state.game.hints == "on-request" and not turn.hint_shown:
         return {}                 # asked for with a long ROLL, figures and all
     hint = tuple(tiles_of(turn.hint)) if state.hint_visible(turn) and turn.hint else None

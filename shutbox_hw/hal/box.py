@@ -21,7 +21,7 @@ from typing import Any
 from .clock import Clock
 from .config import DiceConfig, ExpanderPin, HardwareConfig, Pin
 from .dice_source import DiceSource, build_module_dice
-from .expander import ExpanderLamps, ExpanderPins
+from .expander import ExpanderLamps, ExpanderPins, Reader
 from .gpio import PiLamps, PiPins
 from .lights import LampSink, Lights
 from .mcp23017 import Mcp23017
@@ -49,11 +49,17 @@ def on_expander(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
 
 def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
                 bus: Callable[[int], Any] | None = None,
-                sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake) -> Ports:
+                sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake,
+                reader: Callable[[Any, int], Reader] | None = None,
+                kernel_ticks: bool = False) -> Ports:
     """Flaps, buttons and LEDs as the config wires them.
 
     ``bus(number)`` opens an I2C bus (only called when something is on an expander);
     ``wake`` is called from the pins' threads after an edge (see :class:`~.poll.Waker`).
+    ``reader(bus, address)`` makes the input expander's reader (the box: a
+    :class:`~.expander.ThreadReader`); without one the loop reads the chip.
+    ``kernel_ticks``: Pi-pin edges carry the kernel's timestamps (the box's
+    monotonic clock; see :class:`~.gpio.PiPins`).
     """
     switches: dict[Line, Pin] = {**dict(enumerate(hw.flaps, start=1)),
                                  "roll": hw.roll, "next": hw.next}
@@ -73,13 +79,14 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
     try:
         if on_pi(switches):
             sources.append(PiPins(on_pi(switches), clock, pin_factory, hw.read_interval_ms,
-                                  wake=wake))
+                                  wake=wake, kernel_ticks=kernel_ticks))
         if on_expander(switches):
             assert expander is not None
             pins = ExpanderPins(i2c, clock, on_expander(switches), int_pin=expander.int_pin,
                                 address=expander.address, debounce_ms=hw.debounce_ms,
                                 read_ms=hw.read_interval_ms, pin_factory=pin_factory,
-                                sleep=sleep, wake=wake)
+                                sleep=sleep, wake=wake,
+                                reader=reader(i2c, expander.address) if reader else None)
             sources.append(pins)
             input_chip = pins.chip
         inputs = Switches(sources, debounce_ms=hw.debounce_ms, hold_ms=hw.hold_ms)
@@ -107,14 +114,17 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
 
 
 def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,
-                 bus: Callable[[int], Any], fallback: DiceSource | None = None) -> DiceSource:
+                 bus: Callable[[int], Any], fallback: DiceSource | None = None,
+                 wake: Wake = no_wake) -> DiceSource:
     """The dice module of ``[hardware.dice]``: read when its ready line falls
     (a Pi pin with the pull-up; the module pulls it low) or, without one, polled.
-    It rolls ``fallback`` (software dice) while the module is missing."""
+    The falling edge calls ``wake``, so the loop reads a result at once, not at
+    its next timer. It rolls ``fallback`` (software dice) while the module is missing."""
     i2c = bus(dice.bus)
     if dice.ready_pin is None:
         return build_module_dice(i2c, dice.address, clock, fallback=fallback)
     from gpiozero import DigitalInputDevice
     line = DigitalInputDevice(dice.ready_pin, pull_up=True, pin_factory=pin_factory)
+    line.when_activated = wake      # low: a result waits (gpiozero's thread)
     return build_module_dice(i2c, dice.address, clock, ready=lambda: bool(line.is_active),
                              on_close=line.close, fallback=fallback)

@@ -29,6 +29,9 @@ I2C_PINS = {2: "SDA", 3: "SCL"}
 RESERVED_PINS = {0: "ID_SD, the HAT EEPROM's data line", 1: "ID_SC, the HAT EEPROM's clock",
                  14: "the UART's TXD (serial console)", 15: "the UART's RXD (serial console)"}
 ADDRESS_RANGE = range(0x03, 0x78)
+# the dice module's driver (hal/dice_module.py) takes 0x08..0x77: 0x00..0x07 are
+# reserved addresses in the I2C specification
+DICE_ADDRESSES = range(0x08, 0x78)
 MCP23017_ADDRESSES = range(0x20, 0x28)   # A2..A0 select 0x20..0x27 (datasheet DS20001952)
 
 # Reference build (a): flaps on the header's odd side top to bottom, tiles
@@ -115,10 +118,27 @@ class DisplayConfig:
 
 @dataclass(frozen=True)
 class DiceConfig:
-    """The dice module (firmware/dice/): where it answers, and its ready line."""
-    bus: int = 1
+    """The dice module (firmware/dice/): where it answers, and its ready line.
+
+    The reference wiring gives it a bus of its own: a bit-banged ``i2c-gpio``
+    bus (numbered ``bus``, on BCM ``sda_pin``/``scl_pin``), which waits out
+    the clock stretching of the Pico's I2C target that the Pi's hardware I2C
+    mishandles; bus 1 stays at 400 kHz for the display and the expanders.
+    install.sh writes the overlay. Without the pins, ``bus`` is one the
+    kernel already has (1: the Pi's own SDA/SCL)."""
+    bus: int = 4
     address: int = 0x42
     ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
+    sda_pin: int | None = 20        # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
+    scl_pin: int | None = 21
+
+    @property
+    def overlay(self) -> str | None:
+        """The config.txt line that makes its bus (None: the bus is the kernel's own)."""
+        if self.sda_pin is None or self.scl_pin is None:
+            return None
+        return (f"dtoverlay=i2c-gpio,bus={self.bus},i2c_gpio_sda={self.sda_pin},"
+                f"i2c_gpio_scl={self.scl_pin},i2c_gpio_delay_us=2")
 
 
 @dataclass(frozen=True)
@@ -136,10 +156,18 @@ class HardwareConfig:
     debounce_ms: int = 20
     hold_ms: int = 1000
     read_interval_ms: int = 250
+    i2c_hz: int = 400_000   # the bus clock (dtparam=i2c_arm_baudrate): the simulator's wire time
     allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
     dice: DiceConfig | None = None  # only with a [hardware.dice] table
+
+    def bus_setting(self, bus: int) -> tuple[str, str]:
+        """What makes I2C bus ``bus`` and its config.txt line, for a message that
+        says what to check when it is missing or silent."""
+        if self.dice is not None and self.dice.bus == bus and self.dice.overlay:
+            return "the i2c-gpio overlay", self.dice.overlay
+        return "i2c_arm", "dtparam=i2c_arm=on"
 
     def summary(self) -> str:
         """One line for ``check-config``."""
@@ -150,7 +178,9 @@ class HardwareConfig:
         shown = ("no display" if self.display.driver == "none" else
                  f"{self.display.driver} at 0x{self.display.address:02X} "
                  f"on bus {self.display.port}")
-        dice = (f", dice module 0x{self.dice.address:02X} on bus {self.dice.bus}"
+        gpio = (f" (i2c-gpio, BCM {self.dice.sda_pin}/{self.dice.scl_pin})"
+                if self.dice and self.dice.overlay else "")
+        dice = (f", dice module 0x{self.dice.address:02X} on bus {self.dice.bus}{gpio}"
                 if self.dice else "")
         service = f", service button on {_pin_text(self.service)}" if self.service is not None \
             else ""
@@ -172,6 +202,7 @@ HARDWARE = Spec(HardwareConfig, {
     "debounce_ms": Integer(1, 500, "milliseconds"),
     "hold_ms": Integer(100, 10_000, "milliseconds"),
     "read_interval_ms": Integer(10, 10_000, "milliseconds"),
+    "i2c_hz": Integer(10_000, 1_000_000, "Hz"),
     "allow_reserved_pins": Flag(),
     "mcp23017": Subtable("hardware.mcp23017"),
     "display": Subtable("hardware.display"),
@@ -179,8 +210,10 @@ HARDWARE = Spec(HardwareConfig, {
 })
 DICE = Spec(DiceConfig, {
     "bus": Integer(0, 31, "an I2C bus number"),
-    "address": Address(ADDRESS_RANGE),
+    "address": Address(DICE_ADDRESSES),
     "ready_pin": Checked(),   # a BCM pin, claimed with the others; "none": poll the module
+    "sda_pin": Checked(),     # BCM pins of its i2c-gpio bus; "none" (both): bus is the kernel's
+    "scl_pin": Checked(),
 })
 EXPANDER = Spec(ExpanderConfig, {
     "bus": Integer(0, 31, "an I2C bus number"),
@@ -266,7 +299,7 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                           next=cast(Pin, nxt), service=service,
                           green_led=green, red_led=red, flap_leds=flap_leds,
                           debounce_ms=v["debounce_ms"], hold_ms=v["hold_ms"],
-                          read_interval_ms=v["read_interval_ms"],
+                          read_interval_ms=v["read_interval_ms"], i2c_hz=v["i2c_hz"],
                           allow_reserved_pins=v["allow_reserved_pins"], mcp23017=expander,
                           display=display, dice=dice)
 
@@ -296,13 +329,24 @@ def _parse_expander(table: Mapping[str, Any], check: Problems) -> ExpanderConfig
 
 def _parse_dice(table: Mapping[str, Any], check: Problems, pins: _PinBook) -> DiceConfig:
     v = DICE.read(table, check)
-    raw = table.get("ready_pin", DICE.default("ready_pin"))
-    ready: int | None = None
-    if raw != "none":   # "none": poll the module
-        pin = pins.claim_value("dice.ready_pin", raw, "the dice module's ready line", None,
-                               output=False)
-        ready = pin if isinstance(pin, int) else None
-    return DiceConfig(bus=v["bus"], address=v["address"], ready_pin=ready)
+    found: dict[str, int | None] = {}
+    for key, what in (("ready_pin", "the dice module's ready line"),
+                      ("sda_pin", "the dice module's I2C bus (SDA)"),
+                      ("scl_pin", "the dice module's I2C bus (SCL)")):
+        raw = table.get(key, DICE.default(key))
+        found[key] = None
+        if raw != "none":
+            pin = pins.claim_value(f"dice.{key}", raw, what, None, output=False)
+            found[key] = pin if isinstance(pin, int) else None
+    if ("none" in (table.get("sda_pin"), table.get("scl_pin"))
+            and table.get("sda_pin") != table.get("scl_pin")):
+        check.add("sda_pin", 'give both sda_pin and scl_pin (an i2c-gpio bus), or both "none" '
+                             "(bus is one the kernel has, e.g. 1)")
+    elif table.get("sda_pin") != "none" and v["bus"] in (0, 1):
+        check.add("bus", f"{v['bus']} is the Pi's own I2C; the i2c-gpio bus on sda_pin/scl_pin "
+                         'needs another number (3..31), or set both pins to "none"')
+    return DiceConfig(bus=v["bus"], address=v["address"], ready_pin=found["ready_pin"],
+                      sda_pin=found["sda_pin"], scl_pin=found["scl_pin"])
 
 
 def _parse_display(table: Mapping[str, Any], check: Problems) -> DisplayConfig:

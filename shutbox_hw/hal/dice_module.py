@@ -10,11 +10,16 @@ What a read must pass before its throw is used:
 
 - the identity (magic ``SD``, register map version 1): anything else at the
   address is "not the dice module";
-- a CRC-8 (SMBus PEC polynomial 0x07) over BOOT, SEQ, RCOUNT, FACE1, FACE2,
-  SOURCE: a mismatch is a corrupted or torn read and is read again;
+- a CRC-8 (SMBus PEC polynomial 0x07) over every register the module writes
+  (identity, STATUS, ERROR, BOOT, SEQ, RCOUNT, FACE1, FACE2, SOURCE): a
+  mismatch is a corrupted or torn read and is read again;
 - a (BOOT, SEQ) pair not seen before: a result is never used twice, and one
   that was waiting before :meth:`DiceModule.find` is acknowledged, not used
   (it may be a throw the daemon already took before it restarted).
+
+Every read starts at register 0 (the protocol's read-from-0 rule,
+firmware/dice/README.md): STATUS then comes before the result, and the
+module writes STATUS after the result, so a READY read has a whole result.
 
 Transient bus errors (errno 121, 5, 110, 11) and CRC mismatches are retried
 ``attempts`` times with a doubling backoff; after that the module counts as
@@ -35,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
+from .config import DICE_ADDRESSES
 from .mcp23017 import RETRY_ERRNOS as _MCP_RETRY
 
 DEFAULT_ADDRESS = 0x42
@@ -57,6 +63,12 @@ RETRY_ERRNOS = _MCP_RETRY    # 121, 5, 110, 11: the same transient errors as the
 def crc8(data: bytes | list[int]) -> int:
     """CRC-8/SMBUS: polynomial 0x07, initial 0, no reflection, no final XOR."""
     return int(regs.crc8(data))
+
+
+def crc_registers(data: bytes | list[int]) -> int:
+    """What the CRC register must hold for the registers ``data``: the CRC-8 over
+    every register the module writes (not COUNT, REQUEST, ACK)."""
+    return int(regs.crc_registers(data))
 
 
 def _checked_count(count: int) -> int:
@@ -109,7 +121,7 @@ class DiceModule:
     def __init__(self, bus: Any, address: int = DEFAULT_ADDRESS, *,
                  ready: Callable[[], bool] | None = None, attempts: int = 4,
                  backoff_s: float = 0.001, sleep: Callable[[float], None] = time.sleep) -> None:
-        if not 0x08 <= address <= 0x77:
+        if address not in DICE_ADDRESSES:
             raise ValueError(f"I2C address 0x{address:02x} is outside 0x08..0x77")
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
@@ -194,8 +206,9 @@ class DiceModule:
         if len(regs) != REGISTER_COUNT:
             raise _Garbled(f"short read ({len(regs)} bytes)")
         if regs[0:2] != MAGIC or regs[2] != FW_MAJOR:
-            raise _Garbled(f"not the dice module (identity {regs[0:3].hex()})")
-        if crc8(regs[BOOT:CRC]) != regs[CRC]:
+            raise _Garbled(f"not the dice module (identity {regs[0:3].hex()}, "
+                           f"this box speaks register map {FW_MAJOR})")
+        if crc_registers(regs) != regs[CRC]:
             self.crc_errors += 1
             raise _Garbled("CRC mismatch")
         throw = None

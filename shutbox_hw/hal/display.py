@@ -24,6 +24,16 @@ back; the sender calls ``wake`` when that happens, so a loop sleeping until
 its next deadline polls at once. A transient bus error (errno 121,
 5, 110, or 11: the Pi 5's lost arbitration) is retried at once first.
 
+A panel can also lose its setup without a bus error: a supply dip or an ESD
+hit resets an SSD1306/SH1106 that still acknowledges its address, back to
+display off, charge pump off and another addressing mode (dark, or a garbled
+frame). luma never reads the panel back, so the setup is sent again
+blindly: every ``refresh_every_ms`` while the screen is on, on waking from
+blank, and after any bus error (even one a retry got past), followed by the
+contrast, the current frame and display-on. The replay leaves out the init's
+display-off and its blank frame, so on a panel that was fine nothing changes
+on the screen: no flicker.
+
 :class:`LumaPanel` makes the real device: luma's ``i2c()`` opens an SMBus
 file descriptor each time it is built, and every luma device registers an
 exit hook that keeps it (with its 8192-entry pixel maps) alive for good, so the
@@ -47,9 +57,13 @@ from PIL import Image
 from ..events import InputFault
 from .config import HardwareConfig
 from .mcp23017 import RETRY_ERRNOS
+from .panel_pages import send_changed
 from .poll import Wake, no_wake
 
 log = logging.getLogger("shutbox_hw")
+
+REFRESH_EVERY_MS = 60_000    # the panel's setup is sent again this often while on
+DISPLAY_OFF = 0xAE           # the first byte of every luma init (SSD1306/SH1106 "display off")
 
 WIDTH, HEIGHT = 128, 64
 DEVICE_ERRORS = (OSError, LumaError)  # luma turns errno 121/5 into DeviceNotFoundError
@@ -120,9 +134,17 @@ class OledDisplay:
                  retry_ms: int = 10_000, shift_every_ms: int = 0, width: int = WIDTH,
                  height: int = HEIGHT, attempts: int = 3,
                  sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake,
-                 coalesce_ms: int = 10) -> None:
+                 coalesce_ms: int = 10, refresh_every_ms: int = REFRESH_EVERY_MS) -> None:
         self.width, self.height = width, height
         self._factory = device_factory
+        # only a factory that can replay the panel's setup (LumaPanel) is refreshed
+        refresh = getattr(device_factory, "refresh", None)
+        self._refresh_panel: Callable[[], None] | None = refresh if callable(refresh) else None
+        self._refresh_every_ms = refresh_every_ms if self._refresh_panel else 0
+        self._refresh_at_ms: int | None = None     # the caller's clock
+        self._refresh_due = False
+        self._bus_error = False                    # sender thread: a retried error seen
+        self.refreshes = 0
         self._wake_loop = wake
         self._coalesce_s = coalesce_ms / 1000
         self._shift_every_ms = shift_every_ms
@@ -242,6 +264,8 @@ class OledDisplay:
                     times.append(self._last_activity_ms + self._idle_off_ms)
             if self._retry_at_ms is not None:
                 times.append(self._retry_at_ms)
+            if self._refresh_at_ms is not None and self._want_on:
+                times.append(self._refresh_at_ms)
             if (self._shift_every_ms and self._want_on and self._source is not None
                     and self._now is not None):
                 times.append((self._now // self._shift_every_ms + 1) * self._shift_every_ms)
@@ -278,6 +302,8 @@ class OledDisplay:
 
     def _wake(self, now_ms: int) -> None:
         self._last_activity_ms = now_ms
+        if not self._want_on and self._refresh_panel is not None:
+            self._refresh_due = True    # the panel may have lost its setup while dark
         self._want_on = True
         self._dimmed = False
         self._want_contrast = self._contrast
@@ -299,6 +325,12 @@ class OledDisplay:
             elif now_ms >= self._retry_at_ms:
                 self._retry_at_ms = None
                 self._want_device = True
+        if self._refresh_every_ms and self._want_on and self._device is not None:
+            if self._refresh_at_ms is None:
+                self._refresh_at_ms = now_ms + self._refresh_every_ms
+            elif now_ms >= self._refresh_at_ms:
+                self._refresh_due = True
+                self._refresh_at_ms = now_ms + self._refresh_every_ms
         self._shift(now_ms)
 
     def _shift(self, now_ms: int) -> None:
@@ -329,6 +361,7 @@ class OledDisplay:
             except DEVICE_ERRORS as exc:
                 if attempt == self._attempts - 1 or not transient(exc):
                     raise
+                self._bus_error = True  # a byte may have been lost: replay the setup after
                 self._sleep(delay)
                 delay *= 2
         raise AssertionError("unreachable")
@@ -336,7 +369,7 @@ class OledDisplay:
     def _work_locked(self) -> bool:
         if self._device is None:
             return self._want_device
-        return (self._want_on != self._sent_on or self._want_contrast != self._sent_contrast
+        return (self._refresh_due or self._want_on != self._sent_on or self._want_contrast != self._sent_contrast
                 or (self._frame_bytes is not None and self._frame_bytes != self._sent_bytes))
 
     def _hold_locked(self) -> None:
@@ -368,18 +401,25 @@ class OledDisplay:
                 contrast, on = self._want_contrast, self._want_on
                 sent_contrast, sent_on, sent_bytes = (self._sent_contrast, self._sent_on,
                                                       self._sent_bytes)
+                refresh, self._refresh_due = self._refresh_due, False
             failure: BaseException | None = None
+            self._bus_error = False
             try:
                 if device is None:
-                    device = self._attempt(self._factory)
+                    device = self._attempt(self._factory)   # the whole init
                     sent_contrast = sent_on = sent_bytes = None
+                elif refresh and self._refresh_panel is not None:
+                    # the setup again, then contrast, frame and on/off as if never sent
+                    self._attempt(self._refresh_panel)
+                    sent_contrast = sent_on = sent_bytes = None
+                    self.refreshes += 1
                 if contrast != sent_contrast:
                     # also right after init: luma's ssd1306 init writes 0xCF
                     self._attempt(lambda: device.contrast(contrast))
                     sent_contrast = contrast
-                if data is not None and data != sent_bytes:
+                if frame is not None and data is not None and data != sent_bytes:
                     started = time.monotonic()
-                    self._attempt(lambda: device.display(frame))
+                    self._attempt(lambda: send_changed(device, frame, sent_bytes))
                     sent_bytes = data
                     self.frames_sent += 1
                     self._sent_at = time.monotonic()
@@ -402,6 +442,11 @@ class OledDisplay:
                 if error is None:
                     self._device = device
                     self._lost = None
+                    if self._bus_error and self._refresh_panel is not None:
+                        self._refresh_due = True
+                    if (self._refresh_every_ms and self._refresh_at_ms is None
+                            and self._now is not None):
+                        self._refresh_at_ms = self._now + self._refresh_every_ms
                     self._sent_contrast, self._sent_on, self._sent_bytes = (
                         sent_contrast, sent_on, sent_bytes)
                 else:
@@ -410,6 +455,7 @@ class OledDisplay:
                         self._lost = fault_message(failure)
                     self._device = None
                     self._want_device = False  # poll() schedules the retry
+                    self._refresh_at_ms = None  # a new device gets the whole init
                     self._sent_contrast = self._sent_on = self._sent_bytes = None
                 self._busy = False
                 self._cond.notify_all()
@@ -497,6 +543,18 @@ class LumaPanel:
             else:
                 self._serial.data(payload)
         return self._device
+
+    def refresh(self) -> None:
+        """Send the init's setup commands again on the open interface, without
+        the display-off they start with: a panel that kept its setup shows no
+        change, one that was reset gets its charge pump, addressing mode and
+        geometry back. The caller then sends contrast, frame and display-on."""
+        if self._serial is None or not self._init:
+            raise OSError(errno.EBADF, "the display's bus is closed")
+        kind, setup = self._init[0]    # luma's first command(): display off + setup
+        if kind == "command" and setup[:1] == (DISPLAY_OFF,):
+            setup = setup[1:]
+        self._serial.command(*setup)
 
     def failed(self, exc: BaseException) -> None:
         if not no_answer(exc):

@@ -3,14 +3,26 @@
 :class:`ExpanderPins`: up to 14 switches (flaps, ROLL, NEXT) on one chip, an
 edge source for :class:`~.switches.Switches`, with its open-drain INT line
 on a Pi pin watched through gpiozero (falling edge). The gpiozero callback
-only notes the time and wakes the daemon's loop (see :class:`~.poll.Waker`);
-the registers are read in ``poll`` from that loop. Every read fetches all 22
+notes the time and hands the read to a :class:`Reader`: on the box a thread
+of its own (:class:`ThreadReader`) that reads the chip at once, so a loop
+blocked on a disk sync or a bus shared with the display never reads it late;
+without one the loop reads it at its next poll. Every read fetches all 22
 registers in one transfer, which both acknowledges the interrupt and shows
 whether the configuration survived: after a brownout the chip is
 reconfigured before its pins are trusted (without pull-ups every open switch
 would read shut). A full read also runs every ``read_ms`` (default 250) in
-case an interrupt was missed; it also takes what INTF/INTCAP latched while
-INT was not seen, so a short press is not lost when the INT wire is broken.
+case an interrupt was missed.
+
+No invented and no lost presses: INTCAP holds the port as it was at the
+first change since the last read, not for how long (datasheet DS20001952
+§3.6). So a read is decided from INTCAP and GPIO together with their times:
+a captured level that GPIO still shows lasted from the interrupt to the read;
+one that GPIO no longer shows lasted less than the time between them, which
+the debouncer can judge only when that is under ``debounce_ms``; read later,
+it is a glitch of unknown length, never a press. A broken INT wire (INTF set
+at a periodic read while the line is not active) or none at all makes the
+chip polled every ``debounce_ms / 2`` instead, so that presses are still
+seen by their level.
 Bus errors are retried by the driver; a chip that stays silent is reported
 once as an :class:`~shutbox_hw.events.InputFault` (on the flap view) and
 retried every ``retry_ms`` while the box keeps running on the last known
@@ -22,10 +34,11 @@ optionally the status pair on GPA7/GPB7 of the input chip.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from gpiozero import DigitalInputDevice
 
@@ -38,9 +51,52 @@ from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
 from .poll import Wake, no_wake
 from .switches import Edge, Line
 
+log = logging.getLogger("shutbox_hw")
+
 BROWNOUT_MESSAGE = "registers were reset (brownout?)"
 RECONFIGURED_MESSAGE = "reconfigured after reset"
 BACK_MESSAGE = "answering again"
+
+
+class Reader(Protocol):
+    """Who reads the chip when INT falls: ``request(job)`` runs ``job`` soon, off the loop."""
+
+    def request(self, job: Callable[[], None]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ThreadReader:
+    """The box's reader: a thread that runs the latest job as soon as it is asked."""
+
+    def __init__(self, name: str = "expander-reader") -> None:
+        self._job: Callable[[], None] | None = None
+        self._asked = threading.Event()
+        self._closing = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def request(self, job: Callable[[], None]) -> None:
+        self._job = job
+        self._asked.set()
+
+    def _run(self) -> None:
+        while True:
+            self._asked.wait()
+            self._asked.clear()
+            if self._closing:
+                return
+            job = self._job
+            if job is not None:
+                try:
+                    job()
+                except Exception:  # noqa: BLE001 - the reader must outlive a driver bug
+                    log.exception("expander read")
+
+    def close(self) -> None:
+        self._closing = True
+        self._asked.set()
+        self._thread.join(timeout=2)
 
 
 class ExpanderPins:
@@ -52,7 +108,7 @@ class ExpanderPins:
                  read_ms: int = HardwareConfig.read_interval_ms, retry_ms: int = 1000,
                  pin_factory: Any = None,
                  sleep: Callable[[float], None] = time.sleep, attempts: int = 4,
-                 wake: Wake = no_wake) -> None:
+                 wake: Wake = no_wake, reader: Reader | None = None) -> None:
         pins = list(lines.values())
         if len(set(pins)) != len(pins):
             raise ValueError("an expander pin is used twice")
@@ -62,18 +118,22 @@ class ExpanderPins:
         self.source = f"MCP23017 0x{address:02x}"
         self.read_ms = read_ms
         self.retry_ms = retry_ms
+        self.poll_ms = max(1, debounce_ms // 2)   # with INT dead or not wired
         self._debounce_ms = debounce_ms
-        self._word: int | None = None   # the levels the last read gave the debouncers
-        self._changed = 0               # the lines whose level that read changed
         self._clock = clock
         self._lines = dict(lines)
         self._mask = sum(1 << p for p in pins)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()   # the chip: the reader's thread and the loop's
         self._wake = wake
+        self._reader = reader
         self._int_at: int | None = None
+        self._read_at: int | None = None   # the last read that gave the debouncers levels
         self._faults: list[InputFault] = []
+        self._edges: list[Edge] = []       # read by the reader, not yet taken by the loop
         self._absent = False
+        self._int_dead = int_pin is None
         self._next_read = 0
+        self.glitches = 0   # captured levels gone by a late read: not reported
 
         now = clock.now_ms()
         self._start: dict[Line, bool] = {line: False for line in lines}
@@ -81,8 +141,8 @@ class ExpanderPins:
             self.chip.configure(self._mask)
             snap = self.chip.read_all()
             self._start = {line: not (snap.gpio >> p & 1) for line, p in lines.items()}
-            self._word = snap.gpio
-            self._next_read = now + read_ms
+            self._read_at = now
+            self._next_read = now + self._interval()
         except Mcp23017Error as exc:
             self._lost(exc, now)
 
@@ -96,17 +156,29 @@ class ExpanderPins:
         """As the first read showed them (all open when the chip did not answer)."""
         return dict(self._start)
 
+    def _interval(self) -> int:
+        return self.poll_ms if self._int_dead else self.read_ms
+
     def _on_interrupt(self) -> None:
-        """gpiozero thread: only note when and wake the loop; the read happens in poll."""
+        """gpiozero thread: note when, then read at once (the reader) or wake the loop."""
         with self._lock:
             if self._int_at is None:
                 self._int_at = self._clock.now_ms()
-        self._wake()
+            if self._int_dead:
+                self._int_dead = False
+                log.info("%s: INT line working again", self.source)
+        if self._reader is not None:
+            self._reader.request(self._read_for_interrupt)
+        else:
+            self._wake()
 
-    def _take_interrupt(self) -> int | None:
+    def _read_for_interrupt(self) -> None:
+        """The reader: the chip read as INT fell; the edges wait for the loop."""
         with self._lock:
-            at, self._int_at = self._int_at, None
-        return at
+            if self._int_at is None or self._absent:
+                return
+            self._edges += self._read(self._clock.now_ms())
+        self._wake()
 
     def _lost(self, exc: Mcp23017Error, now: int) -> None:
         if not self._absent:
@@ -114,26 +186,48 @@ class ExpanderPins:
             self._faults.append(InputFault(self.source, str(exc).split(": ", 1)[-1], now))
         self._next_read = now + self.retry_ms
 
+    def known_until(self, now_ms: int) -> int:
+        """Up to when the lines' levels are known: an interrupt not yet read may
+        hold a change from its time on (the debouncers wait for it); polled
+        with INT dead, only up to the last read."""
+        with self._lock:
+            if self._int_at is not None and not self._absent:
+                return min(self._int_at, now_ms)
+            if self._int_dead and not self._absent and self._read_at is not None:
+                return min(self._read_at, now_ms)
+            return now_ms
+
     def next_deadline_ms(self) -> int:
         """When the chip must next be read (now-ish if an interrupt is pending)."""
         with self._lock:
-            int_at = self._int_at
-        if int_at is not None and not self._absent:
-            return min(int_at, self._next_read)
-        return self._next_read
+            if self._edges:
+                return min(e.at_ms for e in self._edges)
+            int_at = self._int_at if self._reader is None else None
+            if int_at is not None and not self._absent:
+                return min(int_at, self._next_read)
+            return self._next_read
 
     def edges(self, now_ms: int | None = None) -> list[Edge]:
-        """What the chip shows, if an interrupt is pending or a periodic read is
-        due by ``now_ms``: a second call at the same time finds nothing due."""
-        if now_ms is None:
-            return []     # the INT callback only notes the time: nothing read yet
+        """What the reader found, then what the chip shows if a read is due by
+        ``now_ms`` (an interrupt the loop is to read, or a periodic read): a
+        second call at the same time finds nothing due."""
         with self._lock:
-            pending = self._int_at is not None
-        if now_ms < self._next_read and not (pending and not self._absent):
-            return []
-        int_at = self._take_interrupt()
+            out, self._edges = self._edges, []
+            if now_ms is None:
+                return out
+            pending = self._int_at is not None and self._reader is None
+            if now_ms < self._next_read and not (pending and not self._absent):
+                return out
+            return out + self._read(now_ms)
+
+    def _read(self, now_ms: int) -> list[Edge]:
+        """Read every register (with the lock held) and decide what they show."""
+        int_at, self._int_at = self._int_at, None
         try:
             snap = self.chip.read_all()
+            if int_at is None and self._int_at is not None:
+                # INT fell while the registers were on the wire: this read answers it
+                int_at, self._int_at = self._int_at, None
             if not self.chip.configured(snap):
                 if not self._absent:
                     self._faults.append(InputFault(self.source, BROWNOUT_MESSAGE, now_ms))
@@ -147,48 +241,44 @@ class ExpanderPins:
             # by the time the chip answers again: the next read uses GPIO only.
             self._lost(exc, now_ms)
             return []
+        stale = self._absent   # a capture from before an outage is old news: GPIO only
         if self._absent:
             self._absent = False
             self._faults.append(InputFault(self.source, BACK_MESSAGE, now_ms, ok=True))
-            stale = True   # a capture from before the outage is old news: GPIO only
-        else:
-            stale = False
+        if int_at is None and snap.intf and not self._int_dead and self._int_device is not None \
+                and not self._int_device.is_active:
+            self._int_dead = True     # latched, yet INT is not low: the wire is broken
+            log.warning("%s: INT line dead, polling every %d ms", self.source, self.poll_ms)
         out: list[Edge] = []
-        again = self._feed(snap, int_at, now_ms, stale, out)
-        self._next_read = now_ms + (self._debounce_ms if again else self.read_ms)
+        self._feed(snap, int_at, now_ms, stale, out)
+        self._read_at = now_ms
+        self._next_read = now_ms + self._interval()
         return out
 
     def _feed(self, snap: Snapshot, int_at: int | None, now_ms: int, stale: bool,
-              out: list[Edge]) -> bool:
-        """The edges a snapshot shows, onto ``out``; True when the chip should be read
-        again after ``debounce_ms`` because it latched a change that is already over.
+              out: list[Edge]) -> None:
+        """The edges a snapshot shows, onto ``out``.
 
         INTF/INTCAP hold the port as it was at the first change since the last
-        read, whether or not the Pi saw INT fall. Seen: the capture is the level
-        at the interrupt, the GPIO the level now. Not seen (INT line broken or
-        the edge lost): when it happened is unknown, so the captured level is
-        taken as the level now and the chip is read again ``debounce_ms`` later;
-        that way a press that is over by the time of the periodic read still
-        lasts long enough to pass the debouncer (datasheet: INTCAP keeps the
-        capture until INTCAP or GPIO is read).
+        read. Seen (``int_at``): the capture is the level at the interrupt,
+        GPIO the level now. A captured level GPIO still shows is fed at the
+        interrupt; one GPIO no longer shows lasted less than ``now - int_at``:
+        fed only when that is under ``debounce_ms`` (the debouncer then drops
+        it as a glitch), else dropped as a glitch of unknown length. Not seen
+        (a periodic read, or polling with INT dead): GPIO alone, now.
         """
         ports = (0xFF if snap.intf & 0xFF else 0) | (0xFF00 if snap.intf & 0xFF00 else 0)
-        over = 0
-        if not ports or stale:
-            self._levels(snap.gpio, 0xFFFF, now_ms, out)
-        elif int_at is not None:
-            self._levels(snap.intcap, ports, min(int_at, now_ms), out)
-            self._levels(snap.gpio, 0xFFFF, now_ms, out)
+        captured = ports & self._mask if not stale else 0
+        gone = (snap.intcap ^ snap.gpio) & captured
+        if int_at is None:
+            self.glitches += bin(gone).count("1")
         else:
-            # A line that changed at the last read may still be bouncing: a capture
-            # that differs on it is the bounce, not a second change.
-            over = (snap.intcap ^ snap.gpio) & ports & self._mask & ~self._changed
-            self._levels(snap.intcap, over, now_ms, out)
-            self._levels(snap.gpio, 0xFFFF & ~over, now_ms, out)
-        word = (snap.gpio & ~over) | (snap.intcap & over)
-        self._changed = (word ^ self._word) & self._mask if self._word is not None else 0
-        self._word = word
-        return bool(over)
+            at = min(int_at, now_ms)
+            if now_ms - at >= self._debounce_ms:
+                self.glitches += bin(gone).count("1")
+                captured &= ~gone
+            self._levels(snap.intcap, captured, at, out)
+        self._levels(snap.gpio, 0xFFFF, now_ms, out)
 
     def _levels(self, word: int, ports: int, at_ms: int, out: list[Edge]) -> None:
         for line, pin in self._lines.items():
@@ -196,13 +286,16 @@ class ExpanderPins:
                 out.append(Edge(line, not (word >> pin & 1), at_ms))  # closed reads low
 
     def take_faults(self) -> list[InputFault]:
-        out, self._faults = self._faults, []
+        with self._lock:
+            out, self._faults = self._faults, []
         return out
 
     def close(self) -> None:
         if self._int_device is not None:
             self._int_device.close()
             self._int_device = None
+        if self._reader is not None:
+            self._reader.close()
 
 
 class ExpanderLamps:

@@ -19,11 +19,13 @@ gpiozero reads the board's revision from ``/proc/device-tree`` or
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
@@ -68,6 +70,8 @@ def make_pin_factory(name: str = "lgpio") -> Any:
         module, cls, lib = "gpiozero.pins.rpigpio", "RPiGPIOFactory", "RPi.GPIO"
     else:
         raise UserError(f"pin factory {name!r} is not one of {', '.join(PIN_FACTORIES)}")
+    if lib == "lgpio":
+        private_lg_wd()
     try:
         # lgpio does real work at import: it makes its notification FIFO, and its
         # C library reports a failure on fd 2 before Python raises
@@ -78,6 +82,29 @@ def make_pin_factory(name: str = "lgpio") -> Any:
     except Exception as exc:  # noqa: BLE001 - the backends raise many kinds
         raise UserError(f"pin factory {name!r}: {pin_factory_problem(lib, exc)}") from None
     return factory
+
+
+def private_lg_wd(environ: MutableMapping[str, str] = os.environ) -> str | None:
+    """Give lgpio a folder of its own for its FIFO when ``LG_WD`` is not set.
+
+    lgpio makes ``.lgd-nfy*`` in ``$LG_WD``, else in the working directory (and
+    leaves it there): a command run by hand would litter the folder it was run
+    from, or fail in one it cannot write. The folder is private (mode 0700) under
+    ``$XDG_RUNTIME_DIR`` or the temporary directory, and removed at exit.
+    Returns the folder made, or None when ``LG_WD`` was already set (systemd's
+    unit sets it) or no folder could be made (lgpio then says so itself).
+    """
+    if environ.get("LG_WD"):
+        return None
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    base = runtime if runtime and os.access(runtime, os.W_OK | os.X_OK) else None
+    try:
+        folder = tempfile.mkdtemp(prefix="shutbox-hw-lgpio-", dir=base)
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    environ["LG_WD"] = folder
+    return folder
 
 
 @contextlib.contextmanager
@@ -106,10 +133,11 @@ def _c_stderr_kept_unless_failed() -> Iterator[None]:
 
 
 INSTALL_HINT = {
-    "lgpio": "on Raspberry Pi OS: apt install python3-lgpio and a venv made with "
-             "--system-site-packages, or pip install 'shutbox-hw[pi]'",
+    "lgpio": "on the Pi: pip install 'shutbox-hw[pi]' (or apt install python3-lgpio, "
+             "venv --system-site-packages)",
     "RPi.GPIO": "pip install 'shutbox-hw[pi]' (or use --pin-factory lgpio)",
 }
+NOT_A_PI = "on a PC: shutbox-hw sim"
 
 
 def pin_factory_problem(lib: str, exc: BaseException) -> str:
@@ -117,7 +145,10 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     filename = str(getattr(exc, "filename", "") or "")
     if isinstance(exc, ImportError):
-        return f"the {lib} library is not installed ({text}); {INSTALL_HINT[lib]}"
+        # the module's own "No module named ..." says nothing more; anything else does
+        plain = getattr(exc, "name", None) == lib or text == f"No module named '{lib}'"
+        why = "" if plain else f" ({text})"
+        return f"the {lib} library is not installed{why}; {INSTALL_HINT[lib]}; {NOT_A_PI}"
     if ".lgd-nfy" in filename:
         # lgpio makes its FIFO in $LG_WD (it changes into it) or else the working directory
         where = os.environ.get("LG_WD") or os.getcwd()
@@ -137,13 +168,35 @@ def pin_factory_problem(lib: str, exc: BaseException) -> str:
     return f"cannot start here: {type(exc).__name__}: {text}"
 
 
+PIN_LIBRARIES = ("gpiozero.pins", "lgpio", "RPi", "rpi_lgpio")
+
+
+def raised_in_pin_library(exc: BaseException) -> bool:
+    """True when ``exc`` came out of a pin backend's code (gpiozero's pin classes,
+    lgpio, RPi.GPIO): whatever it is, it is about the pins, not a bug of ours."""
+    if type(exc).__module__.startswith(PIN_LIBRARIES):
+        return True
+    tb = exc.__traceback__
+    while tb is not None:
+        if str(tb.tb_frame.f_globals.get("__name__", "")).startswith(PIN_LIBRARIES):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def pin_claim_problem(exc: BaseException) -> str | None:
-    """One line for a pin the backend would not give us (busy, not there), or None
-    when ``exc`` is not that kind of error (a bug keeps its traceback)."""
+    """One line for a pin the backend would not give us (busy, not there, or a
+    backend that cannot watch pins here), or None when ``exc`` is not that kind
+    of error (a bug keeps its traceback)."""
     from gpiozero.exc import GPIOZeroError
-    if not (isinstance(exc, GPIOZeroError) or type(exc).__module__ in ("lgpio", "RPi.GPIO")):
+    if not (isinstance(exc, GPIOZeroError) or raised_in_pin_library(exc)):
         return None
     text = " ".join(str(exc).split()) or type(exc).__name__
+    if "edge detection" in text:
+        # RPi.GPIO 0.7 watches edges through /sys/class/gpio (export), which the unit's
+        # ProtectKernelTunables=yes makes read-only and newer kernels number differently
+        return (f"RPi.GPIO cannot watch the box's pins here ({text}): it needs the old "
+                "/sys/class/gpio interface; use --pin-factory lgpio (the default)")
     return (f"cannot claim the box's pins ({text}): another program holds one (a second "
             "shutbox-hw: sudo systemctl stop shutbox-hw; or a kernel driver from a dtoverlay "
             "in config.txt)")
@@ -164,44 +217,71 @@ def gpio_device_problem(dev: str = "/dev") -> str:
     return f"{dev}/{chips[0]} is there and open to this user: is another program using the pins?"
 
 
+class StampedInput(DigitalInputDevice):
+    """A gpiozero input that keeps the ``ticks`` of the change it is firing for:
+    with lgpio the kernel's timestamp of the edge (gpiozero hands it on in
+    seconds of ``CLOCK_MONOTONIC``, the clock of ``time.monotonic_ns``)."""
+
+    ticks: float | None = None
+
+    def _fire_events(self, ticks: Any, new_active: Any) -> None:
+        self.ticks = ticks
+        super()._fire_events(ticks, new_active)
+
+
+def kernel_ms(ticks: float) -> int:
+    """gpiozero's ticks (seconds on the monotonic clock) in the box clock's milliseconds."""
+    return int(ticks * 1000)
+
+
 class PiPins:
     """Switches to ground on the Pi's own pins: an :class:`~.switches.EdgeSource`.
 
-    gpiozero's callbacks only record ``(line, level, clock.now_ms())`` under a
-    lock, from its own threads, then call ``wake`` so that a sleeping loop
-    looks at them now; :meth:`edges` hands them over. Every
+    gpiozero's callbacks only record ``(line, level, time)`` under a lock, from
+    its own threads, then call ``wake`` so that a sleeping loop looks at them
+    now; :meth:`edges` hands them over. The time is the edge's own: with
+    ``kernel_ticks`` (the box, on the monotonic clock) the kernel's timestamp
+    that lgpio hands to the callback, so a callback that runs late (a busy
+    thread, the GIL) neither stretches nor squeezes a bounce; without (the
+    simulator's virtual clock) the clock when the callback runs. Every
     ``read_ms`` it also reads every pin's level, as the expander does: a level
     that differs from the last edge seen is an edge the backend lost, and goes
     through the same debouncer (a level equal to it changes nothing).
     """
 
     def __init__(self, pins: Mapping[Line, PiPin], clock: Clock, pin_factory: Any = None,
-                 read_ms: int = HardwareConfig.read_interval_ms, wake: Wake = no_wake) -> None:
+                 read_ms: int = HardwareConfig.read_interval_ms, wake: Wake = no_wake,
+                 kernel_ticks: bool = False) -> None:
         if read_ms <= 0:
             raise ValueError("read_ms must be positive")
         self._clock = clock
         self._wake = wake
+        self._kernel_ticks = kernel_ticks
         self._lock = threading.Lock()
         self._recorded: list[Edge] = []
-        self._devices: dict[Line, DigitalInputDevice] = {}
+        self._devices: dict[Line, StampedInput] = {}
         self.read_ms = read_ms
         self._next_read: int | None = None
         try:
             for line, pin in pins.items():
-                dev = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
-                dev.when_activated = self._recorder(line, True)
-                dev.when_deactivated = self._recorder(line, False)
+                dev = StampedInput(pin, pull_up=True, pin_factory=pin_factory)
+                dev.when_activated = self._recorder(line, True, dev)
+                dev.when_deactivated = self._recorder(line, False, dev)
                 self._devices[line] = dev
         except Exception:
             self.close()
             raise
 
-    def _recorder(self, line: Line, closed: bool) -> Callable[[], None]:
+    def _recorder(self, line: Line, closed: bool, dev: StampedInput) -> Callable[[], None]:
         """A gpiozero ``when_*`` handler (its thread): note the edge and when, then
         wake the loop (after recording, so the step it wakes finds the edge)."""
         def record() -> None:
+            now = self._clock.now_ms()
+            at = now
+            if self._kernel_ticks and dev.ticks is not None:
+                at = min(now, kernel_ms(dev.ticks))   # never ahead of the loop's clock
             with self._lock:
-                self._recorded.append(Edge(line, closed, self._clock.now_ms()))
+                self._recorded.append(Edge(line, closed, at))
             self._wake()
         return record
 

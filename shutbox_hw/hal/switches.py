@@ -108,6 +108,13 @@ class Switches:
         out, self._faults = self._faults, []
         return out
 
+    def known_until(self, now_ms: int) -> int:
+        """Up to when every line's level is known: a source with a read still to
+        come (an expander's interrupt not yet read) holds the debouncers back,
+        so that a change it will report is not settled over."""
+        return min((source.known_until(now_ms) for source in self.sources
+                    if hasattr(source, "known_until")), default=now_ms)
+
     def io_deadline_ms(self) -> int | None:
         return earliest(source.next_deadline_ms() for source in self.sources)
 
@@ -130,8 +137,8 @@ class FlapSwitches:
 
     def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
         self._switches.pump(now_ms)
-        events: list[FlapChanged | InputFault] = [*self._switches.take_faults(),
-                                                  *self.logic.poll(now_ms)]
+        events: list[FlapChanged | InputFault] = [
+            *self._switches.take_faults(), *self.logic.poll(self._switches.known_until(now_ms))]
         return sorted(events, key=lambda e: e.at_ms)
 
     def next_deadline_ms(self) -> int | None:
@@ -152,7 +159,7 @@ class ButtonSwitches:
 
     def poll(self, now_ms: int) -> Sequence[ButtonEvent]:
         self._switches.pump(now_ms)
-        return self.logic.poll(now_ms)
+        return self.logic.poll(self._switches.known_until(now_ms))
 
     def next_deadline_ms(self) -> int | None:
         self._switches.pump()

@@ -8,8 +8,9 @@ Pillow releases; golden images must not.  Each glyph is written as rows of
   inside the 7 rows so a text line is 8 px): secondary figures and notes.
   Drawn at scale 2 (10x14) it is the headline font (the rule set's title,
   SHUT THE BOX!, questions).
-- ``NARROW``: 3x7 digits, for two-digit flap numbers when 10..12 flaps
-  must share 128 px.
+- ``NARROW``: 3x7 digits (with the signs and k/M/G of big numbers), for
+  two-digit flap numbers when 10..12 flaps must share 128 px, and the
+  scores of a scoreboard of 5..8 players.
 - ``LARGE``: 5x10 capitals, digits and punctuation (lower case is drawn in
   capitals): what a player must read now, 10 px tall so it reads from a bar
   stool on a 2.42" panel (10 px = 4.3 mm, ~10 arc-minutes at 1.5 m).
@@ -200,6 +201,11 @@ _NARROW = {
     "9": "### #.# #.# ### ..# ..# ###",
     "?": "### ..# ..# .## .#. ... .#.",
     " ": "... ... ... ... ... ... ...",
+    "-": "... ... ... ### ... ... ...",
+    "+": "... ... .#. ### .#. ... ...",
+    "k": "#.. #.. #.# ##. #.# #.# #.#",
+    "M": "#.# ### ### #.# #.# #.# #.#",
+    "G": "### #.. #.. #.# #.# #.# ###",
 }
 
 _LARGE = {

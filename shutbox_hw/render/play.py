@@ -19,7 +19,10 @@ from .widgets import BOTTOM, DIE, RIGHT, TILE_H
 DICE_Y = 11
 TILES_Y = DICE_Y + DIE + 2          # 31
 PROMPT_TOP = TILES_Y + TILE_H + 1   # 42: two prompt lines end on row 62
-BAR_TOP = DICE_Y + DIE              # 29: a problem bar covers the flaps' row
+BAR_TOP = DICE_Y + DIE + 2          # 31: a problem bar covers the flaps' row, and two
+                                    # dark rows keep it off the dice (a lit die touching a
+                                    # lit bar looked cut short: a 6 read as a 4)
+BAR_TOP_3 = BAR_TOP - 1             # a three-line problem needs one row more
 
 
 def _percent(p: float) -> str:
@@ -49,11 +52,12 @@ def _header(canvas: ImageDraw.ImageDraw, player: str, beside: list[str]) -> None
 def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
     if s.balance is not None:     # a pool: the pot and the balance, not a total
         bal = widgets.number(s.balance, 4, signed=True)
-        _header(canvas, s.player, [f"pot {s.pot}  bal {bal}", f"P{s.pot} B{bal}"])
+        # a long name is shortened before these words are: "P0 B0" said nothing
+        _header(canvas, s.player, [f"pot {s.pot}  bal {bal}", f"pot {s.pot} bal {bal}"])
     else:
         total = widgets.number(s.total, 4)
         _header(canvas, s.player, [f"round {s.round}  total {total}",
-                                   f"R{s.round} total {total}", f"R{s.round} T{total}"])
+                                   f"R{s.round} total {total}"])
 
     # the dice: squares with pips; outlines with "?" before the throw
     faces = list(s.dice) if s.dice else [None] * s.throw_dice
@@ -82,11 +86,17 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
             y = top + i * pitch
             text.draw(canvas, label_x, y, label, small)
             widgets.right_text(canvas, RIGHT, y, value, small)
+    elif s.hints_pending:   # the tables are being solved (off the loop): say so
+        panel_x = 2 * DIE + 3
+        top = DICE_Y + (DIE - 2 * small.height - 3) // 2
+        text.draw(canvas, panel_x, top, "hints", small)
+        text.draw(canvas, panel_x, top + small.height + 3, "not ready", small)
 
     if s.message:
         font, _ = role("message")
         message = text.wrap(s.message, font, RIGHT - 4, 3)
-        widgets.bar(canvas, BAR_TOP, message, gap=1 if len(message) > 2 else 2)
+        three = len(message) > 2
+        widgets.bar(canvas, BAR_TOP_3 if three else BAR_TOP, message, gap=1 if three else 2)
         return
     hint = set(s.hint or ())
     widgets.tile_row(canvas, TILES_Y, list(range(1, s.tiles + 1)), set(s.open_tiles), hint)

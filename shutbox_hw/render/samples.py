@@ -20,11 +20,15 @@ _EIGHT = (
 )
 
 _MAIN_MENU = ("switch test", "LED test", "audits", "adjustments", "reset audits", "exit")
-_ADJUST = ("preset", "players", "hints", "settle_ms", "contrast", "reset to config", "back")
-_ADJUST_VALUES = ("crafthouse-12", "4", "always", "2500", "128", "", "")
-_AUDITS = ("games 1234", "rounds 5012", "boxes shut 87", "avg klappenspiel 21",
-           "avg pub 17", "best 0 Anna 2024-05-03", "best 2 Bernhard 2024-04-12",
-           "flap 1: 20113", "flap 2: 19876", "ROLL: 40210", "NEXT: 8812", "fault expander: 2")
+_ADJUST = ("rules", "players", "hints", "settle ms", "contrast", "reset to config", "back")
+_ADJUST_VALUES = ("1-12 Race", "4", "always", "2500", "128", "", "")   # presets by their titles
+# as the box lists them (store/audit.py): headings, then label and value
+_AUDITS = ("games", "played", "rounds", "boxes shut", "avg score a turn", "Klappenspiel",
+           "Pub Pool", "best turns", "Anna 2024-05-03", "Bernhard 2024-04-12", "flap moves",
+           "flap 1", "flap 2", "button presses", "ROLL", "NEXT", "faults", "expander")
+_AUDIT_VALUES = ("", "1234", "5012", "87", "", "21.3", "17", "", "0", "2", "", "20113",
+                 "19876", "", "40210", "8812", "", "2")
+_AUDIT_HEADINGS = tuple(i for i, v in enumerate(_AUDIT_VALUES) if not v)
 
 SAMPLES: dict[str, Screen] = {
     "attract": AttractScreen("Klappenspiel", "9 tiles, any-sum, elimination 45",
@@ -45,6 +49,9 @@ SAMPLES: dict[str, Screen] = {
                                       throw_dice=1),
     "turn_end_shut": TurnEndScreen("Carla", 0, (), True, note="others doubled"),
     "turn_end_open": TurnEndScreen("P1", 4, (1, 3), False),
+    "turn_end_next_up": TurnEndScreen("Anna", 45, tuple(range(1, 10)), False,
+                                      prompt="Ben to play"),
+    "play_lift_first": PlayScreen("P1", 1, 9, (1, 2, 3, 4, 5, 6, 8, 9), 0, prompt="lift 7"),
     "scoreboard_2": ScoreboardScreen(1, (ScoreRow("P1", 4, 4, 4), ScoreRow("P2", 2, 2, 2)),
                                      note="P2 wins the round"),
     "scoreboard_8": ScoreboardScreen(5, _EIGHT, note="Hanna lowest"),
@@ -59,15 +66,18 @@ SAMPLES: dict[str, Screen] = {
                                         note="P2 takes the pot"),
     "result": ResultScreen(("P2",), (ScoreRow("P1", 4, 4, 104), ScoreRow("P2", 2, 2, 96))),
     "result_8": ResultScreen(("Hanna", "Eva"), _EIGHT),
+    "result_stopped": ResultScreen((), (ScoreRow("P1", None, None, 12),
+                                        ScoreRow("P2", None, None, 30))),
     "confirm": ConfirmScreen("New game?"),
     "shut": ShutScreen("Anna"),
     "shut_note": ShutScreen("Bernhard", "others score double"),
     "menu": MenuScreen("service menu", _MAIN_MENU, selected=0),
     "menu_scrolled": MenuScreen("service menu", _MAIN_MENU, selected=3),
     "menu_values": MenuScreen("adjustments", _ADJUST, selected=2, values=_ADJUST_VALUES),
-    "menu_edit": MenuScreen("preset", ("klappenspiel", "crafthouse-12", "pub"), selected=1),
-    "menu_audits": MenuScreen("audits", _AUDITS, selected=None, first=5,
-                              prompt="NEXT: more  hold: back"),
+    "menu_edit": MenuScreen("RULES", ("Klappenspiel", "1-12 Race", "Pub Pool"), selected=1),
+    "menu_audits": MenuScreen("hold: back", _AUDITS, selected=None, first=13,
+                              values=_AUDIT_VALUES, headings=_AUDIT_HEADINGS,
+                              prompt="NEXT: down  ROLL: up"),
     "switch_test_9": SwitchTestScreen(9, (3, 7), (2, 0, 5, 1, 1, 0, 12, 1, 0), 3, 1,
                                       held=("ROLL",)),
     "switch_test_12": SwitchTestScreen(12, (1, 12), (1, 1, 1, 1, 2, 1, 1, 1, 1, 999, 1234, 8),

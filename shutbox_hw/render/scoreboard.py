@@ -2,9 +2,14 @@
 
 Up to 4 players: one 10 px row each (name, raw score if any was doubled,
 final score, and the match total, or in pool matches the balance: a pool
-total means nothing to the players). 5..8 players cannot get 10 px rows
-on 64 px, so they get two columns of 7 px rows with the total alone.
-A shut box is a small filled square after the row, a player who is out an X.
+total means nothing to the players), under column heads kept apart by a
+clear gap. 5..8 players cannot get 10 px rows on 64 px, so they get two
+columns of 7 px rows: name, the round's score and the total, in narrow
+digits so the names keep their room.
+A shut box is a small filled square after the row, a player who is out an X;
+a legend ("[] shut  X out", with the marks themselves) says so wherever a
+mark is shown: on a line of its own when there is room, else in the header
+or beside the note.
 """
 
 from __future__ import annotations
@@ -13,11 +18,14 @@ from PIL import ImageDraw
 
 from ..game.screens import ResultScreen, ScoreboardScreen, ScoreRow
 from . import text, widgets
-from .fonts import Font, role
+from .fonts import NARROW, Font, role
 from .widgets import BOTTOM, RIGHT
 
 COMPACT_FROM = 5         # this many rows or more: two columns of small rows
 MARKS_W = 12             # room right of the last column for the X and the square
+COL_GAP = 6              # at least this between two column heads ("final total")
+LEGEND_GAP = 5           # between the legend's two entries
+MARK_ADVANCE = 6         # a legend mark and the space after it
 
 
 def _pool(rows: tuple[ScoreRow, ...]) -> bool:
@@ -39,6 +47,56 @@ def _marks(canvas: ImageDraw.ImageDraw, r: ScoreRow, font: Font, x: int, y: int)
     if r.out:
         small = role("secondary")[0]
         text.draw(canvas, x, y + (font.height - small.height) // 2, "X", small)
+
+
+def _legend_items(rows: tuple[ScoreRow, ...]) -> list[ScoreRow]:
+    """One sample row per mark shown: the legend draws the mark, then its word."""
+    items = []
+    if any(r.shut for r in rows):
+        items.append(ScoreRow("shut", None, None, 0, shut=True))
+    if any(r.out for r in rows):
+        items.append(ScoreRow("out", None, None, 0, out=True))
+    return items
+
+
+def legend_width(rows: tuple[ScoreRow, ...]) -> int:
+    small, _ = role("secondary")
+    items = _legend_items(rows)
+    if not items:
+        return 0
+    return sum(MARK_ADVANCE + text.width(i.name, small) for i in items) \
+        + LEGEND_GAP * (len(items) - 1)
+
+
+def _legend(canvas: ImageDraw.ImageDraw, rows: tuple[ScoreRow, ...], x: int, y: int) -> None:
+    """"[] shut  X out" with the very marks the rows carry, from ``x``."""
+    small, _ = role("secondary")
+    for item in _legend_items(rows):
+        _marks(canvas, item, small, x, y)
+        x += MARK_ADVANCE
+        text.draw(canvas, x, y, item.name, small)
+        x += text.width(item.name, small) + LEGEND_GAP
+
+
+def _note(canvas: ImageDraw.ImageDraw, note: str, y: int, legend_of: tuple[ScoreRow, ...] = ()
+          ) -> None:
+    """The note centred on row ``y``, with the legend of ``legend_of`` beside it."""
+    small, _ = role("secondary")
+    lw = legend_width(legend_of)
+    shown = text.shorten(note, small, RIGHT - (lw + LEGEND_GAP if lw else 0)) if note else ""
+    total = text.width(shown, small) + (lw + LEGEND_GAP if lw and shown else lw)
+    x = (RIGHT - total) // 2
+    if shown:
+        text.draw(canvas, x, y, shown, small)
+        x += text.width(shown, small) + LEGEND_GAP
+    if lw:
+        _legend(canvas, legend_of, x, y)
+
+
+def _fits_beside(note: str, rows: tuple[ScoreRow, ...]) -> bool:
+    """Whether the note and the legend fit one line with the note whole."""
+    small, _ = role("secondary")
+    return text.width(note, small) + LEGEND_GAP + legend_width(rows) <= RIGHT
 
 
 def _column(canvas: ImageDraw.ImageDraw, x0: int, top: int, rows: tuple[ScoreRow, ...],
@@ -63,31 +121,94 @@ def _columns(canvas: ImageDraw.ImageDraw, top: int, rows: tuple[ScoreRow, ...], 
         _column(canvas, col * 65, top, part, pool, pitch)
 
 
-def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
-    pool = _pool(s.rows)
+def _score_column(canvas: ImageDraw.ImageDraw, x0: int, top: int, rows: tuple[ScoreRow, ...],
+                  pool: bool, pitch: int) -> None:
+    """Half-width scoreboard list: name, the round's score and the total (or
+    balance) in narrow digits, marks."""
+    font, _ = role("secondary")
+    total_right = x0 + 62 - MARKS_W + 6
+    score_right = total_right - text.width("999", NARROW) - 4
+    name_room = score_right - x0 - text.width("99", NARROW) - 5
+    y = top
+    for r in rows:
+        score = widgets.number(r.final, 3)
+        name = text.shorten(r.name, font, name_room)
+        text.draw(canvas, x0, y, name, font)
+        widgets.right_text(canvas, score_right, y, score, NARROW)
+        widgets.right_text(canvas, total_right, y, _last_value(r, pool), NARROW)
+        _marks(canvas, r, font, total_right + 1, y)
+        y += pitch
+
+
+def _compact_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen, pool: bool) -> None:
+    """5..8 players: two columns of name, score and total; the note, the
+    legend and what to do below."""
+    small, _ = role("secondary")
+    last = "balance" if pool else "total"
+    half = (len(s.rows) + 1) // 2
+    pitch = small.height + 1
+    for col, part in enumerate((s.rows[:half], s.rows[half:])):
+        _score_column(canvas, col * 65, 10, part, pool, pitch)
+    prompt = widgets.prompt_lines(s.prompt, 1)
+    top = widgets.footer(canvas, prompt) if prompt else BOTTOM
+    note_y = top - small.height - 2
+    legend = bool(_legend_items(s.rows))
+    # 5-6 players leave a free line above the note
+    own_line = legend and note_y - (small.height + 1) >= 10 + half * pitch
+    beside = legend and not own_line and (not s.note or _fits_beside(s.note, s.rows))
+    heads_left = widgets.right_text(canvas, RIGHT, 0, f"score, {last}", small) - COL_GAP
+    _round_label(canvas, s.round, heads_left, () if own_line or beside else s.rows)
+    canvas.line((0, 8, RIGHT - 1, 8), fill=1)
+    if s.note or beside:
+        _note(canvas, s.note, note_y, s.rows if beside else ())
+    if own_line:
+        _legend(canvas, s.rows, (RIGHT - legend_width(s.rows)) // 2,
+                note_y - (small.height + 1) if s.note else note_y)
+
+
+def _round_label(canvas: ImageDraw.ImageDraw, number: int, room: int,
+                 legend_of: tuple[ScoreRow, ...]) -> bool:
+    """The round at the header's left, in the ``room`` pixels there: "ROUND 3", or
+    "R3" when that leaves room for the legend of ``legend_of`` (or when "ROUND 3"
+    does not fit at all). Returns whether the legend went there too."""
+    small, _ = role("secondary")
+    labels = (f"ROUND {number}", f"R{number}")
+    if _legend_items(legend_of):
+        for label in labels:
+            label_w = text.width(label, small)
+            if label_w + LEGEND_GAP + legend_width(legend_of) <= room:
+                text.draw(canvas, 0, 0, label, small)
+                _legend(canvas, legend_of, label_w + LEGEND_GAP, 0)
+                return True
+    label = labels[0] if text.width(labels[0], small) <= room else labels[1]
+    text.draw(canvas, 0, 0, label, small)
+    return False
+
+
+def _column_rights(pool: bool, doubled: bool) -> list[tuple[str, int]]:
+    """The heads and the right edges of the wide layout's number columns, each
+    head at least ``COL_GAP`` clear of the next ("final total", not "finaltotal")."""
     small, _ = role("secondary")
     big, _ = role("scores")
-    last = "balance" if pool else "total"
-    doubled = any(r.raw != r.final for r in s.rows)
-    wide = len(s.rows) < COMPACT_FROM and doubled     # three labelled columns
-    text.draw(canvas, 0, 0, f"R{s.round}" if wide else f"ROUND {s.round}", small)
+    labels = (["raw"] if doubled else []) + ["final", "balance" if pool else "total"]
+    samples = {"raw": "999", "final": "999", "total": "9999", "balance": "+999"}
+    right = RIGHT - MARKS_W
+    columns: list[tuple[str, int]] = []
+    for label in reversed(labels):
+        columns.insert(0, (label, right))
+        right -= max(text.width(label, small), text.width(samples[label], big)) + COL_GAP
+    return columns
+
+
+def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
+    pool = _pool(s.rows)
     if len(s.rows) >= COMPACT_FROM:
-        # 5..8 players: two columns of name and total; the note and what to do below
-        widgets.right_text(canvas, RIGHT, 0, last, small)
-        canvas.line((0, 8, RIGHT - 1, 8), fill=1)
-        _columns(canvas, 10, s.rows, pool, small.height + 1)
-        prompt = widgets.prompt_lines(s.prompt, 1)
-        top = widgets.footer(canvas, prompt) if prompt else BOTTOM
-        if s.note:
-            note = text.shorten(s.note, small, RIGHT)
-            text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 2,
-                      note, small)
+        _compact_scoreboard(canvas, s, pool)
         return
-    value_right = RIGHT - MARKS_W
-    step = 42 if pool else 30          # "balance" is wider than "total"
-    columns = [("final", value_right - step), (last, value_right)]
-    if doubled:
-        columns.insert(0, ("raw", value_right - step - 30))
+    small, _ = role("secondary")
+    big, _ = role("scores")
+    doubled = any(r.raw != r.final for r in s.rows)
+    columns = _column_rights(pool, doubled)
     for label, right in columns:
         widgets.right_text(canvas, right, 0, label, small)
     canvas.line((0, 8, RIGHT - 1, 8), fill=1)
@@ -101,17 +222,27 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
             values.insert(0, widgets.number(r.raw, 3))
         for (_, right), value in zip(columns, values):
             widgets.right_text(canvas, right, y, value, big)
-        _marks(canvas, r, big, value_right + 2, y)
+        _marks(canvas, r, big, RIGHT - MARKS_W + 2, y)
         y += pitch
-    # below the rows: the note (small), then what to do (10 px) when it fits
+    # below the rows: the legend (on a line of its own when there is room,
+    # else beside the note, else in the header), the note (small), then what
+    # to do (10 px) when it fits
     room = BOTTOM - y
     prompt = widgets.prompt_lines(s.prompt, 1)
-    fits_both = room >= small.height + 1 + role("prompt")[0].height + 1
+    line = small.height + 1
+    need = role("prompt")[0].height + 1 + (line if s.note else 0)
+    legend = bool(_legend_items(s.rows))
+    own_line = legend and room >= need + line
+    beside = legend and not own_line and (not s.note or _fits_beside(s.note, s.rows))
+    heads_left = columns[0][1] - text.width(columns[0][0], small) - COL_GAP
+    _round_label(canvas, s.round, heads_left, () if own_line or beside else s.rows)
+    fits_both = room >= line + role("prompt")[0].height + 1
     top = widgets.footer(canvas, prompt) if prompt and (fits_both or not s.note) else BOTTOM
-    if s.note:
-        note = text.shorten(s.note, small, RIGHT)
-        text.draw(canvas, text.centred_x(note, small, 0, RIGHT), top - small.height - 2, note,
-                  small)
+    if s.note or beside:
+        _note(canvas, s.note, top - small.height - 2, s.rows if beside else ())
+        top -= line
+    if own_line:
+        _legend(canvas, s.rows, (RIGHT - legend_width(s.rows)) // 2, top - small.height - 2)
 
 
 def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:
@@ -121,8 +252,8 @@ def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:
     font, _ = role("winner")
     label = "WINNER" if len(s.winners) == 1 else "WINNERS"
     names = ", ".join(s.winners)
-    one_line = f"{label}: {names}"
-    if text.width(one_line, font) <= RIGHT - 4:
+    one_line = f"{label}: {names}" if s.winners else "STOPPED: NO WINNER"
+    if text.width(one_line, font) <= RIGHT - 4 or not s.winners:
         widgets.bar(canvas, 0, [one_line], bottom=font.height + 1, font=font)
         rows_top = font.height + 4
     else:

@@ -4,7 +4,8 @@ Menu page, top to bottom: the title (small), and at its right, when the
 lines do not all fit, where the page is ("4/6", "6-8/12") and arrows saying
 there is more above or below; three lines in the 10 px menu font, the
 highlighted one inverted (a bar); a rule; what the buttons do (10 px). A
-value ("always", "2500") sits at the right of its line.
+value ("always", "2500") sits at the right of its line. A heading line (the
+audits' "GAMES", "BUTTON PRESSES") is small capitals between two rules.
 
 Switch test: one box per flap in one or two rows, filled (dark number)
 while its switch is closed and outlined while it is open, its closure
@@ -93,6 +94,19 @@ def _prompt(canvas: ImageDraw.ImageDraw, prompt: str) -> int:
     return top
 
 
+def _heading(canvas: ImageDraw.ImageDraw, y: int, label: str) -> None:
+    """A group's heading: small, centred between two rules, so it reads as a
+    heading and not as a figure (nor as a button)."""
+    small, _ = role("secondary")
+    label = text.shorten(label.upper(), small, RIGHT - 16)
+    w = text.width(label, small)
+    x = (RIGHT - w) // 2
+    mid = y + small.height // 2
+    canvas.line((0, mid, x - 4, mid), fill=1)
+    canvas.line((x + w + 3, mid, RIGHT - 1, mid), fill=1)
+    text.draw(canvas, x, y, label, small)
+
+
 def draw_menu(canvas: ImageDraw.ImageDraw, s: MenuScreen) -> None:
     small, _ = role("secondary")
     font, scale = role("menu")
@@ -117,6 +131,9 @@ def draw_menu(canvas: ImageDraw.ImageDraw, s: MenuScreen) -> None:
     for row, i in enumerate(shown):
         y = LIST_Y + row * PITCH
         value = s.values[i] if i < len(s.values) else ""
+        if i in s.headings:
+            _heading(canvas, y + (font.height * scale - small.height) // 2, s.lines[i])
+            continue
         fill = 1
         if i == selected:
             canvas.rectangle((0, y - 1, RIGHT - 1, y + font.height * scale), fill=1)

@@ -50,6 +50,28 @@ class RuleSet:
         """The preset's name for the attract screen (fits 128 pixels in big type)."""
         return PRESET_TITLES.get(self.preset, self.preset)
 
+    def changed_keys(self) -> tuple[str, ...]:
+        """The keys whose value is not its preset's (every key: a preset this
+        version does not know, e.g. in a game restored from an older box)."""
+        if self.preset not in PRESETS:
+            return KEYS
+        plain = build_rules(self.preset)
+        return tuple(k for k in KEYS if getattr(self, k) != getattr(plain, k))
+
+    @property
+    def shown_title(self) -> str:
+        """The name the box shows: the preset's, unless overrides changed its
+        rules; then no preset's name would be true, and it is "House rules"."""
+        return HOUSE_RULES if self.changed_keys() else self.title
+
+    def named(self) -> str:
+        """How the commands name the rule set, matching the box: its shown
+        title with the preset's name (and what differs from it)."""
+        changed = self.changed_keys()
+        if not changed:
+            return f"{self.title} (preset {self.preset})"
+        return f"{HOUSE_RULES} (preset {self.preset}; changed: {', '.join(changed)})"
+
     def summary(self) -> str:
         """A short human line, e.g. for the attract screen."""
         parts = [f"{self.tiles} tiles", self.closure]
@@ -89,6 +111,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 DEFAULT_PRESET = "klappenspiel"
 PRESET_TITLES = {"klappenspiel": "Klappenspiel", "crafthouse-12": "1-12 Race",
                  "pub": "Pub Pool"}
+
+HOUSE_RULES = "House rules"
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "closure": CLOSURES,

@@ -164,13 +164,13 @@ class SelfTest:
                 continue
             except FileNotFoundError:
                 self.fault(f"I2C {what}: no bus {number} (/dev/i2c-{number} is missing): "
-                           "enable it with dtparam=i2c_arm=on")
+                           f"enable it with {self.hw.bus_setting(number)[1]}")
             except PermissionError:
                 self.fault(f"I2C {what}: no permission for /dev/i2c-{number}: "
                            "add the user to the i2c group")
             except OSError:
-                self.fault(f"I2C {what}: no answer at {where}: check wiring and i2c_arm "
-                           "(dtparam=i2c_arm=on)")
+                name, line = self.hw.bus_setting(number)
+                self.fault(f"I2C {what}: no answer at {where}: check wiring and {name} ({line})")
             if what.startswith("MCP23017 (flaps"):
                 inputs_ok = False
         for bus in buses.values():

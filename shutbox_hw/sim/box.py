@@ -33,6 +33,9 @@ from ..hal.display import NullDisplay, dummy_device, make_display
 from ..hal.simulated.bus import FAULT_ERRNOS, SimBus
 from ..hal.simulated.dice_module import SimDiceModule
 from ..hal.simulated.mcp23017 import SimMcp23017
+from ..hal.simulated.reader import WorldReader
+from ..hal.panel_pages import page_bytes
+from ..hal.simulated.panel import SimPanel, frame_transfers, queue_frame
 from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
 
 
@@ -144,6 +147,35 @@ class SyncedDice(DiceSource):
         self.inner.close()
 
 
+class SyncedDisplay:
+    """The display with its sender thread waited for after every call that may
+    give it work: its frames then take the bus at the virtual time they were
+    made, the same in every run."""
+
+    def __init__(self, inner: Any, settle: Callable[[], None]) -> None:
+        self.inner = inner
+        self._settle = settle
+
+    def _settled(self, result: Any = None) -> Any:
+        self._settle()
+        return result
+
+    def show(self, image: Image.Image, now_ms: int, activity: bool = True) -> None:
+        self._settled(self.inner.show(image, now_ms, activity))
+
+    def set_contrast(self, contrast: int) -> None:
+        self._settled(self.inner.set_contrast(contrast))
+
+    def wake(self, now_ms: int) -> None:
+        self._settled(self.inner.wake(now_ms))
+
+    def poll(self, now_ms: int) -> list:
+        return self._settled(self.inner.poll(now_ms))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 class PanelRecorder:
     """A luma dummy panel that also keeps every frame it was sent (``--frames``).
 
@@ -153,8 +185,11 @@ class PanelRecorder:
     """
 
     def __init__(self, frames_dir: Path | None, *, bus: SimBus | None = None,
-                 address: int = 0x3C, rng: random.Random | None = None) -> None:
+                 address: int = 0x3C, rng: random.Random | None = None,
+                 driver: str = "ssd1306") -> None:
         self.device = dummy_device()
+        self.driver = driver
+        self.model = SimPanel(driver)   # the panel's RAM, as the bytes sent leave it
         self.frames_dir = frames_dir
         self.bus = bus
         self.address = address
@@ -178,7 +213,31 @@ class PanelRecorder:
         return self
 
     def display(self, image: Image.Image) -> None:
+        """A whole frame, as luma sends it."""
         self.transfer()
+        if self.bus is not None:     # the frame's wire time, one transfer after another
+            queue_frame(self.bus, self.address, frame_transfers(self.driver))
+        self.model.load(page_bytes(self.device.preprocess(image)))
+        self.frame_sent(image)
+
+    def preprocess(self, image: Image.Image) -> Image.Image:
+        return self.device.preprocess(image)
+
+    def command(self, *cmds: int) -> None:
+        """Commands (one transfer): here the write position of a page update."""
+        self.transfer()
+        if self.bus is not None:
+            queue_frame(self.bus, self.address, [1 + len(cmds)])
+        self.model.command(*cmds)
+
+    def data(self, values: list[int]) -> None:
+        self.transfer()
+        if self.bus is not None:
+            queue_frame(self.bus, self.address, [1 + len(values)])
+        self.model.data(values)
+
+    def frame_sent(self, image: Image.Image) -> None:
+        """The frame is on the panel (whole or page by page): keep it."""
         self.device.display(image)
         self.count += 1
         if self.frames_dir is not None:
@@ -220,7 +279,7 @@ class SimulatedBox:
         rng = random.Random(seed)
         self.dice = QueuedDice(random.Random(rng.random()))
         self.factory = MockFactory(pin_class=WiredPin)
-        self.bus = SimBus()
+        self.bus = SimBus(world=self.world, hz=hw.i2c_hz)
         self.chips: dict[int, SimMcp23017] = {}
         if hw.backend == "mcp23017" and hw.mcp23017 is not None:
             self.chips[hw.mcp23017.address] = SimMcp23017(
@@ -233,7 +292,8 @@ class SimulatedBox:
         if hw.dice is not None:     # on the bus for the self-test even with other dice
             ready = self.factory.pin(hw.dice.ready_pin) if hw.dice.ready_pin is not None else None
             self.module = SimDiceModule(clock=self.world.clock, ready_pin=ready,
-                                        rng=random.Random(rng.random()))
+                                        rng=random.Random(rng.random()),
+                                        firmware=config.sim.dice_firmware)
             self.bus.attach(hw.dice.address, self.module)
         if hw.display.driver != "none" and hw.display.address not in self.bus.devices:
             self.bus.attach(hw.display.address, AckingChip())
@@ -250,7 +310,7 @@ class SimulatedBox:
         # drawn after the dice and switches, so their sequences are as before
         self.bus.rng = random.Random(rng.random())
         self.panel = PanelRecorder(frames_dir, bus=self.bus, address=hw.display.address,
-                                   rng=random.Random(rng.random()))
+                                   rng=random.Random(rng.random()), driver=hw.display.driver)
         self.bounce_rng = random.Random(rng.random())
         self.box = self._build()
 
@@ -276,8 +336,11 @@ class SimulatedBox:
 
     def _build(self) -> Box:
         self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
-                                        bus=lambda number: self.bus, sleep=lambda s: None)
-        display = make_display(self.hw, device_factory=self.panel.open)
+                                        bus=lambda number: self.bus, sleep=lambda s: None,
+                                        reader=lambda bus, address: WorldReader(
+                                            self.world, self.bus, address))
+        display = SyncedDisplay(make_display(self.hw, device_factory=self.panel.open),
+                                lambda: self.settle_display())
         dice: DiceSource = self.dice
         module = self.playing_module
         if module is not None and self.hw.dice is not None:
@@ -354,6 +417,10 @@ class SimulatedBox:
 
     # -- wiring faults a builder makes (planted by the self-test's tests) --------------
 
+    def input_switch(self, name: int | str) -> SimSwitch:
+        """A flap's switch by tile number, a button's by "roll" / "next" / "service"."""
+        return self._input(name)
+
     def _input(self, name: int | str) -> SimSwitch:
         """A flap's switch by tile number, a button's by "roll" / "next" / "service"."""
         return self.flaps[name] if isinstance(name, int) else self.buttons[name]
@@ -390,12 +457,12 @@ class SimulatedBox:
 
     def settle_display(self) -> None:
         """Let the display's sender thread finish, so frames are deterministic."""
-        display = self.box.display
+        display = getattr(self.box.display, "inner", self.box.display)
         if hasattr(display, "wait_idle"):
             display.wait_idle(5.0)
 
     def last_frame(self) -> Image.Image | None:
-        if isinstance(self.box.display, NullDisplay) or not self.panel.on:
+        if isinstance(getattr(self.box.display, "inner", None), NullDisplay) or not self.panel.on:
             return None
         return self.panel.device.image
 

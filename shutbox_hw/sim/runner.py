@@ -9,6 +9,7 @@ interactive simulator drive this one class.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,13 +19,14 @@ from ..config import Config
 from ..daemon import STORE_RETRY_MS, Daemon
 from ..events import ButtonPressed, FlapChanged, ServiceRequested
 from ..game.advice import Advisor
-from ..hints import advisor_for as solver_advisor
+from ..hints import ready_advisor_for as solver_advisor
 from ..hal.debounce import SERVICE_HOLD_MS
 from ..hal.poll import run_loop
 from ..store import Store
 from .box import Seen, SimulatedBox, device_problem, has_int_line
 from .disk import PowerCut, SimDisk
 from .script import ScriptError, Step
+from .world_commands import Bus, Disk, Glitch, Press, WorldCommand
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
@@ -66,8 +68,10 @@ class SimRunner:
                  frames_dir: Path | None = None,
                  advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  realtime: bool = False,
-                 shut: tuple[int, ...] | list[int] = ()) -> None:
+                 shut: tuple[int, ...] | list[int] = (),
+                 outbox: Callable[[], None] | None = None) -> None:
         self.config = config
+        self.outbox = outbox    # [network] mqtt: the store's outbox hook (network/hookup.py)
         self.realtime = realtime
         self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
         self.db_path = db_path
@@ -75,7 +79,7 @@ class SimRunner:
         self.advisor_for = advisor_for
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
         self.world = self.sim.world
-        self.disk = SimDisk()
+        self.disk = SimDisk(self.world, random.Random(seed))
         self.power_cuts = 0
         if shut:  # the flaps as a person left them before the power came
             for tile in shut:
@@ -89,8 +93,9 @@ class SimRunner:
     def _boot(self) -> None:
         while True:
             try:
-                self.daemon = Daemon(self.config, self.sim.box,
-                                     self.disk.open_store(self.db_path), self.world.clock,
+                store = self.disk.open_store(self.db_path)
+                store.outbox = self.outbox
+                self.daemon = Daemon(self.config, self.sim.box, store, self.world.clock,
                                      advisor_for=self.advisor_for, on_event=self.on_event)
                 self.daemon.start()
                 break
@@ -291,7 +296,7 @@ class SimRunner:
             return
         for _ in range(MODULE_WAIT_MS // 50):
             module.sync()
-            if module.core.tumble is None and not module.ready_active \
+            if not module.tumbling and not module.ready_active \
                     and not module.shake_pending():
                 break
             self.advance(50)
@@ -335,9 +340,34 @@ class SimRunner:
     def bounce(self, tile: int, edges: int) -> None:
         self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))
 
+    def contact(self, name: int | str, ms: int, *, bounce: bool) -> None:
+        """``glitch`` / ``press``: the contact changes for ``ms`` and returns;
+        cleanly, or bouncing like a real switch. Not pressed again."""
+        switch = self.sim.input_switch(name)
+        level = self.sim.is_shut(name) if isinstance(name, int) else False
+        now = self.world.now_ms()
+        if bounce:
+            switch.set(not level, now)
+            last = switch.set(level, now + ms)
+        else:
+            self.world.at(now, lambda: switch.setter(not level))
+            self.world.at(now + ms, lambda: switch.setter(level))
+            last = now + ms
+        self._settle_after(last)
+
+    def world_command(self, command: WorldCommand) -> None:
+        if isinstance(command, (Glitch, Press)):
+            self.contact(command.name, command.ms, bounce=isinstance(command, Press))
+        elif isinstance(command, Disk):
+            self.disk.set_profile(command.profile)
+        elif isinstance(command, Bus):
+            self.sim.bus.hz = command.hz
+
     def run(self, step: Step) -> None:
         command, args = step.command, step.args
-        if command == "start":
+        if step.world is not None:
+            self.world_command(step.world)
+        elif command == "start":
             self.start_game(int(args[0]))
         elif command == "dice" and self.sim.playing_module is not None \
                 and not self.sim.playing_module.absent:

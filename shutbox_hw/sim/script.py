@@ -33,6 +33,14 @@ Hardware faults (each something a real box can meet)::
                      this line on (every event written and every commit counts,
                      in the middle of a step if it falls there); a new daemon
                      starts on the same database with the flaps as they are
+
+Time in the world (see :mod:`.world_commands`)::
+
+    glitch NAME MS   the contact of a flap, roll or next changes for MS ms
+    press NAME MS    a press of that length (bouncing, not pressed again)
+    disk fast|sd-card|stall MS
+                     what each database sync costs from now on
+    bus HZ           the I2C bus clock from now on
 """
 
 from __future__ import annotations
@@ -42,10 +50,11 @@ from pathlib import Path
 
 from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
+from .world_commands import WORLD_COMMANDS, WorldCommand, parse_world_command
 
 COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "hold-both", "service", "close",
             "open", "wait", "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int",
-            "mend-int", "shake", "disk-full", "disk-ok", "cut-after-writes")
+            "mend-int", "shake", "disk-full", "disk-ok", "cut-after-writes", *WORLD_COMMANDS)
 NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "hold-both", "service", "restart", "brownout",
                 "cut-int", "mend-int", "shake", "disk-full", "disk-ok")
 MAX_CUT_WRITES = 1_000_000
@@ -64,6 +73,7 @@ class Step:
     line: int
     command: str
     args: tuple[float | int | str, ...] = ()
+    world: WorldCommand | None = None   # the typed form of a world command
 
 
 def _ints(where: str, words: list[str]) -> list[int]:
@@ -88,7 +98,13 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
         if command not in COMMANDS:
             raise ScriptError(f"{name}:{number}: unknown command {quoted(words[0])} "
                               f"(commands: {', '.join(COMMANDS)})")
-        if command in NO_ARGUMENTS:
+        if command in WORLD_COMMANDS:
+            try:
+                steps.append(Step(number, command,
+                                  world=parse_world_command(command, rest, where, tiles)))
+            except UserError as error:
+                raise ScriptError(str(error)) from None
+        elif command in NO_ARGUMENTS:
             if rest:
                 raise ScriptError(f"{where}: takes no arguments")
             steps.append(Step(number, command))

@@ -12,7 +12,7 @@ import json
 import textwrap
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +62,28 @@ def event_rows(log: Iterable[str], width: int, height: int) -> list[str]:
     return rows[-height:] if height > 0 else []
 
 
+MIN_COLUMNS, MIN_LINES = 80, 28   # the box, its flaps and lights, the keys, some events
+
+
+def _too_small(screen: Any) -> str | None:
+    """What to ask for when the terminal cannot show the box (None: it can)."""
+    lines, columns = screen.getmaxyx()
+    if lines >= MIN_LINES and columns >= MIN_COLUMNS:
+        return None
+    return (f"make the terminal bigger: {MIN_COLUMNS}x{MIN_LINES} needed, now "
+            f"{columns}x{lines}; the game goes on (q quits)")
+
+
 def _draw(screen: Any, runner: SimRunner, log: deque[str]) -> None:
     screen.erase()
+    lines, columns = screen.getmaxyx()
+    ask = _too_small(screen)
+    if ask is not None:
+        # as much of the request as fits; the game is not drawn, and not stopped
+        for i, row in enumerate(textwrap.wrap(ask, max(columns - 1, 1))[:max(lines, 1)]):
+            _put(screen, i, row)
+        screen.refresh()
+        return
     tiles = runner.config.rules.tiles
     frame = runner.sim.last_frame()
     rows = braille_lines(frame) if frame is not None else ["(display off)"]
@@ -76,21 +96,34 @@ def _draw(screen: Any, runner: SimRunner, log: deque[str]) -> None:
                       for t in range(1, tiles + 1))
     screen.addstr(18, 0, f"flaps: {flaps}")
     screen.addstr(19, 0, f"status: green {_lamp(leds.green)}  red {_lamp(leds.red)}")
-    screen.addstr(20, 0, HELP[: max(10, curses.COLS - 1)])
-    for i, line in enumerate(event_rows(log, curses.COLS - 1, curses.LINES - EVENTS_TOP)):
+    screen.addstr(20, 0, HELP[: max(10, columns - 1)])
+    for i, line in enumerate(event_rows(log, columns - 1, lines - EVENTS_TOP)):
         screen.addstr(EVENTS_TOP + i, 0, line)
     screen.refresh()
 
 
-def _loop(screen: Any, runner: SimRunner, log: deque[str]) -> None:
-    curses.curs_set(0)
+def _put(screen: Any, row: int, text: str) -> None:
+    try:
+        screen.addstr(row, 0, text)
+    except curses.error:  # the last cell of a tiny window: what fits is shown
+        pass
+
+
+def _loop(screen: Any, runner: SimRunner, log: deque[str],
+          clock: Callable[[], float] = time.monotonic) -> None:
+    """Play until ``q``: keys move flaps and press buttons, the box is drawn
+    after every step. A terminal too small for the box (at the start or made
+    smaller mid-game) gets a request for a bigger one, and the game goes on."""
     screen.timeout(30)
-    start = time.monotonic()
+    start = clock()
     tiles = runner.config.rules.tiles
     while True:
-        wall = int((time.monotonic() - start) * 1000)
+        wall = int((clock() - start) * 1000)
         runner.advance(wall - runner.world.now_ms())
-        _draw(screen, runner, log)
+        try:
+            _draw(screen, runner, log)
+        except curses.error:  # resized between measuring and drawing: next time
+            pass
         key = screen.getch()
         if key < 0:
             continue
@@ -108,18 +141,28 @@ def _loop(screen: Any, runner: SimRunner, log: deque[str]) -> None:
             runner.hold_both()
 
 
+def _main(screen: Any, runner: SimRunner, log: deque[str]) -> None:
+    try:
+        curses.curs_set(0)
+    except curses.error:  # a terminal that cannot hide its cursor
+        pass
+    _loop(screen, runner, log)
+
+
 def run_terminal(config: Config, db: Path, *, seed: int | None,
-                 frames_dir: Path | None) -> int:
+                 frames_dir: Path | None, kept: bool,
+                 outbox: Callable[[], None] | None = None) -> int:
+    """The interactive simulator; ``kept``: ``db`` outlives it (``--db``), so it is named."""
     log: deque[str] = deque(maxlen=6)
     runner = SimRunner(config, db, seed=seed if seed is not None else time.time_ns(),
                        on_event=lambda event: log.append(json.dumps(event)),
-                       frames_dir=frames_dir)
+                       frames_dir=frames_dir, outbox=outbox)
     try:
-        curses.wrapper(_loop, runner, log)
-    except curses.error:
-        print("shutbox-hw sim: the terminal is too small: 80 columns and 28 lines are needed")
-        return 2
+        curses.wrapper(_main, runner, log)
     except KeyboardInterrupt:
         pass
-    print(f"game record kept in {db}")
+    finally:
+        runner.daemon.store.close()
+    if kept:
+        print(f"game record kept in {db}")
     return 0

@@ -17,6 +17,7 @@ from collections import Counter
 from typing import Any
 
 from ..events import Tonight
+from ..rules.ruleset import PRESET_TITLES
 from .schema import VERSION
 
 SINCE = "since:game"   # the counters row holding the last game before the reset
@@ -40,14 +41,15 @@ class Tally:
         """Worth a write of its own (the step wrote nothing else)."""
         return sum(self.pending.values()) >= FLUSH_EVERY
 
-    def write(self, db: sqlite3.Connection) -> None:
-        """Add the pending counts in one transaction; kept pending if the disk refuses."""
-        if not self.pending:
-            return
-        with db:
-            db.executemany("INSERT INTO counters (key, count) VALUES (?, ?) ON CONFLICT(key)"
-                           " DO UPDATE SET count = count + excluded.count",
-                           sorted(self.pending.items()))
+    def add_to(self, db: sqlite3.Connection) -> None:
+        """Add the pending counts inside the transaction the caller holds (the
+        step's own: its commit is their one sync); :meth:`written` once it committed."""
+        db.executemany("INSERT INTO counters (key, count) VALUES (?, ?) ON CONFLICT(key)"
+                       " DO UPDATE SET count = count + excluded.count",
+                       sorted(self.pending.items()))
+
+    def written(self) -> None:
+        """The transaction that carried the counts committed: nothing is pending."""
         self.pending.clear()
 
 
@@ -129,22 +131,52 @@ def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
     }
 
 
+ROW_SEP = "\t"   # a box line "label<TAB>value"; a line without one is a heading
+
+
+def audit_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """The audits under headings that give their units: ``(heading, None)``
+    then ``(label, value)`` rows. A button's count sits under "button presses"
+    ("NEXT 8812"), never as "NEXT: 8812", which read as a button prompt."""
+    rows: list[tuple[str, str | None]] = [
+        ("games", None), ("played", str(a["games"])), ("rounds", str(a["rounds"])),
+        ("boxes shut", str(a["boxes_shut"]))]
+    if a["average_score"]:
+        rows.append(("avg score a turn", None))
+        rows += [(PRESET_TITLES.get(p, p), f"{v:g}") for p, v in a["average_score"].items()]
+    if a["best"]:
+        rows.append(("best turns", None))
+        rows += [(b["name"] + (f" {b['date']}" if b["date"] else ""), str(b["score"]))
+                 for b in a["best"]]
+    flaps = {k: v for k, v in a["switches"].items() if k.startswith("flap")}
+    buttons = {k: v for k, v in a["switches"].items() if k not in flaps}
+    if flaps:
+        rows.append(("flap moves", None))
+        rows += [(name, str(n)) for name, n in flaps.items()]
+    if buttons:
+        rows.append(("button presses", None))
+        rows += [(name, str(n)) for name, n in buttons.items()]
+    if a["faults"]:
+        rows.append(("faults", None))
+        rows += [(device, str(n)) for device, n in a["faults"].items()]
+    return rows
+
+
 def audit_lines(store_or_db: Any) -> list[str]:
-    """The audits as short lines (about 21 characters) for the box's screen or a terminal.
+    """The audits as the box's menu shows them: a heading, or "label<TAB>value"
+    (the menu draws the value at the right of its line).
 
     Takes a :class:`~shutbox_hw.store.sqlite.Store` (the operator menu) or an open
-    connection (the ``audit`` command).
+    connection.
     """
     db = store_or_db if isinstance(store_or_db, sqlite3.Connection) else store_or_db._conn()
-    return format_lines(audits(db))
+    return [label if value is None else f"{label}{ROW_SEP}{value}"
+            for label, value in audit_rows(audits(db))]
 
 
 def format_lines(a: dict[str, Any]) -> list[str]:
-    """One figure a line: the same text on the OLED and in ``shutbox-hw audit``."""
-    lines = [f"games {a['games']}", f"rounds {a['rounds']}", f"boxes shut {a['boxes_shut']}"]
-    lines += [f"avg {p} {v}" for p, v in a["average_score"].items()]
-    for b in a["best"]:
-        lines.append(f"best {b['score']} {b['name']}" + (f" {b['date']}" if b["date"] else ""))
-    lines += [f"{name}: {n}" for name, n in a["switches"].items()]
-    lines += [f"fault {dev}: {n}" for dev, n in a["faults"].items()]
-    return lines
+    """``shutbox-hw audit``: the box's headings and rows, the values in a column."""
+    rows = audit_rows(a)
+    width = max((len(label) for label, value in rows if value is not None), default=0)
+    return [f"{label}:" if value is None else f"  {label.ljust(width)}  {value}"
+            for label, value in rows]

@@ -61,17 +61,37 @@ def recent_games(db: sqlite3.Connection, limit: int = 20,
         rounds, = db.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?",
                              (game_id,)).fetchone()
         damaged = False
+        balances = None
         try:
-            preset = json.loads(rules).get("preset")
-            winner_list = list(json.loads(winners)) if winners else []
+            table = json.loads(rules)
+            preset = table.get("preset")
+            winner_list = _winners(winners, abandoned)
+            if table.get("match") == "pool":
+                balances = _balances(db, game_id, players)
         except (ValueError, TypeError, AttributeError):
             preset, winner_list, damaged = None, [], True
         games.append({
             "id": game_id, **_times(started, ended, started_synced, ended_synced),
             "preset": preset, "players": players, "winners": winner_list,
             "finished": ended is not None and not abandoned, "abandoned": bool(abandoned),
-            "rounds": rounds, "totals": totals, "boxes_shut": shut, "damaged": damaged})
+            "rounds": rounds, "totals": totals, "boxes_shut": shut, "damaged": damaged,
+            **({"balances": balances} if balances is not None else {})})
     return games
+
+
+def _winners(stored: str | None, abandoned: int) -> list[str]:
+    """Who won: nobody in a game stopped before its end (older versions stored
+    every leader of an abandoned game as its winner)."""
+    return [] if abandoned or not stored else list(json.loads(stored))
+
+
+def _balances(db: sqlite3.Connection, game_id: int, players: list[str]) -> dict[str, int]:
+    """A pool's balances after its last finished round (what the players play for;
+    the score totals mean nothing there)."""
+    row = db.execute("SELECT result FROM rounds WHERE game_id = ? ORDER BY number DESC LIMIT 1",
+                     (game_id,)).fetchone()
+    last = (json.loads(row[0]).get("balances") or {}) if row else {}
+    return {p: int(last.get(p, 0)) for p in players}
 
 
 def scorecard(db: sqlite3.Connection, game_id: int,
@@ -132,7 +152,34 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
     if not isinstance(rules_table, dict):
         raise TypeError("rules")
     return {"id": game_id, "rules": rules_table, "players": players,
-            "winners": json.loads(winners) if winners else [],
+            "winners": _winners(winners, abandoned),
             **_times(started, ended, started_synced, ended_synced),
             "abandoned": bool(abandoned), "rounds": rounds,
             "throws": throws, "rejected_flaps": rejected}
+
+
+def scorecard_cells(card: dict[str, Any]) -> list[list[str]]:
+    """The scorecard as rows of text cells: the head, the sub-head, one row per round
+    (raw/final/total per player, and balance and pot in a pool; who shut the box
+    last). ``history --game`` aligns them; the web page puts them in a table."""
+    players = card["players"]
+    pool = any("balances" in rnd for rnd in card["rounds"])
+    head = ["round", *players, *(["pot"] if pool else []), "shut"]
+    sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
+           *([""] if pool else []), ""]
+    rows = [head, sub]
+    for rnd in card["rounds"]:
+        cells = [str(rnd["round"])]
+        for p in players:
+            e = rnd["players"][p]
+            parts = ["-" if e["raw"] is None else e["raw"],
+                     "-" if e["final"] is None else e["final"], e["total"]]
+            if pool:
+                bal = rnd.get("balances", {}).get(p)
+                parts.append("-" if bal is None else bal)
+            cells.append("/".join(str(x) for x in parts))
+        if pool:
+            cells.append(str(rnd.get("pot", "-")))
+        cells.append(", ".join(rnd["shut"]))
+        rows.append(cells)
+    return rows

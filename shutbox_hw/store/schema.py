@@ -16,7 +16,7 @@ from ..errors import shown_path
 from ..textfile import file_kind, os_problem
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 3
+VERSION = 4
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -88,6 +88,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         " count INTEGER NOT NULL DEFAULT 0)",
         "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
         " changed_at REAL NOT NULL)"),
+    # 4: the MQTT outbox (store/outbox.py): every event queued for the broker in the
+    # transaction that records it; AUTOINCREMENT so a sequence number is never reused
+    # after its row is deleted on the broker's PUBACK (consumers drop duplicates by it)
+    3: ("CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " at REAL NOT NULL, event TEXT NOT NULL)",),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

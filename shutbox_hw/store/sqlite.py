@@ -39,6 +39,7 @@ from ..textfile import os_problem
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .audit import Tally, audit_lines, reset_audits, reset_counters, tonight
 from .settings import clear_settings, load_settings, save_setting
+from .outbox import queue
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
@@ -118,6 +119,9 @@ class Store:
         # called after every event written (with None) and every commit (with
         # the events it made durable): the simulator's power cuts
         self.on_write: Callable[[Sequence[AnyGameEvent] | None], None] | None = None
+        # [network] mqtt: every event is also queued in the outbox (store/outbox.py) in
+        # the same transaction, and this is called after the commit (the publisher's wake)
+        self.outbox: Callable[[], None] | None = None
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
@@ -213,24 +217,36 @@ class Store:
         """Write one game event durably, in a transaction of its own."""
         self.record_all([event])
 
-    def record_all(self, events: Iterable[AnyGameEvent]) -> None:
-        """Write the events of one step, in order, in one transaction: all or none.
+    def record_all(self, events: Iterable[AnyGameEvent], tally: Tally | None = None) -> None:
+        """Write the events of one step, in order, in one transaction: all or none;
+        the audit counts of ``tally`` ride in the same transaction (one sync).
 
         Raises :class:`StorageFault` when the disk does not take them now; the
-        store is then as it was before (the caller keeps the events).
+        store is then as it was before (the caller keeps the events, the tally
+        its counts).
         """
+        events = list(events)
         kept = [e for e in events
                 if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault,
                                       Recovered, ServiceEntered, ServiceExited))]
         if self.fault is not None:
             self._reopen()  # even with nothing to write: the fault may be over
-        if not kept:
+        if not kept and not (self.outbox and events):
             return  # nothing to keep: they follow from what is stored
+        counts = tally if tally is not None and tally.pending else None
         with self._transaction(kept):
             now = self._clock()
             for event in kept:
                 self._write(event, now)
                 self._wrote()
+            if counts is not None:
+                counts.add_to(self._conn())
+            if self.outbox is not None:
+                queue(self._conn(), events, now)
+        if counts is not None:
+            counts.written()
+        if self.outbox is not None and events:
+            self.outbox()
 
     @contextmanager
     def _transaction(self, events: Sequence[AnyGameEvent] | None = None) -> Iterator[None]:
@@ -421,11 +437,17 @@ class Store:
     # (kept apart from the game's write path: shutbox_hw/store/audit.py)
 
     def write_counts(self, tally: Tally) -> None:
-        """Add the switch and fault counts gathered in memory (a fault if the disk refuses)."""
+        """Add the switch and fault counts gathered in memory in one transaction
+        of their own (a fault if the disk refuses; they then stay pending)."""
+        if not tally.pending:
+            return
         try:
-            tally.write(self._conn())
+            self._conn()
+            with self._transaction():
+                tally.add_to(self._conn())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
+        tally.written()
 
     def reset_audits(self) -> None:
         """The operator menu's "reset audits": counters cleared, games kept for history."""

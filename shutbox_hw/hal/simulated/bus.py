@@ -10,14 +10,23 @@ Faults a real bus has, injected where the host's drivers see them as the
   arbitration), drawn from the bus's seeded ``random.Random``. A 121 or 11
   fails before the chip sees anything; a read failing with 5 broke after the
   chip sent its bytes, so reading GPIO or INTCAP still cleared its interrupt.
+
+With a ``world`` (a :class:`~.world.SimWorld`) every transfer also takes its
+wire time at ``hz`` (:mod:`.timing`), one transfer at a time on the bus's
+:class:`~.timing.BusTimeline`: the loop's clock moves on by the wait and the
+transfer, so what a real loop would see late, the simulated loop sees late.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import random
-from typing import Protocol
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from .timing import DEFAULT_BUS_HZ, BusTimeline, i2c_transfer_us
 
 I2C_BLOCK_MAX = 32   # smbus2 refuses longer block transfers
 FAULT_ERRNOS = (errno.EREMOTEIO, errno.EIO, errno.EAGAIN)
@@ -40,14 +49,48 @@ class SimBus:
     ``OSError(121)`` like a real bus where no chip acknowledges."""
 
     def __init__(self, bus: int | str | None = None, force: bool = False, *,
-                 error_rate: float = 0.0, rng: random.Random | None = None) -> None:
+                 error_rate: float = 0.0, rng: random.Random | None = None,
+                 world: Any = None, hz: int = DEFAULT_BUS_HZ) -> None:
         self.bus = bus
+        self.world = world
+        self.hz = hz
+        self.timeline = BusTimeline()
+        self.stretch_us: dict[int, float] = {}   # per address: clock stretch per byte
+        self._prepaid = 0
         self.devices: dict[int, SimDevice] = {}
         self.unplugged: set[int] = set()
         self.error_rate = error_rate
         self.rng = rng or random.Random(0)
         self.transactions = 0
         self.errors_injected = 0
+
+    def cost_us(self, i2c_addr: int, written: int, read: int = 0) -> int:
+        return i2c_transfer_us(self.hz, written, read, self.stretch_us.get(i2c_addr, 0.0))
+
+    def _charge(self, i2c_addr: int, written: int, read: int = 0) -> None:
+        """The caller waits for the bus and the transfer (virtual time)."""
+        if self.world is None or self._prepaid:
+            return
+        _, end = self.timeline.take(self.world.now_us(), self.cost_us(i2c_addr, written, read))
+        self.world.spend_until_us(end)
+
+    def reserve(self, i2c_addr: int, written: int, read: int = 0) -> int:
+        """Book a transfer asked for now without holding up the clock (a thread
+        of the box's own, such as the expander's reader); returns when it starts
+        (virtual microseconds). Make it inside :meth:`prepaid`."""
+        if self.world is None:
+            return 0
+        start, _ = self.timeline.take(self.world.now_us(), self.cost_us(i2c_addr, written, read))
+        return start
+
+    @contextlib.contextmanager
+    def prepaid(self) -> Iterator[None]:
+        """Transfers booked with :meth:`reserve`: no second charge."""
+        self._prepaid += 1
+        try:
+            yield
+        finally:
+            self._prepaid -= 1
 
     def attach(self, address: int, device: SimDevice) -> None:
         self.devices[address] = device
@@ -86,6 +129,7 @@ class SimBus:
     def write_quick(self, i2c_addr: int, force: bool | None = None) -> None:
         """Address only, no data (how i2cdetect probes); a chip marked ``absent``
         does not acknowledge either."""
+        self._charge(i2c_addr, 0)
         device = self._device(i2c_addr)
         failure = self.injected_failure()
         if failure is not None:
@@ -94,6 +138,7 @@ class SimBus:
             raise _absent()
 
     def read_byte_data(self, i2c_addr: int, register: int, force: bool | None = None) -> int:
+        self._charge(i2c_addr, 1, 1)
         return self._read(i2c_addr, register, 1)[0]
 
     def write_byte_data(self, i2c_addr: int, register: int, value: int,
@@ -104,6 +149,7 @@ class SimBus:
                             force: bool | None = None) -> list[int]:
         if length > I2C_BLOCK_MAX:
             raise ValueError(f"Desired block length over {I2C_BLOCK_MAX} bytes")
+        self._charge(i2c_addr, 1, length)
         return self._read(i2c_addr, register, length)
 
     def write_i2c_block_data(self, i2c_addr: int, register: int, data: list[int],
@@ -113,6 +159,7 @@ class SimBus:
         self._write(i2c_addr, register, [b & 0xFF for b in data])
 
     def _write(self, i2c_addr: int, register: int, data: list[int]) -> None:
+        self._charge(i2c_addr, 1 + len(data))
         device = self._device(i2c_addr)
         failure = self.injected_failure()
         if failure is not None:

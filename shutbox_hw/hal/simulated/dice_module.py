@@ -3,14 +3,16 @@
 The firmware's hardware-free modules are the package
 ``shutbox_hw.dice_firmware`` (setup.py maps firmware/dice/ there), so the host
 driver talks to exactly the code that runs on the Pico, installed or in a
-checkout; there is no second copy of the logic.
+checkout; there is no second copy of the logic. With ``firmware="micropython"``
+the module is the firmware's own ``main.py`` under a real MicroPython
+(:mod:`.dice_firmware`, :mod:`.pico_bridge`).
 
 The bus side behaves like MicroPython's ``I2CTarget`` in memory mode: a
 transfer starts at the register the Pi names and wraps at the end of the
 16-byte memory. The Pico's main loop runs between transfers: every bus access
 (and :meth:`SimDiceModule.advance`) first runs it up to the current time.
 
-Test hooks: :meth:`next_faces`, :meth:`press`, :meth:`shake`,
+Test hooks: :meth:`next_faces`, :meth:`press`, :meth:`shake`, :meth:`stall`, :meth:`usb_power`,
 :meth:`unplug` / :meth:`plug`, :meth:`corrupt_next_read`, :meth:`fail_next`.
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 
 from ...dice_firmware import dice_core, dice_faces, dice_regs  # type: ignore[import-not-found]
 from ..clock import Clock
+from .dice_firmware import FIRMWARES, MicroPythonPico, ModelPico
 
 STEP_MS = 2          # the firmware's main loop period (dice_config.LOOP_MS)
 FIRMWARE_DIR = Path(dice_core.__file__).parent   # firmware/dice/ in a checkout
@@ -44,7 +47,9 @@ class SimDiceModule:
     """
 
     def __init__(self, *, clock: Clock | None = None, ready_pin: Any = None,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, firmware: str = "model") -> None:
+        if firmware not in FIRMWARES:
+            raise ValueError(f"dice firmware: {firmware!r} is not one of {', '.join(FIRMWARES)}")
         self.regmap = dice_regs
         self.faces = dice_faces
         self.clock = clock
@@ -57,15 +62,31 @@ class SimDiceModule:
         self._corrupt: list[tuple[int, int]] = []   # (register, xor) for the next read
         self._failures: deque[int] = deque()  # errnos for the next transfers
         self._last_ms = clock.now_ms() if clock else 0
+        self.pico: ModelPico | MicroPythonPico = (
+            ModelPico(self._entropy) if firmware == "model"
+            else MicroPythonPico(seed=self.rng.randrange(1, 2**31)))
+        self.firmware = firmware
         self.power_on()
 
     # -- the module's life -----------------------------------------------------
 
     def power_on(self) -> None:
-        """A fresh boot: new memory, BOOT drawn again, SEQ back to 0."""
-        self.mem = bytearray(self.regmap.MEM_SIZE)
-        self.core = dice_core.DiceCore(self.mem, self._entropy)
+        """A fresh boot: new memory, BOOT counted on (drawn at the first), SEQ back to 0."""
+        self.pico.power_on(self.button_down)
         self._drive_ready()
+
+    def close(self) -> None:
+        """End the MicroPython process, if there is one."""
+        self.pico.close()
+
+    @property
+    def mem(self) -> bytes:
+        """The module's registers now (as the Pico's memory holds them)."""
+        return self.pico.registers()
+
+    @property
+    def tumbling(self) -> bool:
+        return self.pico.tumbling
 
     def unplug(self) -> None:
         """Cable out: no acknowledge on the bus, the ready line floats high."""
@@ -86,10 +107,8 @@ class SimDiceModule:
         the only way time moves)."""
         if self.absent:
             return
-        while ms > 0:
-            step = min(step_ms, ms)
-            self.core.tick(step, self.button_down, self.tilt_closed)
-            ms -= step
+        if ms > 0:
+            self.pico.run(ms, self.button_down, self.tilt_closed, step_ms)
         self._drive_ready()
 
     def sync(self) -> None:
@@ -104,7 +123,7 @@ class SimDiceModule:
 
     def settle(self, limit_ms: int = 5000) -> None:
         """Run (without a clock) until no throw is tumbling."""
-        while self.core.tumble is not None and limit_ms > 0:
+        while self.pico.tumbling and limit_ms > 0:
             self.advance(20, step_ms=20)    # a tumble frame lasts 40 ms or more
             limit_ms -= 20
 
@@ -118,7 +137,11 @@ class SimDiceModule:
             if not 1 <= face <= 6:
                 raise ValueError(f"a die shows 1..6, not {face}")
             byte = next(b for b in range(256) if self.faces.face_from_byte(b) == face)
-            self._queued.extend((255, byte + 6 * self.rng.randrange(42)))
+            pair = [255, byte + 6 * self.rng.randrange(42)]
+            if self.firmware == "model":
+                self._queued.extend(pair)
+            else:
+                self.pico.queue(pair)
 
     def press(self, hold_ms: int = 100) -> None:
         """Press and release the module's own button (a throw starts on release).
@@ -137,6 +160,16 @@ class SimDiceModule:
             self.advance(every_ms)
         self.advance(500)
 
+    def stall(self, ms: int) -> None:
+        """The firmware's loop hangs for ``ms`` (past 2 s the watchdog resets the Pico)."""
+        self.sync()
+        self.pico.stall(ms)
+        self._drive_ready()
+
+    def usb_power(self, present: bool) -> None:
+        """A USB cable plugged into the module (firmware in the loop only)."""
+        self.pico.usb(present)
+
     def corrupt_next_read(self, register: int, xor: int = 0x01) -> None:
         """Flip bits of ``register`` in the next read that covers it (a glitch on
         the wire; the memory itself stays right)."""
@@ -150,22 +183,21 @@ class SimDiceModule:
     def shake_pending(self) -> bool:
         """The tilt switch has moved and the module has not yet decided (a
         shake that may still stop and throw)."""
-        return bool(self.core.shake.edges)
+        return bool(self.pico.shake_edges)
 
     @property
     def ready_active(self) -> bool:
         """The ready line is pulled low."""
-        return not self.absent and self.core.ready
+        return not self.absent and self.pico.ready
 
     # -- the bus side ----------------------------------------------------------
 
     def i2c_read(self, register: int, length: int) -> list[int]:
         self._transfer()
-        size = len(self.mem)
+        size = self.regmap.MEM_SIZE
         out = []
-        for i in range(length):
+        for i, value in enumerate(self.pico.read(register, length)):
             reg = (register + i) % size
-            value = self.mem[reg]
             for j, (target, xor) in enumerate(self._corrupt):
                 if target == reg:
                     value ^= xor
@@ -176,11 +208,9 @@ class SimDiceModule:
 
     def i2c_write(self, register: int, data: list[int]) -> None:
         self._transfer()
-        size = len(self.mem)
-        for i, value in enumerate(data):
-            self.mem[(register + i) % size] = value & 0xFF
+        self.pico.write(register, data)
         # the main loop sees the write on its next pass, long before the Pi's next transfer
-        self.core.tick(0, self.button_down, self.tilt_closed)
+        self.pico.serve(self.button_down, self.tilt_closed)
         self._drive_ready()
 
     def _transfer(self) -> None:

@@ -44,6 +44,7 @@ class SimWorld:
         self.clock = VirtualClock(start_ms)
         self._queue: list[tuple[int, int, Callable[[], None]]] = []
         self._seq = itertools.count()   # keeps actions at the same time in order
+        self._acting = 0                # > 0 while an action runs (another "thread")
 
     def now_ms(self) -> int:
         return self.clock.now_ms()
@@ -60,8 +61,31 @@ class SimWorld:
         while self._queue and self._queue[0][0] <= t_ms:
             at, _, action = heapq.heappop(self._queue)
             self.clock.set(at)
-            action()
+            self._acting += 1
+            try:
+                action()
+            finally:
+                self._acting -= 1
         self.clock.set(t_ms)
+
+    def now_us(self) -> int:
+        return self.clock.now_ms() * 1000
+
+    def spend_until_us(self, end_us: int) -> None:
+        """The loop waited for I/O that ends at ``end_us``: time passes to there
+        (whole milliseconds; the bus keeps the rest), running what falls due
+        meanwhile, as the world goes on while the loop is blocked. An action
+        (a switch, an interrupt, the expander's reader: the world's own
+        threads) never holds up the clock."""
+        if self._acting:
+            return
+        target = end_us // 1000
+        if target > self.clock.now_ms():
+            self.advance_to(target)
+
+    def spend_ms(self, ms: int) -> None:
+        """The loop was blocked ``ms`` milliseconds (a disk sync)."""
+        self.spend_until_us(self.now_us() + ms * 1000)
 
     def wait(self, until_ms: int | None) -> None:
         """Let time pass towards ``until_ms``, stopping at the next scheduled action

@@ -239,6 +239,16 @@ class Rehearsal:
                                                      + self.last_error(mark))):
             return
 
+        def starts_clean() -> tuple[bool, str]:
+            """Whatever the host holds (the rehearsal plants a stranger's game there), the
+            installed box starts with no game to resume and its own config."""
+            resumed = [e for e in self.journal.events(mark) if e.get("event") == "resumed"]
+            games = sh(CLI, "history", "--db", DB, check=False).stdout.strip()
+            stranger = "Stranger" in CONFIG.read_text()
+            return (not resumed and not games.startswith("#") and not stranger,
+                    f"resumed {len(resumed)}, history {games[:80]!r}, stranger's config {stranger}")
+        self.check("installed-box-starts-clean", starts_clean)
+
         def user_and_devices() -> tuple[bool, str]:
             pid = int(self.prop("MainPID"))
             status = Path(f"/proc/{pid}/status").read_text()

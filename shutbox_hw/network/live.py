@@ -1,0 +1,95 @@
+"""What the box shows right now, read back from its database: the TV page and the state topic.
+
+The web process and the MQTT publisher both read this from the record the
+daemon writes (never from the daemon itself, which waits for nobody): who is
+playing, whose turn it is, the dice, the open flaps, the round's scores, the
+totals or balances and the pot, the last result between games, and tonight's
+figures. One function, so the TV and Home Assistant never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ..store.audit import tonight
+from ..store.history import recent_games
+
+
+def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
+    """The live summary as plain JSON data (one read transaction: a consistent picture)."""
+    db.execute("BEGIN")
+    try:
+        row = db.execute("SELECT id, rules, ended_at FROM games ORDER BY id DESC LIMIT 1"
+                         ).fetchone()
+        figures = tonight(db, now)
+        summary: dict[str, Any] = {
+            "playing": False, "game": None,
+            "tonight": {"games": figures.games, "boxes_shut": figures.boxes_shut,
+                        "best": None if figures.best is None else
+                        {"player": figures.best[0], "score": figures.best[1]}},
+            "last_result": _last_result(db), "last_score": _last_score(db)}
+        if row is not None and row[2] is None:
+            summary.update(_game(db, int(row[0]), row[1]))
+        return summary
+    finally:
+        db.execute("COMMIT")
+
+
+def _last_score(db: sqlite3.Connection) -> int | None:
+    """The score of the newest turn that ended."""
+    row = db.execute("SELECT score FROM turns WHERE ended_at IS NOT NULL ORDER BY id DESC"
+                     " LIMIT 1").fetchone()
+    return None if row is None else int(row[0])
+
+
+def _last_result(db: sqlite3.Connection) -> dict[str, Any] | None:
+    """The newest ended game as ``history`` lists it (only the newest can be unfinished)."""
+    return next((g for g in recent_games(db, 2) if g["finished"] or g["abandoned"]), None)
+
+
+def _game(db: sqlite3.Connection, game_id: int, rules_json: str) -> dict[str, Any]:
+    try:
+        rules = json.loads(rules_json)
+        tiles = int(rules.get("tiles", 9))
+    except (ValueError, TypeError, AttributeError):
+        rules, tiles = {}, 9
+    names = [n for n, in db.execute("SELECT name FROM players WHERE game_id = ? ORDER BY seat",
+                                    (game_id,))]
+    last_round = db.execute("SELECT number, result FROM rounds WHERE game_id = ?"
+                            " ORDER BY number DESC LIMIT 1", (game_id,)).fetchone()
+    result: dict[str, Any] = {}
+    if last_round is not None:
+        try:
+            result = json.loads(last_round[1])
+        except ValueError:
+            result = {}
+    turn = db.execute("SELECT id, round, seat, ended_at, open_tiles, score FROM turns"
+                      " WHERE game_id = ? ORDER BY id DESC LIMIT 1", (game_id,)).fetchone()
+    round_number = turn[1] if turn else 1
+    scores = {seat: (final if final is not None else score) for seat, score, final in db.execute(
+        "SELECT seat, score, final_score FROM turns WHERE game_id = ? AND round = ?"
+        " AND ended_at IS NOT NULL", (game_id, round_number))}
+    dice: list[int] | None = None
+    closed: set[int] = set()
+    for dice_json, closed_json in (db.execute(
+            "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number", (turn[0],))
+            if turn else ()):
+        dice = json.loads(dice_json) if dice_json else None
+        closed.update(json.loads(closed_json) if closed_json else ())
+    if turn and turn[3] is not None and turn[4]:
+        open_tiles = list(json.loads(turn[4]))
+    else:
+        open_tiles = [t for t in range(1, tiles + 1) if t not in closed]
+    totals, balances = result.get("totals", {}), result.get("balances")
+    return {
+        "playing": True, "game": game_id, "preset": rules.get("preset"), "tiles": tiles,
+        "match": rules.get("match"), "round": round_number,
+        "player": names[turn[2]] if turn and turn[2] < len(names) else None,
+        "turn_over": bool(turn and turn[3] is not None),
+        "dice": dice, "open": open_tiles, "pot": result.get("pot"),
+        "players": [{"name": name, "round_score": scores.get(seat),
+                     "total": totals.get(name, 0),
+                     "balance": None if balances is None else balances.get(name)}
+                    for seat, name in enumerate(names)]}

@@ -1,0 +1,108 @@
+"""The pages' style sheet and the live page's script, served by the box itself (no CDN:
+the pages work on a LAN without internet). Kept as text here so that they
+install with the package like any module."""
+
+STYLE = """
+:root { color-scheme: dark; --bg: #0b0d10; --fg: #f2f2f2; --dim: #6b7380; --hi: #ffd23f;
+  --ok: #3ddc84; --bad: #ff5a5f; --card: #171b21; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 18px/1.4 system-ui, "DejaVu Sans", sans-serif; }
+nav { display: flex; gap: 1.2em; padding: .6em 1em; background: var(--card); flex-wrap: wrap; }
+nav a { color: var(--fg); text-decoration: none; }
+nav a:hover { color: var(--hi); }
+main { padding: 1em; }
+table { border-collapse: collapse; margin: .5em 0 1.5em; }
+th, td { padding: .3em .8em; border-bottom: 1px solid #2a3039; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+a { color: var(--hi); }
+.note { color: var(--dim); }
+/* the live page: read from five metres */
+[hidden] { display: none !important; }
+body.live { font-size: 4vmin; overflow: hidden; }
+.live main { height: 100vh; padding: 3vmin 4vmin; }
+.live h1 { margin: 0; font-size: 5vmin; color: var(--dim); font-weight: 600; }
+.turn { font-size: 10vmin; font-weight: 800; color: var(--hi); margin: 1vmin 0 3vmin; }
+.row { display: flex; gap: 6vmin; align-items: flex-start; }
+.dice { display: flex; gap: 4vmin; }
+.die { width: 24vmin; height: 24vmin; border-radius: 3vmin; background: var(--fg);
+  color: var(--bg); font-size: 17vmin; font-weight: 900; display: flex; align-items: center;
+  justify-content: center; }
+.die.none { background: transparent; border: .8vmin dashed var(--dim); color: var(--dim); }
+.side { flex: 1; }
+.players { font-size: 6vmin; width: 100%; margin: 0; }
+.players td, .players th { border-color: #232a33; padding: .15em .4em; }
+.players th { font-size: 3.5vmin; color: var(--dim); font-weight: 600; }
+.players tr.now td { color: var(--hi); font-weight: 800; }
+.pot { font-size: 7vmin; color: var(--ok); font-weight: 800; }
+.flaps { display: flex; gap: 1.5vmin; margin-top: 5vmin; }
+.flap { flex: 1; height: 17vmin; border-radius: 1.5vmin; display: flex; align-items: center;
+  justify-content: center; font-size: 9vmin; font-weight: 800; background: #e8d9b5;
+  color: #2a1a08; }
+.flap.shut { background: #1d2127; color: #3a414b; }
+.result { font-size: 7vmin; margin-top: 4vmin; }
+.result .win { color: var(--hi); font-weight: 800; font-size: 12vmin; }
+.stale { position: fixed; right: 2vmin; bottom: 2vmin; color: var(--bad); font-size: 3vmin; }
+"""
+
+LIVE_JS = """
+"use strict";
+const $ = (id) => document.getElementById(id);
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+function show(s) {
+  const playing = s.playing;
+  $("play").hidden = !playing;
+  $("between").hidden = playing;
+  if (playing) {
+    $("title").textContent = (s.preset || "") + " \\u00b7 round " + s.round;
+    $("turn").textContent = s.player ? s.player + (s.turn_over ? " \\u2014 turn over" : "'s turn") : "";
+    const dice = $("dice"); dice.replaceChildren();
+    (s.dice && s.dice.length ? s.dice : [null, null]).forEach((d) =>
+      dice.appendChild(el("div", d === null ? "die none" : "die", d === null ? "?" : d)));
+    const flaps = $("flaps"); flaps.replaceChildren();
+    const open = new Set(s.open);
+    for (let t = 1; t <= s.tiles; t++)
+      flaps.appendChild(el("div", open.has(t) ? "flap" : "flap shut", t));
+    const pool = s.players.some((p) => p.balance !== null);
+    $("pot").textContent = s.pot !== null && s.pot !== undefined ? "pot " + s.pot : "";
+    const body = $("players"); body.replaceChildren();
+    const head = el("tr");
+    ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", h)));
+    body.appendChild(head);
+    s.players.forEach((p) => {
+      const tr = el("tr", p.name === s.player ? "now" : "");
+      tr.appendChild(el("td", "", p.name));
+      tr.appendChild(el("td", "", p.round_score === null ? "\\u2013" : p.round_score));
+      tr.appendChild(el("td", "", pool ? p.balance : p.total));
+      body.appendChild(tr);
+    });
+  } else {
+    const r = s.last_result;
+    $("last").replaceChildren();
+    if (r) {
+      $("last").appendChild(el("div", "", r.abandoned ? "Last game stopped" : "Last game"));
+      const names = r.winners.join(", ");
+      $("last").appendChild(el("div", "win", !r.winners.length ? "no winner"
+        : r.abandoned ? "ahead: " + names : names + " won"));
+      $("last").appendChild(el("div", "", Object.entries(r.totals).map(([n, t]) => n + " " + t).join("   ")));
+    } else {
+      $("last").appendChild(el("div", "win", "Shut the Box"));
+    }
+    const t = s.tonight;
+    $("tonight").textContent = "Tonight: " + t.games + " games, " + t.boxes_shut + " boxes shut" +
+      (t.best ? ", best " + t.best.score + " by " + t.best.player : "");
+  }
+  $("stale").hidden = true;
+}
+function connect() {
+  const source = new EventSource("live/stream");
+  source.onmessage = (m) => show(JSON.parse(m.data));
+  source.onerror = () => { $("stale").hidden = false; };
+}
+connect();
+"""

@@ -1,0 +1,104 @@
+"""The web process's view of the database: read-only, reopened when it must be.
+
+The box may not have made its database yet, or be stopped (no ``-shm`` file:
+the file is then read ``immutable`` and reopened as soon as a ``-wal`` file
+shows the box writing again). :meth:`Reader.version` changes whenever the box
+has committed something: ``PRAGMA data_version`` on a live connection, the
+files' sizes and times on an immutable one.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from ..textfile import os_problem
+from ..store.readonly import connect_readonly
+from ..store.schema import SchemaError, sqlite_problem, version_of
+
+LOCK_WAIT_S = 1.0
+
+
+class Unavailable(Exception):
+    """The database cannot be read now (message: one line for the page)."""
+
+
+class Reader:
+    """One read-only connection, shared by every request (all on the event loop's thread)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db: sqlite3.Connection | None = None
+        self.schema = 0
+        self.immutable = False
+
+    def _open(self) -> sqlite3.Connection:
+        if self.db is not None and self.immutable and Path(f"{self.path}-wal").exists():
+            self.close()   # the box writes again: a live connection sees its changes
+        if self.db is None:
+            try:
+                found = self.path.exists()
+            except OSError as error:
+                raise Unavailable(f"the database {os_problem(error, 'database')}") from None
+            if not found:
+                raise Unavailable("no games yet: the box has not made its database")
+            try:
+                db, immutable = connect_readonly(self.path, LOCK_WAIT_S)
+                schema = version_of(db, self.path)
+            except (UserError, SchemaError) as error:
+                raise Unavailable(str(error)) from None
+            except sqlite3.Error as error:
+                raise Unavailable(f"the database {sqlite_problem(error)}") from None
+            self.db, self.immutable, self.schema = db, immutable, schema
+        return self.db
+
+    def connection(self) -> sqlite3.Connection:
+        """The open connection (Unavailable with the reason otherwise)."""
+        return self._open()
+
+    def version(self) -> Any:
+        """Changes whenever the box has committed (None: nothing to read yet)."""
+        try:
+            db = self._open()
+        except Unavailable:
+            return None
+        if self.immutable:
+            return tuple(_stamp(Path(f"{self.path}{end}")) for end in ("", "-wal"))
+        try:
+            return db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            self.close()
+            return None
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+        self.db = None
+
+    def backup(self, target: Path) -> None:
+        """A consistent copy through SQLite's backup API (its own connection: a thread)."""
+        db = connect_readonly(self.path, LOCK_WAIT_S)[0]
+        try:
+            out = sqlite3.connect(target)
+            try:
+                db.backup(out)
+            finally:
+                out.close()
+        finally:
+            db.close()
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+        return st.st_mtime_ns, st.st_size
+    except OSError:
+        return 0, 0
+
+
+def now() -> float:
+    return time.time()

@@ -1,0 +1,130 @@
+"""A real Mosquitto for the tests: Debian's ``mosquitto`` on a free loopback port,
+with its own config and persistence in a temporary folder; and a consumer that
+records every message and drops duplicates by ``seq`` as a real one would."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopback import free_port, wait_for
+
+MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto"
+                                          if Path("/usr/sbin/mosquitto").exists() else None)
+
+
+def need_broker() -> None:
+    if MOSQUITTO is None:
+        pytest.skip("Debian's mosquitto is not installed (.ci/run installs it where it can)")
+    pytest.importorskip("paho.mqtt.client", reason="paho-mqtt (the mqtt extra) is not installed")
+
+
+class Broker:
+    """One mosquitto process; kill() and start() again on the same port and folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        folder.mkdir(parents=True, exist_ok=True)
+        # persistence saved at every change: a subscriber's session survives a SIGKILL
+        (folder / "mosquitto.conf").write_text(
+            # as root mosquitto would drop to the user "mosquitto", who cannot write here
+            f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"persistence true\npersistence_location {folder}/\n"
+            "autosave_interval 1\nautosave_on_changes true\nlog_dest stderr\n")
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        assert MOSQUITTO is not None
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.folder / "mosquitto.conf")],
+                                     stdout=subprocess.DEVNULL,
+                                     stderr=open(self.folder / "log.txt", "ab"))
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError((self.folder / "log.txt").read_text()[-500:])
+                time.sleep(0.05)
+        raise RuntimeError("mosquitto did not start listening")
+
+    def log(self) -> str:
+        """The broker's log's end (for a failing test's message)."""
+        return (self.folder / "log.txt").read_text(errors="replace")[-1500:]
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+
+class Consumer:
+    """Subscribes to everything (QoS 1, a persistent session) and keeps every message."""
+
+    def __init__(self, broker: Broker, topic: str = "#") -> None:
+        import paho.mqtt.client as mqtt
+        self.messages: list[tuple[str, bytes, bool]] = []
+        self.lock = threading.Lock()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-consumer",
+                                  clean_session=False)
+        self.client.reconnect_delay_set(0.1, 0.5)
+        self.client.on_connect = lambda c, u, f, r, p: c.subscribe(topic, qos=1)
+        self.client.on_message = self._got
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+        self.wait(lambda: self.client.is_connected(), 10)
+
+    def _got(self, client: Any, userdata: Any, message: Any) -> None:
+        with self.lock:
+            self.messages.append((message.topic, message.payload, bool(message.retain)))
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+    def on(self, suffix: str) -> list[bytes]:
+        with self.lock:
+            return [p for t, p, _ in self.messages if t.endswith(suffix)]
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every event message as received (duplicates included)."""
+        return [json.loads(p) for p in self.on("/event")]
+
+    def wait(self, condition: Any, seconds: float) -> bool:
+        return wait_for(condition, seconds)
+
+
+def dedup(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a consumer keeps: per box, a message whose seq it has seen is dropped
+    (the publisher resends from the oldest unacknowledged, so seen = at most the last)."""
+    last: dict[str, int] = {}
+    kept = []
+    for m in messages:
+        if m["seq"] > last.get(m["box"], 0):
+            last[m["box"]] = m["seq"]
+            kept.append(m)
+    return kept
+
+
+def bare(message: dict[str, Any]) -> dict[str, Any]:
+    """The event as the simulator prints it (without box, seq and time)."""
+    return {k: v for k, v in message.items() if k not in ("box", "seq", "at")}

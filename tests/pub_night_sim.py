@@ -1,0 +1,94 @@
+"""The pub night's players on the whole simulated box: the real daemon, the
+debounced switches, the display and, with module dice, the dice module's
+firmware on the simulated I2C bus (``shutbox-hw sim`` underneath).
+
+:class:`SimNight` is :class:`~pub_night.Night` with the box swapped: the same
+players and the same checks (no liveness probe: a whole simulator cannot be
+copied), each input a thing a person does to the simulated box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import shutbox_hw.render as render_module
+from pub_night import Night
+from shutbox_hw.config import parse_config
+from shutbox_hw.sim.runner import SimRunner
+
+
+class SimNight(Night):
+    def _boot(self, db: Path) -> None:
+        # every dice source in turn (the module: its firmware on the simulated bus)
+        self.game = replace(self.game, dice=("software", "manual", "module")[self.seed % 3])
+        rules = {k: v for k, v in self.rules.as_dict().items() if v is not None}
+        game = {"dice": self.game.dice, "settle_ms": self.game.settle_ms,
+                "pause_ms": self.game.pause_ms}
+        hardware: dict[str, Any] = {"dice": {}} if self.game.dice == "module" else {}
+        config, problems = parse_config({"rules": rules, "game": game, "hardware": hardware})
+        assert config is not None, problems
+        self.probe_every = 0
+        self._real_render = render_module.render
+        render_module.render = self._render      # every screen the daemon draws
+        self.runner = SimRunner(config, db, seed=self.seed, on_event=self._event)
+
+    def _render(self, screen: Any) -> Any:
+        if hasattr(self, "runner"):    # (the first boot's idle screen comes before it)
+            self._shown(screen)
+        return self._real_render(screen)
+
+    def _event(self, data: dict[str, Any]) -> None:
+        self.witness.event(data)
+
+    def close(self) -> None:
+        render_module.render = self._real_render
+        store = self.runner.daemon.store
+        store.close()
+
+    # ------------------------------------------------------------------ the box
+
+    @property
+    def state(self):
+        return self.runner.daemon.controller.state
+
+    def database(self):
+        return self.runner.daemon.store.db
+
+    def press(self, button: str, long: bool = False) -> None:
+        self.log.append(f"{button}{' long' if long else ''}")
+        self.figures.steps += 1
+        self.runner.press(button, long)
+        if button == "roll":
+            self.runner.await_module()
+
+    def flap(self, tile: int, shut: bool) -> None:
+        self.log.append(f"{'close' if shut else 'open'} {tile}")
+        self.figures.steps += 1
+        bit = 1 << (tile - 1)
+        # the box sees a flap after its debounce: until then it may still ask
+        # for a lifted flap, so it counts as lifted once the box has seen it
+        if shut:
+            self.shut |= bit
+        self.runner.flap(tile, shut)
+        if not shut:
+            self.shut &= ~bit
+
+    def wait(self, ms: int) -> None:
+        self.log.append(f"wait {ms}")
+        self.figures.steps += 1
+        self.runner.advance(ms)
+
+    def module_throw(self, count: int) -> None:
+        if self.runner.sim.playing_module is not None:
+            self.log.append("shake")
+            self.figures.steps += 1
+            self.runner.shake()
+
+    def power_cut(self) -> None:
+        self.log.append("power cut")
+        self.figures.habits["power cut"] += 1
+        self.figures.steps += 1
+        self.figures.ends_cut += self.witness.power_cut()
+        self.runner.restart()

@@ -1,0 +1,89 @@
+"""Lights first (issue 20, point 4): a flap edge changes its LED before the
+step's durable write, and the write still comes before the screen that says
+what was taken; the audit counts ride in the step's own transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from shutbox_hw.config import load_config
+from shutbox_hw.sim.runner import SimRunner
+from shutbox_hw.sim.script import parse_script
+
+MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
+
+
+def traced(runner):
+    """The order in which one daemon step lights, writes and shows."""
+    order: list[str] = []
+    box, store = runner.daemon.box, runner.daemon.store
+    show_lights, record, show = box.indicators.show, store.record_all, box.display.show
+
+    def lights(leds, now):
+        order.append("lights")
+        return show_lights(leds, now)
+
+    def write(events, tally=None):
+        events = list(events)
+        order.append("write " + ",".join(e.name for e in events))
+        return record(events, tally)
+
+    def screen(image, now, activity=True):
+        order.append("screen")
+        return show(image, now, activity)
+
+    box.indicators.show, store.record_all, box.display.show = lights, write, screen
+    return order
+
+
+def run(runner, text, tiles=12):
+    for step in parse_script(text, tiles):
+        runner.run(step)
+
+
+def test_a_flap_edge_lights_before_the_write_and_the_write_comes_before_the_screen(tmp_path):
+    runner = SimRunner(load_config(MCP_BUILD), tmp_path / "db")
+    run(runner, "start 1\ndice 3 4\nroll\n")
+    order = traced(runner)
+    run(runner, "close 8\n")                   # 8 does not fit 3+4: rejected, blinks, red
+    first_write = next(i for i, o in enumerate(order) if o.startswith("write flap_rejected"))
+    assert "lights" in order[:first_write]
+    assert "screen" in order[first_write:] and "screen" not in order[:first_write]
+    assert runner.sim.lamp_states().red
+    order.clear()
+    run(runner, "open 8\nclose 3 4\n")         # the closure is taken
+    taken = next(i for i, o in enumerate(order) if "throw_committed" in o)
+    assert "screen" in order[taken:]
+    before = order[:taken]
+    assert before.count("screen") < order.count("screen")
+
+
+def test_the_audit_counts_are_written_in_the_steps_own_transaction(tmp_path):
+    db = tmp_path / "db"
+    runner = SimRunner(load_config(MCP_BUILD), db)
+    run(runner, "start 1\ndice 3 4\nroll\n")
+    statements: list[str] = []
+    runner.daemon.store.db.set_trace_callback(statements.append)
+    run(runner, "close 3 4\n")
+    # the step's one transaction holds the throw and the counts of the two flaps;
+    # no key of the counts commits on its own (autocommit: one sync each)
+    kinds = [s.split()[0] + (" counters" if "counters" in s else "") for s in statements
+             if s.split()[0] in ("BEGIN", "COMMIT", "INSERT", "UPDATE")]
+    assert kinds.count("BEGIN") == 1 and kinds.count("COMMIT") == 1
+    begin, commit = kinds.index("BEGIN"), kinds.index("COMMIT")
+    assert "INSERT counters" in kinds[begin:commit]
+    assert "INSERT counters" not in kinds[commit:]
+    counts = dict(sqlite3.connect(db).execute("SELECT key, count FROM counters"))
+    assert counts.get("switch:flap 3") == 1 and counts.get("switch:flap 4") == 1
+    assert not runner.daemon.tally.pending
+
+
+def test_counts_that_the_disk_refused_stay_pending_and_are_not_doubled(tmp_path):
+    db = tmp_path / "db"
+    runner = SimRunner(load_config(MCP_BUILD), db)
+    run(runner, "start 1\ndice 3 4\nroll\ndisk-full\nclose 3 4\n")
+    assert runner.daemon.tally.pending["switch:flap 3"] == 1
+    run(runner, "disk-ok\nwait 2\n")
+    counts = dict(sqlite3.connect(db).execute("SELECT key, count FROM counters"))
+    assert counts.get("switch:flap 3") == 1 and counts.get("switch:flap 4") == 1

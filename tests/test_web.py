@@ -1,0 +1,336 @@
+"""``shutbox-hw web`` as a real process over a database the simulator wrote.
+
+The pages show the figures ``history`` and ``audit`` print; the backup is
+behind the token; every bad request gets a one-line 4xx; a slow client holds
+up nobody; the box plays on while the web process is hammered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from shutbox_hw.config import load_config
+from shutbox_hw.sim.runner import SimRunner
+from shutbox_hw.sim.script import load_script
+from shutbox_hw.store.history import recent_games
+from loopback import free_port, wait_for
+from web_server import CHECKOUT, WebServer, need_web
+
+SCRIPTS = CHECKOUT / "tests" / "scripts"
+SB = [sys.executable, "-m", "shutbox_hw.cli"]
+TOKEN = "s3cret-Token-for-the-backup"
+
+
+def sim(db: Path, script: str, *extra: str) -> list[dict]:
+    out = subprocess.run([*SB, "sim", "--db", str(db), "--script", str(SCRIPTS / script),
+                          *extra], capture_output=True, text=True, timeout=120, cwd=CHECKOUT)
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def cli(*args: str) -> str:
+    out = subprocess.run([*SB, *args], capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """Two finished games and an unfinished one (seed 001's practice round)."""
+    need_web()
+    db = tmp_path_factory.mktemp("played") / "box.db"
+    sim(db, "two-player-klappenspiel.txt")
+    sim(db, "hints-klappenspiel.txt")
+    sim(db, "practice-001.txt", "--rules", "crafthouse-12")
+    return db
+
+
+@pytest.fixture(scope="module")
+def web(played, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("web")
+    (folder / "token").write_text(TOKEN + "\n")
+    (folder / "token").chmod(0o600)
+    config = folder / "box.toml"
+    config.write_text(f'[web]\ntoken_file = "{folder / "token"}"\n')
+    server = WebServer(played, config)
+    yield server
+    log = server.stop()
+    assert TOKEN not in log and "Traceback" not in log, log
+
+
+def test_scorecards_and_history_are_the_figures_history_prints(played, web):
+    games = json.loads(cli("history", "--db", str(played), "--json"))["games"]
+    assert len(games) == 3
+    for game in games:
+        status, _, body = web.get(f"/game/{game['id']}.json")
+        assert status == 200
+        assert json.loads(body) == json.loads(cli("history", "--db", str(played), "--game",
+                                                  str(game["id"]), "--json"))
+        status, _, page = web.get(f"/game/{game['id']}")
+        text = page.decode()
+        # every cell of the aligned scorecard `history --game` prints is on the page
+        table = cli("history", "--db", str(played), "--game", str(game["id"])).splitlines()
+        for row in table[1:-1]:
+            for cell in row.split():
+                assert f">{cell}<" in text or f">{cell}," in text or cell in text, cell
+    status, _, page = web.get("/history")
+    for game in games:
+        assert f'href="/game/{game["id"]}"' in page.decode()
+    status, headers, body = web.get("/export/games.csv")
+    assert status == 200 and headers["content-type"].startswith("text/csv")
+    lines = body.decode().splitlines()
+    assert len(lines) == 1 + len(games) and lines[0].startswith("game,")
+    status, _, body = web.get("/export/turns.csv")
+    turns = sqlite3.connect(played).execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    assert len(body.decode().splitlines()) == 1 + turns
+
+
+def test_audits_and_live_summary(played, web):
+    audit = json.loads(cli("audit", "--db", str(played), "--json"))
+    page = web.get("/audits")[2].decode()
+    assert f"<td>games</td><td>{audit['games']}</td>" in page
+    for switch, count in audit["switches"].items():
+        assert f"<td>{switch}</td><td>{count}</td>" in page
+    finished = [g for g in recent_games(sqlite3.connect(played), 5)
+                if g["finished"] or g["abandoned"]]
+    assert json.loads(web.get("/live.json")[2])["last_result"]["id"] == finished[0]["id"]
+
+
+def test_live_summary_is_the_game_as_its_events_tell_it(tmp_path):
+    need_web()
+    db = tmp_path / "box.db"
+    events = sim(db, "practice-001.txt", "--rules", "crafthouse-12")
+    server = WebServer(db)
+    try:
+        live = json.loads(server.get("/live.json")[2])
+    finally:
+        server.stop()
+    ended = [e for e in events if e["event"] == "turn_ended"]
+    assert live["playing"] and live["player"] == ended[-1]["player"]
+    assert live["open"] == ended[-1]["open"] and live["last_result"] is None
+    assert {p["name"]: p["round_score"] for p in live["players"]} == \
+        {e["player"]: e["score"] for e in ended}
+    rolled = [e for e in events if e["event"] == "rolled"]
+    assert live["dice"] == rolled[-1]["dice"]
+
+
+def test_backup_needs_the_token_and_is_a_consistent_copy(played, web, tmp_path):
+    assert web.get("/backup", "POST")[0] == 403
+    assert web.get("/backup", "POST", b"token=wrong",
+                   {"Content-Type": "application/x-www-form-urlencoded"})[0] == 403
+    status, _, body = web.get("/backup", "POST", b"x" * 5000)
+    assert status == 413 and body.count(b"\n") == 1
+    status, headers, body = web.get("/backup", "POST", f"token={TOKEN}".encode(),
+                                    {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and "attachment" in headers["content-disposition"]
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(body)
+    assert recent_games(sqlite3.connect(copy), 10) == recent_games(sqlite3.connect(played), 10)
+    status, _, body2 = web.get("/backup", headers={"Authorization": f"Bearer {TOKEN}"},
+                               method="POST")
+    assert status == 200 and body2[:16] == b"SQLite format 3\x00"
+
+
+def test_backup_is_off_without_a_token(played):
+    server = WebServer(played)
+    try:
+        status, _, body = server.get("/backup", "POST", f"token={TOKEN}".encode())
+        assert status == 404 and b"off" in body
+        assert b"Backup is off" in server.get("/backup")[2]
+    finally:
+        server.stop()
+
+
+def raw(port: int, data: bytes) -> bytes:
+    """The answer to ``data`` (b"": the server refused it by resetting the connection,
+    which is all a client still sending megabytes can be told)."""
+    out = b""
+    try:
+        with socket.create_connection(("127.0.0.1", port), 10) as s:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            while chunk := s.recv(65536):
+                out += chunk
+    except OSError:   # reset, broken pipe, not connected: refused mid-send
+        pass
+    return out
+
+
+BAD = [
+    (b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+    (b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+    (b"GET /static/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+    (b"GET /game/abc HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+    (b"GET /game/99999999999999999999999 HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+    (b"GET /history?limit=-1 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    (b"GET /history?limit=99999 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    (b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", 405),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 2_000_000 + b"\r\n\r\n", 400),
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+    (b"NOT HTTP AT ALL\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400),
+    (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(64), 400),   # a TLS hello
+]
+
+
+def test_bad_requests_get_a_one_line_4xx_and_the_box_plays_on(played, web, tmp_path):
+    config = load_config(preset="crafthouse-12")
+    steps = load_script(str(SCRIPTS / "practice-001.txt"), config.rules.tiles)
+    quiet: list[dict] = []
+    runner = SimRunner(config, tmp_path / "quiet.db", on_event=quiet.append)
+    for step in steps:
+        runner.run(step)
+    # the same game while the web process is hammered, on the database it serves
+    loud: list[dict] = []
+    done = threading.Event()
+
+    def play() -> None:
+        r = SimRunner(config, tmp_path / "loud.db", on_event=loud.append)
+        for step in steps:
+            r.run(step)
+        done.set()
+
+    server = WebServer(tmp_path / "loud.db")
+    try:
+        player = threading.Thread(target=play)
+        player.start()
+        for request, status in BAD:
+            answer = raw(server.port, request)
+            if not answer and len(request) > 1_000_000:
+                continue   # refused while it was still being sent
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(f"HTTP/1.1 {status} ".encode()), (request[:60], answer[:200])
+            assert body.count(b"\n") <= 1 and b"Traceback" not in body, body[:300]
+            assert len(body) < 200
+        player.join(60)
+        assert done.is_set() and loud == quiet
+        assert server.get("/live.json")[0] == 200
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
+
+
+def test_a_slow_client_holds_up_nobody(played, web):
+    slow = socket.create_connection(("127.0.0.1", web.port), 10)
+    try:
+        slow.sendall(b"GET / HTTP/1.1\r\nHo")   # and then nothing more for a while
+        started = time.monotonic()
+        assert web.get("/live.json")[0] == 200
+        assert time.monotonic() - started < 5
+    finally:
+        slow.close()
+
+
+def test_live_stream_sends_the_summary_and_each_change(tmp_path):
+    need_web()
+    db = tmp_path / "box.db"
+    config = load_config(preset="crafthouse-12")
+    steps = load_script(str(SCRIPTS / "practice-001.txt"), config.rules.tiles)
+    runner = SimRunner(config, db)
+    server = WebServer(db)
+    seen: list[dict] = []
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), 10) as s:
+            s.sendall(b"GET /live/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.settimeout(None)
+            reader = s.makefile("rb")
+
+            def listen() -> None:
+                try:
+                    for raw_line in reader:
+                        if raw_line.startswith(b"data: "):
+                            seen.append(json.loads(raw_line[6:]))
+                except OSError:
+                    pass   # the test is over and closed the stream
+            threading.Thread(target=listen, daemon=True).start()
+            deadline = time.monotonic() + 10
+            while not seen and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert seen and not seen[0]["playing"] and seen[0]["last_result"] is None
+            for step in steps[:8]:
+                runner.run(step)
+                time.sleep(0.4)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not (seen[-1].get("dice") and seen[-1][
+                    "open"] != list(range(1, 13))):
+                time.sleep(0.05)
+    finally:
+        server.stop()
+    dice = [tuple(x["dice"]) for x in seen if x.get("dice")]
+    assert seen[-1]["playing"] and seen[-1]["player"] == "P1"
+    assert len(set(dice)) >= 2          # the dice changed on the stream, throw by throw
+    assert 12 not in seen[-1]["open"]   # the first throw's flap, shut
+
+
+SETPRIV = shutil.which("setpriv")
+NOBODY = 65534
+GROUP = 64999   # a group of the test's own, as the drop-in's group shutbox
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or SETPRIV is None,
+                    reason="needs root and setpriv to run the web process as another user")
+def test_web_as_another_user_with_group_read_only_follows_a_running_box(request):
+    """As installed by --web: the database and its directory group-readable (0640/0750),
+    the web process another user in that group. It reads the running box's WAL and
+    follows it; it cannot write (the files say so, and its connection is read-only)."""
+    need_web()
+    base = Path(tempfile.mkdtemp(prefix="shutbox-web-user-", dir="/tmp"))
+    base.chmod(0o755)   # pytest's own folders are root's alone
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    state = base / "state"
+    state.mkdir(mode=0o750)
+    os.chown(state, 0, GROUP)
+    db = state / "box.db"
+    config = load_config(preset="crafthouse-12")
+    steps = load_script(str(SCRIPTS / "practice-001.txt"), config.rules.tiles)
+    old = os.umask(0o027)
+    try:
+        runner = SimRunner(config, db)   # the box, running: WAL and -shm beside the file
+        for step in steps[:4]:
+            runner.run(step)
+        for path in state.iterdir():
+            os.chown(path, 0, GROUP)
+    finally:
+        os.umask(old)
+    assert {oct(p.stat().st_mode & 0o777) for p in state.iterdir()} == {"0o640"}
+    port = free_port()
+    proc = subprocess.Popen(
+        [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={GROUP}",
+         sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
+         "--listen", f"127.0.0.1:{port}"], cwd=CHECKOUT, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    server = WebServer.__new__(WebServer)
+    server.port, server.proc = port, proc
+    try:
+        assert wait_for(lambda: _answers(server), 20), proc.stderr
+        answer = server.get("/live.json")
+        assert answer[0] == 200, (answer, server.stop())
+        first = json.loads(answer[2])
+        for step in steps[4:]:
+            runner.run(step)
+        last = json.loads(server.get("/live.json")[2])
+        assert first["open"] != last["open"] and last["player"] == "P2"
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
+    assert {oct(p.stat().st_mode & 0o777) for p in state.iterdir()} == {"0o640"}
+
+
+def _answers(server: WebServer) -> bool:
+    try:
+        return server.get("/health")[0] == 200
+    except OSError:
+        return False
