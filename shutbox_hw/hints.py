@@ -53,7 +53,13 @@ def _solver(rules: RuleSet, objectives: tuple[str, ...] = ("min-score", "max-shu
 
 
 def solve_child() -> None:
-    """The child process: solve the tables named on stdin into the disk cache."""
+    """The child process: solve the tables named on stdin into the disk cache, at a
+    low priority, so that on a busy CPU the daemon's loop goes first."""
+    import os
+    try:
+        os.nice(10)
+    except OSError:
+        pass
     from .rules import rules_from_dict
     from .strategy import solver_for
     request = json.loads(sys.stdin.read())

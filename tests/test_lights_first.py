@@ -87,3 +87,34 @@ def test_counts_that_the_disk_refused_stay_pending_and_are_not_doubled(tmp_path)
     run(runner, "disk-ok\nwait 2\n")
     counts = dict(sqlite3.connect(db).execute("SELECT key, count FROM counters"))
     assert counts.get("switch:flap 3") == 1 and counts.get("switch:flap 4") == 1
+
+
+def test_a_cut_between_the_lights_and_the_write_restarts_on_the_flaps_as_they_are(tmp_path):
+    """The LEDs showed a shut flap whose step never reached the disk: the new box
+    reads the flaps, and the game goes on as if there had been no cut."""
+    from shutbox_hw.sim.disk import PowerCut
+
+    script = "start 1\ndice 3 4\nroll\nclose 3 4\ndice 2 5\nroll\nclose 7\ndice 1 1\nroll\n"
+
+    def played(cut: bool, name: str) -> list[dict]:
+        events: list[dict] = []
+        runner = SimRunner(load_config(MCP_BUILD), tmp_path / name, on_event=events.append)
+        steps = parse_script(script, 12)
+        for step in steps[:3]:
+            runner.run(step)
+        if cut:
+            store = runner.daemon.store
+            real = store._check_write
+
+            def cut_before_commit():     # the step's lights are set, its commit not made
+                store._check_write = real
+                raise PowerCut()
+            store._check_write = cut_before_commit
+        for step in steps[3:]:
+            runner.run(step)
+        if cut:
+            assert runner.power_cuts == 1
+            assert any(e["event"] == "resumed" for e in events)
+        return [e for e in events if e["event"] in ("throw_committed", "turn_ended")]
+
+    assert played(True, "cut.db") == played(False, "plain.db")

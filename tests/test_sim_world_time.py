@@ -135,3 +135,18 @@ def test_a_sync_blocks_the_loop_for_its_latency(tmp_path):
     assert longest_step_ms("fast")[0] == 0     # GPIO build: the panel's frames do not block
     longest, syncs = longest_step_ms("stall 300")
     assert syncs >= 3 and longest >= 300
+
+
+def test_a_world_file_resumes_with_the_disk_and_bus_the_script_set(tmp_path):
+    from shutbox_hw.sim.world_file import run_with_world
+    config = load_config()
+    steps = parse_script("bus 50000\ndisk stall 70\nstart 1\n", 9)
+
+    def make(shut):
+        return SimRunner(config, tmp_path / "db", shut=shut)
+
+    first = run_with_world(make, steps, tmp_path / "world.json")
+    assert first.sim.bus.hz == 50_000
+    again = run_with_world(make, steps, tmp_path / "world.json")   # every line done: resumed
+    assert again.sim.bus.hz == 50_000
+    assert again.disk.latency.next_ms() == 70

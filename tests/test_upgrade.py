@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import CHECKOUT, INSTALLER
 from wheel_folder import project_wheel
+from shutbox_hw.store import schema
 
 FAKE = Path(__file__).parent / "fake_systemctl" / "systemctl"
 NEW_VERSION = "9.9.9"
@@ -151,4 +152,4 @@ def test_check_config_refuses_a_database_of_a_newer_schema(tmp_path):
     assert out.returncode == 2
     assert out.stderr.splitlines() == [
         "box.toml: [storage] db: box.db was written by a newer shutbox-hw (schema 99); "
-        "upgrade shutbox-hw (this one reads schema 3)"]
+        f"upgrade shutbox-hw (this one reads schema {schema.VERSION})"]

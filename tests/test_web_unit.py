@@ -14,6 +14,7 @@ import pytest
 
 from conftest import CHECKOUT, run_installer
 from test_systemd_unit import last, parse
+from shutbox_hw.store import Store
 
 SYSTEMD = CHECKOUT / "systemd"
 WEB_UNIT = SYSTEMD / "shutbox-hw-web.service"
@@ -60,7 +61,7 @@ def test_install_web_and_mqtt(installed, tmp_path):
     shutil.copytree(installed.root, root, symlinks=True)
     db = root / "var/lib/shutbox-hw/shutbox.db"
     db.parent.mkdir(parents=True)
-    db.write_bytes(b"games")
+    Store(db).close()           # the box's database: the installer checks it first
     db.chmod(0o600)
     wheels = tmp_path / "wheels"
     shutil.copytree(installed.wheels, wheels)

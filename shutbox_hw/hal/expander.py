@@ -225,6 +225,9 @@ class ExpanderPins:
         int_at, self._int_at = self._int_at, None
         try:
             snap = self.chip.read_all()
+            # the registers are as they were when the bus let the read through, which
+            # may be after a wait behind another transfer: that is the read's time
+            now_ms = max(now_ms, self._clock.now_ms())
             if int_at is None and self._int_at is not None:
                 # INT fell while the registers were on the wire: this read answers it
                 int_at, self._int_at = self._int_at, None

@@ -37,6 +37,7 @@ from ..errors import UserError, clip, shown_path
 from ..textfile import os_problem, read_text_file
 from .runner import SimRunner
 from .script import Step
+from .world_commands import Bus, Disk
 
 PRESSES = ("start", "roll", "roll1", "next", "hold-next")
 
@@ -76,6 +77,9 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
         runner.sim.dice.queue(tuple(faces))
     runner.put_right()
     first = world.data["line"]
+    for done in steps[:first]:   # the disk and the bus are as the lines before set them
+        if isinstance(done.world, (Disk, Bus)):
+            runner.world_command(done.world)
     seen = world.data["before"] or world.data["after"]   # in a line, or between two
     if seen is not None:
         _ask_again(runner, seen)
