@@ -173,7 +173,6 @@ accepts() {
 started() {
     local before="" after=""
     REASON=""
-    if watched; then before=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true); fi
     if [[ -z $ROOT ]]; then
         timeout "$READY_TIMEOUT" systemctl restart "$NAME.service"
     else
@@ -181,6 +180,8 @@ started() {
         ! watched || timeout "$READY_TIMEOUT" "$SHUTBOX_SYSTEMCTL" restart "$NAME.service"
     fi || { REASON="it did not report ready within $READY_TIMEOUT s"; return 1; }
     watched || return 0
+    # counted from here: a restart asked for by hand sets systemd's count back to 0
+    before=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true)
     sleep "$SETTLE"
     after=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true)
     if ! ask is-active --quiet "$NAME.service" || [[ $before != "$after" ]]; then
