@@ -10,12 +10,10 @@ backup download is off unless ``token_file`` names a file with a token.
 from __future__ import annotations
 
 import re
-import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from .errors import UserError
 from .textfile import read_text_file
@@ -35,6 +33,7 @@ class Broker:
 
 def parse_broker(text: str) -> Broker:
     """``mqtt://host[:port]`` or ``mqtts://host[:port]``; ValueError with the reason."""
+    from urllib.parse import urlsplit   # here: every command reads the config
     parts = urlsplit(text)
     if parts.scheme not in SCHEMES:
         raise ValueError(f"expected mqtt://host:port or mqtts://host:port, got {text[:60]!r}")
@@ -62,6 +61,7 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def default_box_id() -> str:
     """The host name, cut to what a topic level may hold."""
+    import socket
     name = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname().split(".")[0])[:64]
     return name or "shutbox"
 

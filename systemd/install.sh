@@ -180,7 +180,6 @@ accepts() {
 started() {
     local before="" after=""
     REASON=""
-    if watched; then before=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true); fi
     if [[ -z $ROOT ]]; then
         timeout "$READY_TIMEOUT" systemctl restart "$NAME.service"
     else
@@ -188,6 +187,8 @@ started() {
         ! watched || timeout "$READY_TIMEOUT" "$SHUTBOX_SYSTEMCTL" restart "$NAME.service"
     fi || { REASON="it did not report ready within $READY_TIMEOUT s"; return 1; }
     watched || return 0
+    # counted from here: a restart asked for by hand sets systemd's count back to 0
+    before=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true)
     sleep "$SETTLE"
     after=$(ask show -p NRestarts --value "$NAME.service" 2>/dev/null || true)
     if ! ask is-active --quiet "$NAME.service" || [[ $before != "$after" ]]; then
@@ -342,8 +343,21 @@ trap 'rm -rf "$BUILD_DIR" "${FAILED:-}"' EXIT
 FAILED=$OPT/$NEW        # removed at exit unless the switch to it succeeds
 "$PYTHON" -m venv --system-site-packages "$OPT/$NEW" \
     || die "cannot make a venv with $PYTHON (apt-get install python3-venv)"
+PYVER='import sys; print("%d.%d" % sys.version_info[:2])'
+SITE='import sysconfig; print(sysconfig.get_paths()["purelib"])'
+if [[ -n $CURRENT ]] && "$OPT/$CURRENT/bin/python" -c '' 2>/dev/null \
+        && grep -q '^include-system-site-packages = true' "$OPT/$CURRENT/pyvenv.cfg" \
+        && [[ "$("$OPT/$CURRENT/bin/python" -c "$PYVER")" == "$("$PYTHON" -c "$PYVER")" ]]; then
+    # the running version's libraries, copied (not moved: it keeps running), so that
+    # pip installs only what changed; its own package and pip's tools are left out
+    from=$("$OPT/$CURRENT/bin/python" -c "$SITE") to=$("$OPT/$NEW/bin/python" -c "$SITE")
+    find "$from" -mindepth 1 -maxdepth 1 ! -name 'shutbox_hw*' ! -name 'pip' ! -name 'pip-*' \
+        ! -name 'setuptools*' ! -name 'pkg_resources' ! -name '_distutils_hack' \
+        ! -name 'distutils-precedence.pth' -exec cp -a -t "$to" {} + \
+        || die "cannot copy the libraries of $CURRENT into $OPT/$NEW"
+fi
 PIP=("$OPT/$NEW/bin/python" -m pip install --quiet --disable-pip-version-check
-     --root-user-action=ignore --only-binary lgpio)
+     --root-user-action=ignore --upgrade-strategy only-if-needed --only-binary lgpio)
 # pip builds in the source tree: build from a copy, so that root leaves no
 # files behind in the (user's) checkout
 BUILD_DIR=$(mktemp -d)
@@ -381,15 +395,30 @@ if ! accepts "$NEW"; then
 fi
 if [[ -f $DB ]]; then
     # the database as it was, in case the new version changes its schema and an
-    # older one has to read it again (the last one is kept)
+    # older one has to read it again (the last copy is kept). Read-only, so that
+    # root leaves no file of its own beside it (SQLite's backup: consistent while
+    # the box writes); the copy gets the database's owner and mode.
     rm -f "$STATE"/shutbox.db.before-*
-    as_service "$OPT/$NEW/bin/python" -c 'import sqlite3, sys, urllib.parse
-src = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri=True)
-dst = sqlite3.connect(sys.argv[2])
+    BACKUP=$STATE/shutbox.db.before-$ID
+    "$OPT/$NEW/bin/python" - "$DB" "$BACKUP" <<'PY' || die "cannot copy $DB before the upgrade (above); nothing changed"
+import os, sqlite3, sys, urllib.parse
+path, copy = sys.argv[1:]
+uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+try:
+    src = sqlite3.connect(uri, uri=True)
+    src.execute("SELECT count(*) FROM sqlite_master").fetchone()
+except sqlite3.Error:
+    # a file whose -shm cannot be made here: with no -wal there is nothing in it to miss
+    if os.path.exists(path + "-wal") and os.path.getsize(path + "-wal"):
+        raise
+    src = sqlite3.connect(uri + "&immutable=1", uri=True)
+dst = sqlite3.connect(copy)
 src.backup(dst)
 dst.close()
-src.close()' "$DB" "$STATE/shutbox.db.before-$ID" \
-        || die "cannot copy $DB before the upgrade (above); nothing changed"
+src.close()
+PY
+    chown --reference="$DB" "$BACKUP" 2>/dev/null || true
+    chmod 0600 "$BACKUP"
 fi
 
 # --- the dice module's own I2C bus -------------------------------------------------

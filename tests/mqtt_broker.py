@@ -33,22 +33,34 @@ def need_broker() -> None:
 class Broker:
     """One mosquitto process; kill() and start() again on the same port and folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, secure: bool = False) -> None:
+        """``secure``: TLS with a CA of its own (``ca`` the file) and one user,
+        ``user``/``password`` (anonymous clients refused)."""
         self.folder = folder
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         folder.mkdir(parents=True, exist_ok=True)
+        self.ca: Path | None = None
+        self.user, self.password = "box", "pa:ss w0rd"
+        extra = ""
+        if secure:
+            self.ca = _certificates(folder)
+            subprocess.run(["mosquitto_passwd", "-c", "-b", str(folder / "passwd"), self.user,
+                            self.password], check=True, capture_output=True)
+            extra = (f"cafile {self.ca}\ncertfile {folder / 'server.pem'}\n"
+                     f"keyfile {folder / 'server.key'}\npassword_file {folder / 'passwd'}\n")
         # persistence saved at every change: a subscriber's session survives a SIGKILL
         (folder / "mosquitto.conf").write_text(
             # as root mosquitto would drop to the user "mosquitto", who cannot write here
             f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"listener {self.port} 127.0.0.1\n{extra}"
+            f"allow_anonymous {'false' if secure else 'true'}\n"
             f"persistence true\npersistence_location {folder}/\n"
             "autosave_interval 1\nautosave_on_changes true\nlog_dest stderr\n")
 
     @property
     def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
+        return f"{'mqtts' if self.ca else 'mqtt'}://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         assert MOSQUITTO is not None
@@ -77,6 +89,20 @@ class Broker:
         self.proc = None
 
 
+def _certificates(folder: Path) -> Path:
+    """A CA and a server certificate for 127.0.0.1 signed by it (openssl); the CA's file."""
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+            "ca.pem", "-days", "2", "-subj", "/CN=shutbox test CA")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
+            "server.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext")
+    return folder / "ca.pem"
+
+
 class Consumer:
     """Subscribes to everything (QoS 1, a persistent session) and keeps every message."""
 
@@ -87,6 +113,9 @@ class Consumer:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-consumer",
                                   clean_session=False)
         self.client.reconnect_delay_set(0.1, 0.5)
+        if broker.ca is not None:
+            self.client.tls_set(ca_certs=str(broker.ca))
+            self.client.username_pw_set(broker.user, broker.password)
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe(topic, qos=1)
         self.client.on_message = self._got
         self.client.connect("127.0.0.1", broker.port)

@@ -151,7 +151,10 @@ class Night:
                 self.send(DiceRolled(faces, self.now, source))
 
     def _shown(self, screen) -> None:
-        self.witness.shown(screen, self.state, set(tiles_of(self.shut)))
+        self.witness.shown(screen, self.state, set(tiles_of(self.shut)), self.clock())
+
+    def clock(self) -> int:
+        return self.now
 
     def send(self, event) -> None:
         self.figures.steps += 1
@@ -345,8 +348,8 @@ class Night:
                 break
             if not self.stopping and self.referee.rounds >= self.stop_after:
                 self.stopping = True
+                self.figures.habits["matches stopped"] += 1
             if self.stopping and s.phase == "play":
-                self.figures.habits["stop the match"] += 1
                 self.press("next", long=True)
                 continue
             self._habit()

@@ -13,8 +13,8 @@ from collections import Counter
 from typing import Any
 
 from pub_referee import Referee, Untrue
-from shutbox_hw.game.screens import (PlayScreen, ResultScreen, ScoreboardScreen, ShutScreen,
-                                     TurnEndScreen)
+from shutbox_hw.game.screens import (ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
+                                     ShutScreen, TurnEndScreen)
 from shutbox_hw.store.audit import audits
 from shutbox_hw.store.history import recent_games, scorecard
 
@@ -54,6 +54,8 @@ class Witness:
         self.record: Counter[str] = Counter()     # the night so far, for the audits
         self.best: list[int] = []
         self._dice: tuple[int, ...] | None = None  # the live throw's faces
+        self._on_screen: tuple[str, Any] | None = None   # the end step on the screen
+        self._since = 0                                 # ... since then
 
     # ------------------------------------------------------------------ events
 
@@ -78,17 +80,25 @@ class Witness:
 
     def power_cut(self) -> int:
         """The steps still queued go with the power; how many."""
-        lost, self.expect = len(self.expect), []
+        lost, self.expect, self._on_screen = len(self.expect), [], None
         return lost
 
     # ------------------------------------------------------------------ screens
 
-    def shown(self, screen: Any, state: Any, shut: set[int]) -> None:
-        """A screen the box drew: true to the game and the flaps, and the next end step?"""
+    def shown(self, screen: Any, state: Any, shut: set[int], now: int) -> None:
+        """A screen the box drew: true to the game and the flaps, the next end step,
+        and the step it replaces was on long enough to be read?"""
         self._check(screen, state, shut)
-        if self.expect and end_step(screen) == self.expect[0]:
+        step = end_step(screen)
+        if self.expect and step == self.expect[0]:
             self.expect.pop(0)
             self.ends_shown += 1
+        if isinstance(screen, ConfirmScreen) or step == self._on_screen:
+            return          # the question covers a step, which is shown in full after it
+        if self._on_screen is not None and self._on_screen[0] != "result" and \
+                now - self._since < state.quick_show_ms():
+            raise Untrue(f"end step {self._on_screen} shown only {now - self._since} ms")
+        self._on_screen, self._since = step, now
 
     def _check(self, screen: Any, state: Any, shut: set[int]) -> None:
         ref = self.referee

@@ -3,6 +3,7 @@
 from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen,
                                      ScoreboardScreen, ShutScreen, TurnEndScreen)
 from shutbox_hw.events import Tick
+from shutbox_hw.game.state import QUICK_SHOW_MS
 from table import Table
 
 
@@ -450,10 +451,15 @@ def test_a_button_moves_on_to_the_next_step():
     t.close(5, 7)
     t.roll(6, 6)                       # no move: the last player of the match
     assert t.screen.prompt == "no move"
-    t.press("roll")                    # seen: on to the turn end, nothing else happens
+    t.press("roll")                    # at once: the step is cut to its brief showing
+    assert t.screen.prompt == "no move"
+    t.wait(QUICK_SHOW_MS)
     assert isinstance(t.screen, TurnEndScreen)
-    t.press("next", long=True)         # even a long NEXT only moves on
+    t.wait(QUICK_SHOW_MS)              # the rest keep their full pause ...
+    assert isinstance(t.screen, TurnEndScreen)
+    t.press("next", long=True)         # ... and a press once seen moves on, even a long NEXT
     assert isinstance(t.screen, ScoreboardScreen)
+    t.wait(QUICK_SHOW_MS)
     t.press("roll")
     assert isinstance(t.screen, ResultScreen)
     assert t.controller.phase == "over"

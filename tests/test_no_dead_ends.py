@@ -328,3 +328,20 @@ def test_end_steps_wait_while_new_game_is_asked_and_its_answer_is_heard():
     assert isinstance(t.screen, ShutScreen)
     t.wait(2000)
     assert isinstance(t.screen, TurnEndScreen) and t.screen.shut
+
+
+def test_mashing_a_button_never_skips_an_end_step_unseen():
+    t = Table("klappenspiel", {"match": "single-round"}, pause_ms=2000)
+    t.start(1)
+    for dice, tiles in [((6, 6), (3, 9)), ((6, 6), (4, 8)), ((6, 6), (5, 7))]:
+        t.roll(*dice)
+        t.close(*tiles)
+    before = len(t.shown)
+    t.roll(6, 6)                     # no move: turn end, scoreboard and result queued
+    for _ in range(20):              # pressed as fast as a hand can, for 0.1 s
+        t.press("roll")
+    assert t.screen.prompt == "no move"
+    t.wait(QUICK_SHOW_MS)
+    assert isinstance(t.screen, TurnEndScreen)
+    seen = [type(s).__name__ for s in t.shown[before:]]
+    assert seen == ["PlayScreen", "TurnEndScreen"]

@@ -169,6 +169,18 @@ def test_frames_clear_keeps_a_folder_with_other_files(tmp_path, capsys):
     assert (frames / "notes.txt").read_text() == "mine"
 
 
+def test_frames_clear_removes_nothing_when_the_database_is_in_use(tmp_path, capsys):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "frame-00001.png").write_bytes(b"old")
+    db = tmp_path / "box.db"
+    with DatabaseLock(db):
+        assert main(["sim", "--script", str(GAME), "--db", str(db), "--frames", str(frames),
+                     "--frames-clear"]) == 2
+    assert "in use" in capsys.readouterr().err
+    assert (frames / "frame-00001.png").read_bytes() == b"old"
+
+
 def test_frames_clear_without_frames_is_a_usage_mistake(capsys):
     assert main(["sim", "--script", str(GAME), "--frames-clear"]) == 2
     assert "--frames-clear goes with --frames" in capsys.readouterr().err

@@ -234,3 +234,17 @@ def test_one_kind_of_mark_is_explained_however_full_the_scoreboard(players, monk
     # the legend's own square is there, and it does not cover the note or the rows' marks
     assert all(image.getpixel((x + i, y + 2)) for i in range(5))
     assert y < 10 or 10 + ((players + 1) // 2 if players > 4 else players) * 8 <= y
+
+
+def test_both_marks_are_explained_on_a_full_eight_player_scoreboard(monkeypatch):
+    from shutbox_hw.render import scoreboard
+    explained: list[str] = []
+    real = scoreboard._legend
+
+    def spy(canvas, rows, x, y):
+        explained.extend(i.name for i in scoreboard._legend_items(rows))
+        real(canvas, rows, x, y)
+    monkeypatch.setattr(scoreboard, "_legend", spy)
+    rows = tuple(ScoreRow(n, 5, 5, 40, shut=n == "Bob", out=n == "Eva") for n in NAMES)
+    render(ScoreboardScreen(5, rows, note="Hanna wins round 5"))
+    assert sorted(explained) == ["out", "shut"]      # each mark once, wherever it fits

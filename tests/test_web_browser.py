@@ -8,6 +8,7 @@ folder (and copied to $SHUTBOX_SCREENSHOTS when it is set) to be looked at.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -58,6 +59,14 @@ def text_of(driver, element_id: str) -> str:
         f"return document.getElementById('{element_id}').innerText"))
 
 
+def shown(driver) -> tuple[list[int], list[int]]:
+    """The dice and the open flaps as the page shows them."""
+    dice, flaps = driver.execute_script(
+        "return [[...document.querySelectorAll('#dice .die:not(.none)')].map(e => e.innerText),"
+        " [...document.querySelectorAll('#flaps .flap:not(.shut)')].map(e => e.innerText)]")
+    return [int(d) for d in dice], [int(f) for f in flaps]
+
+
 def test_live_page_follows_the_game_and_the_scorecard_shows(tmp_path, browser):
     db = tmp_path / "box.db"
     config = load_config(preset="crafthouse-12")
@@ -73,8 +82,10 @@ def test_live_page_follows_the_game_and_the_scorecard_shows(tmp_path, browser):
         for step in steps:
             runner.run(step)
             if step.command in ("roll", "close"):
-                # the page has caught up with the box: what it shows is what the record says
-                wait_for(lambda: text_of(browser, "dice") not in ("", *dice_seen[-1:]), 3)
+                # wait until the page shows what the record says (the dice and open flaps)
+                now = json.loads(server.get("/live.json")[2])
+                assert wait_for(lambda: shown(browser) == (now["dice"], now["open"]), 5), \
+                    (shown(browser), now)
                 dice_seen.append(text_of(browser, "dice"))
                 scores_seen.append(text_of(browser, "players"))
             if step.command == "close" and step.args == (5,):

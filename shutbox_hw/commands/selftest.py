@@ -41,6 +41,11 @@ def run(args: argparse.Namespace) -> int:
         rig = simulated_rig(sim)
         person = SimPerson(sim, say=terminal.say)
     else:
+        # a pin the kernel took at boot (config.txt) would only show up as "busy"
+        from ..hal.boot_config import find_boot_config, kernel_pin_problems
+        kernel = kernel_pin_problems(config.hardware, find_boot_config())
+        if kernel:
+            raise UserError("\n".join(kernel))
         rig = real_rig(config.hardware, args.pin_factory)
         person = terminal
     try:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from ..config import Config, load_config
 from ..errors import UserError, shown_path
-from ..store.lock import DatabaseLock
 from ..rules import parse_set_options
 from .common import add_rules_options
 
@@ -55,15 +54,22 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--world needs --script")
     if args.world and not args.db:
         raise UserError("--world needs --db: the world and the database go together")
-    frames = prepare_frames(Path(args.frames), clear=args.frames_clear) if args.frames else None
+    if not args.script and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError("the interactive simulator needs a terminal; use --script FILE")
+
+    def frames() -> Path | None:
+        return prepare_frames(Path(args.frames), clear=args.frames_clear) if args.frames \
+            else None
     if args.db:
         # one database, one box: refused at once while another process plays on it
+        # (before --frames-clear removes anything); imported here, as the store is
+        from ..store.lock import DatabaseLock
         with DatabaseLock(Path(args.db)):
-            return _run(args, config, Path(args.db), frames, kept=True)
+            return _run(args, config, Path(args.db), frames(), kept=True)
     # no database named (the config's [storage] db is the real box's, not ours): a
     # fresh one in a temporary folder, removed afterwards with everything in it
     with tempfile.TemporaryDirectory(prefix="shutbox-sim-") as scratch:
-        return _run(args, config, Path(scratch) / "sim.db", frames, kept=False)
+        return _run(args, config, Path(scratch) / "sim.db", frames(), kept=False)
 
 
 def prepare_frames(frames: Path, *, clear: bool) -> Path:
@@ -127,11 +133,11 @@ def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | Non
             for step in steps:
                 runner.run(step)
         unsaved = runner.finish()
-        runner.daemon.store.close()
         sys.stdout.flush()
         if unsaved:
             print(f"shutbox-hw sim: {unsaved} event(s) not saved at the script's end: "
                   f"{runner.daemon.storage_problem()}", file=sys.stderr)
+        runner.daemon.store.close()   # after its last word, before the lock goes
         return 0
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the interactive simulator needs a terminal; use --script FILE")

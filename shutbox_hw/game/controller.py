@@ -380,7 +380,11 @@ class Controller:
     def _button(self, button: str, long: bool) -> list[Effect]:
         s = self.state
         if s.shows and (s.phase == "over" or (s.phase == "play" and s.turn is None)):
-            self._shown()          # the press only moves on to the next step
+            # the press only moves on to the next step, once this one was seen
+            if s.now - s.show_since >= s.quick_show_ms():
+                self._shown()
+            else:
+                s.hurried = max(s.hurried, 1)
             return []
         short_roll = button == "roll" and not long
         short_next = button == "next" and not long

@@ -120,8 +120,12 @@ class GameState:
         """When the screen at the head of ``shows`` gives way to the next."""
         if not self.shows or self.phase == "confirm":
             return None          # the question covers the screen: the steps wait for it
-        pause = self.game.pause_ms
-        return self.show_since + (min(pause, QUICK_SHOW_MS) if self.hurried else pause)
+        pause = self.quick_show_ms() if self.hurried else self.game.pause_ms
+        return self.show_since + pause
+
+    def quick_show_ms(self) -> int:
+        """The least any step of a turn's end is shown, however quick the players."""
+        return min(self.game.pause_ms, QUICK_SHOW_MS)
 
     def problems(self) -> bool:
         return bool(self.rejected() or self.reopened())

@@ -369,7 +369,8 @@ class OledDisplay:
     def _work_locked(self) -> bool:
         if self._device is None:
             return self._want_device
-        return (self._refresh_due or self._want_on != self._sent_on or self._want_contrast != self._sent_contrast
+        return (self._refresh_due or self._want_on != self._sent_on
+                or self._want_contrast != self._sent_contrast
                 or (self._frame_bytes is not None and self._frame_bytes != self._sent_bytes))
 
     def _hold_locked(self) -> None:

@@ -99,6 +99,37 @@ def _fits_beside(note: str, rows: tuple[ScoreRow, ...]) -> bool:
     return text.width(note, small) + LEGEND_GAP + legend_width(rows) <= RIGHT
 
 
+Rows = tuple[ScoreRow, ...]
+
+
+def _place_legend(rows: Rows, own_line: bool, note: str, number: int,
+                  header_room: int) -> tuple[Rows, Rows, Rows]:
+    """Where the legend goes: (on a line of its own, beside the note, in the
+    header), each given as the rows whose marks it explains there. Whole in the
+    first place that takes it; else split, one mark in the header and the other
+    beside the note; else (no room anywhere) not at all."""
+    none: Rows = ()
+    if not _legend_items(rows):
+        return none, none, none
+    if own_line:
+        return rows, none, none
+    if not note or _fits_beside(note, rows):
+        return none, rows, none
+    small, _ = role("secondary")
+    label_w = text.width(f"R{number}", small) + LEGEND_GAP
+
+    def in_header(part: Rows) -> bool:
+        return label_w + legend_width(part) <= header_room
+    if in_header(rows):
+        return none, none, rows
+    shut = tuple(r for r in rows if r.shut)
+    out = tuple(r for r in rows if r.out and not r.shut)
+    for first, second in ((shut, out), (out, shut)):
+        if first and second and in_header(first) and _fits_beside(note, second):
+            return none, second, first
+    return none, none, none
+
+
 def _column(canvas: ImageDraw.ImageDraw, x0: int, top: int, rows: tuple[ScoreRow, ...],
             pool: bool, pitch: int) -> None:
     """Half-width compact list: name, total (or balance), marks."""
@@ -152,17 +183,16 @@ def _compact_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen, pool: 
     prompt = widgets.prompt_lines(s.prompt, 1)
     top = widgets.footer(canvas, prompt) if prompt else BOTTOM
     note_y = top - small.height - 2
-    legend = bool(_legend_items(s.rows))
-    # 5-6 players leave a free line above the note
-    own_line = legend and note_y - (small.height + 1) >= 10 + half * pitch
-    beside = legend and not own_line and (not s.note or _fits_beside(s.note, s.rows))
     heads_left = widgets.right_text(canvas, RIGHT, 0, f"score, {last}", small) - COL_GAP
-    _round_label(canvas, s.round, heads_left, () if own_line or beside else s.rows)
+    # 5-6 players leave a free line above the note
+    own, beside, header = _place_legend(
+        s.rows, note_y - (small.height + 1) >= 10 + half * pitch, s.note, s.round, heads_left)
+    _round_label(canvas, s.round, heads_left, header)
     canvas.line((0, 8, RIGHT - 1, 8), fill=1)
     if s.note or beside:
-        _note(canvas, s.note, note_y, s.rows if beside else ())
-    if own_line:
-        _legend(canvas, s.rows, (RIGHT - legend_width(s.rows)) // 2,
+        _note(canvas, s.note, note_y, beside)
+    if own:
+        _legend(canvas, own, (RIGHT - legend_width(own)) // 2,
                 note_y - (small.height + 1) if s.note else note_y)
 
 
@@ -231,18 +261,17 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
     prompt = widgets.prompt_lines(s.prompt, 1)
     line = small.height + 1
     need = role("prompt")[0].height + 1 + (line if s.note else 0)
-    legend = bool(_legend_items(s.rows))
-    own_line = legend and room >= need + line
-    beside = legend and not own_line and (not s.note or _fits_beside(s.note, s.rows))
     heads_left = columns[0][1] - text.width(columns[0][0], small) - COL_GAP
-    _round_label(canvas, s.round, heads_left, () if own_line or beside else s.rows)
+    own, beside, header = _place_legend(s.rows, room >= need + line, s.note, s.round,
+                                        heads_left)
+    _round_label(canvas, s.round, heads_left, header)
     fits_both = room >= line + role("prompt")[0].height + 1
     top = widgets.footer(canvas, prompt) if prompt and (fits_both or not s.note) else BOTTOM
     if s.note or beside:
-        _note(canvas, s.note, top - small.height - 2, s.rows if beside else ())
+        _note(canvas, s.note, top - small.height - 2, beside)
         top -= line
-    if own_line:
-        _legend(canvas, s.rows, (RIGHT - legend_width(s.rows)) // 2, top - small.height - 2)
+    if own:
+        _legend(canvas, own, (RIGHT - legend_width(own)) // 2, top - small.height - 2)
 
 
 def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:

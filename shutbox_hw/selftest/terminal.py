@@ -10,7 +10,7 @@ from ..errors import UserError
 from ..hal.box import Ports, build_ports
 from ..hal.clock import MonotonicClock
 from ..hal.config import HardwareConfig
-from ..hal.gpio import make_pin_factory
+from ..hal.gpio import make_pin_factory, pin_claim_problem
 from . import Ask, Rig
 
 POLL_MS = 10   # gpiozero records edges on its own threads; look at them this often
@@ -58,7 +58,8 @@ def real_rig(hw: HardwareConfig, pin_factory: str = "lgpio") -> Rig:
         except UserError:
             raise
         except Exception as exc:  # noqa: BLE001 - gpiozero and lgpio raise many kinds
-            raise UserError(f"cannot claim the box's pins ({exc}); if the box is running, "
+            raise UserError(pin_claim_problem(exc) or
+                            f"cannot claim the box's pins ({exc}); if the box is running, "
                             "stop it first: sudo systemctl stop shutbox-hw") from None
         built.append(ports)
         return ports

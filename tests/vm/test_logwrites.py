@@ -136,3 +136,17 @@ def test_points_must_come_in_log_order(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="log order"):
         replayer.advance(3)
     replayer.close()
+
+
+def test_a_fraction_of_torn_subsets_is_a_chance_per_gap() -> None:
+    # 40 gaps of 3 plain writes, each closed by a FLUSH
+    entries = [e for n in range(40) for e in
+               ((0, 3 * n, block(1)), (0, 3 * n + 1, block(2)), (0, 3 * n + 2, block(3)),
+                (FLUSH, 0, b""))]
+    log = read_log(io.BytesIO(build_log(entries)))
+    none = replay_points(log, torn_per_gap=0, rng=random.Random(1))
+    assert not [p for p in none if p.kind == "torn"] and len(none) == 40
+    half = [p for p in replay_points(log, torn_per_gap=0.5, rng=random.Random(1))
+            if p.kind == "torn"]
+    assert 8 <= len(half) <= 32      # about 20 of 40: far from none and from all
+    assert len({p.upto for p in half}) == len(half)   # at most one per gap

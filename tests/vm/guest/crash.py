@@ -28,8 +28,8 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from devices import sh  # noqa: E402
-from full import (CONFIG, DROPINS, GPIO9_FLAPS, NEXT, READY_LIMIT_S, ROLL, UNIT,  # noqa: E402
-                  Rehearsal)
+import full  # noqa: E402
+from full import CONFIG, DROPINS, GPIO9_FLAPS, NEXT, ROLL, UNIT, Rehearsal  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 VENV_PY = "/opt/shutbox-hw/.venv/bin/python"
@@ -38,7 +38,9 @@ WORK = Path("/tmp/crash")
 DEV = "shutbox-state"
 DATA_MB, LOG_MB = 16, 256
 BUTTONS = {"roll": ROLL, "next": NEXT}
-HOLD_S, LONG_HOLD_S, MOVE_S = 0.12, 1.1, 0.1
+# a short press held long enough for a daemon slowed by TCG and a loaded host to see
+# it (a press that gives no event, the first NEXT of two, cannot be waited for)
+HOLD_S, LONG_HOLD_S, MOVE_S, PRESS_GAP_S = 0.25, 1.1, 0.1, 0.25
 EVENT_WAIT_S = 20
 MIN_POINTS = 200
 SYNC_OFF_DIR = Path("/run/crash-sync-off")
@@ -48,7 +50,7 @@ import sqlite3, sys
 _connect = sqlite3.connect
 class _Off(sqlite3.Connection):
     def execute(self, sql, *args):
-        if sql.replace(" ", "").upper() == "PRAGMA SYNCHRONOUS=FULL":
+        if sql.replace(" ", "").upper() == "PRAGMASYNCHRONOUS=FULL":
             sql = "PRAGMA synchronous=OFF"
             print("crash rehearsal: synchronous forced OFF", file=sys.stderr, flush=True)
         return super().execute(sql, *args)
@@ -78,7 +80,10 @@ class LoggedDisk:
         size = sh("blockdev", "--getsz", self.loops[0]).stdout.strip()
         sh("dmsetup", "create", DEV, "--noudevsync", "--table",
            f"0 {size} log-writes {self.loops[0]} {self.loops[1]}")
-        sh("mount", "-t", "ext4", "-o", "noatime", f"/dev/mapper/{DEV}", str(STATE))
+        # its /dev/dm-N node (the kernel's devtmpfs makes it at once): without waiting
+        # for udev, /dev/mapper/NAME may come late or still be the last device's
+        blk = sh("dmsetup", "info", "-c", "--noheadings", "-o", "blkdevname", DEV).stdout.strip()
+        sh("mount", "-t", "ext4", "-o", "noatime", f"/dev/{blk}", str(STATE))
         sh("chown", "shutbox:shutbox", str(STATE))
         sh("chmod", "0755", str(STATE))
         self.marks = 0
@@ -171,7 +176,7 @@ class CrashCheck:
                     self.r.sim.pull(BUTTONS[button], "down")
                     time.sleep(LONG_HOLD_S if long else HOLD_S)
                     self.r.sim.pull(BUTTONS[button], "up")
-                    time.sleep(MOVE_S)
+                    time.sleep(PRESS_GAP_S)
                 else:
                     time.sleep(args[0] / 1000)
                 if not marker.wait_for(expect, EVENT_WAIT_S):
@@ -246,12 +251,16 @@ class CrashCheck:
                             if same else f"{len(events)} events, planned {len(want)}: "
                             f"first difference at {next((i for i, (a, b) in enumerate(zip(events, want)) if a != b), min(len(events), len(want)))}"))):
             return
+        keep = r.report.path.parent / "crash-log"     # for replaying again on the host
+        keep.mkdir(exist_ok=True)
+        for f in (disk.log, disk.base, disk.work / "game.json", disk.work / "final/shutbox.db"):
+            sh("cp", "--sparse=always", str(f), str(keep / f.name), timeout=120, check=False)
         self.figures["the game on the logged disk"] = (
             f"{played_s:.0f} s, {len(plan['actions'])} moves, {disk.marks} marks")
 
         t = time.monotonic()
         result = self.check_replay(disk, "--final-db", str(disk.work / "final/shutbox.db"),
-                                   "--plays", os.environ.get("CRASH_PLAYS", "6"),
+                                   "--plays", os.environ.get("CRASH_PLAYS", "24"),
                                    "--samples", os.environ.get("CRASH_SAMPLES", "3"),
                                    "--budget", os.environ.get("CRASH_BUDGET", "420"))
         replay_s = time.monotonic() - t
@@ -327,27 +336,23 @@ class CrashCheck:
             + (f"; e.g. {result['failures'][0][:150]}" if result["failures"] else "")))
 
 
-def main() -> int:
-    r = Rehearsal()
-    crash = CrashCheck(r)
-    try:
-        r.note("crash rehearsal: installing the gpio-9 build")
-        r.pi_os()
-        r.reference_config("gpio-9", display=False)
-        rc, text = r.install("--build", "gpio-9")
-        if r.check("install-gpio-9", lambda: (rc == 0, f"exit {rc}")):
+class CrashRehearsal(Rehearsal):
+    """Only what the crash check needs: a Raspberry Pi OS, the gpio-9 build installed."""
+
+    def run(self) -> None:
+        self.note("crash rehearsal: installing the gpio-9 build")
+        self.pi_os()
+        self.reference_config("gpio-9", display=False)
+        rc, _ = self.install("--build", "gpio-9")
+        if not self.check("install-gpio-9", lambda: (rc == 0, f"exit {rc}")):
+            return
+        crash = CrashCheck(self)
+        try:
             crash.run()
-        for name, value in crash.figures.items():
-            r.report.figure(name, value)
-    except Exception as exc:  # noqa: BLE001 - the closing line must still be written
-        r.report.check("crash-rehearsal-ran-to-the-end", False, f"{type(exc).__name__}: {exc}"[:300])
-        import traceback
-        traceback.print_exc()
-    finally:
-        r.report.close()
-        r.journal.close()
-    return 0
+        finally:
+            for name, value in crash.figures.items():
+                self.report.figure(name, value)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(full.main(CrashRehearsal()))

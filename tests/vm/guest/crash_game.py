@@ -16,8 +16,6 @@ Run with the box's own venv (it imports shutbox_hw) and the tests directory on
 
 from __future__ import annotations
 
-import random
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from typing import Any
 from shutbox_hw.config import Config, load_config
 from shutbox_hw.rules import allowed_dice_counts, dice_choice, legal_closures, tiles_of
 from shutbox_hw.sim.runner import SimRunner
-from steady_player import record_of
+from steady_player import SteadyPlayer, record_of
 
 PLAYERS = 2
 MIN_ROUNDS = 3
@@ -49,24 +47,13 @@ def game_config(path: Path) -> Config:
     return load_config(path)
 
 
-def _game_over_on_disk(db: Path) -> bool:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT count(*) FROM games WHERE ended_at IS NOT NULL"
-                           ).fetchone()[0] > 0
-    finally:
-        con.close()
+class ManualPlayer(SteadyPlayer):
+    """The power-cut suites' steady player (its dice and its look at the disk),
+    for manual dice: it presses where that player reads the box's dice."""
 
-
-class ManualPlayer:
     def __init__(self, runner: SimRunner, seed: int, played: Played | None = None) -> None:
-        self.runner = runner
-        self.seed = seed
+        super().__init__(runner, players=PLAYERS, rounds=0, seed=seed)
         self.played = played
-
-    def faces(self, round_number: int, seat: int, throw: int, count: int) -> tuple[int, ...]:
-        rng = random.Random(f"{self.seed}/{round_number}/{seat}/{throw}")
-        return tuple(rng.randint(1, 6) for _ in range(count))
 
     def _act(self, kind: str, *args: Any) -> None:
         if kind == "press":
@@ -92,7 +79,7 @@ class ManualPlayer:
             if c.phase == "over":
                 return
             if c.phase == "idle":
-                if _game_over_on_disk(runner.db_path):
+                if self._game_over_on_disk():
                     return                  # the power went right after the end
                 if controller.player_count != PLAYERS:
                     self._act("press", "next", False)

@@ -566,8 +566,8 @@ class Rehearsal:
         self.figures()
 
 
-def main() -> int:
-    rehearsal = Rehearsal()
+def main(rehearsal: Rehearsal | None = None) -> int:
+    rehearsal = rehearsal or Rehearsal()
     try:
         rehearsal.run()
     except Exception as exc:  # noqa: BLE001 - the closing line must still be written

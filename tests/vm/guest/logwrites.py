@@ -24,6 +24,7 @@ Only the standard library: the rehearsal runs this inside the VM.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import struct
@@ -123,13 +124,14 @@ class Point:
         return f"{self.kind}@{self.upto}{extra}"
 
 
-def replay_points(log: Log, torn_per_gap: int, rng: random.Random,
+def replay_points(log: Log, torn_per_gap: float, rng: random.Random,
                   start: int = 0) -> list[Point]:
     """Every FLUSH/FUA and every mark from entry ``start`` on, and for each gap
-    between two durable entries with at least two plain writes in it,
+    between two durable entries with at least two plain writes in it, about
     ``torn_per_gap`` random proper, non-empty subsets of those writes laid over
     the earlier durable state (the cut came before the later flush completed,
-    so every mark before that flush counts as seen)."""
+    so every mark before that flush counts as seen). A fraction is a chance:
+    1.5 is one subset per gap and a second one in half of them."""
     points: list[Point] = []
     last_durable = start
     for e in log.entries[start:]:
@@ -142,7 +144,8 @@ def replay_points(log: Log, torn_per_gap: int, rng: random.Random,
                if w.writes and not w.durable]
         seen_tries: set[tuple[int, ...]] = set()
         if len(gap) >= 2:
-            for _ in range(torn_per_gap):
+            tries = int(torn_per_gap) + (rng.random() < torn_per_gap % 1)
+            for _ in range(tries):
                 size = rng.randint(1, len(gap) - 1)
                 torn = tuple(sorted(rng.sample(gap, size)))
                 if torn not in seen_tries:
@@ -193,11 +196,22 @@ class Replayer:
                 _apply(self.log, self.f, entry, self.disk)
         self.applied = upto
 
+    def writes_between(self, start: int, end: int) -> bool:
+        """Whether any entry in [start, end) changes the device."""
+        return any(e.writes for e in self.log.entries[start:end])
+
     def image(self, point: Point, out: Path) -> None:
-        """Write the disk of ``point`` to ``out``."""
+        """Write the disk of ``point`` over ``out`` (a file kept in place, so a
+        loop device on it stays valid)."""
         self.advance(point.upto)
         self.disk.flush()
-        shutil.copyfile(self.work, out)
+        if not out.exists() or out.stat().st_size != self.work.stat().st_size:
+            shutil.copyfile(self.work, out)
+        else:
+            with open(self.work, "rb") as src, open(out, "r+b") as dst:
+                size, done = self.work.stat().st_size, 0
+                while done < size:
+                    done += os.copy_file_range(src.fileno(), dst.fileno(), size - done, done, done)
         if point.torn:
             with open(out, "r+b") as disk:
                 for index in point.torn:

@@ -1,0 +1,87 @@
+"""The crash rehearsal's judgement, without a VM: what counts as shown, what counts as lost,
+and that the manual-dice player finishes the same game from a cut."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+sys.path[:0] = [str(HERE / "guest"), str(HERE.parent)]
+
+from crash_game import game_config, play_on, play_reference, record_of  # noqa: E402
+from crash_replay import check_db, lost_shown, shown_marks  # noqa: E402
+
+ROOT = HERE.parent.parent
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory):
+    """The rehearsal's game (gpio-9, manual dice, no display) played once on the simulated box."""
+    tmp = tmp_path_factory.mktemp("crash")
+    text = (ROOT / "hardware/gpio-9/shutbox.toml").read_text()
+    text = text.replace('dice = "software"', 'dice = "manual"').replace(
+        'driver = "ssd1306"', 'driver = "none"')
+    (tmp / "shutbox.toml").write_text(text)
+    config = game_config(tmp / "shutbox.toml")
+    db = tmp / "game.db"
+    played = play_reference(config, db, seed=2)
+    return config, db, played
+
+
+def test_marks_give_the_events_shown_and_the_last_flaps() -> None:
+    assert shown_marks([]) == (0, None)
+    assert shown_marks(["start", "a0:0", "e2", "a1:5", "e3", "a2:4"]) == (3, 4)
+
+
+def test_the_whole_game_is_on_its_disk_and_a_throw_it_never_made_is_lost(game) -> None:
+    _, db, played = game
+    events = played.events
+    assert [e["event"] for e in events].count("round_ended") >= 3
+    assert check_db(db, events) == []
+    committed = next(e for e in events if e["event"] == "throw_committed")
+    other = dict(committed, closed=[9] if committed["closed"] != [9] else [8])
+    lost = lost_shown(db, events + [other])
+    assert len(lost) == 1 and "throw_committed" in lost[0]
+
+
+def test_a_disk_from_before_a_throw_loses_it_once_shown(game, tmp_path: Path) -> None:
+    """The database with its last committed throw taken out: fine while that
+    throw was not shown, lost once it was."""
+    _, db, played = game
+    cut = tmp_path / "cut.db"
+    shutil.copy(db, cut)
+    events = played.events
+    last = max(i for i, e in enumerate(events) if e["event"] == "throw_committed")
+    e = events[last]
+    con = sqlite3.connect(cut)
+    con.execute("UPDATE throws SET closed = NULL, committed_at = NULL WHERE number = ? AND"
+                " turn_id = (SELECT id FROM turns WHERE round = ? AND seat ="
+                " (SELECT seat FROM players WHERE name = ?))", (e["throw"], e["round"], e["player"]))
+    con.commit()
+    con.close()
+    assert lost_shown(cut, events[:last]) == []
+    assert len(lost_shown(cut, events[:last + 1])) == 1
+
+
+def test_the_player_finishes_the_same_game_after_a_cut(game, tmp_path: Path) -> None:
+    """The game's database as it was after its first round (a later state
+    rebuilt by deleting what came after), the flaps all open: played on, the
+    same record as the uninterrupted game."""
+    config, db, _ = game
+    cut = tmp_path / "cut.db"
+    shutil.copy(db, cut)
+    con = sqlite3.connect(cut)
+    con.execute("DELETE FROM throws WHERE turn_id IN (SELECT id FROM turns WHERE round > 1)")
+    con.execute("DELETE FROM turns WHERE round > 1")
+    con.execute("DELETE FROM rounds WHERE number > 1")
+    con.execute("UPDATE games SET ended_at = NULL, winners = NULL")
+    con.commit()
+    con.close()
+    events = play_on(config, cut, (), seed=2)
+    assert events[0]["event"] == "resumed"
+    assert record_of(cut) == record_of(db)
