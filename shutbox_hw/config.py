@@ -128,7 +128,7 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     web = parse_web(tables["web"], problems)
     if game.dice == "module" and "dice" not in tables["hardware"]:
         problems.append('[game] dice: "module" needs a [hardware.dice] table (an empty one: '
-                        "bus 4 on BCM 20/21, address 0x42, ready_pin 18)")
+                        "bus 4 on BCM 10/11, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,

@@ -33,13 +33,13 @@ def problems(text: str) -> list[str]:
 def test_both_reference_builds_take_the_module_with_the_defaults(build, tmp_path, capsys):
     path = with_module(build, tmp_path)
     assert main(["check-config", str(path)]) == 0
-    assert "dice module 0x42 on bus 4 (i2c-gpio, BCM 20/21)" in capsys.readouterr().out
+    assert "dice module 0x42 on bus 4 (i2c-gpio, BCM 10/11)" in capsys.readouterr().out
     config = load_config(path)
     assert config.game.dice == "module"
     assert config.hardware.dice == DiceConfig(bus=4, address=0x42, ready_pin=18,
-                                              sda_pin=20, scl_pin=21)
+                                              sda_pin=10, scl_pin=11)
     assert config.hardware.dice.overlay == \
-        "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=20,i2c_gpio_scl=21,i2c_gpio_delay_us=2"
+        "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=10,i2c_gpio_scl=11"
 
 
 def test_without_the_table_there_is_no_module():
@@ -49,7 +49,7 @@ def test_without_the_table_there_is_no_module():
 def test_the_module_needs_its_table():
     assert problems('[game]\ndice = "module"\n') == [
         '[game] dice: "module" needs a [hardware.dice] table (an empty one: bus 4 on '
-        'BCM 20/21, address 0x42, ready_pin 18)']
+        'BCM 10/11, address 0x42, ready_pin 18)']
 
 
 def test_a_ready_line_of_none_polls():

