@@ -16,7 +16,6 @@ from typing import Any
 import shutbox_hw.render as render_module
 from pub_night import Night
 from shutbox_hw.config import parse_config
-from shutbox_hw.rules import build_rules
 from shutbox_hw.sim.runner import SimRunner
 
 
@@ -24,11 +23,6 @@ class SimNight(Night):
     def _boot(self, db: Path) -> None:
         # every dice source in turn (the module: its firmware on the simulated bus)
         self.game = replace(self.game, dice=("software", "manual", "module")[self.seed % 3])
-        if self.game.dice == "module" and self.rules.tiles > 10:
-            # the GPIO build's flaps 11 and 12 sit on the module's I2C pins
-            values = {k: v for k, v in self.rules.as_dict().items()
-                      if k != "preset" and v is not None}
-            self.rules = build_rules(self.rules.preset, {**values, "tiles": 10})
         rules = {k: v for k, v in self.rules.as_dict().items() if v is not None}
         game = {"dice": self.game.dice, "settle_ms": self.game.settle_ms,
                 "pause_ms": self.game.pause_ms}
