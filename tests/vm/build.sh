@@ -76,13 +76,15 @@ build_wheels() {
     # whatever the packaging needs (setup.py maps firmware/dice into the package)
     (cd "$SRC" && git ls-files -z -co --exclude-standard | xargs -0 tar -c --ignore-failed-read 2>/dev/null) \
         | tar -x -C "$tmp"
-    local stamp; stamp=$(sha256sum "$SRC/pyproject.toml" | cut -c1-16)
+    # the extras the rehearsal installs: pi (lgpio) and web (install.sh --web)
+    local extras="pi,web"
+    local stamp; stamp=$( { echo "$extras"; cat "$SRC/pyproject.toml"; } | sha256sum | cut -c1-16)
     if [ "$(cat "$W/.deps" 2>/dev/null)" != "$stamp" ]; then
         step "wheels: downloading the dependencies"
         rm -f "$W"/*.whl
         "$P/bin/pip" download -q --disable-pip-version-check --only-binary :all: -d "$W" \
-            "$tmp[pi]" >>"$LOG" 2>&1 \
-            || "$P/bin/pip" download -q --disable-pip-version-check -d "$W" "$tmp[pi]" >>"$LOG" 2>&1 \
+            "$tmp[$extras]" >>"$LOG" 2>&1 \
+            || "$P/bin/pip" download -q --disable-pip-version-check -d "$W" "$tmp[$extras]" >>"$LOG" 2>&1 \
             || { rm -rf "$tmp"; echo "rehearse: pip download failed (see $LOG)" >&2; return 1; }
         echo "$stamp" >"$W/.deps"
     fi

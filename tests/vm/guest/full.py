@@ -19,6 +19,7 @@ import re
 import statistics
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
@@ -397,7 +398,44 @@ class Rehearsal:
             m = re.search(r"exposure level for \S+: ([0-9.]+)", out)
             return m is not None and float(m.group(1)) <= 1.0, m.group(0) if m else out[-200:]
         self.check("unit-exposure-at-most-1.0", security)
+        self.web_unit()
         sh("systemctl", "stop", UNIT, timeout=60, check=False)
+
+    def web_unit(self) -> None:
+        """install.sh --web beside the running box: the web unit starts under systemd as
+        its own user and serves the box's database (read-only) on port 8080."""
+        rc, text = self.install("--web")
+        self.note("install.sh --web: " + " | ".join(text.splitlines()[-2:]))
+        web = f"{UNIT}-web"
+
+        def active() -> bool:
+            return sh("systemctl", "is-active", web, check=False).stdout.strip() == "active"
+
+        def get(path: str) -> str:
+            with urllib.request.urlopen(f"http://127.0.0.1:8080{path}", timeout=5) as answer:
+                return answer.read().decode()
+
+        def answers() -> bool:
+            try:
+                return get("/health") == "ok\n"
+            except OSError:
+                return False
+
+        def serves() -> tuple[bool, str]:
+            up = self.wait_until(active, 60) and self.wait_until(answers, 90, step=1)
+            if not up:
+                return False, f"exit {rc}, {web} {'active' if active() else 'not active'}"
+            live = json.loads(get("/live.json"))
+            pid = sh("systemctl", "show", "-P", "MainPID", web, check=False).stdout.strip()
+            uid = int(re.search(r"Uid:\s+(\d+)", Path(f"/proc/{pid}/status").read_text()).group(1))
+            user = pwd.getpwuid(uid).pw_name
+            games = get("/history")
+            return (rc == 0 and user == "shutbox-web" and isinstance(live, dict)
+                    and "Anna" in games,
+                    f"exit {rc}, runs as {user}, /live.json keys {sorted(live)[:4]}, "
+                    f"history names Anna {'Anna' in games}")
+        self.check("web-unit-serves-under-systemd", serves)
+        sh("systemctl", "stop", web, timeout=60, check=False)
 
     # -- mcp23017-12 -------------------------------------------------------------------
 
