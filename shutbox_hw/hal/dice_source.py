@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
+from collections.abc import Callable
 
 from ..events import DiceRolled, Event, InputFault
 from .clock import Clock
 from .dice_module import DiceLink, DiceModule, LinkEvent
+from .i2c_bus import I2cBus
 
 log = logging.getLogger("shutbox_hw")
 
@@ -61,7 +62,7 @@ class ModuleDice(DiceSource):
     while the module is missing (a ``fault`` then, ``ok`` when it answers again)."""
 
     def __init__(self, link: DiceLink, clock: Clock, fallback: DiceSource | None = None,
-                 on_close: Any = None) -> None:
+                 on_close: Callable[[], None] | None = None) -> None:
         self.link = link
         self.clock = clock
         self.fallback = fallback or SoftwareDice()
@@ -116,8 +117,10 @@ class ModuleDice(DiceSource):
                 self._events.append(InputFault(MODULE, "answers again", now, ok=True))
 
 
-def build_module_dice(bus: Any, address: int, clock: Clock, *, ready: Any = None,
-                      on_close: Any = None, fallback: DiceSource | None = None) -> ModuleDice:
+def build_module_dice(bus: I2cBus, address: int, clock: Clock, *,
+                      ready: Callable[[], bool] | None = None,
+                      on_close: Callable[[], None] | None = None,
+                      fallback: DiceSource | None = None) -> ModuleDice:
     """The module at ``address`` on ``bus``; ``ready()`` True while its ready line is low."""
     return ModuleDice(DiceLink(DiceModule(bus, address, ready=ready)), clock,
                       fallback=fallback, on_close=on_close)

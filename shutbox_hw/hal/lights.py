@@ -15,7 +15,7 @@ from typing import Protocol
 
 from .blink import frame_levels, next_blink_ms
 from .poll import earliest
-from .ports import LedFrame
+from ..leds import LedFrame
 
 Lamp = Hashable
 """A light: a tile number for a flap LED, "green" or "red"."""

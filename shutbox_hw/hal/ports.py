@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from PIL import Image
 
 from ..events import ButtonEvent, FlapChanged, InputFault
-from ..leds import LedFrame, LedState  # noqa: F401 - the indicators' port speaks these
+# the indicators' port speaks these: re-exported for its users
+from ..leds import LedFrame as LedFrame
+from ..leds import LedState as LedState
 
 
 class FlapBank(Protocol):
