@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 from ..events import ButtonEvent, FlapChanged, InputFault
-# the indicators' port speaks these: re-exported for its users
-from ..leds import LedFrame as LedFrame
+from ..leds import LedFrame as LedFrame  # re-exported: the indicators' port speaks these
 from ..leds import LedState as LedState
 
 
