@@ -1,0 +1,129 @@
+"""The daemon's effect queue (issue 23, point 1): a write that fails in the
+middle of a step is an effect's result, handled as part of that step and never
+by calling back into the controller while saving. What the box did, in order,
+is recorded on the simulated box: the LEDs, each write tried, each screen
+drawn and each event reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from shutbox_hw.config import load_config
+from shutbox_hw.daemon import STORE_RETRY_MS
+from shutbox_hw.game.screens import PlayScreen
+from shutbox_hw.sim.runner import SimRunner
+from shutbox_hw.sim.script import parse_script
+from shutbox_hw.store import StorageFault
+
+GPIO_BUILD = Path(__file__).parent.parent / "hardware" / "gpio-9" / "shutbox.toml"
+
+
+class Recorder:
+    """Wraps the box's LEDs, display, renderer and store of one runner and
+    writes down each call; the store refuses the next ``refuse`` writes."""
+
+    def __init__(self, runner: SimRunner) -> None:
+        self.order: list[tuple[str, Any]] = []
+        self.refuse = 0
+        daemon = runner.daemon
+        show_lights, show, render = (daemon.box.indicators.show, daemon.box.display.show,
+                                     daemon.render)
+        record_all = daemon.store.record_all
+
+        def lights(leds: Any, now: int) -> None:
+            self.order.append(("lights", leds))
+            show_lights(leds, now)
+
+        def draw(screen: Any) -> Any:
+            self.order.append(("render", screen))
+            return render(screen)
+
+        def screen(image: Any, now: int, activity: bool = True) -> None:
+            self.order.append(("screen", image))
+            show(image, now, activity)
+
+        def write(events: Any, tally: Any = None) -> None:
+            names = [e.name for e in events]
+            if self.refuse:
+                self.refuse -= 1
+                self.order.append(("write refused", names))
+                raise StorageFault("disk full")
+            record_all(events, tally)
+            self.order.append(("write", names))
+
+        daemon.box.indicators.show, daemon.box.display.show = lights, screen
+        daemon.render, daemon.store.record_all = draw, write
+        daemon.on_event = lambda data: self.order.append(("event", data["event"]))
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.order]
+
+    def index(self, kind: str, test: Any = lambda _: True) -> int:
+        return next(i for i, (k, what) in enumerate(self.order) if k == kind and test(what))
+
+
+def run(runner: SimRunner, text: str) -> None:
+    for step in parse_script(text, runner.config.rules.tiles):
+        runner.run(step)
+
+
+def taken(screen: Any) -> bool:
+    """The play screen once 3 and 4 are taken for the throw 3+4: no dice, both shut."""
+    return isinstance(screen, PlayScreen) and screen.dice is None and \
+        3 not in screen.open_tiles and 4 not in screen.open_tiles
+
+
+def says_the_disk(screen: Any) -> bool:
+    return isinstance(screen, PlayScreen) and "cannot save" in (screen.message or "")
+
+
+def test_a_write_refused_mid_step_is_shown_in_that_step_and_saved_in_order_later(tmp_path):
+    runner = SimRunner(load_config(GPIO_BUILD), tmp_path / "box.db")
+    run(runner, "start 1\ndice 3 4\nroll\n")
+    box = Recorder(runner)
+    box.refuse = 1
+    run(runner, "close 3 4\n")                 # 3+4 is taken: throw_committed, refused
+
+    refused = box.index("write refused", lambda names: "throw_committed" in names)
+    # the step's LEDs changed before its write was tried
+    assert "lights" in box.kinds()[:refused]
+    # the refused step drew one screen, after the write: the fault's, naming the disk
+    after = box.order[refused:]
+    drawn = [what for kind, what in after if kind == "render"]
+    assert drawn and says_the_disk(drawn[0]), drawn[:1]
+    assert not any(taken(s) and not says_the_disk(s) for s in drawn)
+    # reported in order: the commit, then the fault; the red LED came on with it
+    events = [what for kind, what in after if kind == "event"]
+    assert events[:2] == ["throw_committed", "fault"]
+    fault_lights = [what for kind, what in after if kind == "lights"]
+    assert fault_lights and fault_lights[-1].red == "on"
+    assert runner.sim.lamp_states().red
+
+    box.order.clear()
+    run(runner, "dice 6 2\nroll\nclose 8\n")   # plays on; nothing tried before the retry time
+    assert "write" not in box.kinds() and "write refused" not in box.kinds()
+    run(runner, f"wait {STORE_RETRY_MS / 1000 + 0.2}\n")
+    saved = box.index("write")
+    # the retry saves everything in the order it happened, in one go
+    assert box.order[saved][1] == ["throw_committed", "rolled", "throw_committed"]
+    # the recovery is reported and shown after the write, the fault's words gone
+    recovered = box.index("event", lambda e: e == "recovered")
+    assert recovered > saved
+    last = [what for kind, what in box.order[saved:] if kind == "render"]
+    assert last and not says_the_disk(last[-1])
+    assert not runner.sim.lamp_states().red
+    assert runner.daemon.unsaved == []
+
+
+def test_no_screen_says_a_throw_is_taken_before_it_is_durable(tmp_path):
+    """Without a fault, too: every screen showing the closure taken comes after
+    the write that holds it."""
+    runner = SimRunner(load_config(GPIO_BUILD), tmp_path / "box.db")
+    run(runner, "start 1\ndice 3 4\nroll\n")
+    box = Recorder(runner)
+    run(runner, "close 3 4\n")
+    written = box.index("write", lambda names: "throw_committed" in names)
+    first_taken = box.index("render", taken)
+    assert written < first_taken
+    assert box.kinds().index("lights") < written
