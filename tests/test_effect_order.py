@@ -6,9 +6,11 @@ drawn and each event reported."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
+from shutbox_hw import daemon as daemon_module
 from shutbox_hw.config import load_config
 from shutbox_hw.daemon import STORE_RETRY_MS
 from shutbox_hw.game.screens import PlayScreen
@@ -127,3 +129,70 @@ def test_no_screen_says_a_throw_is_taken_before_it_is_durable(tmp_path):
     first_taken = box.index("render", taken)
     assert written < first_taken
     assert box.kinds().index("lights") < written
+
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def daemon_frames() -> list[Any]:
+    """The daemon's functions on the call stack now, innermost first."""
+    frame, found = sys._getframe(1), []
+    while frame is not None:
+        if frame.f_code.co_filename == daemon_module.__file__:
+            found.append(frame.f_code)
+        frame = frame.f_back
+    return found
+
+
+def test_nothing_reenters_the_controller_while_a_step_is_carried_out(tmp_path):
+    """A whole game (dice thrown by ROLL, its end re-reading tonight's figures)
+    with the disk refusing writes now and then. Whenever the controller is
+    asked anything, no function of the daemon is on the stack twice (no step
+    inside a step), and the one that writes is not on it at all (no answer
+    to a write handed back from inside saving); and the game is the same."""
+    config = load_config(GPIO_BUILD, rule_overrides={"threshold": 10})
+    text = (SCRIPTS / "two-player-klappenspiel.txt").read_text()
+    plain: list[dict[str, Any]] = []
+    runner = SimRunner(config, tmp_path / "plain.db", on_event=plain.append)
+    for step in parse_script(text, config.rules.tiles):
+        runner.run(step)
+
+    events: list[dict[str, Any]] = []
+    runner = SimRunner(config, tmp_path / "box.db", on_event=events.append)
+    daemon, controller = runner.daemon, runner.daemon.controller
+    writers: set[Any] = set()      # the daemon's functions that called the store's write
+    stacks: list[list[Any]] = []   # the daemon's functions on the stack at each question
+    writes = 0
+    record_all = daemon.store.record_all
+
+    def refusing(batch: Any, tally: Any = None) -> None:
+        nonlocal writes
+        writers.add(daemon_frames()[0])
+        writes += 1
+        if writes % 4 == 0:                       # every fourth write the disk is full
+            raise StorageFault("disk full")
+        record_all(batch, tally)
+
+    def watched(call: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            stacks.append(daemon_frames())
+            return call(*args, **kwargs)
+        return run
+
+    daemon.store.record_all = refusing
+    for name in ("handle", "refresh", "configure", "hints_ready"):
+        setattr(controller, name, watched(getattr(controller, name)))
+    for step in parse_script(text + f"wait {STORE_RETRY_MS / 1000 + 0.2}\n", config.rules.tiles):
+        runner.run(step)
+
+    assert writes >= 8 and any(e["event"] == "fault" for e in events)
+    assert writers and len(stacks) > 100
+    for stack in stacks:
+        names = [code.co_name for code in stack]
+        assert len(set(stack)) == len(stack), f"a step inside a step: {names}"
+        assert not writers & set(stack), f"asked from inside a write: {names}"
+    game = [e for e in events if e["event"] not in ("fault", "recovered")]
+    assert game == plain
+    said = [e["event"] for e in events if e["event"] in ("fault", "recovered")]
+    assert said == ["fault", "recovered"] * (len(said) // 2)      # each fault put right
+    assert daemon.unsaved == [] and daemon.storage_problem() == ""
