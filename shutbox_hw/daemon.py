@@ -27,8 +27,7 @@ from .game.advice import Advisor
 from .game.advice import ready as advice_ready
 from .game.controller import Controller
 from .game.effects import Effect
-from .game.events import (AnyGameEvent, AuditsReset, Fault, GameEnded, Recovered, ServiceEntered,
-                          SettingChanged)
+from .game.events import AnyGameEvent, Fault, Recovered, SettingChanged
 from .game.screens import Screen
 from .hal.clock import Clock
 from .hal.dice_source import DiceSource
@@ -232,15 +231,8 @@ class Daemon:
             self._record(event, now)
         if step.screen is not None:
             self._screen_due = (step.screen, now, item.activity)
-        changes = tuple(e for e in step.events if isinstance(e, SettingChanged))
-        if changes:
-            self._queue.add(Queued(Reconfigure(changes), now))
-        if any(isinstance(e, (ServiceEntered, AuditsReset)) for e in step.events):
-            self._queue.add(Queued(ReadFigures(audits=True), now, activity=False))
-        elif any(isinstance(e, GameEnded) for e in step.events):
-            self._queue.add(Queued(ReadFigures(), now, activity=False))
-        for count in step.dice:
-            self._queue.add(Queued(Roll(count), now))
+        for work in step.leads_to(now):
+            self._queue.add(work)
 
     def _draw(self) -> None:
         """The last screen of the step just over (the disk's answer to its write

@@ -19,7 +19,7 @@ from typing import Union
 
 from .events import Event
 from .game.effects import Effect, Emit, Lights, RollDice, Show
-from .game.events import AnyGameEvent, SettingChanged
+from .game.events import AnyGameEvent, AuditsReset, GameEnded, ServiceEntered, SettingChanged
 from .game.screens import Screen
 from .leds import LedFrame
 
@@ -36,7 +36,10 @@ class Step:
     4. ``screen``: only then does the screen say what was taken. It is drawn
        once the step is over, so that the disk's answer to the write (a fault,
        a recovery), handled as part of the same step, replaces it;
-    5. ``dice``: last, since their faces start a step of their own.
+    5. then the work the step leads to is queued behind it
+       (:meth:`leads_to`): the settings changed on the menu put in force,
+       tonight's figures read again, and last the dice (``dice``), since
+       their faces start a step of their own.
 
     Of several frames for the LEDs or the screen, the last one counts.
     """
@@ -62,6 +65,19 @@ class Step:
                 dice.append(effect.count)
         return cls(lights, tuple(events), screen, tuple(dice))
 
+    def leads_to(self, now: int) -> list[Queued]:
+        """The work this step leaves for after it, in order."""
+        out: list[Queued] = []
+        changes = tuple(e for e in self.events if isinstance(e, SettingChanged))
+        if changes:
+            out.append(Queued(Reconfigure(changes), now))
+        if any(isinstance(e, (ServiceEntered, AuditsReset)) for e in self.events):
+            out.append(Queued(ReadFigures(audits=True), now, activity=False))
+        elif any(isinstance(e, GameEnded) for e in self.events):
+            out.append(Queued(ReadFigures(), now, activity=False))
+        out += [Queued(Roll(count), now) for count in self.dice]
+        return out
+
 
 @dataclass(frozen=True)
 class Carry:
@@ -78,7 +94,8 @@ class Reconfigure:
 
 @dataclass(frozen=True)
 class ReadFigures:
-    """Tonight's figures for the idle screen; with ``audits``, the audit lines too."""
+    """Tonight's figures for the idle screen (after a game); with ``audits``, the
+    audit lines too (the menu opened, or its audits were reset)."""
     audits: bool = False
 
 
