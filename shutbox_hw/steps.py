@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Union
 
 from .events import Event
 from .game.effects import Effect, Emit, Lights, RollDice, Show
@@ -105,7 +104,7 @@ class Roll:
     count: int
 
 
-Work = Union[Event, Carry, Reconfigure, ReadFigures, Roll]
+Work = Event | Carry | Reconfigure | ReadFigures | Roll
 
 
 @dataclass(frozen=True)

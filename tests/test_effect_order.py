@@ -196,3 +196,40 @@ def test_nothing_reenters_the_controller_while_a_step_is_carried_out(tmp_path):
     said = [e["event"] for e in events if e["event"] in ("fault", "recovered")]
     assert said == ["fault", "recovered"] * (len(said) // 2)      # each fault put right
     assert daemon.unsaved == [] and daemon.storage_problem() == ""
+
+
+def test_a_step_sorts_its_effects_into_the_stated_order():
+    """Whatever order the controller returned them in: the last frame of the
+    lights and of the screen, every event in order, and after the step the
+    settings, then the figures, then the dice."""
+    from shutbox_hw.game.effects import Emit, Lights, RollDice, Show
+    from shutbox_hw.game.events import GameEnded, SettingChanged, TurnStarted
+    from shutbox_hw.game.screens import ConfirmScreen, NoticeScreen
+    from shutbox_hw.leds import LedFrame
+    from shutbox_hw.steps import ReadFigures, Reconfigure, Roll, Step
+
+    first, last = LedFrame(flaps=("on",)), LedFrame(flaps=("off",), red="on")
+    started = TurnStarted(seat=0, player="Ann", round=1)
+    ended = GameEnded(players=("Ann",), winners=(0,), totals=(3,), rounds=1)
+    change = SettingChanged(key="pause_ms", value=900)
+    step = Step.of([RollDice(2), Show(NoticeScreen("a")), Lights(first), Emit(started),
+                    Show(ConfirmScreen("b")), Emit(ended), Lights(last), Emit(change)])
+    assert step.lights == last and step.screen == ConfirmScreen("b")
+    assert step.events == (started, ended, change) and step.dice == (2,)
+    after = [q.work for q in step.leads_to(5)]
+    assert after == [Reconfigure((change,)), ReadFigures(audits=False), Roll(2)]
+    assert Step.of([]).leads_to(5) == []
+
+
+def test_the_disks_answer_goes_before_the_next_step_and_keeps_the_screen_waiting():
+    from shutbox_hw.events import Tick
+    from shutbox_hw.steps import Carry, Queued, Roll, WorkQueue
+
+    queue, seen = WorkQueue(), []
+    queue.add(Queued(Carry(), 0))
+    for item in queue.drain(lambda: seen.append("end of step")):
+        seen.append(type(item.work).__name__)
+        if isinstance(item.work, Carry):          # the step queues a roll, then the disk
+            queue.add(Queued(Roll(2), 0))        # answers its write
+            queue.add(Queued(Tick(0), 0, same_step=True))
+    assert seen == ["end of step", "Carry", "Tick", "end of step", "Roll", "end of step"]
