@@ -35,8 +35,8 @@ from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .hints import advisor_for as solver_advisor
 from .settings import config_values, effective
-from .store import StorageFault, Store
 from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
+from .store import StorageFault, Store
 from .store.audit import Tally
 
 log = logging.getLogger("shutbox_hw")

@@ -18,11 +18,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..events import (ButtonLevel, ButtonPressed, DiceRolled, Event, Figures, FlapChanged,
-                      InputFault, ServiceRequested, Tick)
+from ..events import (
+    ButtonLevel,
+    ButtonPressed,
+    DiceRolled,
+    Event,
+    Figures,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+    Tick,
+)
 from ..leds import LedFrame
-from ..rules import (AnyThrow, Mask, RuleSet, Throw, allowed_dice_counts, dice_choice,
-                     ends_round_at_once, finish_round, new_match, rules_from_dict)
+from ..rules import (
+    AnyThrow,
+    Mask,
+    RuleSet,
+    Throw,
+    allowed_dice_counts,
+    dice_choice,
+    ends_round_at_once,
+    finish_round,
+    new_match,
+    rules_from_dict,
+)
 from . import advice, service_view, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig

@@ -8,15 +8,22 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import (Mask, Position, RoundResult, RuleSet, Throw, dice_choice,
-                     tile_bit, tiles_of)
-from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
-                      ScoreRow, Screen, ShutScreen, TurnEndScreen)
+from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
 from . import service_view
 from .presentation import Presentation
+from .screens import (
+    AttractScreen,
+    ConfirmScreen,
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    ScoreRow,
+    Screen,
+    ShutScreen,
+    TurnEndScreen,
+)
 from .state import GameState, Turn
 from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
-
 
 ATTRACT_PAGE_MS = 6000
 """The idle screen shows the rule set, then tonight's figures, this long each."""
