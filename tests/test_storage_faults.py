@@ -21,6 +21,7 @@ from shutbox_hw.daemon import STORE_RETRY_MS
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
+from shutbox_hw.sim.script_commands import CutAfterWrites, DiskFull
 from shutbox_hw.store import StorageFault, Store
 from shutbox_hw.store.sqlite import BUSY_TIMEOUT_S
 from sim_play import game_events, play_script
@@ -251,7 +252,7 @@ CRAFTHOUSE = {"match": "race"}
 
 def test_storage_commands_parse_and_bad_ones_name_the_line():
     assert parse_script("disk-full\ndisk-ok\ncut-after-writes 7\n", 9) == [
-        Step(1, "disk-full"), Step(2, "disk-ok"), Step(3, "cut-after-writes", (7,))]
+        Step(1, DiskFull(full=True)), Step(2, DiskFull(full=False)), Step(3, CutAfterWrites(7))]
     for line, word in (("disk-full now", "takes no arguments"), ("disk-ok 1", "no arguments"),
                        ("cut-after-writes", "number of writes"),
                        ("cut-after-writes 0", "number of writes"),

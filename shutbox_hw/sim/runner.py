@@ -13,20 +13,22 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from ..config import Config
 from ..daemon import STORE_RETRY_MS, Daemon
 from ..events import ButtonPressed, FlapChanged, ServiceRequested
 from ..game.advice import Advisor
-from ..hints import ready_advisor_for as solver_advisor
 from ..hal.debounce import SERVICE_HOLD_MS
 from ..hal.poll import run_loop
-from ..store import Store
+from ..hints import ready_advisor_for as solver_advisor
 from .box import Seen, SimulatedBox, device_problem, has_int_line
 from .disk import PowerCut, SimDisk
-from .script import ScriptError, Step
-from .world_commands import Bus, Disk, Glitch, Press, WorldCommand
+from .script import ScriptError
+from .script_commands import (Bounce, Brownout, ButtonPress, CutAfterWrites, Dice, DiskFull,
+                              HoldBoth, I2cFault, IntWire, MoveFlaps, Plug, Restart, Service, Shake,
+                              Start, Step, Wait)
+from .world_commands import Bus, Disk, Glitch, Press
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
@@ -42,24 +44,17 @@ def check_steps(steps: list[Step], config: Config, name: str = "script") -> None
     """Refuse, before anything runs, a fault on a part this box does not have."""
     for step in steps:
         problem = None
-        if step.command in ("unplug", "plug"):
-            problem = device_problem(config.hardware, _device(step))
-        elif step.command in ("cut-int", "mend-int") and not has_int_line(config.hardware):
-            problem = "no expander INT line in this config"
-        elif step.command == "shake" and (config.game.dice != "module"
-                                          or config.hardware.dice is None):
-            problem = 'no dice module in play (needs [game] dice = "module")'
-        elif step.command == "service" and config.hardware.service is None:
-            problem = "no service button in this config (needs [hardware] service = PIN)"
+        match step.command:
+            case Plug(device):
+                problem = device_problem(config.hardware, device)
+            case IntWire() if not has_int_line(config.hardware):
+                problem = "no expander INT line in this config"
+            case Shake() if config.game.dice != "module" or config.hardware.dice is None:
+                problem = 'no dice module in play (needs [game] dice = "module")'
+            case Service() if config.hardware.service is None:
+                problem = "no service button in this config (needs [hardware] service = PIN)"
         if problem:
-            raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
-
-
-def _device(step: Step) -> int | str:
-    """The device of an ``unplug``/``plug`` step: a name or an expander address."""
-    device = step.args[0]
-    assert not isinstance(device, float)
-    return device
+            raise ScriptError(f"{name}:{step.line}: {step.command.word}: {problem}")
 
 
 class SimRunner:
@@ -355,56 +350,59 @@ class SimRunner:
             last = now + ms
         self._settle_after(last)
 
-    def world_command(self, command: WorldCommand) -> None:
-        if isinstance(command, (Glitch, Press)):
-            self.contact(command.name, command.ms, bounce=isinstance(command, Press))
-        elif isinstance(command, Disk):
-            self.disk.set_profile(command.profile)
-        elif isinstance(command, Bus):
-            self.sim.bus.hz = command.hz
-
     def run(self, step: Step) -> None:
-        command, args = step.command, step.args
-        if step.world is not None:
-            self.world_command(step.world)
-        elif command == "start":
-            self.start_game(int(args[0]))
-        elif command == "dice" and self.sim.playing_module is not None \
-                and not self.sim.playing_module.absent:
-            self.sim.playing_module.next_faces(*(int(a) for a in args))
-        elif command == "dice":
-            self.sim.dice.queue(tuple(int(a) for a in args))
-        elif command in ("roll", "roll1"):
-            self.press("roll", long=command == "roll1")
-            self.await_module()
-        elif command == "shake":
-            self.shake(step.line)
-        elif command in ("next", "hold-next"):
-            self.press("next", long=command == "hold-next")
-        elif command == "hold-both":
-            self.hold_both()
-        elif command == "service":
-            self.service()
-        elif command in ("close", "open"):
-            for tile in args:
-                self.flap(int(tile), command == "close")
-        elif command == "wait":
-            self.advance(round(float(args[0]) * 1000))
-        elif command == "restart":
-            self.restart()
-        elif command == "fault":
-            self.sim.set_i2c_error_rate(float(args[1]))
-        elif command == "brownout":
-            self.sim.brownout()
-        elif command in ("unplug", "plug"):
-            self.sim.set_plugged(_device(step), command == "plug")
-        elif command == "bounce":
-            self.bounce(int(args[0]), int(args[1]))
-        elif command in ("cut-int", "mend-int"):
-            self.sim.set_int_cut(command == "cut-int")
-        elif command == "cut-after-writes":
-            self.disk.cut_after(int(args[0]))
-        elif command == "disk-full":
-            self.disk.full = True
-        elif command == "disk-ok":
-            self.disk.full = False
+        """Carry out one script line."""
+        match step.command:
+            case Start(players):
+                self.start_game(players)
+            case Dice(faces):
+                self.throw_next(faces)
+            case ButtonPress(button, long):
+                self.press(button, long=long)
+                if button == "roll":
+                    self.await_module()
+            case Shake():
+                self.shake(step.line)
+            case HoldBoth():
+                self.hold_both()
+            case Service():
+                self.service()
+            case MoveFlaps(tiles, shut):
+                for tile in tiles:
+                    self.flap(tile, shut)
+            case Wait(seconds):
+                self.advance(round(seconds * 1000))
+            case Restart():
+                self.restart()
+            case I2cFault(rate):
+                self.sim.set_i2c_error_rate(rate)
+            case Brownout():
+                self.sim.brownout()
+            case Plug(device, plugged):
+                self.sim.set_plugged(device, plugged)
+            case Bounce(tile, edges):
+                self.bounce(tile, edges)
+            case IntWire(cut):
+                self.sim.set_int_cut(cut)
+            case CutAfterWrites(writes):
+                self.disk.cut_after(writes)
+            case DiskFull(full):
+                self.disk.full = full
+            case Glitch(name, ms):
+                self.contact(name, ms, bounce=False)
+            case Press(name, ms):
+                self.contact(name, ms, bounce=True)
+            case Disk(profile):
+                self.disk.set_profile(profile)
+            case Bus(hz):
+                self.sim.bus.hz = hz
+            case _:
+                assert_never(step.command)
+
+    def throw_next(self, faces: tuple[int, ...]) -> None:
+        """``dice``: the next throw's faces (the dice module's, when it plays)."""
+        module = self.sim.playing_module
+        if module is not None and not module.absent:
+            module.next_faces(*faces)
+        else:
+            self.sim.dice.queue(faces)
