@@ -29,7 +29,10 @@ from ..hal.simulated.bus import SimBus
 from ..hal.simulated.dice_module import SimDiceModule
 from ..hal.simulated.mcp23017 import SimMcp23017
 from ..hal.simulated.reader import WorldReader
+from ..hal.ports import Indicators
 from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
+from ..leds import LedFrame
+from .observed import Observed
 from .recorded_panel import AckingChip, PanelRecorder, SyncedDisplay
 
 Seen = FlapChanged | ButtonPressed | ServiceRequested
@@ -108,6 +111,21 @@ class Watched(Generic[E]):
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._port, name)
+
+
+class Lit:
+    """The lights, keeping the frame they were last sent for the person to see."""
+
+    def __init__(self, indicators: Indicators, view: Observed) -> None:
+        self._indicators = indicators
+        self._view = view
+
+    def show(self, frame: LedFrame, now_ms: int) -> None:
+        self._view.lit(frame)
+        self._indicators.show(frame, now_ms)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._indicators, name)
 
 
 class QueuedDice(DiceSource):
@@ -189,6 +207,7 @@ class SimulatedBox:
         self.shut: set[int] = set()
         # every input the daemon got
         self.seen: list[Seen] = []
+        self.view = Observed()   # what a person sees: the events, the screen, the lights
         # drawn after the dice and switches, so their sequences are as before
         self.bus.rng = random.Random(rng.random())
         self.panel = PanelRecorder(frames_dir, bus=self.bus, address=hw.display.address,
@@ -231,7 +250,7 @@ class SimulatedBox:
                                            fallback=self.dice),
                               module)
         return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
-                   self.ports.indicators, display, dice)
+                   Lit(self.ports.indicators, self.view), display, dice)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the

@@ -13,22 +13,26 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
+from PIL import Image
+
+from .. import render as render_package
 from ..config import Config
 from ..daemon import STORE_RETRY_MS, Daemon
 from ..events import ButtonPressed, FlapChanged, ServiceRequested
 from ..game.advice import Advisor
+from ..game.screens import PlayScreen, Screen
 from ..hal.debounce import SERVICE_HOLD_MS
 from ..hal.poll import run_loop
 from ..hints import ready_advisor_for as solver_advisor
-from .box import Seen, SimulatedBox, device_problem, has_int_line
+from .box import Seen, SimulatedBox
 from .disk import PowerCut, SimDisk
+from .observed import record
 from .script import ScriptError
-from .script_commands import (Bounce, Brownout, ButtonPress, CutAfterWrites, Dice, DiskFull,
-                              HoldBoth, I2cFault, IntWire, MoveFlaps, Plug, Restart, Service, Shake,
-                              Start, Step, Wait)
-from .world_commands import Bus, Disk, Glitch, Press
+from .script_commands import Step
+from .steps import check_steps as check_steps
+from .steps import run_step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
@@ -38,23 +42,6 @@ MODULE_WAIT_MS = 5000   # at most this long for the module's throw to arrive
 AWAIT_STEP_MS = 10  # how often the waiting person looks again
 FLUSH_TRIES = 5     # retry periods a script's end waits for the disk to take what is unsaved
 PRESS_TRIES = 5     # a press the box does not take is pressed again, this often at most
-
-
-def check_steps(steps: list[Step], config: Config, name: str = "script") -> None:
-    """Refuse, before anything runs, a fault on a part this box does not have."""
-    for step in steps:
-        problem = None
-        match step.command:
-            case Plug(device):
-                problem = device_problem(config.hardware, device)
-            case IntWire() if not has_int_line(config.hardware):
-                problem = "no expander INT line in this config"
-            case Shake() if config.game.dice != "module" or config.hardware.dice is None:
-                problem = 'no dice module in play (needs [game] dice = "module")'
-            case Service() if config.hardware.service is None:
-                problem = "no service button in this config (needs [hardware] service = PIN)"
-        if problem:
-            raise ScriptError(f"{name}:{step.line}: {step.command.word}: {problem}")
 
 
 class SimRunner:
@@ -91,12 +78,24 @@ class SimRunner:
                 store = self.disk.open_store(self.db_path)
                 store.outbox = self.outbox
                 self.daemon = Daemon(self.config, self.sim.box, store, self.world.clock,
-                                     advisor_for=self.advisor_for, on_event=self.on_event)
+                                     advisor_for=self.advisor_for, on_event=self._printed,
+                                     render=self._render)
                 self.daemon.start()
                 break
             except PowerCut as cut:
                 self._cut(cut)
         self.advance(0)
+
+    def _printed(self, data: dict[str, Any]) -> None:
+        """An event the box printed: the person sees it, and so does ``on_event``."""
+        self.sim.view.event(data)
+        if self.on_event is not None:
+            self.on_event(data)
+
+    def _render(self, screen: Screen) -> Image.Image:
+        """The screen the daemon sends to the display: the person sees it."""
+        self.sim.view.shown(screen)
+        return render_package.render(screen)
 
     def restart(self) -> None:
         """Cut the power: drop the daemon with no cleanup, boot a new one."""
@@ -110,9 +109,8 @@ class SimRunner:
         what it had not committed is gone, as after a real cut.
         """
         self.power_cuts += 1
-        if self.on_event is not None:
-            for event in cut.committed:  # on disk: the record has them
-                self.on_event(event.as_json())
+        for event in cut.committed:  # on disk: the record has them
+            self._printed(event.as_json())
         store = getattr(self, "daemon", None) and self.daemon.store
         if store is not None:
             store.close()
@@ -247,25 +245,23 @@ class SimRunner:
             self._await(lambda e: isinstance(e, ServiceRequested))
 
     def phase_now(self) -> str:
-        return self.daemon.controller.state.phase
+        """Where the box is, by its screen (:attr:`.observed.Observed.phase`)."""
+        return self.sim.view.phase
 
     def shows(self) -> list[Any]:
-        """What the box shows that a press could change (the person looks at it)."""
-        state = self.daemon.controller.state
-        turn = state.turn
-        return [state.phase, state.round_number() if state.match else 0,
-                len(state.match.rounds) if state.match else 0,
-                turn.player if turn else None, turn.throws if turn else None,
-                turn is not None and turn.throw is not None]
+        """What the box shows that a press could change, as the person sees it:
+        the phase on its screen, and how far its record (the events it printed,
+        as they are on disk) goes. Plain JSON values: the world file keeps it."""
+        return [self.sim.view.phase, *record(self.db_path)]
 
     def put_right(self) -> None:
         """After a power cut: flaps shut for the throw whose closure the box had
         not yet taken were never saved; the box asks for them to be lifted, and
         the person shuts them again."""
-        state = self.daemon.controller.state
-        if state.turn is None or state.turn.dice is None:
-            return
-        again = [t for t in range(1, state.rules.tiles + 1) if state.rejected() >> (t - 1) & 1]
+        view = self.sim.view
+        if not isinstance(view.screen, PlayScreen) or view.screen.dice is None:
+            return     # no throw under way whose dice are shown
+        again = [t for t in view.blinking() if self.sim.is_shut(t)]   # "lift" them
         for tile in again:
             self.flap(tile, False)
         for tile in again:
@@ -298,16 +294,15 @@ class SimRunner:
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
-        controller = self.daemon.controller
-        if controller.phase in ("play", "confirm"):
-            if controller.phase == "play":
+        if self.phase_now() in ("play", "confirm"):
+            if self.phase_now() == "play":
                 self.press("next", long=True)
             self.press("roll")
-        if self.daemon.controller.phase == "over":
+        if self.phase_now() == "over":
             self.press("roll")
         for _ in range(PRESS_TRIES):
             for _ in range(8):
-                if self.daemon.controller.player_count == players:
+                if self.sim.view.player_count == players:
                     break
                 self.press("next")
             self.press("roll")
@@ -351,53 +346,8 @@ class SimRunner:
         self._settle_after(last)
 
     def run(self, step: Step) -> None:
-        """Carry out one script line."""
-        match step.command:
-            case Start(players):
-                self.start_game(players)
-            case Dice(faces):
-                self.throw_next(faces)
-            case ButtonPress(button, long):
-                self.press(button, long=long)
-                if button == "roll":
-                    self.await_module()
-            case Shake():
-                self.shake(step.line)
-            case HoldBoth():
-                self.hold_both()
-            case Service():
-                self.service()
-            case MoveFlaps(tiles, shut):
-                for tile in tiles:
-                    self.flap(tile, shut)
-            case Wait(seconds):
-                self.advance(round(seconds * 1000))
-            case Restart():
-                self.restart()
-            case I2cFault(rate):
-                self.sim.set_i2c_error_rate(rate)
-            case Brownout():
-                self.sim.brownout()
-            case Plug(device, plugged):
-                self.sim.set_plugged(device, plugged)
-            case Bounce(tile, edges):
-                self.bounce(tile, edges)
-            case IntWire(cut):
-                self.sim.set_int_cut(cut)
-            case CutAfterWrites(writes):
-                self.disk.cut_after(writes)
-            case DiskFull(full):
-                self.disk.full = full
-            case Glitch(name, ms):
-                self.contact(name, ms, bounce=False)
-            case Press(name, ms):
-                self.contact(name, ms, bounce=True)
-            case Disk(profile):
-                self.disk.set_profile(profile)
-            case Bus(hz):
-                self.sim.bus.hz = hz
-            case _:
-                assert_never(step.command)
+        """Carry out one script line (:func:`.steps.run_step`)."""
+        run_step(self, step)
 
     def throw_next(self, faces: tuple[int, ...]) -> None:
         """``dice``: the next throw's faces (the dice module's, when it plays)."""
