@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from boxcase import BoxCase
 
 from shutbox_hw.game.screens import PlayScreen, TurnEndScreen
@@ -88,3 +90,22 @@ def test_a_throw_with_no_move_ends_the_turn_and_lifting_hands_over(tmp_path):
     box.assert_light_blinking("green")
     for flap in range(1, 10):
         box.assert_light_off(flap)
+
+
+def test_the_turn_a_person_reads_from_the_events_is_the_one_on_the_record(tmp_path):
+    """The person's two ways of knowing the turn under way agree at every line
+    of a whole game: the events the box printed in this process, and the
+    record on disk (how a person who came later, a new process, knows it)."""
+    from shutbox_hw.sim.observed import turn_on_record
+    from shutbox_hw.sim.script import load_script
+
+    box = BoxCase(tmp_path)
+    script = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
+    turns = 0
+    for step in load_script(script, box.config.rules.tiles):
+        box.runner.run(step)
+        seen = box.view.turn()
+        assert seen == turn_on_record(box.runner.db_path), step
+        turns += seen is not None
+    box.assert_event("round_ended", round=2)
+    assert turns > 10

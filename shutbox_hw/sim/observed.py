@@ -6,11 +6,15 @@ state: the JSON events it printed (the journal, ``sim --script``'s output),
 the screen the daemon last sent to the display (the :mod:`~shutbox_hw.game.screens`
 value, before it became pixels) and the LED frame the lights were last sent.
 Where a person reads the lights, they read the frame: "blinking" is what the
-box asked of the LED, not the level of its pin at one instant.
+box asked of the LED, not the level of its pin at one instant. What the box
+printed before this process watched it (a new process on an old database,
+after a power cut) the person reads from the box's record of those events,
+as ``history`` does: :func:`record`, :func:`turn_on_record`.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +49,8 @@ class Observed:
     """The events, the screen and the lights of one simulated box, kept over
     power cuts (the events are those printed; a cut loses none that were)."""
 
-    def __init__(self) -> None:
+    def __init__(self, db: Path | None = None) -> None:
+        self.db = db     # the box's record: what it printed before this process saw it
         self.events: list[dict[str, Any]] = []
         self.screen: Screen | None = None
         self.leds: LedFrame | None = None
@@ -128,7 +133,11 @@ class Observed:
         return sum(e["event"] == "round_ended" for e in self.since("game_started"))
 
     def turn(self) -> TurnSeen | None:
-        """The turn under way, or None between turns and outside a game."""
+        """The turn under way, or None between turns and outside a game. From
+        the events printed; for a game that began before they were watched (a
+        new process on an old database), from the box's record of them."""
+        if not any(e["event"] == "game_started" for e in self.events):
+            return turn_on_record(self.db) if self.db is not None else None
         game = self.since("game_started")
         starts = [i for i, e in enumerate(game) if e["event"] == "turn_started"]
         if not starts or any(e["event"] in ("turn_ended", "game_ended")
@@ -172,3 +181,33 @@ def record(db: Path) -> list[int]:
         return []
     finally:
         con.close()
+
+
+def turn_on_record(db: Path) -> TurnSeen | None:
+    """The unfinished game's turn under way as the box's record has it (its
+    printed events as they are on disk: what ``history`` reads)."""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        game = con.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                           " ORDER BY id DESC LIMIT 1").fetchone()
+        turn = game and con.execute(
+            "SELECT t.id, t.round, t.seat, p.name FROM turns t JOIN players p"
+            " ON p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
+            " AND t.ended_at IS NULL ORDER BY t.id DESC LIMIT 1", game).fetchone()
+        if not turn:
+            return None
+        throws = con.execute("SELECT dice, closed, committed_at FROM throws WHERE turn_id = ?"
+                             " ORDER BY number", turn[:1]).fetchall()
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    done = [t for t in throws if t[2] is not None]
+    last = throws[-1] if throws and throws[-1][2] is None else None
+    dice = json.loads(last[0]) if last is not None and last[0] is not None else None
+    return TurnSeen(player=turn[3], seat=turn[2], round=turn[1], throws=len(done),
+                    dice=tuple(dice) if dice is not None else None, thrown=last is not None,
+                    committed=tuple(sorted(t for d in done for t in json.loads(d[1]))))

@@ -60,6 +60,7 @@ class SimRunner:
         self.on_event = on_event
         self.advisor_for = advisor_for
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
+        self.sim.view.db = db_path
         self.world = self.sim.world
         self.disk = SimDisk(self.world, random.Random(seed))
         self.power_cuts = 0

@@ -12,7 +12,7 @@ script's word back for messages. The world's commands (``glitch``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from .world_commands import Bus, Disk, Glitch, Press
 
@@ -20,21 +20,15 @@ from .world_commands import Bus, Disk, Glitch, Press
 @dataclass(frozen=True)
 class Start:
     """``start N``: a new game with N players."""
+    word: ClassVar[str] = "start"
     players: int
-
-    @property
-    def word(self) -> str:
-        return "start"
 
 
 @dataclass(frozen=True)
 class Dice:
     """``dice A [B]``: the faces of the next throw."""
+    word: ClassVar[str] = "dice"
     faces: tuple[int, ...]
-
-    @property
-    def word(self) -> str:
-        return "dice"
 
 
 @dataclass(frozen=True)
@@ -53,19 +47,13 @@ class ButtonPress:
 @dataclass(frozen=True)
 class HoldBoth:
     """``hold-both``: ROLL and NEXT held together (the operator menu)."""
-
-    @property
-    def word(self) -> str:
-        return "hold-both"
+    word: ClassVar[str] = "hold-both"
 
 
 @dataclass(frozen=True)
 class Service:
     """``service``: the service button inside the box."""
-
-    @property
-    def word(self) -> str:
-        return "service"
+    word: ClassVar[str] = "service"
 
 
 @dataclass(frozen=True)
@@ -82,39 +70,27 @@ class MoveFlaps:
 @dataclass(frozen=True)
 class Wait:
     """``wait SECONDS``."""
+    word: ClassVar[str] = "wait"
     seconds: float
-
-    @property
-    def word(self) -> str:
-        return "wait"
 
 
 @dataclass(frozen=True)
 class Restart:
     """``restart``: the power cut and back."""
-
-    @property
-    def word(self) -> str:
-        return "restart"
+    word: ClassVar[str] = "restart"
 
 
 @dataclass(frozen=True)
 class I2cFault:
     """``fault i2c RATE``."""
+    word: ClassVar[str] = "fault"
     rate: float
-
-    @property
-    def word(self) -> str:
-        return "fault"
 
 
 @dataclass(frozen=True)
 class Brownout:
     """``brownout``: every MCP23017 back at its power-on registers."""
-
-    @property
-    def word(self) -> str:
-        return "brownout"
+    word: ClassVar[str] = "brownout"
 
 
 @dataclass(frozen=True)
@@ -131,12 +107,9 @@ class Plug:
 @dataclass(frozen=True)
 class Bounce:
     """``bounce T [N]``: flap T's switch chatters for N edges."""
+    word: ClassVar[str] = "bounce"
     tile: int
     edges: int
-
-    @property
-    def word(self) -> str:
-        return "bounce"
 
 
 @dataclass(frozen=True)
@@ -152,10 +125,7 @@ class IntWire:
 @dataclass(frozen=True)
 class Shake:
     """``shake``: the dice module shaken."""
-
-    @property
-    def word(self) -> str:
-        return "shake"
+    word: ClassVar[str] = "shake"
 
 
 @dataclass(frozen=True)
@@ -171,11 +141,8 @@ class DiskFull:
 @dataclass(frozen=True)
 class CutAfterWrites:
     """``cut-after-writes N``: the power goes right after the N-th write."""
+    word: ClassVar[str] = "cut-after-writes"
     writes: int
-
-    @property
-    def word(self) -> str:
-        return "cut-after-writes"
 
 
 Command = (Start | Dice | ButtonPress | HoldBoth | Service | MoveFlaps | Wait | Restart

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..errors import UserError, quoted
 from ..hal.simulated.timing import MAX_BUS_HZ, MIN_BUS_HZ, DiskProfile
@@ -27,40 +28,28 @@ PROFILES = ("fast", "sd-card", "stall")
 
 @dataclass(frozen=True)
 class Glitch:
+    word: ClassVar[str] = "glitch"
     name: int | str     # a flap number, "roll" or "next"
     ms: int
-
-    @property
-    def word(self) -> str:
-        return "glitch"
 
 
 @dataclass(frozen=True)
 class Press:
+    word: ClassVar[str] = "press"
     name: int | str
     ms: int
-
-    @property
-    def word(self) -> str:
-        return "press"
 
 
 @dataclass(frozen=True)
 class Disk:
+    word: ClassVar[str] = "disk"
     profile: DiskProfile
-
-    @property
-    def word(self) -> str:
-        return "disk"
 
 
 @dataclass(frozen=True)
 class Bus:
+    word: ClassVar[str] = "bus"
     hz: int
-
-    @property
-    def word(self) -> str:
-        return "bus"
 
 
 WorldCommand = Glitch | Press | Disk | Bus
