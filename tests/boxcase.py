@@ -56,11 +56,12 @@ class BoxCase:
     """One simulated box, booted, idle (or, with ``players``, a game started)."""
 
     def __init__(self, tmp_path: Path, config: Config | None = None, *, players: int = 0,
-                 seed: int = 0) -> None:
+                 seed: int = 0, **runner: Any) -> None:
+        """``runner``: more of :class:`SimRunner`'s options (``advisor_for``, ...)."""
         self.config = config or load_config(preset="klappenspiel")
         self.events: list[dict[str, Any]] = []
         self.runner = SimRunner(self.config, tmp_path / "box.db", seed=seed,
-                                on_event=self.events.append)
+                                on_event=self.events.append, **runner)
         self.mark = 0     # assert_event looks at the events from here on
         if players:
             self.runner.start_game(players)
