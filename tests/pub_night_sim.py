@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import shutbox_hw.render as render_module
 from pub_night import Night
+
+import shutbox_hw.render as render_module
 from shutbox_hw.config import parse_config
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.rules import RuleSet, full_board, mask_of
@@ -38,7 +39,7 @@ class Looks:
     the events it printed (the turn, its dice and taken flaps); the rules and
     the dice are those on the box's card, the flaps where the player left them."""
 
-    def __init__(self, night: "SimNight") -> None:
+    def __init__(self, night: SimNight) -> None:
         self.view = night.runner.sim.view
         self.shut = night.shut
         self.rules: RuleSet = night.rules

@@ -15,8 +15,14 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from shutbox_hw.rules import (allowed_dice_counts, dice_choice, full_board, legal_closures,
-                              mask_of, tiles_of)
+from shutbox_hw.rules import (
+    allowed_dice_counts,
+    dice_choice,
+    full_board,
+    legal_closures,
+    mask_of,
+    tiles_of,
+)
 from shutbox_hw.sim.runner import SimRunner
 
 

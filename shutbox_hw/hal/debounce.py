@@ -29,8 +29,15 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from ..events import (ButtonEvent, ButtonLevel, ButtonName, ButtonPressed, FlapChanged, InputFault,
-                      ServiceRequested)
+from ..events import (
+    ButtonEvent,
+    ButtonLevel,
+    ButtonName,
+    ButtonPressed,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+)
 from .config import HardwareConfig
 
 K = TypeVar("K", bound=Hashable)

@@ -37,11 +37,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
 from .config import DICE_ADDRESSES
-from .mcp23017 import RETRY_ERRNOS as _MCP_RETRY
+from .i2c_bus import I2cBus
+from .i2c_retry import I2cRetry, transient_errno
+from .link import DeviceLink
 
 DEFAULT_ADDRESS = 0x42
 
@@ -57,7 +59,7 @@ REQUEST_ROLL = regs.REQUEST_ROLL
 SOURCES = {regs.SOURCE_BUTTON: "button", regs.SOURCE_SHAKE: "shake",
            regs.SOURCE_REQUEST: "request"}
 
-RETRY_ERRNOS = _MCP_RETRY    # 121, 5, 110, 11: the same transient errors as the expander's
+T = TypeVar("T")
 
 
 def crc8(data: bytes | list[int]) -> int:
@@ -118,28 +120,30 @@ class DiceModule:
     ``force`` is given.
     """
 
-    def __init__(self, bus: Any, address: int = DEFAULT_ADDRESS, *,
+    def __init__(self, bus: I2cBus, address: int = DEFAULT_ADDRESS, *,
                  ready: Callable[[], bool] | None = None, attempts: int = 4,
                  backoff_s: float = 0.001, sleep: Callable[[float], None] = time.sleep) -> None:
         if address not in DICE_ADDRESSES:
             raise ValueError(f"I2C address 0x{address:02x} is outside 0x08..0x77")
-        if attempts < 1:
-            raise ValueError("attempts must be at least 1")
         self.bus = bus
         self.address = address
         self.ready = ready
-        self.attempts = attempts
-        self.backoff_s = backoff_s
-        self.sleep = sleep
+        # a garbled read (CRC, identity) is tried again like a bus error
+        self._retry = I2cRetry(attempts, backoff_s, sleep=sleep, transient=lambda exc: (
+            isinstance(exc, _Garbled) or transient_errno(exc)))
         self.present = False
         self.problem = ""       # why it counts as missing, for the log and the screen
         self.count: int | None = None    # the dice count last set, written again after a reboot
         self.boot: int | None = None     # BOOT of the module as last read
         self.last: tuple[int, int] | None = None    # (boot, seq) of the last result taken
-        self.retries = 0        # failed transfers and bad reads survived
         self.crc_errors = 0     # corrupted reads caught
         self.stale = 0          # results seen again and ignored
         self.restarts = 0       # times the module was found booted again
+
+    @property
+    def retries(self) -> int:
+        """Failed transfers and bad reads survived."""
+        return self._retry.retries
 
     # -- finding it ------------------------------------------------------------
 
@@ -238,30 +242,22 @@ class DiceModule:
         except DiceModuleMissing:
             pass    # the result is good; the next poll finds out what happened
 
-    def _guard(self, op: Callable[[], Any]) -> Any:
+    def _guard(self, op: Callable[[], T]) -> T:
         """Run ``op`` with retries; any final failure marks the module missing."""
-        delay = self.backoff_s
-        for attempt in range(self.attempts):
-            try:
-                result = op()
-            except OSError as exc:
-                if exc.errno not in RETRY_ERRNOS:
-                    self.present = False
-                    self.problem = f"bus error: {exc}"
-                    raise DiceModuleMissing(self.address, self.problem) from exc
-                reason = f"no answer after {self.attempts} attempts (errno {exc.errno})"
-            except _Garbled as exc:
-                reason = f"{exc} after {self.attempts} attempts"
+        try:
+            result = self._retry.run(op)
+        except (OSError, _Garbled) as exc:
+            attempts = self._retry.attempts
+            if isinstance(exc, _Garbled):
+                self.problem = f"{exc} after {attempts} attempts"
+            elif transient_errno(exc):
+                self.problem = f"no answer after {attempts} attempts (errno {exc.errno})"
             else:
-                self.present = True
-                return result
-            if attempt < self.attempts - 1:
-                self.retries += 1
-                self.sleep(delay)
-                delay *= 2
-        self.present = False
-        self.problem = reason
-        raise DiceModuleMissing(self.address, reason)
+                self.problem = f"bus error: {exc}"
+            self.present = False
+            raise DiceModuleMissing(self.address, self.problem) from exc
+        self.present = True
+        return result
 
 
 @dataclass(frozen=True)
@@ -278,23 +274,24 @@ class DiceLink:
     Call :meth:`tick` from the loop (and at once when the ready line falls):
     it polls on the ready line, or every ``poll_ms`` without one (also a
     liveness check), and while the module is lost it looks for it every
-    ``retry_ms``. ``lost`` means: roll software dice; ``recovered``: the
-    module throws again. ROLL goes through :meth:`request_roll`.
+    ``retry_ms`` (one :class:`~.link.DeviceLink` schedule). ``lost`` means:
+    roll software dice; ``recovered``: the module throws again. ROLL goes
+    through :meth:`request_roll`.
     """
 
     def __init__(self, module: DiceModule, *, poll_ms: int = 250, retry_ms: int = 2000) -> None:
         self.module = module
-        self.poll_ms = poll_ms
-        self.retry_ms = retry_ms
-        self.online = False
-        self._next_poll = 0
-        self._next_find = 0
+        self.link = DeviceLink(f"dice module 0x{module.address:02x}", retry_ms=retry_ms,
+                               check_ms=poll_ms, meanwhile="ROLL uses software dice")
+
+    @property
+    def online(self) -> bool:
+        return self.link.connected
 
     def start(self, now_ms: int) -> list[LinkEvent]:
         """Look for the module once at boot; ``lost`` if it is not there."""
         if self.module.find():
-            self.online = True
-            self._next_poll = now_ms + self.poll_ms
+            self.link.up(now_ms)
             return []
         return self._lose(now_ms)
 
@@ -322,21 +319,19 @@ class DiceLink:
             return False, self._lose(now_ms)
         return True, []
 
-    def next_deadline_ms(self) -> int:
+    def next_deadline_ms(self) -> int | None:
         """When :meth:`tick` next has work without the ready line: a poll or a search."""
-        return self._next_poll if self.online else self._next_find
+        return self.link.next_ms
 
     def tick(self, now_ms: int) -> list[LinkEvent]:
+        due = self.link.due(now_ms)
         if not self.online:
-            if now_ms < self._next_find:
+            if not due:
                 return []
             if not self.module.find():
-                self._next_find = now_ms + self.retry_ms
+                self._lose(now_ms)
                 return []
-            self.online = True
-            self._next_poll = now_ms + self.poll_ms
-            return [LinkEvent("recovered")]
-        due = now_ms >= self._next_poll
+            return [LinkEvent("recovered")] if self.link.up(now_ms) else []
         if not due and self.module.ready is None:
             return []
         try:
@@ -344,11 +339,11 @@ class DiceLink:
         except DiceModuleMissing:
             return self._lose(now_ms)
         if due:
-            self._next_poll = now_ms + self.poll_ms
+            self.link.up(now_ms)
         return [LinkEvent("throw", throw=throw)] if throw else []
 
     def _lose(self, now_ms: int) -> list[LinkEvent]:
-        self.online = False
-        self._next_find = now_ms + self.retry_ms
         reason = self.module.problem or "no answer"
-        return [LinkEvent("lost", reason=f"dice module 0x{self.module.address:02x}: {reason}")]
+        if not self.link.down(reason, now_ms):
+            return []
+        return [LinkEvent("lost", reason=f"{self.link.name}: {reason}")]

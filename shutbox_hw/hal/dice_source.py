@@ -12,15 +12,13 @@ the module's own button throws that many.
 
 from __future__ import annotations
 
-import logging
 import secrets
-from typing import Any
+from collections.abc import Callable
 
 from ..events import DiceRolled, Event, InputFault
 from .clock import Clock
 from .dice_module import DiceLink, DiceModule, LinkEvent
-
-log = logging.getLogger("shutbox_hw")
+from .i2c_bus import I2cBus
 
 MODULE = "dice module"     # the fault's source, as the screen names it
 
@@ -61,7 +59,7 @@ class ModuleDice(DiceSource):
     while the module is missing (a ``fault`` then, ``ok`` when it answers again)."""
 
     def __init__(self, link: DiceLink, clock: Clock, fallback: DiceSource | None = None,
-                 on_close: Any = None) -> None:
+                 on_close: Callable[[], None] | None = None) -> None:
         self.link = link
         self.clock = clock
         self.fallback = fallback or SoftwareDice()
@@ -108,16 +106,16 @@ class ModuleDice(DiceSource):
         for event in events:
             if event.kind == "throw" and event.throw is not None:
                 self._events.append(DiceRolled(event.throw.faces, now, source="module"))
-            elif event.kind == "lost":
-                log.warning("%s; ROLL uses software dice", event.reason)
+            elif event.kind == "lost":    # the link logged it (hal/link.py)
                 self._events.append(InputFault(MODULE, "no answer: software dice", now))
             elif event.kind == "recovered":
-                log.info("dice module answers again")
                 self._events.append(InputFault(MODULE, "answers again", now, ok=True))
 
 
-def build_module_dice(bus: Any, address: int, clock: Clock, *, ready: Any = None,
-                      on_close: Any = None, fallback: DiceSource | None = None) -> ModuleDice:
+def build_module_dice(bus: I2cBus, address: int, clock: Clock, *,
+                      ready: Callable[[], bool] | None = None,
+                      on_close: Callable[[], None] | None = None,
+                      fallback: DiceSource | None = None) -> ModuleDice:
     """The module at ``address`` on ``bus``; ``ready()`` True while its ready line is low."""
     return ModuleDice(DiceLink(DiceModule(bus, address, ready=ready)), clock,
                       fallback=fallback, on_close=on_close)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol
 
+from ..leds import LedFrame
 from .blink import frame_levels, next_blink_ms
 from .poll import earliest
-from .ports import LedFrame
 
 Lamp = Hashable
 """A light: a tile number for a flap LED, "green" or "red"."""

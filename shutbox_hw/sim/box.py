@@ -25,11 +25,11 @@ from ..hal.box import Ports, build_module, build_ports
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.dice_source import DiceSource
 from ..hal.display import NullDisplay, make_display
+from ..hal.ports import Indicators
 from ..hal.simulated.bus import SimBus
 from ..hal.simulated.dice_module import SimDiceModule
 from ..hal.simulated.mcp23017 import SimMcp23017
 from ..hal.simulated.reader import WorldReader
-from ..hal.ports import Indicators
 from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
 from ..leds import LedFrame
 from .observed import Observed

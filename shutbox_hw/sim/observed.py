@@ -20,9 +20,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..game.screens import (AttractScreen, ConfirmScreen, MenuScreen, NoticeScreen, PlayScreen,
-                            ResultScreen, ScoreboardScreen, Screen, ShutScreen, SwitchTestScreen,
-                            TurnEndScreen)
+from ..game.screens import (
+    AttractScreen,
+    ConfirmScreen,
+    MenuScreen,
+    NoticeScreen,
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    Screen,
+    ShutScreen,
+    SwitchTestScreen,
+    TurnEndScreen,
+)
 from ..leds import LedFrame
 
 RECORD = ("SELECT (SELECT count(*) FROM games), (SELECT count(ended_at) FROM games),"

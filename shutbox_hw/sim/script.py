@@ -50,9 +50,26 @@ from pathlib import Path
 
 from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
-from .script_commands import (Bounce, Brownout, ButtonPress, Command, CutAfterWrites, Dice,
-                              DiskFull, HoldBoth, I2cFault, IntWire, MoveFlaps, Plug, Restart,
-                              Service, Shake, Start, Step, Wait)
+from .script_commands import (
+    Bounce,
+    Brownout,
+    ButtonPress,
+    Command,
+    CutAfterWrites,
+    Dice,
+    DiskFull,
+    HoldBoth,
+    I2cFault,
+    IntWire,
+    MoveFlaps,
+    Plug,
+    Restart,
+    Service,
+    Shake,
+    Start,
+    Step,
+    Wait,
+)
 from .world_commands import WORLD_PARSERS
 
 __all__ = ["COMMANDS", "ScriptError", "Step", "load_script", "parse_script"]

@@ -12,9 +12,25 @@ from typing import TYPE_CHECKING, assert_never
 from ..config import Config
 from .box import device_problem, has_int_line
 from .script import ScriptError
-from .script_commands import (Bounce, Brownout, ButtonPress, CutAfterWrites, Dice, DiskFull,
-                              HoldBoth, I2cFault, IntWire, MoveFlaps, Plug, Restart, Service, Shake,
-                              Start, Step, Wait)
+from .script_commands import (
+    Bounce,
+    Brownout,
+    ButtonPress,
+    CutAfterWrites,
+    Dice,
+    DiskFull,
+    HoldBoth,
+    I2cFault,
+    IntWire,
+    MoveFlaps,
+    Plug,
+    Restart,
+    Service,
+    Shake,
+    Start,
+    Step,
+    Wait,
+)
 from .world_commands import Bus, Disk, Glitch, Press
 
 if TYPE_CHECKING:

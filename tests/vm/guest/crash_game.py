@@ -21,11 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shutbox_hw.config import Config, load_config
-from shutbox_hw.rules import (allowed_dice_counts, dice_choice, full_board, legal_closures,
-                              mask_of, tiles_of)
-from shutbox_hw.sim.runner import SimRunner
 from steady_player import SteadyPlayer, record_of
+
+from shutbox_hw.config import Config, load_config
+from shutbox_hw.rules import (
+    allowed_dice_counts,
+    dice_choice,
+    full_board,
+    legal_closures,
+    mask_of,
+    tiles_of,
+)
+from shutbox_hw.sim.runner import SimRunner
 
 PLAYERS = 2
 MIN_ROUNDS = 3
