@@ -340,6 +340,31 @@ fi
 mkdir -p "$VERSIONS"
 BUILD_DIR=""
 trap 'rm -rf "$BUILD_DIR" "${FAILED:-}"' EXIT
+# pip builds in the source tree: build from a copy, so that root leaves no
+# files behind in the (user's) checkout (readable: the service's user checks with it)
+BUILD_DIR=$(mktemp -d)
+chmod 0755 "$BUILD_DIR"
+cp -r "$SRC/pyproject.toml" "$SRC/setup.py" "$SRC/README.md" "$SRC/shutbox_hw" "$SRC/firmware" "$BUILD_DIR/"
+find "$BUILD_DIR" -name __pycache__ -prune -exec rm -rf {} +
+TARGET=${BUILT:-$BUILD_DIR}
+# A refusal known at once: the new code (the wheel, or the copy) checks the config
+# and the database with the running version's libraries before a venv is built
+# for it (minutes on a slow Pi). Only its refusal (exit 2) counts here; anything
+# else (the new code needs libraries the old venv lacks) is checked again below
+# by the new venv itself.
+if [[ -n $CURRENT && -e $CONFIG ]] && "$OPT/$CURRENT/bin/python" -c '' 2>/dev/null; then
+    code=$TARGET status=0
+    [[ $TARGET == *.whl ]] || code=$BUILD_DIR
+    pre=("$CONFIG" --db "$DB")
+    [[ ! -f $BOOTCFG ]] || pre+=(--boot-config "$BOOTCFG")
+    # from /: python -m looks in the working directory first (a checkout's shutbox_hw)
+    (cd / && as_service env PYTHONPATH="$code" "$OPT/$CURRENT/bin/python" -m shutbox_hw.cli \
+        check-config "${pre[@]}") >/dev/null 2>"$BUILD_DIR/precheck.err" || status=$?
+    if ((status == 2)); then
+        cat "$BUILD_DIR/precheck.err" >&2
+        die "the new version refuses $CONFIG or the database (above); $CURRENT keeps running, nothing changed: fix it and run again"
+    fi
+fi
 FAILED=$OPT/$NEW        # removed at exit unless the switch to it succeeds
 PYVER='import sys; print("%d.%d" % sys.version_info[:2])'
 SITE='import sysconfig; print(sysconfig.get_paths()["purelib"])'
@@ -365,12 +390,6 @@ if [[ -n $from ]]; then
 fi
 PIP=("$OPT/$NEW/bin/python" -m pip install --quiet --disable-pip-version-check
      --root-user-action=ignore --upgrade-strategy only-if-needed --only-binary lgpio)
-# pip builds in the source tree: build from a copy, so that root leaves no
-# files behind in the (user's) checkout
-BUILD_DIR=$(mktemp -d)
-cp -r "$SRC/pyproject.toml" "$SRC/setup.py" "$SRC/README.md" "$SRC/shutbox_hw" "$SRC/firmware" "$BUILD_DIR/"
-find "$BUILD_DIR" -name __pycache__ -prune -exec rm -rf {} +
-TARGET=${BUILT:-$BUILD_DIR}
 [[ -z $WHEELS ]] || PIP+=(--no-index --find-links "$WHEELS")
 # the pi extra (lgpio), and with --web / --mqtt theirs, in one pip run
 EXTRAS=pi
