@@ -12,7 +12,7 @@ import importlib
 import sys
 from typing import NoReturn
 
-from .errors import UserError, one_line
+from .errors import EXIT_REFUSED, EXIT_RETRY, TransientError, UserError, one_line
 from .rules import RulesError
 
 DESCRIPTION = "The software of a pub's Shut the Box: play, check and look after the box."
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         # every line of a multi-line error (a config's problems) says where it comes from
         for line in str(error).splitlines() or [""]:
             print(one_line(f"shutbox-hw {args.command}: {line}"), file=sys.stderr)
-        return 2
+        return EXIT_RETRY if isinstance(error, TransientError) else EXIT_REFUSED
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

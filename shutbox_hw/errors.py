@@ -11,6 +11,19 @@ class UserError(Exception):
     """Bad input from a person: a config file, a script, an argument."""
 
 
+EXIT_REFUSED = 2    # a user's mistake: for ``run``, a box that cannot start as configured
+EXIT_RETRY = 75     # sysexits' EX_TEMPFAIL: a problem that may pass by itself
+
+
+class TransientError(UserError):
+    """A problem that may pass by itself (a device not there yet at boot, the
+    database still held by a daemon on its way out): the command exits
+    :data:`EXIT_RETRY`, which the unit restarts, where every other
+    :class:`UserError` exits :data:`EXIT_REFUSED`, which the unit does not
+    (``RestartPreventExitStatus=2``: no restart loop over a config that
+    cannot work)."""
+
+
 QUOTE_LIMIT = 60   # characters of a bad value quoted back to the person
 PATH_LIMIT = 80    # characters of a path named in a message
 LINE_LIMIT = 200   # characters of one message line

@@ -340,39 +340,69 @@ fi
 mkdir -p "$VERSIONS"
 BUILD_DIR=""
 trap 'rm -rf "$BUILD_DIR" "${FAILED:-}"' EXIT
+# pip builds in the source tree: build from a copy, so that root leaves no
+# files behind in the (user's) checkout (readable: the service's user checks with it)
+BUILD_DIR=$(mktemp -d)
+chmod 0755 "$BUILD_DIR"
+cp -r "$SRC/pyproject.toml" "$SRC/setup.py" "$SRC/README.md" "$SRC/shutbox_hw" "$SRC/firmware" "$BUILD_DIR/"
+find "$BUILD_DIR" -name __pycache__ -prune -exec rm -rf {} +
+TARGET=${BUILT:-$BUILD_DIR}
+# A refusal known at once: the new code (the wheel, or the copy) checks the config
+# and the database with the running version's libraries before a venv is built
+# for it (minutes on a slow Pi). Only its refusal (exit 2) counts here; anything
+# else (the new code needs libraries the old venv lacks) is checked again below
+# by the new venv itself.
+if [[ -n $CURRENT && -e $CONFIG ]] && "$OPT/$CURRENT/bin/python" -c '' 2>/dev/null; then
+    code=$TARGET status=0
+    [[ $TARGET == *.whl ]] || code=$BUILD_DIR
+    pre=("$CONFIG" --db "$DB")
+    [[ ! -f $BOOTCFG ]] || pre+=(--boot-config "$BOOTCFG")
+    # from /: python -m looks in the working directory first (a checkout's shutbox_hw)
+    (cd / && as_service env PYTHONPATH="$code" "$OPT/$CURRENT/bin/python" -m shutbox_hw.cli \
+        check-config "${pre[@]}") >/dev/null 2>"$BUILD_DIR/precheck.err" || status=$?
+    if ((status == 2)); then
+        cat "$BUILD_DIR/precheck.err" >&2
+        die "the new version refuses $CONFIG or the database (above); $CURRENT keeps running, nothing changed: fix it and run again"
+    fi
+fi
 FAILED=$OPT/$NEW        # removed at exit unless the switch to it succeeds
-"$PYTHON" -m venv --system-site-packages "$OPT/$NEW" \
-    || die "cannot make a venv with $PYTHON (apt-get install python3-venv)"
 PYVER='import sys; print("%d.%d" % sys.version_info[:2])'
 SITE='import sysconfig; print(sysconfig.get_paths()["purelib"])'
+WITH_PIP="" from=""  # ensurepip: most of the time a venv takes (5 s on a PC, a minute under QEMU)
 if [[ -n $CURRENT ]] && "$OPT/$CURRENT/bin/python" -c '' 2>/dev/null \
         && grep -q '^include-system-site-packages = true' "$OPT/$CURRENT/pyvenv.cfg" \
         && [[ "$("$OPT/$CURRENT/bin/python" -c "$PYVER")" == "$("$PYTHON" -c "$PYVER")" ]]; then
-    # the running version's libraries, copied (not moved: it keeps running), so that
-    # pip installs only what changed; its own package and pip's tools are left out
-    from=$("$OPT/$CURRENT/bin/python" -c "$SITE") to=$("$OPT/$NEW/bin/python" -c "$SITE")
-    find "$from" -mindepth 1 -maxdepth 1 ! -name 'shutbox_hw*' ! -name 'pip' ! -name 'pip-*' \
-        ! -name 'setuptools*' ! -name 'pkg_resources' ! -name '_distutils_hack' \
-        ! -name 'distutils-precedence.pth' -exec cp -a -t "$to" {} + \
+    from=$("$OPT/$CURRENT/bin/python" -c "$SITE")
+    # pip comes with the running version's libraries (below)
+    [[ ! -d $from/pip ]] || WITH_PIP=--without-pip
+fi
+"$PYTHON" -m venv --system-site-packages $WITH_PIP "$OPT/$NEW" \
+    || die "cannot make a venv with $PYTHON (apt-get install python3-venv)"
+if [[ -n $from ]]; then
+    # the running version's libraries (and its pip unless the new venv has its own),
+    # copied (not moved: it keeps running), so that pip installs only what changed;
+    # its own package is left out
+    to=$("$OPT/$NEW/bin/python" -c "$SITE") skip=()
+    [[ -n $WITH_PIP ]] || skip=(! -name 'pip' ! -name 'pip-*' ! -name 'setuptools*'
+        ! -name 'pkg_resources' ! -name '_distutils_hack' ! -name 'distutils-precedence.pth')
+    find "$from" -mindepth 1 -maxdepth 1 ! -name 'shutbox_hw*' "${skip[@]}" -exec cp -a -t "$to" {} + \
         || die "cannot copy the libraries of $CURRENT into $OPT/$NEW"
 fi
 PIP=("$OPT/$NEW/bin/python" -m pip install --quiet --disable-pip-version-check
      --root-user-action=ignore --upgrade-strategy only-if-needed --only-binary lgpio)
-# pip builds in the source tree: build from a copy, so that root leaves no
-# files behind in the (user's) checkout
-BUILD_DIR=$(mktemp -d)
-cp -r "$SRC/pyproject.toml" "$SRC/setup.py" "$SRC/README.md" "$SRC/shutbox_hw" "$SRC/firmware" "$BUILD_DIR/"
-find "$BUILD_DIR" -name __pycache__ -prune -exec rm -rf {} +
-TARGET=${BUILT:-$BUILD_DIR}
 [[ -z $WHEELS ]] || PIP+=(--no-index --find-links "$WHEELS")
-EXTRA="[pi]"
+# the pi extra (lgpio), and with --web / --mqtt theirs, in one pip run
+EXTRAS=pi
+if ((WEB)); then EXTRAS+=,web; fi
+if ((MQTT)); then EXTRAS+=,mqtt; fi
 if "$OPT/$NEW/bin/python" -c 'import lgpio' 2>/dev/null \
         && ! "$OPT/$NEW/bin/python" -c 'import importlib.metadata as m; m.version("lgpio")' 2>/dev/null; then
     # the system's lgpio imports but pip cannot see it installed: the pi extra
     # (lgpio) would make pip fetch or build another one, so leave it out
-    EXTRA=""
+    EXTRAS=${EXTRAS#pi}; EXTRAS=${EXTRAS#,}
     say "lgpio comes from the system without metadata pip can see: installing without the pi extra"
 fi
+EXTRA=${EXTRAS:+[$EXTRAS]}
 if [[ $TARGET == *.whl ]]; then SPEC="shutbox-hw$EXTRA @ file://$TARGET"; else SPEC="$TARGET$EXTRA"; fi
 "${PIP[@]}" "$SPEC" \
     || die "pip could not install shutbox-hw$EXTRA (above; on a Pi lgpio comes from apt's python3-lgpio); the running version is unchanged"
@@ -455,10 +485,7 @@ cp -r "$SRC/hardware" "$OPT/hardware"
 
 # --- on the pub's network: --web (the web unit) and --mqtt (the box's unit reaches the broker)
 if ((WEB || MQTT)); then
-    EXTRAS=$( ((WEB && MQTT)) && echo web,mqtt || { ((WEB)) && echo web || echo mqtt; } )
-    if [[ $TARGET == *.whl ]]; then NETSPEC="shutbox-hw[$EXTRAS] @ file://$TARGET"
-    else NETSPEC="$TARGET[$EXTRAS]"; fi
-    "${PIP[@]}" "$NETSPEC" || die "pip could not install the $EXTRAS extra (above)"
+    # (their extras came with the package above)
     mkdir -p "$UNIT.d"
     if ((MQTT)); then
         install -m 0644 "$SRC/systemd/shutbox-hw-mqtt.conf" "$UNIT.d/mqtt.conf"

@@ -47,15 +47,30 @@ def test_run_notifies_systemd_and_stops_on_sigterm(tmp_path):
 
 
 def test_run_takes_the_dice_module_and_names_a_missing_i2c_bus(tmp_path):
-    # the module is accepted; here (no /dev/i2c-9) its bus cannot be opened: one line, exit 2
+    # the module is accepted; here (no /dev/i2c-9) its bus cannot be opened: one line, and
+    # exit 75, which the unit restarts (at boot the bus may come a moment after the unit)
     proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
                            str(config(tmp_path, '[game]\ndice = "module"\n'
                                                 '[hardware.dice]\nbus = 9\n')),
                            "--pin-factory", "mock", "--for-seconds", "0.2"],
                           capture_output=True, text=True)
-    assert proc.returncode == 2
+    assert proc.returncode == 75
     assert proc.stderr.startswith("shutbox-hw run: I2C bus 9 cannot be opened"), proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_run_refuses_a_pin_the_kernel_holds_in_one_line_with_exit_2(tmp_path):
+    # exit 2 is the status the unit does not restart (RestartPreventExitStatus=2)
+    boot = tmp_path / "config.txt"
+    boot.write_text("[all]\ndtoverlay=gpio-shutdown,gpio_pin=23\n")
+    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
+                           str(config(tmp_path)), "--boot-config", str(boot),
+                           "--pin-factory", "mock", "--for-seconds", "0.2"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "shutbox-hw run: [hardware] roll: GPIO 23 is used by the kernel "
+        "(dtoverlay=gpio-shutdown,gpio_pin=23 in config.txt)"]
 
 
 def test_run_without_a_pin_library_is_a_clear_error(tmp_path):

@@ -93,6 +93,17 @@ def test_restarts_never_give_up(unit):
     assert float(last(unit, "Service", "RestartSec").rstrip("s")) >= 1
 
 
+def test_a_box_that_cannot_start_as_configured_is_not_restarted_for_ever(unit):
+    # run exits 2 for a config, pin or pin factory it cannot start with (restarting
+    # cannot help: the unit stays failed with the reason) and 75 for what may pass by
+    # itself (the I2C bus not there yet at boot), which is tried again like a crash
+    from shutbox_hw.errors import EXIT_REFUSED, EXIT_RETRY
+    prevent = " ".join(unit["Service"].get("RestartPreventExitStatus", [])).split()
+    assert prevent == [str(EXIT_REFUSED)]
+    assert str(EXIT_RETRY) not in prevent and EXIT_RETRY != EXIT_REFUSED
+    assert last(unit, "Service", "Restart") == "always"
+
+
 def test_documentation_names_what_the_installer_puts_there(unit, installed):
     docs = last(unit, "Unit", "Documentation").split()
     assert docs

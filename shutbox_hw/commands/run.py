@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UserError
+from ..errors import TransientError, UserError
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -50,8 +50,9 @@ def open_i2c(number: int) -> Any:
         from smbus2 import SMBus
         return SMBus(number)
     except (FileNotFoundError, PermissionError, OSError) as error:
-        raise UserError(f"I2C bus {number} cannot be opened ({error}): enable I2C "
-                        "(dtparam=i2c_arm=on) and add the user to the i2c group") from None
+        # at boot the bus may come a moment after the unit (i2c-dev, udev): tried again
+        raise TransientError(f"I2C bus {number} cannot be opened ({error}): enable I2C "
+                             "(dtparam=i2c_arm=on) and add the user to the i2c group") from None
 
 
 def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from ..hal.clock import MonotonicClock
     from ..hal.poll import Waker
     from ..store import Store
-    from ..store.lock import DatabaseLock
+    from ..store.lock import DatabaseInUse, DatabaseLock
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
     # before any pin is claimed: a pin the kernel took at boot would fail as "busy"
@@ -103,13 +104,20 @@ def run(args: argparse.Namespace) -> int:
     db_path = os.path.abspath(config.db or default_db_path())
     # one database, one box: a second daemon (or a simulator) on it is refused
     # before it touches a pin; the kernel drops the lock when this process ends
-    with DatabaseLock(Path(db_path)):
+    lock = DatabaseLock(Path(db_path))
+    try:
+        lock.acquire()
+    except DatabaseInUse as error:   # a daemon on its way out still holds it: tried again
+        raise TransientError(str(error)) from None
+    try:
         box = build_real_box(config, clock, args.pin_factory, waker.wake)
         store = Store(db_path)
         from ..network.hookup import publishing
         with publishing(config, db_path, log.warning, drain_s=2.0) as outbox:
             store.outbox = outbox   # [network] mqtt: every event queued for the broker
             return _serve_box(args, config, box, store, clock, waker)
+    finally:
+        lock.release()
 
 
 def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,

@@ -94,6 +94,26 @@ build_wheels() {
     rm -rf "$tmp"
 }
 
+# build_refusing_version SRC OUT WHEELS PIPVENV LOG: OUT/src, the checkout as version 9.9.9
+# with ROLL's BCM 23 kept back (a new refusal, as tests/test_upgrade.py makes one), and
+# OUT/wheels, its wheel beside links to the dependencies' wheels in WHEELS.
+build_refusing_version() {
+    local SRC=$1 OUT=$2 W=$3 P=$4 LOG=$5
+    rm -rf "$OUT" && mkdir -p "$OUT/src" "$OUT/wheels"
+    (cd "$SRC" && git ls-files -z -co --exclude-standard | xargs -0 tar -c --ignore-failed-read 2>/dev/null) \
+        | tar -x -C "$OUT/src"
+    sed -i 's/^version = ".*"/version = "9.9.9"/' "$OUT/src/pyproject.toml"
+    sed -i 's/^RESERVED_PINS = {/RESERVED_PINS = {23: "kept back by 9.9.9", /' "$OUT/src/shutbox_hw/hal/config.py"
+    grep -q 'kept back by 9.9.9' "$OUT/src/shutbox_hw/hal/config.py" \
+        || { echo "rehearse: no 'RESERVED_PINS = {' line to patch in shutbox_hw/hal/config.py" >&2; return 1; }
+    "$P/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w "$OUT/wheels" \
+        "$OUT/src" >>"$LOG" 2>&1 || { echo "rehearse: cannot build version 9.9.9's wheel (see $LOG)" >&2; return 1; }
+    local whl
+    for whl in "$W"/*.whl; do
+        case ${whl##*/} in shutbox_hw-*) ;; *) ln -s "$whl" "$OUT/wheels/" ;; esac
+    done
+}
+
 # build_quick_venv WHEELS DIR LOG: the libraries the quick checks drive, made on the host
 # (its absolute paths are the same inside the VM, which sees the host's /).
 build_quick_venv() {

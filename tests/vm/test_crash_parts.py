@@ -13,7 +13,7 @@ import pytest
 HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE / "guest"), str(HERE.parent)]
 
-from crash_game import game_config, play_on, play_reference, record_of  # noqa: E402
+from crash_game import boot_events, game_config, play_on, play_reference, record_of  # noqa: E402
 from crash_replay import check_db, lost_shown, shown_marks  # noqa: E402
 
 ROOT = HERE.parent.parent
@@ -68,12 +68,8 @@ def test_a_disk_from_before_a_throw_loses_it_once_shown(game, tmp_path: Path) ->
     assert len(lost_shown(cut, events[:last + 1])) == 1
 
 
-def test_the_player_finishes_the_same_game_after_a_cut(game, tmp_path: Path) -> None:
-    """The game's database as it was after its first round (a later state
-    rebuilt by deleting what came after), the flaps all open: played on, the
-    same record as the uninterrupted game."""
-    config, db, _ = game
-    cut = tmp_path / "cut.db"
+def cut_after_round_1(db: Path, cut: Path) -> None:
+    """A copy of the game's database as it was after round 1 (what came later deleted)."""
     shutil.copy(db, cut)
     con = sqlite3.connect(cut)
     con.execute("DELETE FROM throws WHERE turn_id IN (SELECT id FROM turns WHERE round > 1)")
@@ -82,6 +78,32 @@ def test_the_player_finishes_the_same_game_after_a_cut(game, tmp_path: Path) -> 
     con.execute("UPDATE games SET ended_at = NULL, winners = NULL")
     con.commit()
     con.close()
+
+
+def test_the_player_finishes_the_same_game_after_a_cut(game, tmp_path: Path) -> None:
+    """The game's database as it was after its first round (a later state
+    rebuilt by deleting what came after), the flaps all open: played on, the
+    same record as the uninterrupted game."""
+    config, db, _ = game
+    cut = tmp_path / "cut.db"
+    cut_after_round_1(db, cut)
     events = play_on(config, cut, (), seed=2)
     assert events[0]["event"] == "resumed"
     assert record_of(cut) == record_of(db)
+
+
+def test_the_simulated_boot_the_real_daemon_is_held_to_resumes_where_the_disk_is(
+        game, tmp_path: Path) -> None:
+    """boot_events (what the real daemon's boot at each replay point must equal):
+    on a disk cut after round 1 it resumes round 2's first player, with the flaps
+    as given; the disk it was given is left as it was."""
+    config, db, played = game
+    found = tmp_path / "found"
+    found.mkdir()
+    cut_after_round_1(db, found / "shutbox.db")
+    before = (found / "shutbox.db").read_bytes()
+    events = boot_events(config, found, tmp_path / "work", ())
+    first = next(e for e in played.events if e["event"] == "turn_started" and e["round"] == 2)
+    assert events[0] == {"event": "resumed", "player": first["player"], "round": 2}
+    assert (found / "shutbox.db").read_bytes() == before
+    assert boot_events(config, found, tmp_path / "work", ()) == events   # the same boot again

@@ -17,6 +17,8 @@ Run with the box's own venv (it imports shutbox_hw) and the tests directory on
 
 from __future__ import annotations
 
+import json
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,5 +166,16 @@ def play_on(config: Config, db: Path, shut: tuple[int, ...], seed: int) -> list[
     return events
 
 
-__all__ = ["Action", "ManualPlayer", "Played", "choose_seed", "game_config", "play_on",
+def boot_events(config: Config, found: Path, work: Path, shut: tuple[int, ...]) -> list[dict[str, Any]]:
+    """The events the simulated box shows when it boots on a copy of the database
+    files in ``found`` with the flaps ``shut`` (as JSON gives them back)."""
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(found, work)
+    events: list[dict[str, Any]] = []
+    runner = SimRunner(config, work / "shutbox.db", on_event=events.append, shut=shut)
+    runner.daemon.store.close()
+    return json.loads(json.dumps(events))
+
+
+__all__ = ["Action", "boot_events", "ManualPlayer", "Played", "choose_seed", "game_config", "play_on",
            "play_reference", "record_of"]

@@ -31,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent.parent)]   # guest/ and tests/
 
-from crash_game import Played, choose_seed, game_config, play_on, record_of  # noqa: E402
+from crash_game import Played, boot_events, choose_seed, game_config, play_on, record_of  # noqa: E402
 from crash_game import ManualPlayer  # noqa: E402
 from logwrites import Log, Point, Replayer, read_log, replay_points  # noqa: E402
 from shutbox_hw.sim.runner import SimRunner  # noqa: E402
@@ -201,11 +201,19 @@ def check(args: argparse.Namespace) -> None:
     image = work / "point.img"
     shutil.copyfile(args.base, image)
     mounter = Mounter(image, mnt)
+    daemon = None
+    if args.real_daemon:
+        from crash_daemon import RealDaemon
+        daemon = RealDaemon(Path(args.config), work / "daemon",
+                            {t: int(pin) for t, pin in enumerate(config.hardware.flaps, 1)})
+    oracle: dict[tuple[int, int | None], list[dict[str, Any]]] = {}
     result: dict[str, Any] = {"points": 0, "kinds": {}, "lost_points": 0, "failures": [],
                               "played": 0, "play_failures": [], "samples": [], "mounted": 0,
                               "entries": len(log.entries),
                               "flushes": sum(1 for e in log.entries[start:] if e.durable)}
-    spent = {"image": 0.0, "mount": 0.0, "check": 0.0, "play": 0.0, "sample": 0.0}
+    result["daemon"] = {"booted": 0, "covered": 0, "ready": 0, "resumed": 0, "ready_s": [],
+                        "failures": []}
+    spent = {"image": 0.0, "mount": 0.0, "check": 0.0, "daemon": 0.0, "play": 0.0, "sample": 0.0}
     progress = open(args.progress, "a") if args.progress else None
     here, same_as = work / "db", -1     # the last image mounted: its log position
     wanted = False
@@ -250,6 +258,26 @@ def check(args: argparse.Namespace) -> None:
                 result["lost_points"] += 1
             result["failures"].append(f"{point.name} ({events} shown): " + "; ".join(problems[:3]))
             continue
+        key = (result["mounted"], flaps)
+        if daemon is not None and key not in oracle:
+            # a point whose disk is byte for byte the last one booted, with the same
+            # flaps, is the same boot: each distinct state is booted once
+            t5 = time.monotonic()
+            oracle[key] = boot_events(config, here, work / "oracle", tiles(flaps))
+            real_daemon_at(daemon, point.name, here, tiles(flaps), shown, oracle[key],
+                           result["daemon"])
+            spent["daemon"] += time.monotonic() - t5
+            if progress is not None:
+                d = result["daemon"]
+                last = d["failures"][-1] if d["failures"] and d["failures"][-1].startswith(
+                    f"{point.name}:") else "ok"
+                progress.write(f"  daemon {d['booted']}: READY "
+                               f"{d['ready_s'][-1] if d['ready_s'] else '-'} s, {last[:200]}, "
+                               f"{time.monotonic() - t5:.2f} s\n")
+                progress.flush()
+            t3 = time.monotonic()
+        if daemon is not None:
+            result["daemon"]["covered"] += 1
         if every and i % every == 0 and reference is not None:
             again = work / "again"
             shutil.rmtree(again, ignore_errors=True)
@@ -272,10 +300,44 @@ def check(args: argparse.Namespace) -> None:
             break
     mounter.close()
     replayer.close()
+    if daemon is not None:
+        result["daemon"]["repulls"] = daemon.repulls
+        daemon.close()
     result["planned"] = len(points)
     result["seconds"] = round(time.monotonic() - t0, 1)
     result["spent"] = {k: round(v, 1) for k, v in spent.items()}
     Path(args.out).write_text(json.dumps(result, indent=1))
+
+
+def real_daemon_at(daemon: Any, name: str, found: Path, shut: tuple[int, ...],
+                   shown: list[dict[str, Any]], want: list[dict[str, Any]],
+                   tally: dict[str, Any]) -> None:
+    """``shutbox-hw run`` (forked from this process, crash_daemon.py) on the point's
+    disk with its flaps: READY, a clean stop, the boot's events equal to the
+    simulated box's on the same disk and flaps, and still nothing shown lost."""
+    booted = daemon.boot(found, shut)
+    tally["booted"] += 1
+    why = []
+    if booted["ready_s"] is None:
+        why.append(f"no READY=1 (exit {booted['rc']})")
+    else:
+        tally["ready"] += 1
+        tally["ready_s"].append(round(booted["ready_s"], 2))
+    if booted["rc"] != 0:
+        why.append(f"exit {booted['rc']} on SIGTERM")
+    if booted["complaints"]:
+        why.append(booted["complaints"][-1][:150])
+    got = booted["events"]
+    tally["resumed"] += any(e["event"] == "resumed" for e in got)
+    if got != want:
+        diff = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        why.append(f"boot events differ from the simulated box's at {diff}: "
+                   f"{got[diff:diff + 1]} != {want[diff:diff + 1]}"[:200])
+    after = check_db(booted["db"], shown) if booted["db"].exists() else ["no database after it"]
+    if after:
+        why.append("after the daemon: " + after[0])
+    if why:
+        tally["failures"].append(f"{name}: " + "; ".join(why))
 
 
 def sample(config: Any, image: Path, found: Path, work: Path, point: Point, seed: int,
@@ -314,6 +376,8 @@ def main() -> int:
                    help="torn subsets per gap between flushes (a fraction: a chance)")
     c.add_argument("--plays", type=int, default=0, help="play on to the end at about this many points")
     c.add_argument("--samples", type=int, default=0, help="points prepared for the real daemon")
+    c.add_argument("--real-daemon", action="store_true",
+                   help="boot shutbox-hw run at every point (a fork of this process)")
     c.add_argument("--kinds", default="", help="only these kinds of points (comma-separated)")
     c.add_argument("--rng-seed", type=int, default=22)
     c.add_argument("--budget", type=float, default=600, help="stop after this many seconds")

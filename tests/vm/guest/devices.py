@@ -69,7 +69,17 @@ class GpioSim:
         (bank / "num_lines").write_text(str(LINES))
         (bank / "label").write_text("pinctrl-bcm2711")
         (GPIO_SIM / "live").write_text("1")
-        self.chip = (bank / "chip_name").read_text().strip()
+        self._find()
+
+    @classmethod
+    def existing(cls) -> "GpioSim":
+        """The chip an earlier process made (the crash replay's zygote)."""
+        sim = cls.__new__(cls)
+        sim._find()
+        return sim
+
+    def _find(self) -> None:
+        self.chip = (GPIO_SIM / "bank0" / "chip_name").read_text().strip()
         self.sysfs = Path("/sys/devices/platform") / (GPIO_SIM / "dev_name").read_text().strip() / self.chip
         self.dev = f"/dev/{self.chip}"
 

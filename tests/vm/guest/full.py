@@ -16,6 +16,7 @@ import json
 import os
 import pwd
 import re
+import sqlite3
 import statistics
 import sys
 import time
@@ -26,6 +27,7 @@ from typing import Any, Callable
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from devices import GpioSim, Report, SMBus, load_i2c_stub, sh  # noqa: E402
 from journal import Journal  # noqa: E402
+import refusals  # noqa: E402
 
 SRC = Path(os.environ["RH_SRC"])
 RUN = Path(os.environ["RH_RUN"])
@@ -59,6 +61,7 @@ class Rehearsal:
         self.sim: GpioSim | None = None
         self.bus_number = -1
         self.pulled_down: set[int] = set()        # gpio-sim lines held low (shut flaps)
+        self.installed = False                    # the gpio-9 box is installed
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -164,6 +167,14 @@ class Rehearsal:
                 raise RuntimeError(f"no '{key} =' line in {CONFIG}")
         CONFIG.write_text(text)
 
+    def throws_on_disk(self) -> int:
+        """The database's throws, read directly (a CLI run costs seconds under TCG)."""
+        con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
+        try:
+            return int(con.execute("SELECT count(*) FROM throws").fetchone()[0])
+        finally:
+            con.close()
+
     def history(self) -> dict[str, Any]:
         games = json.loads(sh(CLI, "history", "--db", DB, "--json", timeout=120).stdout)["games"]
         return json.loads(sh(CLI, "history", "--db", DB, "--game", str(games[0]["id"]), "--json",
@@ -211,11 +222,12 @@ class Rehearsal:
             "# the rehearsal VM only: gpiozero must see a Raspberry Pi revision\n"
             "[Service]\nBindReadOnlyPaths=/run/vm-pi/cpuinfo:/proc/cpuinfo\n")
 
-    def reference_config(self, build: str, *, display: bool = True) -> None:
+    def reference_config(self, build: str, *, display: bool = True, always: bool = False) -> None:
         """The reference config, written in advance when it must differ from the
         shipped one (install.sh keeps an existing config): the stub's bus if it is
-        not bus 1 (as on a Pi), and no OLED where ``display`` is False."""
-        if self.bus_number == 1 and display:
+        not bus 1 (as on a Pi), and no OLED where ``display`` is False; with
+        ``always`` also when it is the shipped one."""
+        if self.bus_number == 1 and display and not always:
             return
         text = (SRC / "hardware" / build / "shutbox.toml").read_text()
         text = re.sub(r"(?m)^(port|bus) = 1$", rf"\1 = {self.bus_number}", text)
@@ -239,6 +251,7 @@ class Rehearsal:
                                                      f"exit {rc}, {self.prop('ActiveState')}"
                                                      + self.last_error(mark))):
             return
+        self.installed = True
 
         def starts_clean() -> tuple[bool, str]:
             """Whatever the host holds (the rehearsal plants a stranger's game there), the
@@ -379,16 +392,17 @@ class Rehearsal:
             self.prop("Result") == "success" and self.prop("ActiveState") == "inactive",
             f"{self.prop('ActiveState')}, result {self.prop('Result')}"))
 
-        # upgrade: install.sh again keeps the config and the game
+        # upgrade: install.sh again (with the web pages) keeps the config and the game
         before = hashlib.sha256(CONFIG.read_bytes()).hexdigest()
-        throws = len(self.history()["throws"])
+        throws = self.throws_on_disk()
         mark = self.journal.mark()
-        rc, text = self.install()
+        rc, text = self.install("--web")
+        self.note("install.sh --web: " + " | ".join(text.splitlines()[-2:]))
         resumed = self.journal.wait_event(mark, "resumed", 20)
         after = hashlib.sha256(CONFIG.read_bytes()).hexdigest()
         self.reapply_pulls()
         self.check("install-again-keeps-config-and-game", lambda: (
-            rc == 0 and before == after and len(self.history()["throws"]) >= throws
+            rc == 0 and before == after and self.throws_on_disk() >= throws
             and resumed is not None and self.running(),
             f"exit {rc}, config kept {before == after}, resumed {resumed is not None}"))
 
@@ -398,14 +412,13 @@ class Rehearsal:
             m = re.search(r"exposure level for \S+: ([0-9.]+)", out)
             return m is not None and float(m.group(1)) <= 1.0, m.group(0) if m else out[-200:]
         self.check("unit-exposure-at-most-1.0", security)
-        self.web_unit()
+        self.web_unit(rc)
+        refusals.refused_upgrade(self)
         sh("systemctl", "stop", UNIT, timeout=60, check=False)
 
-    def web_unit(self) -> None:
-        """install.sh --web beside the running box: the web unit starts under systemd as
-        its own user and serves the box's database (read-only) on port 8080."""
-        rc, text = self.install("--web")
-        self.note("install.sh --web: " + " | ".join(text.splitlines()[-2:]))
+    def web_unit(self, rc: int) -> None:
+        """After install.sh --web (exit ``rc``) beside the running box: the web unit starts
+        under systemd as its own user and serves the box's database (read-only) on port 8080."""
         web = f"{UNIT}-web"
 
         def active() -> bool:
@@ -440,7 +453,10 @@ class Rehearsal:
     # -- mcp23017-12 -------------------------------------------------------------------
 
     def mcp(self) -> None:
-        # another build on the same Pi: a new config from hardware/mcp23017-12 and no games
+        # another build on the same Pi: the config from hardware/mcp23017-12 in place of
+        # gpio-9's, no games, the unit started again (install.sh --build writes that
+        # config on a first install: tests/test_install.py; an install here costs minutes)
+        sh("systemctl", "stop", UNIT, timeout=60, check=False)
         CONFIG.unlink()
         for f in Path(DB).parent.glob("shutbox.db*"):
             f.unlink()
@@ -449,11 +465,11 @@ class Rehearsal:
         # the expander's pins as the switches hold them: all open (high); INT idle (high)
         bus.write_block(MCP_IN, GPIOA, [0xFF, 0xFF])
         self.sim.pull(4, "up")
-        self.reference_config("mcp23017-12")
+        self.reference_config("mcp23017-12", always=True)
+        self.set_config(dice='"manual"')       # the moves are the test's to choose
         mark = self.journal.mark()
-        rc, text = self.install("--build", "mcp23017-12")
-        self.note("install.sh: " + " | ".join(text.splitlines()[-3:]))
-        if not self.check("install-mcp23017-12", lambda: (
+        rc, took = self.start_timed()
+        if not self.check("mcp23017-12-config-starts-the-unit", lambda: (
                 rc == 0 and self.running() and "crafthouse-12" in CONFIG.read_text(),
                 f"exit {rc}, {self.prop('ActiveState')}" + self.last_error(mark))):
             return
@@ -475,10 +491,7 @@ class Rehearsal:
             # luma's init sequence: COM pins 0xDA 0x12 (64 rows) survives the later commands
             return bytes([0xDA, 0x12]) in bytes(regs), " ".join(f"{r:02x}" for r in regs[:24])
         self.check("display-init-commands-reached-0x3c", display_init)
-        self.set_config(dice='"manual"')
-        sh("systemctl", "stop", UNIT, timeout=60)
-        boot = self.journal.mark()
-        rc, took = self.start_timed()
+        boot = mark
         self.check(f"mcp-ready-within-{READY_LIMIT_S}s",
                    lambda: (rc == 0 and took < READY_LIMIT_S, f"READY after {took:.1f} s"))
         game0 = self.journal.mark()
@@ -600,8 +613,21 @@ class Rehearsal:
         self.note(f"systemd up; rehearsal starts at {uptime:.1f} s of uptime")
         self.pi_os()
         self.gpio9()
+        if self.installed:
+            self.crash()
+            refusals.kernel_pins(self)
         self.mcp()
         self.figures()
+
+    def crash(self) -> None:
+        """The crash check (guest/crash.py) on the installed gpio-9 box."""
+        from crash import CrashCheck
+        crash = CrashCheck(self)
+        try:
+            crash.run()
+        finally:
+            for name, value in crash.figures.items():
+                self.report.figure(name, value)
 
 
 def main(rehearsal: Rehearsal | None = None) -> int:
