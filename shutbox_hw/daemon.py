@@ -4,8 +4,11 @@ One loop serves the real box (monotonic clock, real adapters, systemd) and
 the simulator (virtual clock, simulated adapters): only what is plugged into
 :class:`Box` differs. The loop is single-threaded; adapters whose hardware
 calls back on other threads only record edges there and wake the loop (see
-:class:`~.hal.poll.Waker`), which otherwise sleeps until
-:meth:`Daemon.next_deadline_ms`.
+:class:`~.hal.poll.Waker`), which otherwise sleeps until the earliest
+deadline in the box's :class:`~.scheduler.Scheduler` (:attr:`Box.timers`):
+every port registers its own there, and the daemon registers the
+controller's next deadline, the disk's retry and the hints' next look after
+each step.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .config import Config
@@ -26,9 +29,9 @@ from .game.effects import Effect, Emit, Lights, RollDice, Show
 from .game.events import AnyGameEvent, AuditsReset, GameEnded, ServiceEntered, SettingChanged
 from .hal.clock import Clock
 from .hal.dice_source import DiceSource
-from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .hints import advisor_for as solver_advisor
+from .scheduler import Scheduler
 from .settings import config_values, effective
 from .store import StorageFault, Store
 from .store.audit import Tally
@@ -42,12 +45,14 @@ HINTS_LOOK_MS = 100   # while the hints' tables are solved off the loop, look th
 
 @dataclass
 class Box:
-    """What the daemon is wired to: the real box or the simulated one."""
+    """What the daemon is wired to: the real box or the simulated one, with the
+    scheduler its parts register their deadlines in."""
     flaps: FlapBank
     buttons: Buttons
     indicators: Indicators
     display: Display
     dice: DiceSource
+    timers: Scheduler = field(default_factory=Scheduler)
 
     def close(self) -> None:
         for part in (self.flaps, self.buttons, self.indicators, self.display, self.dice):
@@ -77,6 +82,10 @@ class Daemon:
             render = render_screen
         self.render = render
         self.controller = Controller(self.config.rules, self.config.game)
+        # the box's scheduler: the loop sleeps until its earliest deadline
+        self.timers = box.timers
+        self._timers = {name: self.timers.timer(name) for name in (
+            "controller", "store retry", "hints", "display", "dice")}
         self._configure()
         self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
         self._retry_at: int | None = None
@@ -99,6 +108,7 @@ class Daemon:
         self._apply(effects, now)
         self.box.dice.expect(self.controller.dice_wanted(), now)
         self._read_figures(now)
+        self._schedule()
 
     def feed(self, event: Event) -> None:
         if isinstance(event, InputFault) and not event.ok:
@@ -173,17 +183,22 @@ class Daemon:
             self.feed(fault)
         for thrown in self.box.dice.poll(now):     # the module's throws and faults
             self.feed(thrown)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """Register what the daemon's own parts next need the loop for: the
+        controller's deadline (a pure query of the game), the disk's retry,
+        the next look at the hints' solver; and the display's and the dice's."""
+        timers = self._timers
+        timers["controller"].at(self.controller.next_deadline_ms())
+        timers["store retry"].at(self._retry_at)
+        timers["hints"].at(self.clock.now_ms() + HINTS_LOOK_MS if self._advisor_pending else None)
+        timers["display"].at(self.box.display.next_deadline_ms())
+        timers["dice"].at(self.box.dice.next_deadline_ms())
 
     def storage_problem(self) -> str:
         """What the disk said the last time it refused a write ("" if it did not)."""
         return self._storage_fault or ""
-
-    def next_deadline_ms(self) -> int | None:
-        return earliest((*(port.next_deadline_ms() for port in (
-            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,
-            self.box.dice)),
-            self.controller.next_deadline_ms(), self._retry_at,
-            self.clock.now_ms() + HINTS_LOOK_MS if self._advisor_pending else None))
 
     def _apply(self, effects: list[Effect], now: int, activity: bool = True) -> None:
         """Lights first, then durable, then shown: a flap's LED changes before

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 from gpiozero import DigitalInputDevice
 
 from ..events import InputFault
+from ..scheduler import Scheduler
 from .clock import Clock
 from .config import HardwareConfig
 from .gpio import PiPin
@@ -108,7 +109,8 @@ class ExpanderPins:
                  read_ms: int = HardwareConfig.read_interval_ms, retry_ms: int = 1000,
                  pin_factory: Any = None,
                  sleep: Callable[[float], None] = time.sleep, attempts: int = 4,
-                 wake: Wake = no_wake, reader: Reader | None = None) -> None:
+                 wake: Wake = no_wake, reader: Reader | None = None,
+                 timers: Scheduler | None = None) -> None:
         pins = list(lines.values())
         if len(set(pins)) != len(pins):
             raise ValueError("an expander pin is used twice")
@@ -134,6 +136,9 @@ class ExpanderPins:
         self._int_dead = int_pin is None
         self._next_read = 0
         self.glitches = 0   # captured levels gone by a late read: not reported
+        # when the chip must next be read: an edge the reader found, an interrupt the
+        # loop is to read, the periodic read or a retry
+        self.timer = (Scheduler() if timers is None else timers).timer("expander pins")
 
         now = clock.now_ms()
         self._start: dict[Line, bool] = {line: False for line in lines}
@@ -145,6 +150,7 @@ class ExpanderPins:
             self._next_read = now + self._interval()
         except Mcp23017Error as exc:
             self._lost(exc, now)
+        self._schedule()
 
         self._int_device = None
         if int_pin is not None:
@@ -167,6 +173,7 @@ class ExpanderPins:
             if self._int_dead:
                 self._int_dead = False
                 log.info("%s: INT line working again", self.source)
+            self._schedule()
         if self._reader is not None:
             self._reader.request(self._read_for_interrupt)
         else:
@@ -178,6 +185,7 @@ class ExpanderPins:
             if self._int_at is None or self._absent:
                 return
             self._edges += self._read(self._clock.now_ms())
+            self._schedule()
         self._wake()
 
     def _lost(self, exc: Mcp23017Error, now: int) -> None:
@@ -197,15 +205,17 @@ class ExpanderPins:
                 return min(self._read_at, now_ms)
             return now_ms
 
-    def next_deadline_ms(self) -> int:
-        """When the chip must next be read (now-ish if an interrupt is pending)."""
-        with self._lock:
-            if self._edges:
-                return min(e.at_ms for e in self._edges)
-            int_at = self._int_at if self._reader is None else None
-            if int_at is not None and not self._absent:
-                return min(int_at, self._next_read)
-            return self._next_read
+    def _schedule(self) -> None:
+        """Register when the chip must next be read (now-ish if an interrupt is
+        pending); with the lock held, after whatever changed it."""
+        if self._edges:
+            self.timer.at(min(e.at_ms for e in self._edges))
+            return
+        int_at = self._int_at if self._reader is None else None
+        if int_at is not None and not self._absent:
+            self.timer.at(min(int_at, self._next_read))
+        else:
+            self.timer.at(self._next_read)
 
     def edges(self, now_ms: int | None = None) -> list[Edge]:
         """What the reader found, then what the chip shows if a read is due by
@@ -213,12 +223,12 @@ class ExpanderPins:
         second call at the same time finds nothing due."""
         with self._lock:
             out, self._edges = self._edges, []
-            if now_ms is None:
-                return out
             pending = self._int_at is not None and self._reader is None
-            if now_ms < self._next_read and not (pending and not self._absent):
-                return out
-            return out + self._read(now_ms)
+            if now_ms is not None and (now_ms >= self._next_read
+                                       or (pending and not self._absent)):
+                out += self._read(now_ms)
+            self._schedule()
+            return out
 
     def _read(self, now_ms: int) -> list[Edge]:
         """Read every register (with the lock held) and decide what they show."""
@@ -299,6 +309,7 @@ class ExpanderPins:
             self._int_device = None
         if self._reader is not None:
             self._reader.close()
+        self.timer.cancel()
 
 
 class ExpanderLamps:
@@ -314,7 +325,8 @@ class ExpanderLamps:
                  flap_pins: Mapping[int, int] | None = None, status: Mcp23017 | None = None,
                  green_pin: int | None = 7, red_pin: int | None = 15, verify_ms: int = 1000,
                  retry_ms: int = 1000,
-                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
+                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4,
+                 timers: Scheduler | None = None) -> None:
         self.verify_ms = verify_ms
         self.retry_ms = retry_ms
         self._flap_pins = dict(flap_pins or {})
@@ -336,6 +348,9 @@ class ExpanderLamps:
         self._retry_at: int | None = None
         self._next_verify = 0
         self._configured = False
+        # when the lamps need ``write`` though nothing changed: a retry, the next check
+        self.timer = (Scheduler() if timers is None else timers).timer("expander lamps")
+        self._schedule()
 
     def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
         if self._retry_at is not None and now_ms < self._retry_at:
@@ -360,14 +375,17 @@ class ExpanderLamps:
                 self._written["status"] = status
         except Mcp23017Error:
             self._retry_at = now_ms + self.retry_ms
+        self._schedule()
 
-    def next_deadline_ms(self) -> int | None:
+    def _schedule(self) -> None:
         if self._retry_at is not None:
-            return self._retry_at
-        return self._next_verify if self.leds is not None else None
+            self.timer.at(self._retry_at)
+        else:
+            self.timer.at(self._next_verify if self.leds is not None else None)
 
     def close(self) -> None:
         """Leave the lights off (best effort: the bus may be gone)."""
+        self.timer.cancel()
         try:
             if self.leds is not None and self._configured:
                 self.leds.write_outputs(0)

@@ -141,7 +141,7 @@ class SyncedDice(DiceSource):
         return self.inner.poll(now_ms)
 
     def next_deadline_ms(self) -> int | None:
-        return self.inner.next_deadline_ms()
+        return self.inner.next_deadline_ms()   # until the dice register in the scheduler
 
     def close(self) -> None:
         self.inner.close()
@@ -338,7 +338,8 @@ class SimulatedBox:
         self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
                                         bus=lambda number: self.bus, sleep=lambda s: None,
                                         reader=lambda bus, address: WorldReader(
-                                            self.world, self.bus, address))
+                                            self.world, self.bus, address),
+                                        timers=self.world.timers)
         display = SyncedDisplay(make_display(self.hw, device_factory=self.panel.open),
                                 lambda: self.settle_display())
         dice: DiceSource = self.dice
@@ -349,12 +350,13 @@ class SimulatedBox:
                                            fallback=self.dice),
                               module)
         return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
-                   self.ports.indicators, display, dice)
+                   self.ports.indicators, display, dice, self.world.timers)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the
         chips lose their registers; flap positions and queued dice stay."""
         self.box.close()
+        self.world.power_cut()      # the deadlines of the box's parts go with them
         for chip in self.chips.values():
             chip.brownout()
         if self.module is not None and not self.module.absent:
