@@ -181,7 +181,7 @@ def test_ssd1309_is_accepted_and_drives_lumas_ssd1309():
     # the same (serial, width, height, rotate) as its ssd1306, its base class
     from luma.oled.device import ssd1309
 
-    from shutbox_hw.hal.display import luma_panel
+    from shutbox_hw.hal.luma_panel import luma_panel
     hw, problems = parse({"display": {"driver": "ssd1309"}})
     assert problems == [] and hw.display.driver == "ssd1309"
     panel = luma_panel(hw.display.driver, hw.display.port, hw.display.address)

@@ -17,8 +17,9 @@ from PIL import Image, ImageDraw
 
 from shutbox_hw.config import load_config
 from shutbox_hw.hal.config import DisplayConfig, HardwareConfig, parse_hardware
-from shutbox_hw.hal.display import (ORBIT, NullDisplay, OledDisplay, dummy_device, luma_panel,
-                                    make_display, shift_within_blank)
+from shutbox_hw.hal.burn_in import ORBIT, shift_within_blank
+from shutbox_hw.hal.display import NullDisplay, OledDisplay, dummy_device, make_display
+from shutbox_hw.hal.luma_panel import luma_panel
 
 # luma's ssd1306 calls Image.getdata (deprecated in Pillow 13; Pillow<14 is pinned)
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
