@@ -31,6 +31,7 @@ from .hal.clock import Clock
 from .hal.dice_source import DiceSource
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .hints import advisor_for as solver_advisor
+from .lifecycle import Closable
 from .scheduler import Scheduler
 from .settings import config_values, effective
 from .store import StorageFault, Store
@@ -44,7 +45,7 @@ HINTS_LOOK_MS = 100   # while the hints' tables are solved off the loop, look th
 
 
 @dataclass
-class Box:
+class Box(Closable):
     """What the daemon is wired to: the real box or the simulated one, with the
     scheduler its parts register their deadlines in."""
     flaps: FlapBank
@@ -54,7 +55,7 @@ class Box:
     dice: DiceSource
     timers: Scheduler = field(default_factory=Scheduler)
 
-    def close(self) -> None:
+    def _close(self) -> None:
         for part in (self.flaps, self.buttons, self.indicators, self.display, self.dice):
             try:
                 part.close()
@@ -85,7 +86,7 @@ class Daemon:
         # the box's scheduler: the loop sleeps until its earliest deadline
         self.timers = box.timers
         self._timers = {name: self.timers.timer(name) for name in (
-            "controller", "store retry", "hints", "display", "dice")}
+            "controller", "store retry", "hints")}
         self._configure()
         self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
         self._retry_at: int | None = None
@@ -188,13 +189,11 @@ class Daemon:
     def _schedule(self) -> None:
         """Register what the daemon's own parts next need the loop for: the
         controller's deadline (a pure query of the game), the disk's retry,
-        the next look at the hints' solver; and the display's and the dice's."""
+        the next look at the hints' solver."""
         timers = self._timers
         timers["controller"].at(self.controller.next_deadline_ms())
         timers["store retry"].at(self._retry_at)
         timers["hints"].at(self.clock.now_ms() + HINTS_LOOK_MS if self._advisor_pending else None)
-        timers["display"].at(self.box.display.next_deadline_ms())
-        timers["dice"].at(self.box.dice.next_deadline_ms())
 
     def storage_problem(self) -> str:
         """What the disk said the last time it refused a write ("" if it did not)."""

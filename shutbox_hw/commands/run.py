@@ -73,14 +73,15 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
                             wake=wake, reader=lambda bus, address: ThreadReader(),
                             kernel_ticks=True)
         dice = (SoftwareDice() if dice_cfg is None else
-                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c, wake=wake))
+                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c, wake=wake,
+                             timers=ports.timers))
     except Exception as exc:  # noqa: BLE001 - sorted out just below
         problem = pin_claim_problem(exc)
         if problem is None:
             raise
         raise UserError(problem) from None
     return Box(ports.flaps, ports.buttons, ports.indicators,
-               make_display(config.hardware, wake=wake), dice, ports.timers)
+               make_display(config.hardware, wake=wake, timers=ports.timers), dice, ports.timers)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -124,16 +124,17 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
 
 def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,
                  bus: Callable[[int], Any], fallback: DiceSource | None = None,
-                 wake: Wake = no_wake) -> DiceSource:
+                 wake: Wake = no_wake, timers: Scheduler | None = None) -> DiceSource:
     """The dice module of ``[hardware.dice]``: read when its ready line falls
     (a Pi pin with the pull-up; the module pulls it low) or, without one, polled.
     The falling edge calls ``wake``, so the loop reads a result at once, not at
-    its next timer. It rolls ``fallback`` (software dice) while the module is missing."""
+    its next timer. It rolls ``fallback`` (software dice) while the module is missing.
+    Its polls and searches are a timer in ``timers`` (the box's scheduler)."""
     i2c = bus(dice.bus)
     if dice.ready_pin is None:
-        return build_module_dice(i2c, dice.address, clock, fallback=fallback)
+        return build_module_dice(i2c, dice.address, clock, fallback=fallback, timers=timers)
     from gpiozero import DigitalInputDevice
     line = DigitalInputDevice(dice.ready_pin, pull_up=True, pin_factory=pin_factory)
     line.when_activated = wake      # low: a result waits (gpiozero's thread)
     return build_module_dice(i2c, dice.address, clock, ready=lambda: bool(line.is_active),
-                             on_close=line.close, fallback=fallback)
+                             on_close=line.close, fallback=fallback, timers=timers)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
+from ..scheduler import Scheduler
 from .config import DICE_ADDRESSES
 from .mcp23017 import RETRY_ERRNOS as _MCP_RETRY
 
@@ -279,22 +280,25 @@ class DiceLink:
     it polls on the ready line, or every ``poll_ms`` without one (also a
     liveness check), and while the module is lost it looks for it every
     ``retry_ms``. ``lost`` means: roll software dice; ``recovered``: the
-    module throws again. ROLL goes through :meth:`request_roll`.
+    module throws again. ROLL goes through :meth:`request_roll`. When
+    :meth:`tick` next has work without the ready line (a poll while online,
+    a search while lost) is its timer in the box's scheduler; none yet:
+    at once.
     """
 
-    def __init__(self, module: DiceModule, *, poll_ms: int = 250, retry_ms: int = 2000) -> None:
+    def __init__(self, module: DiceModule, *, poll_ms: int = 250, retry_ms: int = 2000,
+                 timers: Scheduler | None = None) -> None:
         self.module = module
         self.poll_ms = poll_ms
         self.retry_ms = retry_ms
         self.online = False
-        self._next_poll = 0
-        self._next_find = 0
+        self.timer = (Scheduler() if timers is None else timers).timer("dice module")
 
     def start(self, now_ms: int) -> list[LinkEvent]:
         """Look for the module once at boot; ``lost`` if it is not there."""
         if self.module.find():
             self.online = True
-            self._next_poll = now_ms + self.poll_ms
+            self.timer.at(now_ms + self.poll_ms)
             return []
         return self._lose(now_ms)
 
@@ -322,21 +326,18 @@ class DiceLink:
             return False, self._lose(now_ms)
         return True, []
 
-    def next_deadline_ms(self) -> int:
-        """When :meth:`tick` next has work without the ready line: a poll or a search."""
-        return self._next_poll if self.online else self._next_find
-
     def tick(self, now_ms: int) -> list[LinkEvent]:
+        when = self.timer.when
+        due = when is None or now_ms >= when
         if not self.online:
-            if now_ms < self._next_find:
+            if not due:
                 return []
             if not self.module.find():
-                self._next_find = now_ms + self.retry_ms
+                self.timer.at(now_ms + self.retry_ms)
                 return []
             self.online = True
-            self._next_poll = now_ms + self.poll_ms
+            self.timer.at(now_ms + self.poll_ms)
             return [LinkEvent("recovered")]
-        due = now_ms >= self._next_poll
         if not due and self.module.ready is None:
             return []
         try:
@@ -344,11 +345,11 @@ class DiceLink:
         except DiceModuleMissing:
             return self._lose(now_ms)
         if due:
-            self._next_poll = now_ms + self.poll_ms
+            self.timer.at(now_ms + self.poll_ms)
         return [LinkEvent("throw", throw=throw)] if throw else []
 
     def _lose(self, now_ms: int) -> list[LinkEvent]:
         self.online = False
-        self._next_find = now_ms + self.retry_ms
+        self.timer.at(now_ms + self.retry_ms)
         reason = self.module.problem or "no answer"
         return [LinkEvent("lost", reason=f"dice module 0x{self.module.address:02x}: {reason}")]

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 from gpiozero import DigitalInputDevice
 
 from ..events import InputFault
+from ..lifecycle import Closable
 from ..scheduler import Scheduler
 from .clock import Clock
 from .config import HardwareConfig
@@ -100,7 +101,7 @@ class ThreadReader:
         self._thread.join(timeout=2)
 
 
-class ExpanderPins:
+class ExpanderPins(Closable):
     """Switches on the input chip, keyed by line: an :class:`~.switches.EdgeSource`."""
 
     def __init__(self, bus: Any, clock: Clock, lines: Mapping[Line, int], *,
@@ -221,6 +222,7 @@ class ExpanderPins:
         """What the reader found, then what the chip shows if a read is due by
         ``now_ms`` (an interrupt the loop is to read, or a periodic read): a
         second call at the same time finds nothing due."""
+        self._check_open()
         with self._lock:
             out, self._edges = self._edges, []
             pending = self._int_at is not None and self._reader is None
@@ -303,7 +305,7 @@ class ExpanderPins:
             out, self._faults = self._faults, []
         return out
 
-    def close(self) -> None:
+    def _close(self) -> None:
         if self._int_device is not None:
             self._int_device.close()
             self._int_device = None
@@ -312,7 +314,7 @@ class ExpanderPins:
         self.timer.cancel()
 
 
-class ExpanderLamps:
+class ExpanderLamps(Closable):
     """Per-flap LEDs on an output chip, status LEDs on outputs of another chip
     (usually GPA7/GPB7 of the input chip): a :class:`~.lights.LampSink`.
 
@@ -353,6 +355,7 @@ class ExpanderLamps:
         self._schedule()
 
     def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
+        self._check_open()
         if self._retry_at is not None and now_ms < self._retry_at:
             return
         self._retry_at = None
@@ -383,7 +386,7 @@ class ExpanderLamps:
         else:
             self.timer.at(self._next_verify if self.leds is not None else None)
 
-    def close(self) -> None:
+    def _close(self) -> None:
         """Leave the lights off (best effort: the bus may be gone)."""
         self.timer.cancel()
         try:

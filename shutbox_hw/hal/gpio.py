@@ -32,6 +32,7 @@ from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
 from ..errors import UserError
 from ..events import InputFault
+from ..lifecycle import Closable
 from ..scheduler import Scheduler
 from .clock import Clock
 from .config import HardwareConfig
@@ -235,7 +236,7 @@ def kernel_ms(ticks: float) -> int:
     return int(ticks * 1000)
 
 
-class PiPins:
+class PiPins(Closable):
     """Switches to ground on the Pi's own pins: an :class:`~.switches.EdgeSource`.
 
     gpiozero's callbacks only record ``(line, level, time)`` under a lock, from
@@ -297,6 +298,7 @@ class PiPins:
         return {line: bool(dev.is_active) for line, dev in self._devices.items()}
 
     def edges(self, now_ms: int | None = None) -> list[Edge]:
+        self._check_open()
         with self._lock:
             out, self._recorded = self._recorded, []
         if now_ms is not None:
@@ -313,14 +315,14 @@ class PiPins:
     def take_faults(self) -> list[InputFault]:
         return []
 
-    def close(self) -> None:
+    def _close(self) -> None:
         for dev in self._devices.values():
             dev.close()
         self._devices.clear()
         self.timer.cancel()
 
 
-class PiLamps:
+class PiLamps(Closable):
     """LEDs on the Pi's own pins: a :class:`~.lights.LampSink`.
 
     A pin is written only when its level changes.
@@ -338,13 +340,14 @@ class PiLamps:
         self._lit = {lamp: False for lamp in self._leds}
 
     def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
+        self._check_open()
         for lamp, led in self._leds.items():
             level = levels.get(lamp, False)
             if level != self._lit[lamp]:
                 led.value = level
                 self._lit[lamp] = level
 
-    def close(self) -> None:
+    def _close(self) -> None:
         for led in self._leds.values():
             led.close()
         self._leds.clear()

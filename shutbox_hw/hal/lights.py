@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol
 
+from ..lifecycle import Closable
 from ..scheduler import Scheduler
 from .blink import frame_levels, next_blink_ms
 from .ports import LedFrame
@@ -30,7 +31,7 @@ class LampSink(Protocol):
         """Leave the lights off (best effort)."""
 
 
-class Lights:
+class Lights(Closable):
     """The :class:`~.ports.Indicators` port over one or more lamp sinks."""
 
     def __init__(self, sinks: Sequence[LampSink], *, blink_ms: int = 400,
@@ -47,13 +48,14 @@ class Lights:
         self.poll(now_ms)
 
     def poll(self, now_ms: int) -> None:
+        self._check_open()
         levels = ({} if self._frame is None else
                   frame_levels(self._frame, now_ms, self.blink_ms))
         for sink in self.sinks:
             sink.write(levels, now_ms)
         self.timer.at(next_blink_ms(self._frame, now_ms, self.blink_ms))
 
-    def close(self) -> None:
+    def _close(self) -> None:
         for sink in self.sinks:
             sink.close()
         self.timer.cancel()

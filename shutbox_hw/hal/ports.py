@@ -80,6 +80,4 @@ class Display(Protocol):
         A display that is lost (or missing at start) is reported once as a
         fault, and once more (``ok``) when it is back."""
 
-    def next_deadline_ms(self) -> int | None: ...
-
     def close(self) -> None: ...

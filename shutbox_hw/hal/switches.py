@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..events import ButtonEvent, ButtonName, FlapChanged, InputFault
+from ..lifecycle import Closable
 from ..scheduler import Scheduler
 from .config import HardwareConfig
 from .debounce import SERVICE, ButtonInputs, FlapInputs, ServiceLine
@@ -63,7 +64,7 @@ class EdgeSource(Protocol):
     def close(self) -> None: ...
 
 
-class Switches:
+class Switches(Closable):
     """Flaps and buttons over one or more edge sources; use :attr:`flaps`, :attr:`buttons`.
 
     Both views read all sources (a source may carry flaps and buttons), so
@@ -99,6 +100,7 @@ class Switches:
     def pump(self, now_ms: int | None = None) -> None:
         """Hand every edge the sources have (reading them if due by ``now_ms``)
         to the debouncers; keep the sources' faults for the flap view."""
+        self._check_open()
         for source in self.sources:
             for edge in source.edges(now_ms):
                 if isinstance(edge.line, int):
@@ -118,7 +120,7 @@ class Switches:
         return min((source.known_until(now_ms) for source in self.sources
                     if hasattr(source, "known_until")), default=now_ms)
 
-    def close(self) -> None:
+    def _close(self) -> None:
         for source in self.sources:
             source.close()
         self.flaps.logic.cancel_timers()
@@ -126,7 +128,20 @@ class Switches:
             self.buttons.logic.cancel_timers()
 
 
-class FlapSwitches:
+class _View(Closable):
+    """A view of :class:`Switches`: closing either view closes the switches."""
+
+    _switches: Switches
+
+    @property
+    def closed(self) -> bool:
+        return self._switches.closed
+
+    def close(self) -> None:
+        self._switches.close()
+
+
+class FlapSwitches(_View):
     """The flap view of :class:`Switches` (a :class:`~.ports.FlapBank`); it also
     carries the faults of the sources, as a flap view of the hardware."""
 
@@ -144,11 +159,8 @@ class FlapSwitches:
             *self._switches.take_faults(), *self.logic.poll(self._switches.known_until(now_ms))]
         return sorted(events, key=lambda e: e.at_ms)
 
-    def close(self) -> None:
-        self._switches.close()
 
-
-class ButtonSwitches:
+class ButtonSwitches(_View):
     """The ROLL/NEXT view of :class:`Switches` (a :class:`~.ports.Buttons`), with
     the service button when there is one."""
 
@@ -159,6 +171,3 @@ class ButtonSwitches:
     def poll(self, now_ms: int) -> Sequence[ButtonEvent]:
         self._switches.pump(now_ms)
         return self.logic.poll(self._switches.known_until(now_ms))
-
-    def close(self) -> None:
-        self._switches.close()

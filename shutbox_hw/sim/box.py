@@ -114,6 +114,10 @@ class QueuedDice(DiceSource):
     def queue(self, faces: tuple[int, ...]) -> None:
         self.pending.append(faces)
 
+    def close(self) -> None:
+        """Nothing: the script's queue of throws is no hardware, and it outlives
+        the box's power (a power cut keeps the throws still to come)."""
+
     def roll(self, count: int) -> tuple[int, ...]:
         if self.pending:
             # a queued throw with the wrong number of dice is shown as it is:
@@ -140,10 +144,7 @@ class SyncedDice(DiceSource):
         self.module.sync()
         return self.inner.poll(now_ms)
 
-    def next_deadline_ms(self) -> int | None:
-        return self.inner.next_deadline_ms()   # until the dice register in the scheduler
-
-    def close(self) -> None:
+    def _close(self) -> None:
         self.inner.close()
 
 
@@ -340,14 +341,15 @@ class SimulatedBox:
                                         reader=lambda bus, address: WorldReader(
                                             self.world, self.bus, address),
                                         timers=self.world.timers)
-        display = SyncedDisplay(make_display(self.hw, device_factory=self.panel.open),
+        display = SyncedDisplay(make_display(self.hw, device_factory=self.panel.open,
+                                             timers=self.world.timers),
                                 lambda: self.settle_display())
         dice: DiceSource = self.dice
         module = self.playing_module
         if module is not None and self.hw.dice is not None:
             dice = SyncedDice(build_module(self.hw.dice, self.world.clock,
                                            pin_factory=self.factory, bus=lambda n: self.bus,
-                                           fallback=self.dice),
+                                           fallback=self.dice, timers=self.world.timers),
                               module)
         return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
                    self.ports.indicators, display, dice, self.world.timers)

@@ -34,6 +34,7 @@ from ..game.events import (AnyGameEvent, AuditsReset, Chances, Fault, FlapReject
                            ServiceEntered, ServiceExited, SettingChanged, ThrowCommitted,
                            TurnEnded, TurnStarted)
 from ..game.saved import SavedGame, SavedTurn
+from ..lifecycle import Closable
 from ..rules import mask_of, rules_from_dict
 from ..textfile import os_problem
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
@@ -100,7 +101,7 @@ def _dice_json(dice: tuple[int, ...] | None) -> str | None:
     return json.dumps(list(dice)) if dice else None
 
 
-class Store:
+class Store(Closable):
     """One SQLite file. ``record`` takes the controller's game events."""
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
@@ -207,7 +208,7 @@ class Store:
         """Whether the system clock is set (no RTC: before NTP it is not to be trusted)."""
         return self._sync_flag.exists()
 
-    def close(self) -> None:
+    def _close(self) -> None:
         if self.db is not None:
             self.db.close()
 
@@ -250,6 +251,7 @@ class Store:
 
     @contextmanager
     def _transaction(self, events: Sequence[AnyGameEvent] | None = None) -> Iterator[None]:
+        self._check_open()
         db = self.db
         assert db is not None
         game_id = self.game_id
@@ -273,6 +275,7 @@ class Store:
 
     def _conn(self) -> sqlite3.Connection:
         """The open connection (a store degraded at boot may have none: a fault)."""
+        self._check_open()
         if self.db is None:
             raise StorageFault(self.fault or "disk error")
         return self.db
