@@ -1,5 +1,5 @@
 """A screen that comes back by itself: the real luma drivers over a simulated
-SSD1306 (hal/simulated/ssd1306.py) that is reset to its power-on state without
+SSD1306 (hal/simulated/panel.py) that is reset to its power-on state without
 any bus error, as a supply dip or an ESD hit does; the box sends the setup
 again within the refresh period, on waking from blank and right after a bus
 error, and a panel that was fine sees no flicker."""
@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from shutbox_hw.hal.display import OledDisplay
 from shutbox_hw.hal.luma_panel import DISPLAY_OFF, LumaPanel
-from shutbox_hw.hal.simulated.ssd1306 import Ssd1306
+from shutbox_hw.hal.simulated.panel import SimPanel
 
 EVERY_MS = 60_000
 
@@ -36,11 +36,16 @@ def ram_of(image: Image.Image) -> bytes:
     return bytes(out)
 
 
-class FlakyPanel(Ssd1306):
+def at_power_on() -> SimPanel:
+    """An SSD1306 as it powers up, every picture and command byte recorded."""
+    return SimPanel("ssd1306", set_up=False, record=True)
+
+
+class FlakyPanel(SimPanel):
     """A panel whose next ``fail`` data transfers end with errno 121 halfway."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__("ssd1306", set_up=False, record=True)
         self.fail = 0
 
     def data(self, data) -> None:
@@ -57,7 +62,7 @@ def box():
     opened = []
 
     def make(chip=ssd1306, panel=None, **kwargs):
-        panel = panel or Ssd1306()
+        panel = panel or at_power_on()
         factory = LumaPanel(chip, lambda: panel)
         display = OledDisplay(factory, shift_every_ms=0, idle_dim_ms=0, sleep=lambda s: None,
                               refresh_every_ms=EVERY_MS, **kwargs)
@@ -80,6 +85,24 @@ def test_the_panel_shows_what_was_sent(box):
     settle(display, 0)
     assert panel.picture() == ram_of(frame("one"))
     assert panel.contrast == 0x7F
+
+
+@pytest.mark.parametrize("chip", [ssd1306, ssd1309, sh1106])
+def test_each_luma_driver_brings_the_one_panel_model_up_from_power_on(box, chip):
+    panel = SimPanel(chip.__name__, set_up=False, record=True)
+    assert panel.picture() is None
+    display, _ = box(chip, panel)
+    display.show(frame("up"), 0)
+    settle(display, 0)
+    assert panel.picture() == ram_of(frame("up"))
+    # dark, luma's init's blank frame, then the frame (the SH1106's page by page):
+    # every page of every picture on the way is blank or the frame's, never garbled
+    want = ram_of(frame("up"))
+    assert panel.seen[:2] == [None, bytes(1024)] and panel.seen[-1] == want
+    for picture in panel.seen[1:]:
+        for page in range(8):
+            assert picture[page * 128:(page + 1) * 128] in (
+                bytes(128), want[page * 128:(page + 1) * 128])
 
 
 def test_a_panel_reset_without_a_bus_error_comes_back_within_the_refresh_period(box):

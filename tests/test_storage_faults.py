@@ -22,7 +22,7 @@ from shutbox_hw.game.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.store import StorageFault, Store
-from shutbox_hw.store.sqlite import BUSY_TIMEOUT_S
+from shutbox_hw.store.faults import BUSY_TIMEOUT_S
 from sim_play import game_events, play_script
 from steady_player import record_of
 

@@ -39,7 +39,7 @@ def newer_checkout(tmp_path: Path, refuse_pin: int | None = None) -> Path:
     pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"',
                                                        f'version = "{NEW_VERSION}"'))
     if refuse_pin is not None:
-        config = src / "shutbox_hw/hal/config.py"
+        config = src / "shutbox_hw/hal/wiring.py"
         text = config.read_text().replace(
             "RESERVED_PINS = {", f'RESERVED_PINS = {{{refuse_pin}: "kept back by 9.9.9", ')
         config.write_text(text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from .ports import LedFrame, LedState
+from ..leds import LedFrame, LedState
 
 
 def blink_level(state: LedState, now_ms: int, blink_ms: int) -> bool:

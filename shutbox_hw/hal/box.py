@@ -26,6 +26,7 @@ from .config import DiceConfig, ExpanderPin, HardwareConfig, Pin
 from .dice_source import DiceSource, build_module_dice
 from .expander import ExpanderLamps, ExpanderPins, Reader
 from .gpio import PiLamps, PiPins
+from .i2c_bus import I2cBus, OpenBus
 from .lights import LampSink, Lights
 from .mcp23017 import Mcp23017
 from .poll import Wake, no_wake
@@ -53,9 +54,9 @@ def on_expander(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
 
 
 def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
-                bus: Callable[[int], Any] | None = None,
+                bus: OpenBus | None = None,
                 sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake,
-                reader: Callable[[Any, int], Reader] | None = None,
+                reader: Callable[[I2cBus, int], Reader] | None = None,
                 kernel_ticks: bool = False, timers: Scheduler | None = None) -> Ports:
     """Flaps, buttons and LEDs as the config wires them.
 
@@ -88,7 +89,7 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
             sources.append(PiPins(on_pi(switches), clock, pin_factory, hw.read_interval_ms,
                                   wake=wake, kernel_ticks=kernel_ticks, timers=timers))
         if on_expander(switches):
-            assert expander is not None
+            assert expander is not None and i2c is not None
             pins = ExpanderPins(i2c, clock, on_expander(switches), int_pin=expander.int_pin,
                                 address=expander.address, debounce_ms=hw.debounce_ms,
                                 read_ms=hw.read_interval_ms, pin_factory=pin_factory,
@@ -103,7 +104,7 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
 
         chip_leds, chip_status = on_expander(led_pins), on_expander(status)
         if chip_leds or chip_status:
-            assert expander is not None
+            assert expander is not None and i2c is not None
             if chip_status and input_chip is None:
                 raise ValueError("status LEDs on the expander need its switches there too")
             sinks.append(ExpanderLamps(
@@ -123,7 +124,7 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
 
 
 def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,
-                 bus: Callable[[int], Any], fallback: DiceSource | None = None,
+                 bus: OpenBus, fallback: DiceSource | None = None,
                  wake: Wake = no_wake, timers: Scheduler | None = None) -> DiceSource:
     """The dice module of ``[hardware.dice]``: read when its ready line falls
     (a Pi pin with the pull-up; the module pulls it low) or, without one, polled.

@@ -8,88 +8,40 @@ builder can fix a whole file in one go; the returned config is then only
 good for further checking, never for running.
 
 Pins are plain values the adapter builders read directly: an ``int`` is a
-BCM GPIO number on the Pi, an :class:`ExpanderPin` a pin on an MCP23017.
+BCM GPIO number on the Pi, an :class:`ExpanderPin` a pin on an MCP23017
+(:mod:`.wiring`: the pins, the reference builds' pin plans, who claimed each).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union, cast
+from typing import Any, cast
 
-from ..validate import Address, Checked, Choice, Flag, Integer, Problems, Spec, Subtable, shown
+from ..validate import Address, Checked, Choice, Flag, Integer, Problems, Spec, Subtable
+from .wiring import (
+    DEFAULT_BUTTONS_AND_LEDS,
+    DEFAULT_GPIO_FLAPS,
+    DEFAULT_GPIO_GREEN,
+    DEFAULT_GPIO_NEXT,
+    DEFAULT_GPIO_RED,
+    DEFAULT_GPIO_ROLL,
+    PinBook,
+    parse_flaps,
+    parse_service,
+    pin_text,
+)
+from .wiring import ExpanderPin as ExpanderPin  # re-exported: the config's pin types
+from .wiring import Pin as Pin
 
 BACKENDS = ("gpio", "mcp23017")
 DRIVERS = ("ssd1306", "ssd1309", "sh1106", "none")
 MAX_TILES = 12
-BCM_RANGE = range(0, 28)
-I2C_PINS = {2: "SDA", 3: "SCL"}
-# Pins the Pi itself uses: refused unless ``allow_reserved_pins = true``.
-RESERVED_PINS = {0: "ID_SD, the HAT EEPROM's data line", 1: "ID_SC, the HAT EEPROM's clock",
-                 14: "the UART's TXD (serial console)", 15: "the UART's RXD (serial console)"}
 ADDRESS_RANGE = range(0x03, 0x78)
 # the dice module's driver (hal/dice_module.py) takes 0x08..0x77: 0x00..0x07 are
 # reserved addresses in the I2C specification
 DICE_ADDRESSES = range(0x08, 0x78)
 MCP23017_ADDRESSES = range(0x20, 0x28)   # A2..A0 select 0x20..0x27 (datasheet DS20001952)
-
-# Reference build (a): flaps on the header's odd side top to bottom, tiles
-# 10..12 at the bottom of the even side; clear of I2C (2, 3), the HAT ID
-# EEPROM (0, 1) and the UART (14, 15), so up to 12 tiles fit.
-DEFAULT_GPIO_FLAPS = (4, 17, 27, 22, 5, 6, 13, 19, 26, 16, 20, 21)
-DEFAULT_GPIO_ROLL = 23
-DEFAULT_GPIO_NEXT = 24
-DEFAULT_GPIO_GREEN = 12
-DEFAULT_GPIO_RED = 25
-# Reference build (b): 12 flaps and both buttons on the 14 input-capable
-# pins; GPA7/GPB7 (outputs only) carry the status LEDs.
-DEFAULT_EXPANDER_FLAPS = ("GPA0", "GPA1", "GPA2", "GPA3", "GPA4", "GPA5", "GPA6",
-                          "GPB0", "GPB1", "GPB2", "GPB3", "GPB4")
-DEFAULT_EXPANDER_ROLL = "GPB5"
-DEFAULT_EXPANDER_NEXT = "GPB6"
-DEFAULT_EXPANDER_GREEN = "GPA7"
-DEFAULT_EXPANDER_RED = "GPB7"
-
-DEFAULT_BUTTONS_AND_LEDS: dict[str, dict[str, Any]] = {
-    "gpio": {"roll": DEFAULT_GPIO_ROLL, "next": DEFAULT_GPIO_NEXT,
-             "green_led": DEFAULT_GPIO_GREEN, "red_led": DEFAULT_GPIO_RED},
-    "mcp23017": {"roll": DEFAULT_EXPANDER_ROLL, "next": DEFAULT_EXPANDER_NEXT,
-                 "green_led": DEFAULT_EXPANDER_GREEN, "red_led": DEFAULT_EXPANDER_RED},
-}
-
-_EXPANDER_NAME = re.compile(r"GP([AB])([0-7])")
-
-
-@dataclass(frozen=True)
-class ExpanderPin:
-    """One pin of an MCP23017: ``index`` 0..15 is GPA0..GPA7 then GPB0..GPB7."""
-    address: int
-    index: int
-
-    @property
-    def port(self) -> str:
-        return "AB"[self.index // 8]
-
-    @property
-    def bit(self) -> int:
-        return self.index % 8
-
-    @property
-    def name(self) -> str:
-        return f"GP{self.port}{self.bit}"
-
-    @property
-    def input_capable(self) -> bool:
-        """GPA7/GPB7 as inputs can corrupt SDA (datasheet DS20001952 revision)."""
-        return self.bit != 7
-
-    def __str__(self) -> str:
-        return f"{self.name}@0x{self.address:02X}"
-
-
-Pin = Union[int, ExpanderPin]
-
 
 @dataclass(frozen=True)
 class ExpanderConfig:
@@ -183,13 +135,9 @@ class HardwareConfig:
                 if self.dice and self.dice.overlay else "")
         dice = (f", dice module 0x{self.dice.address:02X} on bus {self.dice.bus}{gpio}"
                 if self.dice else "")
-        service = f", service button on {_pin_text(self.service)}" if self.service is not None \
+        service = f", service button on {pin_text(self.service)}" if self.service is not None \
             else ""
         return f"{self.tiles} flaps and 2 buttons on {where}{service}{leds}, {shown}{dice}"
-
-
-def _pin_text(pin: Pin) -> str:
-    return f"BCM {pin}" if isinstance(pin, int) else str(pin)
 
 
 DAY_S = 86_400
@@ -252,13 +200,13 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
     elif "mcp23017" in table:
         check.add("mcp23017", 'only used with backend = "mcp23017" (backend is gpio)')
 
-    pins = _PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none"
-                    or "dice" in table, allow_reserved=v["allow_reserved_pins"])
+    pins = PinBook(check, i2c_in_use=backend == "mcp23017" or display.driver != "none"
+                   or "dice" in table, allow_reserved=v["allow_reserved_pins"])
     if expander is not None:
         pins.claim("mcp23017.int_pin", expander.int_pin, "the MCP23017 INT line")
     main = expander.address if expander else None
     leds = expander.led_address if expander else None
-    flaps = _parse_flaps(table, "flaps", tiles, pins, main, required=True)
+    flaps = parse_flaps(table, "flaps", tiles, pins, main, required=True)
     chip = main if backend == "mcp23017" else None   # buttons and status LEDs sit here
     default = DEFAULT_BUTTONS_AND_LEDS[backend]
     roll = pins.take(table, "roll", default["roll"], "ROLL", chip, output=False)
@@ -267,34 +215,11 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                       output=True, optional=True)
     red = pins.take(table, "red_led", default["red_led"], "the red LED", chip,
                     output=True, optional=True)
-    flap_leds: tuple[Pin, ...] = ()
-    if table.get("flap_leds", []) != []:  # an empty list: no per-flap LEDs
-        if backend == "mcp23017" and leds is None:
-            # a bad led_address is already reported: no second line about it
-            if "led_address" not in expander_table:
-                check.add("flap_leds", "per-flap LEDs on the MCP23017 backend need "
-                                       "mcp23017.led_address (the second expander)")
-        else:
-            flap_leds = _parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
+    flap_leds = _parse_flap_leds(table, tiles, pins, leds, expander_table, backend)
     # last, so that a clash names the dice module's key, not the flap's
     dice = _parse_dice(v["dice"], check.under("dice"), pins) if "dice" in table else None
-    service = _parse_service(table, pins, chip)
-    if expander is not None and display.driver != "none" and display.port == expander.bus:
-        for key, address in (("mcp23017.address", expander.address),
-                             ("mcp23017.led_address", expander.led_address)):
-            if address == display.address:
-                check.add(key, f"0x{address:02X} is also the display's address on bus "
-                               f"{display.port}")
-    if dice is not None:
-        others = [(display.port, display.address, "the display's")] \
-            if display.driver != "none" else []
-        if expander is not None:
-            others += [(expander.bus, a, "the MCP23017's") for a in
-                       (expander.address, expander.led_address) if a is not None]
-        for bus, address, whose in others:
-            if (bus, address) == (dice.bus, dice.address):
-                check.add("dice.address", f"0x{address:02X} is also {whose} address on "
-                                          f"bus {bus}")
+    service = parse_service(table, pins, chip)
+    _check_addresses(check, display, expander, dice)
     # roll or nxt is None only with a problem reported: the config is then not for running
     return HardwareConfig(backend=backend, tiles=tiles, flaps=flaps, roll=cast(Pin, roll),
                           next=cast(Pin, nxt), service=service,
@@ -305,18 +230,40 @@ def parse_hardware(table: Mapping[str, Any], tiles: int, problems: list[str]) ->
                           display=display, dice=dice)
 
 
-def _parse_service(table: Mapping[str, Any], pins: _PinBook,
-                   chip: int | None) -> Pin | None:
-    """The optional service button (no default: absent, none). An input like
-    ROLL; with the expander backend a number puts it on a Pi pin instead,
-    since a 12-flap box has no input left on the expander. Claimed after
-    every other pin, so that a clash names this key and the pin's other use."""
-    if "service" not in table:
-        return None
-    raw = table["service"]
-    on_pi = isinstance(raw, int) and not isinstance(raw, bool)
-    return pins.claim_value("service", raw, "the service button", None if on_pi else chip,
-                            output=False)
+def _parse_flap_leds(table: Mapping[str, Any], tiles: int, pins: PinBook, leds: int | None,
+                     expander_table: Mapping[str, Any], backend: str) -> tuple[Pin, ...]:
+    """The per-flap LEDs: on Pi pins, or on the LED expander at ``leds``."""
+    if table.get("flap_leds", []) == []:  # an empty list: no per-flap LEDs
+        return ()
+    if backend == "mcp23017" and leds is None:
+        # a bad led_address is already reported: no second line about it
+        if "led_address" not in expander_table:
+            pins.check.add("flap_leds", "per-flap LEDs on the MCP23017 backend need "
+                                        "mcp23017.led_address (the second expander)")
+        return ()
+    return parse_flaps(table, "flap_leds", tiles, pins, leds, required=False)
+
+
+def _check_addresses(check: Problems, display: DisplayConfig, expander: ExpanderConfig | None,
+                     dice: DiceConfig | None) -> None:
+    """Two devices at one address on one bus: each clash named once, by the later key."""
+    if expander is not None and display.driver != "none" and display.port == expander.bus:
+        for key, address in (("mcp23017.address", expander.address),
+                             ("mcp23017.led_address", expander.led_address)):
+            if address == display.address:
+                check.add(key, f"0x{address:02X} is also the display's address on bus "
+                               f"{display.port}")
+    if dice is None:
+        return
+    others = [(display.port, display.address, "the display's")] \
+        if display.driver != "none" else []
+    if expander is not None:
+        others += [(expander.bus, a, "the MCP23017's") for a in
+                   (expander.address, expander.led_address) if a is not None]
+    for bus, address, whose in others:
+        if (bus, address) == (dice.bus, dice.address):
+            check.add("dice.address", f"0x{address:02X} is also {whose} address on "
+                                      f"bus {bus}")
 
 
 def _parse_expander(table: Mapping[str, Any], check: Problems) -> ExpanderConfig:
@@ -328,7 +275,7 @@ def _parse_expander(table: Mapping[str, Any], check: Problems) -> ExpanderConfig
     return ExpanderConfig(**v)
 
 
-def _parse_dice(table: Mapping[str, Any], check: Problems, pins: _PinBook) -> DiceConfig:
+def _parse_dice(table: Mapping[str, Any], check: Problems, pins: PinBook) -> DiceConfig:
     v = DICE.read(table, check)
     found: dict[str, int | None] = {}
     for key, what in (("ready_pin", "the dice module's ready line"),
@@ -364,95 +311,3 @@ def _parse_display(table: Mapping[str, Any], check: Problems) -> DisplayConfig:
         check.add("off_after_s", f"{off_after} must be longer than "
                                  f"display.dim_after_s ({dim_after}), or 0 for never")
     return DisplayConfig(**v)
-
-
-def _parse_flaps(table: Mapping[str, Any], key: str, tiles: int, pins: _PinBook,
-                 address: int | None, *, required: bool) -> tuple[Pin, ...]:
-    """One pin per tile 1..N; ``key.T`` names tile T in every message."""
-    output = key == "flap_leds"
-    if address is None:
-        default: tuple[Any, ...] = DEFAULT_GPIO_FLAPS
-    else:
-        default = DEFAULT_EXPANDER_FLAPS
-    value = table.get(key, list(default[:tiles]) if required else [])
-    if not isinstance(value, list):
-        pins.check.add(key, f"expected a list with one pin per tile 1..{tiles}, "
-                            f"got {shown(value)}")
-        return ()
-    if len(value) < tiles:
-        first = len(value) + 1
-        missing = f"tile {first}" if first == tiles else f"tiles {first}..{tiles}"
-        pins.check.add(key, f"{len(value)} entries for {tiles} tiles: no pin for {missing}")
-    for tile in range(tiles + 1, len(value) + 1):
-        pins.check.add(f"{key}.{tile}", f"a pin for tile {tile}, but the rules have "
-                                        f"{tiles} tiles")
-    what = "the LED of flap" if output else "flap"
-    result = []
-    for tile, raw in enumerate(value[:tiles], start=1):
-        pin = pins.claim_value(f"{key}.{tile}", raw, f"{what} {tile}", address, output=output)
-        if pin is not None:
-            result.append(pin)
-    return tuple(result)
-
-
-class _PinBook:
-    """Which pin is used by what, so a second use names the first."""
-
-    def __init__(self, check: Problems, *, i2c_in_use: bool, allow_reserved: bool) -> None:
-        self.check = check
-        self.i2c_in_use = i2c_in_use
-        self.allow_reserved = allow_reserved
-        self.used: dict[Pin, str] = {}
-
-    def take(self, table: Mapping[str, Any], key: str, default: Any, what: str,
-             address: int | None, *, output: bool, optional: bool = False) -> Pin | None:
-        raw = table.get(key, default)
-        if optional and raw == "none":
-            return None
-        # status LEDs may sit on the Pi even when the switches are on the expander
-        if isinstance(raw, int) and not isinstance(raw, bool) and output:
-            address = None
-        return self.claim_value(key, raw, what, address, output=output)
-
-    def claim_value(self, key: str, raw: Any, what: str, address: int | None, *,
-                    output: bool) -> Pin | None:
-        pin = self._parse(key, raw, address, output)
-        if pin is not None:
-            self.claim(key, pin, what)
-        return pin
-
-    def _parse(self, key: str, raw: Any, address: int | None, output: bool) -> Pin | None:
-        if address is None:
-            if isinstance(raw, bool) or not isinstance(raw, int):
-                self.check.add(key, f"expected a BCM pin number 0..27, got {shown(raw)}")
-                return None
-            if raw not in BCM_RANGE:
-                self.check.add(key, f"BCM pin {raw} is outside 0..27")
-                return None
-            return raw
-        match = _EXPANDER_NAME.fullmatch(raw) if isinstance(raw, str) else None
-        if match is None:
-            self.check.add(key, f"expected an expander pin GPA0..GPA7 or GPB0..GPB7, "
-                                f"got {shown(raw)}")
-            return None
-        pin = ExpanderPin(address, "AB".index(match[1]) * 8 + int(match[2]))
-        if not output and not pin.input_capable:
-            self.check.add(key, f"{pin.name} can only be an output on the MCP23017 "
-                                "(inputs: GPA0..GPA6, GPB0..GPB6)")
-            return None
-        return pin
-
-    def claim(self, key: str, pin: Pin, what: str) -> None:
-        if pin in self.used:
-            shown = f"pin {pin}" if isinstance(pin, int) else f"{pin.name} (0x{pin.address:02X})"
-            self.check.add(key, f"{shown} is also used by {self.used[pin]}")
-            return
-        if isinstance(pin, int) and pin in I2C_PINS and self.i2c_in_use:
-            self.check.add(key, f"BCM {pin} is I2C {I2C_PINS[pin]}, in use by the "
-                                "display or the MCP23017")
-            return
-        if isinstance(pin, int) and pin in RESERVED_PINS and not self.allow_reserved:
-            self.check.add(key, f"BCM {pin} is {RESERVED_PINS[pin]}; use another pin, or set "
-                                "allow_reserved_pins = true if the Pi does not need it")
-            return
-        self.used[pin] = what

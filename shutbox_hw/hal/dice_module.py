@@ -37,12 +37,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
 from ..scheduler import Scheduler
 from .config import DICE_ADDRESSES
-from .mcp23017 import RETRY_ERRNOS as _MCP_RETRY
+from .i2c_bus import I2cBus
+from .i2c_retry import I2cRetry, transient_errno
 
 DEFAULT_ADDRESS = 0x42
 
@@ -58,7 +59,7 @@ REQUEST_ROLL = regs.REQUEST_ROLL
 SOURCES = {regs.SOURCE_BUTTON: "button", regs.SOURCE_SHAKE: "shake",
            regs.SOURCE_REQUEST: "request"}
 
-RETRY_ERRNOS = _MCP_RETRY    # 121, 5, 110, 11: the same transient errors as the expander's
+T = TypeVar("T")
 
 
 def crc8(data: bytes | list[int]) -> int:
@@ -119,28 +120,30 @@ class DiceModule:
     ``force`` is given.
     """
 
-    def __init__(self, bus: Any, address: int = DEFAULT_ADDRESS, *,
+    def __init__(self, bus: I2cBus, address: int = DEFAULT_ADDRESS, *,
                  ready: Callable[[], bool] | None = None, attempts: int = 4,
                  backoff_s: float = 0.001, sleep: Callable[[float], None] = time.sleep) -> None:
         if address not in DICE_ADDRESSES:
             raise ValueError(f"I2C address 0x{address:02x} is outside 0x08..0x77")
-        if attempts < 1:
-            raise ValueError("attempts must be at least 1")
         self.bus = bus
         self.address = address
         self.ready = ready
-        self.attempts = attempts
-        self.backoff_s = backoff_s
-        self.sleep = sleep
+        # a garbled read (CRC, identity) is tried again like a bus error
+        self._retry = I2cRetry(attempts, backoff_s, sleep=sleep, transient=lambda exc: (
+            isinstance(exc, _Garbled) or transient_errno(exc)))
         self.present = False
         self.problem = ""       # why it counts as missing, for the log and the screen
         self.count: int | None = None    # the dice count last set, written again after a reboot
         self.boot: int | None = None     # BOOT of the module as last read
         self.last: tuple[int, int] | None = None    # (boot, seq) of the last result taken
-        self.retries = 0        # failed transfers and bad reads survived
         self.crc_errors = 0     # corrupted reads caught
         self.stale = 0          # results seen again and ignored
         self.restarts = 0       # times the module was found booted again
+
+    @property
+    def retries(self) -> int:
+        """Failed transfers and bad reads survived."""
+        return self._retry.retries
 
     # -- finding it ------------------------------------------------------------
 
@@ -239,30 +242,22 @@ class DiceModule:
         except DiceModuleMissing:
             pass    # the result is good; the next poll finds out what happened
 
-    def _guard(self, op: Callable[[], Any]) -> Any:
+    def _guard(self, op: Callable[[], T]) -> T:
         """Run ``op`` with retries; any final failure marks the module missing."""
-        delay = self.backoff_s
-        for attempt in range(self.attempts):
-            try:
-                result = op()
-            except OSError as exc:
-                if exc.errno not in RETRY_ERRNOS:
-                    self.present = False
-                    self.problem = f"bus error: {exc}"
-                    raise DiceModuleMissing(self.address, self.problem) from exc
-                reason = f"no answer after {self.attempts} attempts (errno {exc.errno})"
-            except _Garbled as exc:
-                reason = f"{exc} after {self.attempts} attempts"
+        try:
+            result = self._retry.run(op)
+        except (OSError, _Garbled) as exc:
+            attempts = self._retry.attempts
+            if isinstance(exc, _Garbled):
+                self.problem = f"{exc} after {attempts} attempts"
+            elif transient_errno(exc):
+                self.problem = f"no answer after {attempts} attempts (errno {exc.errno})"
             else:
-                self.present = True
-                return result
-            if attempt < self.attempts - 1:
-                self.retries += 1
-                self.sleep(delay)
-                delay *= 2
-        self.present = False
-        self.problem = reason
-        raise DiceModuleMissing(self.address, reason)
+                self.problem = f"bus error: {exc}"
+            self.present = False
+            raise DiceModuleMissing(self.address, self.problem) from exc
+        self.present = True
+        return result
 
 
 @dataclass(frozen=True)

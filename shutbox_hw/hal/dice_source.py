@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
+from collections.abc import Callable
 
 from ..events import DiceRolled, Event, InputFault
 from ..lifecycle import Closable
 from ..scheduler import Scheduler
 from .clock import Clock
 from .dice_module import DiceLink, DiceModule, LinkEvent
+from .i2c_bus import I2cBus
 
 log = logging.getLogger("shutbox_hw")
 
@@ -59,7 +60,7 @@ class ModuleDice(DiceSource):
     while the module is missing (a ``fault`` then, ``ok`` when it answers again)."""
 
     def __init__(self, link: DiceLink, clock: Clock, fallback: DiceSource | None = None,
-                 on_close: Any = None) -> None:
+                 on_close: Callable[[], None] | None = None) -> None:
         self.link = link
         self.clock = clock
         self.fallback = fallback or SoftwareDice()
@@ -113,8 +114,10 @@ class ModuleDice(DiceSource):
                 self._events.append(InputFault(MODULE, "answers again", now, ok=True))
 
 
-def build_module_dice(bus: Any, address: int, clock: Clock, *, ready: Any = None,
-                      on_close: Any = None, fallback: DiceSource | None = None,
+def build_module_dice(bus: I2cBus, address: int, clock: Clock, *,
+                      ready: Callable[[], bool] | None = None,
+                      on_close: Callable[[], None] | None = None,
+                      fallback: DiceSource | None = None,
                       timers: Scheduler | None = None) -> ModuleDice:
     """The module at ``address`` on ``bus``; ``ready()`` True while its ready line is low;
     its polls and searches are a timer in ``timers``."""

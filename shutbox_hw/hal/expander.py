@@ -48,6 +48,7 @@ from ..scheduler import Scheduler
 from .clock import Clock
 from .config import HardwareConfig
 from .gpio import PiPin
+from .i2c_bus import I2cBus
 from .lights import Lamp
 from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
 from .poll import Wake, no_wake
@@ -104,7 +105,7 @@ class ThreadReader:
 class ExpanderPins(Closable):
     """Switches on the input chip, keyed by line: an :class:`~.switches.EdgeSource`."""
 
-    def __init__(self, bus: Any, clock: Clock, lines: Mapping[Line, int], *,
+    def __init__(self, bus: I2cBus, clock: Clock, lines: Mapping[Line, int], *,
                  int_pin: PiPin | None = None, address: int = 0x20,
                  debounce_ms: int = HardwareConfig.debounce_ms,
                  read_ms: int = HardwareConfig.read_interval_ms, retry_ms: int = 1000,
@@ -323,7 +324,7 @@ class ExpanderLamps(Closable):
     ``verify_ms`` (a brownout turns every pin back into an input).
     """
 
-    def __init__(self, bus: Any, *, address: int | None = 0x21,
+    def __init__(self, bus: I2cBus, *, address: int | None = 0x21,
                  flap_pins: Mapping[int, int] | None = None, status: Mcp23017 | None = None,
                  green_pin: int | None = 7, red_pin: int | None = 15, verify_ms: int = 1000,
                  retry_ms: int = 1000,

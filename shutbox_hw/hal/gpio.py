@@ -219,7 +219,7 @@ def gpio_device_problem(dev: str = "/dev") -> str:
     return f"{dev}/{chips[0]} is there and open to this user: is another program using the pins?"
 
 
-class StampedInput(DigitalInputDevice):
+class StampedInput(DigitalInputDevice):  # type: ignore[misc]  # gpiozero has no types
     """A gpiozero input that keeps the ``ticks`` of the change it is firing for:
     with lgpio the kernel's timestamp of the edge (gpiozero hands it on in
     seconds of ``CLOCK_MONOTONIC``, the clock of ``time.monotonic_ns``)."""

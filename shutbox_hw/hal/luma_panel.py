@@ -18,22 +18,21 @@ from typing import Any
 from luma.core.error import DeviceNotFoundError
 from luma.core.error import Error as LumaError
 
-from .mcp23017 import RETRY_ERRNOS
+from .i2c_retry import transient_errno
 
 DISPLAY_OFF = 0xAE           # the first byte of every luma init (SSD1306/SH1106 "display off")
 WIDTH, HEIGHT = 128, 64
 DEVICE_ERRORS = (OSError, LumaError)  # luma turns errno 121/5 into DeviceNotFoundError
 
 
-def transient(exc: BaseException) -> bool:
+def transient_panel_error(exc: BaseException) -> bool:
     """A bus error worth trying again at once (luma reports 121/5 as DeviceNotFoundError)."""
-    return (isinstance(exc, DeviceNotFoundError) or
-            isinstance(exc, OSError) and exc.errno in RETRY_ERRNOS)
+    return isinstance(exc, DeviceNotFoundError) or transient_errno(exc)
 
 
 def no_answer(exc: BaseException) -> bool:
     """The panel did not answer, but the bus itself is fine (keep its descriptor)."""
-    return transient(exc) or isinstance(exc, OSError) and exc.errno == errno.ENXIO
+    return transient_panel_error(exc) or isinstance(exc, OSError) and exc.errno == errno.ENXIO
 
 
 class _SerialProxy:

@@ -7,19 +7,21 @@ brownout silently resets the chip to its power-on values). Pins are numbered
 0..15: 0..7 = GPA0..GPA7, 8..15 = GPB0..GPB7. GPA7 and GPB7 are always
 outputs: as inputs they can corrupt SDA (datasheet revision).
 
-The bus object needs ``read_byte_data``, ``write_byte_data``,
-``read_i2c_block_data`` and ``write_i2c_block_data`` (``smbus2.SMBus`` or
+The bus is an :class:`~.i2c_bus.I2cBus` (``smbus2.SMBus`` or
 :class:`~shutbox_hw.hal.simulated.SimBus`). Transient bus errors (errno 121, 5,
-110, 11) are retried with a bounded backoff; the sleep is injectable.
+110, 11) are retried with a bounded backoff by :class:`~.i2c_retry.I2cRetry`;
+the sleep is injectable.
 """
 
 from __future__ import annotations
 
-import errno
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
+
+from .i2c_bus import I2cBus
+from .i2c_retry import I2cRetry, transient_errno
 
 # BANK=0 register map (IOCON also answers at 0x0B).
 IODIRA, IODIRB = 0x00, 0x01
@@ -50,10 +52,9 @@ POWER_ON = bytes([0xFF, 0xFF] + [0x00] * (REGISTER_COUNT - 2))
 OUTPUT_ONLY = (1 << 7) | (1 << 15)
 """GPA7 and GPB7."""
 
-# 121, 5, 110, and 11: the Pi 5's I2C driver returns EAGAIN when it loses arbitration
-RETRY_ERRNOS = frozenset({errno.EREMOTEIO, errno.EIO, errno.ETIMEDOUT, errno.EAGAIN})
-
 PIN_NAMES = [f"GPA{i}" for i in range(8)] + [f"GPB{i}" for i in range(8)]
+
+T = TypeVar("T")
 
 
 class Mcp23017Error(Exception):
@@ -88,20 +89,20 @@ class Snapshot:
 class Mcp23017:
     """One chip at ``address``: configure, read everything, write outputs, verify."""
 
-    def __init__(self, bus: Any, address: int = 0x20, *, attempts: int = 4,
+    def __init__(self, bus: I2cBus, address: int = 0x20, *, attempts: int = 4,
                  backoff_s: float = 0.001, sleep: Callable[[float], None] = time.sleep) -> None:
         if not 0x20 <= address <= 0x27:
             raise ValueError(f"MCP23017 address 0x{address:02x} is outside 0x20..0x27")
-        if attempts < 1:
-            raise ValueError("attempts must be at least 1")
         self.bus = bus
         self.address = address
-        self.attempts = attempts
-        self.backoff_s = backoff_s
-        self.sleep = sleep
+        self._retry = I2cRetry(attempts, backoff_s, sleep=sleep)
         self.inputs = 0
         self.olat = 0
-        self.retries = 0      # transient errors survived, for the log and tests
+
+    @property
+    def retries(self) -> int:
+        """Transient errors survived, for the log and tests."""
+        return self._retry.retries
 
     # -- configuration ---------------------------------------------------------
 
@@ -153,28 +154,21 @@ class Mcp23017:
 
     # -- bus with retries ------------------------------------------------------
 
-    def _retry(self, op: Callable[[], Any]) -> Any:
-        delay = self.backoff_s
-        for attempt in range(self.attempts):
-            try:
-                return op()
-            except OSError as exc:
-                if exc.errno not in RETRY_ERRNOS:
-                    raise Mcp23017Error(self.address, f"bus error: {exc}") from exc
-                if attempt == self.attempts - 1:
-                    raise Mcp23017Error(
-                        self.address, f"no answer after {self.attempts} attempts "
-                        f"(errno {exc.errno})") from exc
-                self.retries += 1
-                self.sleep(delay)
-                delay *= 2
-        raise AssertionError("unreachable")
+    def _run(self, op: Callable[[], T]) -> T:
+        """``op`` with retries; a failure that stays becomes :class:`Mcp23017Error`."""
+        try:
+            return self._retry.run(op)
+        except OSError as exc:
+            if not transient_errno(exc):
+                raise Mcp23017Error(self.address, f"bus error: {exc}") from exc
+            raise Mcp23017Error(self.address, f"no answer after {self._retry.attempts} "
+                                f"attempts (errno {exc.errno})") from exc
 
     def _write(self, reg: int, value: int) -> None:
-        self._retry(lambda: self.bus.write_byte_data(self.address, reg, value))
+        self._run(lambda: self.bus.write_byte_data(self.address, reg, value))
 
     def _write_block(self, reg: int, data: bytes) -> None:
-        self._retry(lambda: self.bus.write_i2c_block_data(self.address, reg, list(data)))
+        self._run(lambda: self.bus.write_i2c_block_data(self.address, reg, list(data)))
 
     def _read_block(self, reg: int, length: int) -> list[int]:
-        return self._retry(lambda: self.bus.read_i2c_block_data(self.address, reg, length))
+        return self._run(lambda: self.bus.read_i2c_block_data(self.address, reg, length))

@@ -54,7 +54,8 @@ from ..events import InputFault
 from ..lifecycle import Closable
 from ..scheduler import Scheduler
 from .burn_in import ORBIT, shift_within_blank
-from .luma_panel import DEVICE_ERRORS, HEIGHT, WIDTH, transient
+from .i2c_retry import I2cRetry
+from .luma_panel import DEVICE_ERRORS, HEIGHT, WIDTH, transient_panel_error
 from .panel_pages import send_changed
 from .poll import Wake, no_wake
 
@@ -103,7 +104,8 @@ class OledDisplay(Closable):
         self._wake_loop = wake
         self._coalesce_s = coalesce_ms / 1000
         self._shift_every_ms = shift_every_ms
-        self._attempts, self._sleep = max(1, attempts), sleep
+        self._retry = I2cRetry(max(1, attempts), 0.001, sleep=sleep,
+                               transient=transient_panel_error)
         self._idle_dim_ms, self._idle_off_ms = idle_dim_ms, idle_off_ms
         self._contrast, self._dim_contrast = contrast, dim_contrast
         self._retry_ms = retry_ms
@@ -317,17 +319,10 @@ class OledDisplay(Closable):
     def _attempt(self, op: Callable[[], Any]) -> Any:
         """``op``, tried again at once after a transient bus error (lost arbitration,
         a NAK in the middle of a frame), with a short growing pause."""
-        delay = 0.001
-        for attempt in range(self._attempts):
-            try:
-                return op()
-            except DEVICE_ERRORS as exc:
-                if attempt == self._attempts - 1 or not transient(exc):
-                    raise
-                self._bus_error = True  # a byte may have been lost: replay the setup after
-                self._sleep(delay)
-                delay *= 2
-        raise AssertionError("unreachable")
+        return self._retry.run(op, on_retry=self._note_bus_error)
+
+    def _note_bus_error(self, exc: BaseException) -> None:
+        self._bus_error = True  # a byte may have been lost: replay the setup after
 
     def _work_locked(self) -> bool:
         if self._device is None:

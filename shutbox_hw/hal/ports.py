@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from PIL import Image
 
 from ..events import ButtonEvent, FlapChanged, InputFault
-from ..leds import LedFrame, LedState  # noqa: F401 - the indicators' port speaks these
+from ..leds import LedFrame as LedFrame  # re-exported: the indicators' port speaks these
+from ..leds import LedState as LedState
 
 
 class FlapBank(Protocol):

@@ -26,7 +26,7 @@ from ..events import ButtonEvent, ButtonLevel, FlapChanged, InputFault, ServiceR
 from ..hal.box import Ports
 from ..hal.clock import Clock
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
-from ..hal.mcp23017 import RETRY_ERRNOS
+from ..hal.i2c_retry import I2cRetry
 from ..hal.poll import poll_all, run_loop
 from ..hal.ports import LedFrame, LedState
 
@@ -371,10 +371,4 @@ class SelfTest:
 def _probe(bus: Any, address: int, attempts: int = 3) -> None:
     """A quick write to ``address``; a transient error (121, 5, 110, or 11: the Pi 5's
     lost arbitration) is tried again, as the driver does, before it counts as no answer."""
-    for attempt in range(attempts):
-        try:
-            bus.write_quick(address)
-            return
-        except OSError as exc:
-            if exc.errno not in RETRY_ERRNOS or attempt == attempts - 1:
-                raise
+    I2cRetry(attempts).run(lambda: bus.write_quick(address))

@@ -1,5 +1,6 @@
 """SQLite persistence: every game event recorded, unfinished games resumed."""
 
-from .sqlite import StorageFault, Store, StoreError
+from .faults import StorageFault, StoreError
+from .sqlite import Store
 
 __all__ = ["StorageFault", "Store", "StoreError"]

@@ -18,87 +18,36 @@ the disk takes writes again.
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 from ..errors import UserError, shown_path
 from ..events import Tonight
-from ..game.events import (AnyGameEvent, AuditsReset, Chances, Fault, FlapRejected, FlapReopened,
-                           GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled, RoundEnded,
-                           ServiceEntered, ServiceExited, SettingChanged, ThrowCommitted,
-                           TurnEnded, TurnStarted)
-from ..game.saved import SavedGame, SavedTurn
+from ..game.events import AnyGameEvent
+from ..game.saved import SavedGame
 from ..lifecycle import Closable
-from ..rules import mask_of, rules_from_dict
+from ..rules import rules_from_dict
 from ..textfile import os_problem
-from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
-from .audit import Tally, audit_lines, reset_audits, reset_counters, tonight
-from .settings import clear_settings, load_settings, save_setting
+from .audit import Tally, audit_lines, reset_audits, tonight
+from .faults import (
+    BUSY_TIMEOUT_S,
+    SHM_MIN_BYTES,
+    StorageFault,
+    StoreError,
+    fault_text,
+    transient_disk_error,
+)
+from .game_rows import NOT_STORED, read_saved_game, write_event
 from .outbox import queue
+from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
+from .settings import load_settings
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
-
-
-# a locked database is waited for this long, then the write is a storage fault:
-# two waits in one step stay well under half of systemd's 10 s watchdog
-BUSY_TIMEOUT_S = 0.3
-# failures that pass: a full or failing disk, another program's lock
-TRANSIENT = {sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_BUSY,
-             sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL}
-SHM_MIN_BYTES = 32768  # a usable -shm file is at least one 32 KiB region
-
-
-def _no_room(path: Path) -> bool:
-    try:
-        return os.statvfs(path.parent).f_bavail == 0
-    except OSError:
-        return False
-
-
-class StoreError(UserError):
-    """The database cannot be opened or is not ours."""
-
-
-class StorageFault(Exception):
-    """The disk did not take a write now (full, failing, locked); try again later.
-
-    The message is short enough for the box's screen.
-    """
-
-
-def transient(error: BaseException) -> bool:
-    """Whether an SQLite error may pass by itself (so the box plays on)."""
-    code = getattr(error, "sqlite_errorcode", None)
-    return isinstance(error, sqlite3.Error) and isinstance(code, int) \
-        and code & 0xFF in TRANSIENT
-
-
-def fault_text(error: BaseException, path: Path | None = None) -> str:
-    """A few words for the screen: what is wrong with the disk.
-
-    SQLite reports a ``-shm`` file it cannot grow as an I/O error; the file
-    system says whether that is a full disk.
-    """
-    code = getattr(error, "sqlite_errorcode", None)
-    primary = code & 0xFF if isinstance(code, int) else None
-    if primary == sqlite3.SQLITE_FULL or isinstance(error, OSError) and error.errno == 28:
-        return "disk full"
-    if primary == sqlite3.SQLITE_IOERR and path is not None and _no_room(path):
-        return "disk full"
-    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return "database locked"
-    return "disk error"
-
-
-def _dice_json(dice: tuple[int, ...] | None) -> str | None:
-    return json.dumps(list(dice)) if dice else None
 
 
 class Store(Closable):
@@ -135,7 +84,7 @@ class Store(Closable):
         except SchemaError as error:
             raise StoreError(str(error)) from None
         except sqlite3.Error as error:
-            if not transient(error):
+            if not transient_disk_error(error):
                 raise StoreError(f"cannot open the database {name}: it "
                                  f"{sqlite_problem(error)}") from None
             self._open_degraded(error, None if had_shm else shm)
@@ -227,9 +176,7 @@ class Store(Closable):
         its counts).
         """
         events = list(events)
-        kept = [e for e in events
-                if not isinstance(e, (FlapReopened, Resumed, Hint, Chances, Fault,
-                                      Recovered, ServiceEntered, ServiceExited))]
+        kept = [e for e in events if not isinstance(e, NOT_STORED)]
         if self.fault is not None:
             self._reopen()  # even with nothing to write: the fault may be over
         if not kept and not (self.outbox and events):
@@ -238,7 +185,8 @@ class Store(Closable):
         with self._transaction(kept):
             now = self._clock()
             for event in kept:
-                self._write(event, now)
+                self.game_id = write_event(self._conn(), self.game_id, event, now,
+                                           self.clock_synced)
                 self._wrote()
             if counts is not None:
                 counts.add_to(self._conn())
@@ -268,7 +216,7 @@ class Store(Closable):
                     db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass  # SQLite rolled back by itself
-            if isinstance(error, sqlite3.OperationalError) and transient(error):
+            if isinstance(error, sqlite3.OperationalError) and transient_disk_error(error):
                 raise StorageFault(fault_text(error, self.path)) from error
             raise
         self._wrote(events)
@@ -285,94 +233,6 @@ class Store(Closable):
         if self.on_write is not None:
             self.on_write(committed)
 
-    def _write(self, event: AnyGameEvent, now: float) -> None:
-        match event:
-            case GameStarted():
-                self._game_started(event, now)
-            case TurnStarted():
-                self._conn().execute("INSERT INTO turns (game_id, round, seat, started_at)"
-                                " VALUES (?, ?, ?, ?)",
-                                (self.game_id, event.round, event.seat, now))
-            case Rolled():
-                self._conn().execute(
-                    "INSERT OR REPLACE INTO throws (turn_id, number, dice, rolled_at)"
-                    " VALUES (?, ?, ?, ?)", (self._turn_id(event.round, event.seat),
-                                             event.throw, _dice_json(event.dice), now))
-            case ThrowCommitted():
-                self._throw_committed(event, now)
-            case FlapRejected():
-                turn_id = self._turn_id(event.round, event.seat)
-                if turn_id is not None:
-                    self._conn().execute("INSERT INTO rejected_flaps (turn_id, flap, reason, at)"
-                                    " VALUES (?, ?, ?, ?)",
-                                    (turn_id, event.flap, event.reason, now))
-            case TurnEnded():
-                self._conn().execute(
-                    "UPDATE turns SET ended_at = ?, open_tiles = ?, score = ?, shut = ?"
-                    " WHERE id = ?", (now, json.dumps(list(event.open)), event.score,
-                                      int(event.shut), self._turn_id(event.round, event.seat)))
-            case RoundEnded():
-                self._round_ended(event, now)
-            case GameEnded():
-                self._conn().execute("UPDATE games SET ended_at = ?, ended_synced = ?, winners = ?,"
-                                " abandoned = ? WHERE id = ?",
-                                (now, int(self.clock_synced()),
-                                 json.dumps(event.winner_names()), int(event.abandoned),
-                                 self.game_id))
-                self.game_id = None
-            case SettingChanged():
-                if event.value is None:
-                    clear_settings(self._conn())
-                else:
-                    save_setting(self._conn(), event.key, event.value, now)
-            case AuditsReset():
-                reset_counters(self._conn())
-            case FlapReopened() | Resumed() | Hint() | Chances() | Fault() | Recovered() \
-                    | ServiceEntered() | ServiceExited():
-                pass  # filtered out by record_all
-            case _:
-                assert_never(event)  # a new event type: decide what the store keeps
-
-    def _turn_id(self, round_number: int, seat: int) -> int | None:
-        row = self._conn().execute(
-            "SELECT id FROM turns WHERE game_id = ? AND round = ? AND seat = ?",
-            (self.game_id, round_number, seat)).fetchone()
-        return int(row[0]) if row else None
-
-    def _game_started(self, event: GameStarted, now: float) -> None:
-        # a new game abandons any unfinished one
-        synced = int(self.clock_synced())
-        self._conn().execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
-                        " WHERE ended_at IS NULL", (now, synced))
-        cur = self._conn().execute(
-            "INSERT INTO games (started_at, started_synced, rules, dice_mode)"
-            " VALUES (?, ?, ?, ?)", (now, synced, json.dumps(dict(event.rules)), event.dice))
-        game_id = cur.lastrowid
-        self._conn().executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
-                            [(game_id, seat, name) for seat, name in enumerate(event.players)])
-        self.game_id = game_id
-
-    def _throw_committed(self, event: ThrowCommitted, now: float) -> None:
-        turn_id = self._turn_id(event.round, event.seat)
-        closed = json.dumps(list(event.closed))
-        updated = self._conn().execute(
-            "UPDATE throws SET closed = ?, committed_at = ? WHERE turn_id = ? AND number = ?",
-            (closed, now, turn_id, event.throw)).rowcount
-        if not updated:
-            self._conn().execute(
-                "INSERT INTO throws (turn_id, number, dice, closed, rolled_at, committed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (turn_id, event.throw, _dice_json(event.dice), closed, now, now))
-
-    def _round_ended(self, event: RoundEnded, now: float) -> None:
-        self._conn().execute("INSERT INTO rounds (game_id, number, ended_at, result)"
-                        " VALUES (?, ?, ?, ?)",
-                        (self.game_id, event.round, now, json.dumps(event.as_json())))
-        for seat, final in enumerate(event.final):
-            if final is not None:
-                self._conn().execute("UPDATE turns SET final_score = ? WHERE game_id = ? AND round = ?"
-                                " AND seat = ?", (final, self.game_id, event.round, seat))
-
     # ------------------------------------------------------------------ resuming
 
     def unfinished_game(self) -> SavedGame | None:
@@ -385,7 +245,7 @@ class Store(Closable):
         if self.game_id is None:
             return None
         try:
-            saved = self._saved_game()
+            saved = read_saved_game(self._conn(), self.game_id)
             rules_from_dict(saved.rules)
         except (ValueError, TypeError, KeyError, AttributeError, UserError):
             try:
@@ -398,43 +258,6 @@ class Store(Closable):
             self.game_id = None
             return None
         return saved
-
-    def _saved_game(self) -> SavedGame:
-        rules_json, = self._conn().execute("SELECT rules FROM games WHERE id = ?",
-                                      (self.game_id,)).fetchone()
-        players = [name for name, in self._conn().execute(
-            "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (self.game_id,))]
-        ended_rounds = {n for n, in self._conn().execute(
-            "SELECT number FROM rounds WHERE game_id = ?", (self.game_id,))}
-        by_round: dict[int, dict[int, int]] = {}
-        current: tuple[int, int] | None = None  # (turn id, seat)
-        for turn_id, rnd, seat, open_json, ended in self._conn().execute(
-                "SELECT id, round, seat, open_tiles, ended_at FROM turns WHERE game_id = ?"
-                " ORDER BY round, id", (self.game_id,)):
-            if ended is None:
-                current = (turn_id, seat)
-            else:
-                by_round.setdefault(rnd, {})[seat] = mask_of(json.loads(open_json))
-        rounds = tuple(tuple(by_round.get(r, {}).get(seat) for seat in range(len(players)))
-                       for r in sorted(ended_rounds))
-        open_round = max(ended_rounds, default=0) + 1
-        played = tuple(sorted(by_round.get(open_round, {}).items()))
-        turn = None
-        if current is not None:
-            turn_id, seat = current
-            closed, dice, started = [], None, False
-            for dice_json, closed_json in self._conn().execute(
-                    "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number",
-                    (turn_id,)):
-                if closed_json is not None:
-                    closed.append(mask_of(json.loads(closed_json)))
-                else:
-                    dice = tuple(json.loads(dice_json)) if dice_json else None
-                    started = True
-            turn = SavedTurn(player=seat, closed=tuple(closed), dice=dice,
-                             throw_started=started)
-        return SavedGame(rules=json.loads(rules_json), players=tuple(players), rounds=rounds,
-                         played=played, turn=turn)
 
     # ------------------------------------------------------------------ audits
     # (kept apart from the game's write path: shutbox_hw/store/audit.py)

@@ -141,7 +141,7 @@ class MicroPythonPico:
 
     @property
     def tumbling(self) -> bool:
-        return self.pico.status == dice_regs.STATUS_ROLLING
+        return bool(self.pico.status == dice_regs.STATUS_ROLLING)
 
     @property
     def shake_edges(self) -> int:
