@@ -16,7 +16,11 @@ gpiozero callback recording an edge): every method takes a lock.
 
 A part usually holds a :class:`Timer`, its own key in a scheduler: the
 timer *is* its deadline (``timer.when``), so the part keeps no copy to get
-out of step with what the loop sees.
+out of step with what the loop sees. One deadline stays a query, for a
+stated reason: the game's controller is pure (no clock, no I/O, nothing
+registered from inside it), so ``Controller.next_deadline_ms()`` answers
+from its state and the daemon registers that answer after every step; the
+view's ``*_next_ms`` functions are the parts of that answer.
 """
 
 from __future__ import annotations
