@@ -26,6 +26,7 @@ from .rules import Dice, Mask, RuleSet
 
 if TYPE_CHECKING:
     from .config import Config
+    from .strategy.solver import Solver
 
 log = logging.getLogger("shutbox_hw")
 
@@ -33,7 +34,7 @@ log = logging.getLogger("shutbox_hw")
 SOLVE_TIMEOUT_S = 600   # a Zero 2 W solves the largest rule set in well under this
 
 
-def _solver(rules: RuleSet, objectives: tuple[str, ...] = ("min-score", "max-shut")) -> Any:
+def _solver(rules: RuleSet, objectives: tuple[str, ...] = ("min-score", "max-shut")) -> Solver:
     """The rule set's solver with its tables on disk: solved in a child process
     (then read from the cache) unless they are in memory or on disk already."""
     from .strategy import default_cache_dir, solver_for
@@ -79,7 +80,7 @@ class SolverAdvisor:
                  make_solver: Callable[[RuleSet], Any] = _solver) -> None:
         self.objective = objective
         self.rules = rules
-        self.solver: Any = None
+        self.solver: Solver | None = None
         self.failed: str | None = None
         self._ready = threading.Event()
         self._worker = threading.Thread(target=self._prepare, args=(make_solver,),
@@ -108,15 +109,21 @@ class SolverAdvisor:
         return self.ready()
 
     def best_closure(self, open_mask: Mask, dice: Dice) -> Mask | None:
-        if not self.ready():
+        if not self.ready() or self.solver is None:
             return None
         return self.solver.best_closure(self.objective, open_mask, dice)
 
     def shut_probability(self, open_mask: Mask) -> float:
-        return float(self.solver.shut_probability(open_mask))
+        return float(self._made().shut_probability(open_mask))
 
     def move_probability(self, open_mask: Mask) -> float:
-        return float(self.solver.move_probability(open_mask))
+        return float(self._made().move_probability(open_mask))
+
+    def _made(self) -> Solver:
+        """The solver, once its tables are made (the controller asks only then)."""
+        if self.solver is None:
+            raise RuntimeError("hints asked for before their tables were made")
+        return self.solver
 
 
 def advisor_for(config: Config) -> SolverAdvisor | None:

@@ -139,26 +139,27 @@ def test_the_three_drivers_share_the_helper():
         display.close()
 
 
+DRIVERS = {   # how to make each, one operation on the bus, what it raises in the end
+    "expander": (lambda bus, **kw: Mcp23017(bus, 0x20, **kw), lambda d: d.read_all(),
+                 Mcp23017Error),
+    "dice module": (lambda bus, **kw: DiceModule(bus, 0x42, **kw), lambda d: d.set_count(2),
+                    DiceModuleMissing),
+}
+
+
 @pytest.mark.parametrize("code", sorted(TRANSIENT_ERRNOS))
-def test_the_expander_driver_retries_then_names_the_errno(code):
+@pytest.mark.parametrize("driver", sorted(DRIVERS))
+def test_each_driver_retries_then_names_the_errno(driver, code):
+    make, operate, raised = DRIVERS[driver]
     sleeps: list[float] = []
     bus = FailingBus(code, 2)
-    chip = Mcp23017(bus, 0x20, attempts=3, sleep=sleeps.append)
-    chip.read_all()
-    assert chip.retries == 2 and sleeps == [0.001, 0.002] and bus.transfers == 3
+    device = make(bus, attempts=3, sleep=sleeps.append)
+    operate(device)
+    assert device.retries == 2 and sleeps == [0.001, 0.002] and bus.transfers == 3
     bus.left = 3
-    with pytest.raises(Mcp23017Error, match=rf"no answer after 3 attempts \(errno {code}\)"):
-        chip.read_all()
-
-
-@pytest.mark.parametrize("code", sorted(TRANSIENT_ERRNOS))
-def test_the_dice_driver_retries_then_counts_the_module_missing(code):
-    sleeps: list[float] = []
-    bus = FailingBus(code, 3)
-    module = DiceModule(bus, 0x42, attempts=3, sleep=sleeps.append)
-    with pytest.raises(DiceModuleMissing, match=rf"no answer after 3 attempts \(errno {code}\)"):
-        module.set_count(2)
-    assert module.retries == 2 and sleeps == [0.001, 0.002] and not module.present
+    with pytest.raises(raised, match=rf"no answer after 3 attempts \(errno {code}\)"):
+        operate(device)
+    assert device.retries == 4 and bus.transfers == 6
 
 
 def test_a_not_transient_errno_is_a_bus_error_at_once_for_both_drivers():

@@ -16,7 +16,7 @@ from ..store.schema import sqlite_problem
 from .history import open_db
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("audit", help="audits: games, boxes shut, best scores, switch wear")
     p.add_argument("--db", metavar="PATH", help="the database (default: the box's)")
     p.add_argument("--config", metavar="FILE", help="take the database path from [storage]")

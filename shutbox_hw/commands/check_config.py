@@ -17,7 +17,7 @@ from ..settings import effective, read_settings, setting_lines
 from .boot_option import add_boot_config_option, boot_config
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check-config", help="validate a config file (every table)")
     p.add_argument("file", metavar="FILE", help="the TOML config file")
     p.add_argument("--db", metavar="PATH",

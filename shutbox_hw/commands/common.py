@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..errors import UserError
 from ..rules import RuleSet, mask_of, parse_set_options, rules_from_table
@@ -15,7 +16,7 @@ def add_rules_options(parser: argparse.ArgumentParser, *, required: bool = False
                         dest="set", help="override one rule key (repeatable)")
 
 
-def rules_from_args(args: argparse.Namespace, table: dict | None = None) -> RuleSet:
+def rules_from_args(args: argparse.Namespace, table: dict[str, Any] | None = None) -> RuleSet:
     """The rule set from a config ``[rules]`` table, ``--rules`` and ``--set``."""
     return rules_from_table(table or {}, parse_set_options(args.set), preset=args.rules)
 

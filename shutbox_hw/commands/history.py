@@ -8,6 +8,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 from ..config import default_db_path, load_config
 from ..errors import UserError, quoted, shown_path
@@ -31,7 +32,7 @@ def _count(text: str) -> int:
     return value
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("history", help="recent games and scorecards")
     p.add_argument("--db", metavar="PATH", help="the database (default: the box's)")
     p.add_argument("--config", metavar="FILE", help="take the database path from [storage]")
@@ -87,7 +88,7 @@ def _when(stamp: float | None, synced: bool | None) -> str:
     return shown + "?" if synced is None else shown
 
 
-def _table(card: dict) -> list[str]:
+def _table(card: dict[str, Any]) -> list[str]:
     """The scorecard as aligned columns: raw/final/total per player (and balance and
     pot in a pool), each column as wide as its widest cell."""
     table = scorecard_cells(card)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from ..rules import check_dice, dice_choice, legal_closures, targets, tiles_of, turn_score
 from .common import add_rules_options, parse_dice, parse_tile_list, rules_from_args
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("moves", help="legal closures, dice and score for a position")
     add_rules_options(p)
     p.add_argument("--open", required=True, metavar="LIST",
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     open_mask = parse_tile_list(args.open, rules.tiles)
     dice = parse_dice(args.dice)
-    answer: dict = {
+    answer: dict[str, Any] = {
         "open": tiles_of(open_mask),
         "dice_choice": dice_choice(rules, open_mask),
         "score": turn_score(rules, open_mask),

@@ -6,12 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
-from ..rules import KEYS, PRESETS, build_rules, parse_set_options
 from ..errors import shown_path
+from ..rules import KEYS, PRESETS, build_rules, parse_set_options
 from .common import add_rules_options, rules_from_args
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rules", help="print the effective rule set and the presets")
     add_rules_options(p)
     p.add_argument("--config", metavar="FILE",

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("shutbox_hw")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..hal.gpio import default_pin_factory
     from .boot_option import add_boot_config_option
     p = sub.add_parser("run", help="run the box (under systemd, or by hand on the Pi)")

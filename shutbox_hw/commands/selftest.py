@@ -11,7 +11,7 @@ from ..errors import UserError
 from ..hal.gpio import PIN_FACTORIES, default_pin_factory
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("selftest", help="check the box's wiring, LEDs and I2C devices")
     p.add_argument("--config", metavar="FILE", help="the config file whose [hardware] "
                    "table says how the box is wired (default: reference build (a))")

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 from ..config import Config, load_config
 from ..errors import UserError, shown_path
@@ -18,7 +19,7 @@ from .common import add_rules_options
 FRAME_GLOB = "frame-*.png"   # what SimulatedBox saves (frame-00001.png ...)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("sim", help="play on a simulated box (interactive, or --script)")
     p.add_argument("--config", metavar="FILE", help="a config file; its [hardware] picks the "
                    "simulated hardware (direct GPIO by default)")
@@ -116,7 +117,7 @@ def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | Non
         steps = load_script(args.script, config.rules.tiles)
         check_steps(steps, config, shown_path(args.script))
 
-        def emit(event: dict) -> None:
+        def emit(event: dict[str, Any]) -> None:
             print(json.dumps(event), flush=args.realtime or world is not None)
 
         world = Path(args.world) if args.world else None

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from fractions import Fraction
+from typing import Any
 
 from ..rules import check_dice, full_board, tiles_of
 from ..strategy import OBJECTIVES, Solver, solve, solver_for
 from .common import add_rules_options, parse_dice, parse_tile_list, rules_from_args
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("solve", help="expected score and chance to shut under optimal play")
     add_rules_options(p)
     p.add_argument("--objective", choices=OBJECTIVES, default="min-score",
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     objective = args.objective
     solver: Solver = solver_for(rules)
     table = solver.solution(objective)
-    answer: dict = {
+    answer: dict[str, Any] = {
         "objective": objective,
         "open": tiles_of(open_mask),
         "expected_score": float(table.expected_score[open_mask]),
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print(answer: dict, *, full: bool) -> None:
+def _print(answer: dict[str, Any], *, full: bool) -> None:
     where = "the full board" if full else (", ".join(map(str, answer["open"])) or "no tiles")
     print(f"open: {where}; optimal play for {answer['objective']}")
     exact_score = answer.get("expected_score_exact")

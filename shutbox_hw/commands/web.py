@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("web", help="serve the live scoreboard, results and backup on the LAN")
     p.add_argument("--config", metavar="FILE", help="the box's config file ([storage] db, [web])")
     p.add_argument("--db", metavar="PATH", help="the database (default: the box's)")
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     try:
         import uvicorn
+
         from ..web.app import make_app
     except ImportError:
         raise UserError("shutbox-hw web needs the web extra: "

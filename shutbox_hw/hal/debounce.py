@@ -31,8 +31,15 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from ..events import (ButtonEvent, ButtonLevel, ButtonName, ButtonPressed, FlapChanged, InputFault,
-                      ServiceRequested)
+from ..events import (
+    ButtonEvent,
+    ButtonLevel,
+    ButtonName,
+    ButtonPressed,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+)
 from ..scheduler import Scheduler, Timer
 from .config import HardwareConfig
 

@@ -44,6 +44,7 @@ from ..scheduler import Scheduler
 from .config import DICE_ADDRESSES
 from .i2c_bus import I2cBus
 from .i2c_retry import I2cRetry, transient_errno
+from .link import DeviceLink
 
 DEFAULT_ADDRESS = 0x42
 
@@ -274,26 +275,27 @@ class DiceLink:
     Call :meth:`tick` from the loop (and at once when the ready line falls):
     it polls on the ready line, or every ``poll_ms`` without one (also a
     liveness check), and while the module is lost it looks for it every
-    ``retry_ms``. ``lost`` means: roll software dice; ``recovered``: the
-    module throws again. ROLL goes through :meth:`request_roll`. When
-    :meth:`tick` next has work without the ready line (a poll while online,
-    a search while lost) is its timer in the box's scheduler; none yet:
-    at once.
+    ``retry_ms`` (one :class:`~.link.DeviceLink` schedule, a timer in the
+    box's scheduler). ``lost`` means: roll software dice; ``recovered``: the
+    module throws again. ROLL goes through :meth:`request_roll`.
     """
 
     def __init__(self, module: DiceModule, *, poll_ms: int = 250, retry_ms: int = 2000,
                  timers: Scheduler | None = None) -> None:
         self.module = module
-        self.poll_ms = poll_ms
-        self.retry_ms = retry_ms
-        self.online = False
-        self.timer = (Scheduler() if timers is None else timers).timer("dice module")
+        self.link = DeviceLink(f"dice module 0x{module.address:02x}", retry_ms=retry_ms,
+                               check_ms=poll_ms, meanwhile="ROLL uses software dice",
+                               timer=(Scheduler() if timers is None else timers).timer(
+                                   "dice module"))
+
+    @property
+    def online(self) -> bool:
+        return self.link.connected
 
     def start(self, now_ms: int) -> list[LinkEvent]:
         """Look for the module once at boot; ``lost`` if it is not there."""
         if self.module.find():
-            self.online = True
-            self.timer.at(now_ms + self.poll_ms)
+            self.link.up(now_ms)
             return []
         return self._lose(now_ms)
 
@@ -322,17 +324,14 @@ class DiceLink:
         return True, []
 
     def tick(self, now_ms: int) -> list[LinkEvent]:
-        when = self.timer.when
-        due = when is None or now_ms >= when
+        due = self.link.due(now_ms)
         if not self.online:
             if not due:
                 return []
             if not self.module.find():
-                self.timer.at(now_ms + self.retry_ms)
+                self._lose(now_ms)
                 return []
-            self.online = True
-            self.timer.at(now_ms + self.poll_ms)
-            return [LinkEvent("recovered")]
+            return [LinkEvent("recovered")] if self.link.up(now_ms) else []
         if not due and self.module.ready is None:
             return []
         try:
@@ -340,11 +339,11 @@ class DiceLink:
         except DiceModuleMissing:
             return self._lose(now_ms)
         if due:
-            self.timer.at(now_ms + self.poll_ms)
+            self.link.up(now_ms)
         return [LinkEvent("throw", throw=throw)] if throw else []
 
     def _lose(self, now_ms: int) -> list[LinkEvent]:
-        self.online = False
-        self.timer.at(now_ms + self.retry_ms)
         reason = self.module.problem or "no answer"
-        return [LinkEvent("lost", reason=f"dice module 0x{self.module.address:02x}: {reason}")]
+        if not self.link.down(reason, now_ms):
+            return []
+        return [LinkEvent("lost", reason=f"{self.link.name}: {reason}")]

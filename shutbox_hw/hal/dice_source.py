@@ -12,7 +12,6 @@ the module's own button throws that many.
 
 from __future__ import annotations
 
-import logging
 import secrets
 from collections.abc import Callable
 
@@ -22,8 +21,6 @@ from ..scheduler import Scheduler
 from .clock import Clock
 from .dice_module import DiceLink, DiceModule, LinkEvent
 from .i2c_bus import I2cBus
-
-log = logging.getLogger("shutbox_hw")
 
 MODULE = "dice module"     # the fault's source, as the screen names it
 
@@ -106,11 +103,9 @@ class ModuleDice(DiceSource):
         for event in events:
             if event.kind == "throw" and event.throw is not None:
                 self._events.append(DiceRolled(event.throw.faces, now, source="module"))
-            elif event.kind == "lost":
-                log.warning("%s; ROLL uses software dice", event.reason)
+            elif event.kind == "lost":    # the link logged it (hal/link.py)
                 self._events.append(InputFault(MODULE, "no answer: software dice", now))
             elif event.kind == "recovered":
-                log.info("dice module answers again")
                 self._events.append(InputFault(MODULE, "answers again", now, ok=True))
 
 

@@ -26,7 +26,9 @@ seen by their level.
 Bus errors are retried by the driver; a chip that stays silent is reported
 once as an :class:`~shutbox_hw.events.InputFault` (on the flap view) and
 retried every ``retry_ms`` while the box keeps running on the last known
-state. Its edges go through the same debounce logic as GPIO.
+state: its :class:`~.link.DeviceLink` holds the state and the one schedule
+(the periodic read while it answers, the retry while it does not). Its edges
+go through the same debounce logic as GPIO.
 
 :class:`ExpanderLamps`: per-flap LEDs on a second chip (0x21..0x27) and
 optionally the status pair on GPA7/GPB7 of the input chip.
@@ -50,6 +52,7 @@ from .config import HardwareConfig
 from .gpio import PiPin
 from .i2c_bus import I2cBus
 from .lights import Lamp
+from .link import DeviceLink
 from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
 from .poll import Wake, no_wake
 from .switches import Edge, Line
@@ -134,9 +137,8 @@ class ExpanderPins(Closable):
         self._read_at: int | None = None   # the last read that gave the debouncers levels
         self._faults: list[InputFault] = []
         self._edges: list[Edge] = []       # read by the reader, not yet taken by the loop
-        self._absent = False
+        self.link = DeviceLink(self.source, retry_ms=retry_ms)
         self._int_dead = int_pin is None
-        self._next_read = 0
         self.glitches = 0   # captured levels gone by a late read: not reported
         # when the chip must next be read: an edge the reader found, an interrupt the
         # loop is to read, the periodic read or a retry
@@ -149,7 +151,7 @@ class ExpanderPins(Closable):
             snap = self.chip.read_all()
             self._start = {line: not (snap.gpio >> p & 1) for line, p in lines.items()}
             self._read_at = now
-            self._next_read = now + self._interval()
+            self.link.up(now, self._interval())
         except Mcp23017Error as exc:
             self._lost(exc, now)
         self._schedule()
@@ -184,40 +186,40 @@ class ExpanderPins(Closable):
     def _read_for_interrupt(self) -> None:
         """The reader: the chip read as INT fell; the edges wait for the loop."""
         with self._lock:
-            if self._int_at is None or self._absent:
+            if self._int_at is None or self.link.down_now:
                 return
             self._edges += self._read(self._clock.now_ms())
             self._schedule()
         self._wake()
 
     def _lost(self, exc: Mcp23017Error, now: int) -> None:
-        if not self._absent:
-            self._absent = True
-            self._faults.append(InputFault(self.source, str(exc).split(": ", 1)[-1], now))
-        self._next_read = now + self.retry_ms
+        if self.link.down(str(exc).split(": ", 1)[-1], now):
+            self._faults.append(InputFault(self.source, self.link.reason, now))
 
     def known_until(self, now_ms: int) -> int:
         """Up to when the lines' levels are known: an interrupt not yet read may
         hold a change from its time on (the debouncers wait for it); polled
         with INT dead, only up to the last read."""
         with self._lock:
-            if self._int_at is not None and not self._absent:
+            if self._int_at is not None and not self.link.down_now:
                 return min(self._int_at, now_ms)
-            if self._int_dead and not self._absent and self._read_at is not None:
+            if self._int_dead and not self.link.down_now and self._read_at is not None:
                 return min(self._read_at, now_ms)
             return now_ms
 
     def _schedule(self) -> None:
         """Register when the chip must next be read (now-ish if an interrupt is
-        pending); with the lock held, after whatever changed it."""
+        pending, else the link's check or retry); with the lock held, after
+        whatever changed it."""
         if self._edges:
             self.timer.at(min(e.at_ms for e in self._edges))
             return
         int_at = self._int_at if self._reader is None else None
-        if int_at is not None and not self._absent:
-            self.timer.at(min(int_at, self._next_read))
+        due = self.link.next_ms
+        if int_at is not None and not self.link.down_now:
+            self.timer.at(int_at if due is None else min(int_at, due))
         else:
-            self.timer.at(self._next_read)
+            self.timer.at(due)
 
     def edges(self, now_ms: int | None = None) -> list[Edge]:
         """What the reader found, then what the chip shows if a read is due by
@@ -227,8 +229,8 @@ class ExpanderPins(Closable):
         with self._lock:
             out, self._edges = self._edges, []
             pending = self._int_at is not None and self._reader is None
-            if now_ms is not None and (now_ms >= self._next_read
-                                       or (pending and not self._absent)):
+            if now_ms is not None and (self.link.due(now_ms)
+                                       or (pending and not self.link.down_now)):
                 out += self._read(now_ms)
             self._schedule()
             return out
@@ -245,7 +247,7 @@ class ExpanderPins(Closable):
                 # INT fell while the registers were on the wire: this read answers it
                 int_at, self._int_at = self._int_at, None
             if not self.chip.configured(snap):
-                if not self._absent:
+                if not self.link.down_now:
                     self._faults.append(InputFault(self.source, BROWNOUT_MESSAGE, now_ms))
                     self._faults.append(InputFault(self.source, RECONFIGURED_MESSAGE, now_ms,
                                                    ok=True))
@@ -257,18 +259,16 @@ class ExpanderPins(Closable):
             # by the time the chip answers again: the next read uses GPIO only.
             self._lost(exc, now_ms)
             return []
-        stale = self._absent   # a capture from before an outage is old news: GPIO only
-        if self._absent:
-            self._absent = False
-            self._faults.append(InputFault(self.source, BACK_MESSAGE, now_ms, ok=True))
+        stale = self.link.down_now  # a capture from before an outage is old news: GPIO only
         if int_at is None and snap.intf and not self._int_dead and self._int_device is not None \
                 and not self._int_device.is_active:
             self._int_dead = True     # latched, yet INT is not low: the wire is broken
             log.warning("%s: INT line dead, polling every %d ms", self.source, self.poll_ms)
+        if self.link.up(now_ms, self._interval()):
+            self._faults.append(InputFault(self.source, BACK_MESSAGE, now_ms, ok=True))
         out: list[Edge] = []
         self._feed(snap, int_at, now_ms, stale, out)
         self._read_at = now_ms
-        self._next_read = now_ms + self._interval()
         return out
 
     def _feed(self, snap: Snapshot, int_at: int | None, now_ms: int, stale: bool,

@@ -11,7 +11,7 @@ them as it likes; smbus2's optional ``force`` argument is never passed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 
 class I2cBus(Protocol):
@@ -34,3 +34,15 @@ class I2cBus(Protocol):
 
 OpenBus = Callable[[int], I2cBus]
 """Opens I2C bus ``n`` (``/dev/i2c-n``): ``smbus2.SMBus`` itself on the box."""
+
+
+if TYPE_CHECKING:   # mypy checks that the box's bus and the simulator's keep the contract
+    import smbus2
+
+    from .simulated.bus import SimBus
+
+    def _the_box_bus(bus: smbus2.SMBus) -> I2cBus:
+        return bus
+
+    def _the_simulated_bus(bus: SimBus) -> I2cBus:
+        return bus

@@ -12,17 +12,46 @@ sends that setup again without its display-off (see
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from luma.core.error import DeviceNotFoundError
 from luma.core.error import Error as LumaError
+from PIL import Image
 
 from .i2c_retry import transient_errno
 
 DISPLAY_OFF = 0xAE           # the first byte of every luma init (SSD1306/SH1106 "display off")
 WIDTH, HEIGHT = 128, 64
 DEVICE_ERRORS = (OSError, LumaError)  # luma turns errno 121/5 into DeviceNotFoundError
+
+
+class PanelSerial(Protocol):
+    """luma's serial interface, the narrow transport a luma device talks to:
+    ``luma.core.interface.serial.i2c`` on the box, the simulated panel in tests."""
+
+    def command(self, *cmd: int) -> None: ...
+
+    def data(self, data: Iterable[int], /) -> None: ...
+
+    def cleanup(self) -> None: ...
+
+
+class PanelDevice(Protocol):
+    """What :class:`~.oled_display.OledDisplay` asks of a panel: a luma device
+    (``ssd1306``, ``sh1106``, luma's ``dummy``) or the simulator's recorder.
+    A device that also takes ``command``/``data`` gets page updates
+    (:mod:`.panel_pages`)."""
+
+    def display(self, image: Image.Image, /) -> None: ...
+
+    def contrast(self, level: int, /) -> None: ...
+
+    def show(self) -> None: ...
+
+    def hide(self) -> None: ...
+
+    def cleanup(self) -> None: ...
 
 
 def transient_panel_error(exc: BaseException) -> bool:
@@ -40,7 +69,7 @@ class _SerialProxy:
     building it never touches the bus), then forwards to the open interface."""
 
     def __init__(self) -> None:
-        self.target: Any = None
+        self.target: PanelSerial | None = None
         self.recording: list[tuple[str, Any]] | None = None
 
     def command(self, *cmd: int) -> None:
@@ -51,7 +80,7 @@ class _SerialProxy:
         else:
             self.target.command(*cmd)
 
-    def data(self, data: Any) -> None:
+    def data(self, data: Iterable[int], /) -> None:
         if self.recording is not None:
             self.recording.append(("data", list(data)))
         elif self.target is None:
@@ -72,18 +101,18 @@ class LumaPanel:
     once, over a recorder; each attempt replays its init sequence.
     """
 
-    def __init__(self, chip: Callable[..., Any], open_serial: Callable[[], Any], *,
-                 rotation: int = 0) -> None:
+    def __init__(self, chip: Callable[..., PanelDevice],
+                 open_serial: Callable[[], PanelSerial], *, rotation: int = 0) -> None:
         self._chip = chip
         self._open_serial = open_serial
         self._rotation = rotation
-        self._serial: Any = None
+        self._serial: PanelSerial | None = None
         self._proxy = _SerialProxy()
-        self._device: Any = None
+        self._device: PanelDevice | None = None
         self._init: list[tuple[str, Any]] = []
         self.serials_opened = 0
 
-    def __call__(self) -> Any:
+    def __call__(self) -> PanelDevice:
         if self._serial is None:
             self._serial = self._open_serial()
             self.serials_opened += 1

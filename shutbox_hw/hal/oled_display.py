@@ -17,7 +17,9 @@ dims the panel and then blanks it, because OLEDs burn in; for the same
 reason the picture moves by a pixel every ``shift_every_ms`` in a 2x2 orbit,
 only into blank rows and columns so nothing lit is ever cut. A display that
 is missing or fails on the bus is dropped and looked for again every
-``retry_ms``; the box plays on without it, and ``poll`` reports it to the
+``retry_ms`` (its :class:`~.link.DeviceLink` holds the state and the one
+schedule: the refresh while connected, the retry while not); the box plays
+on without it, and ``poll`` reports it to the
 game as an :class:`~shutbox_hw.events.InputFault` (source "display"), like
 a lost expander, so the red light and the problem bar show it until it is
 back; the sender calls ``wake`` when that happens, so a loop sleeping until
@@ -42,7 +44,6 @@ The panel itself is :class:`~.luma_panel.LumaPanel`; the pixel shift is
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -55,11 +56,10 @@ from ..lifecycle import Closable
 from ..scheduler import Scheduler
 from .burn_in import ORBIT, shift_within_blank
 from .i2c_retry import I2cRetry
-from .luma_panel import DEVICE_ERRORS, HEIGHT, WIDTH, transient_panel_error
-from .panel_pages import send_changed
+from .link import DeviceLink
+from .luma_panel import DEVICE_ERRORS, HEIGHT, WIDTH, PanelDevice, transient_panel_error
+from .panel_job import PanelJob
 from .poll import Wake, no_wake
-
-log = logging.getLogger("shutbox_hw")
 
 REFRESH_EVERY_MS = 60_000    # the panel's setup is sent again this often while on
 SOURCE = "display"           # the name the game shows for the display's faults
@@ -83,7 +83,7 @@ class OledDisplay(Closable):
     ``coalesce_ms`` is real time on the sender thread (see the module).
     """
 
-    def __init__(self, device_factory: Callable[[], Any], *, idle_dim_ms: int = 60_000,
+    def __init__(self, device_factory: Callable[[], PanelDevice], *, idle_dim_ms: int = 60_000,
                  idle_off_ms: int = 600_000, contrast: int = 0x7F, dim_contrast: int = 16,
                  retry_ms: int = 10_000, shift_every_ms: int = 0, width: int = WIDTH,
                  height: int = HEIGHT, attempts: int = 3,
@@ -97,7 +97,11 @@ class OledDisplay(Closable):
         refresh = getattr(device_factory, "refresh", None)
         self._refresh_panel: Callable[[], None] | None = refresh if callable(refresh) else None
         self._refresh_every_ms = refresh_every_ms if self._refresh_panel else 0
-        self._refresh_at_ms: int | None = None     # the caller's clock
+        # connected: the refresh is due every refresh_every_ms (while on); lost: the retry
+        self.link = DeviceLink(SOURCE, retry_ms=retry_ms,
+                               check_ms=self._refresh_every_ms or None)
+        self.link.clear()       # the sender's first try needs no timer
+        self._reported_down = False    # the link as the game was last told
         self._refresh_due = False
         self._bus_error = False                    # sender thread: a retried error seen
         self.refreshes = 0
@@ -108,7 +112,6 @@ class OledDisplay(Closable):
                                transient=transient_panel_error)
         self._idle_dim_ms, self._idle_off_ms = idle_dim_ms, idle_off_ms
         self._contrast, self._dim_contrast = contrast, dim_contrast
-        self._retry_ms = retry_ms
         self._cond = threading.Condition()
         # desired state, written by the caller's thread
         self._source: Image.Image | None = None     # the frame as rendered
@@ -125,7 +128,7 @@ class OledDisplay(Closable):
         self._want_device = True
         self._closing = False
         # applied state, written by the sender thread
-        self._device: Any = None
+        self._device: PanelDevice | None = None
         self._sent_bytes: bytes | None = None
         self._sent_contrast: int | None = None
         self._sent_on: bool | None = None
@@ -136,13 +139,9 @@ class OledDisplay(Closable):
         self._send_s = 0.0              # how long the last frame took to send
         self._sent_at = 0.0             # when it was done
         self.last_error: str | None = None
-        self._logged_error: str | None = None
-        self._lost: str | None = None       # why the display is gone, for the game
-        self._reported: str | None = None   # ... as the game was last told
         self.frames_sent = 0
         # the caller's clock
         self._last_activity_ms: int | None = None
-        self._retry_at_ms: int | None = None
         self._thread = threading.Thread(target=self._run, name="oled-sender", daemon=True)
         self._thread.start()
 
@@ -208,28 +207,27 @@ class OledDisplay(Closable):
             self._update(now_ms)
             self._notify_locked()
             self._schedule_locked()
-            lost, reported = self._lost, self._reported
-            self._reported = lost
-        if (lost is None) == (reported is None):
+            down, reason = self.link.down_now, self.link.reason
+            was, self._reported_down = self._reported_down, down
+        if down == was:
             return []
-        if lost is not None:
-            return [InputFault(SOURCE, lost, now_ms)]
+        if down:
+            return [InputFault(SOURCE, reason, now_ms)]
         return [InputFault(SOURCE, BACK_MESSAGE, now_ms, ok=True)]
 
     def _schedule_locked(self) -> None:
         """Register the display's next deadline (with the lock held, after
-        whatever changed it): dimming, blanking, the retry of a lost panel,
-        the setup's refresh, the next step of the orbit."""
+        whatever changed it): dimming, blanking, the retry of a lost panel or
+        the setup's refresh (only while the screen is on), the next step of
+        the orbit."""
         times: list[int] = []
         if self._last_activity_ms is not None:
             if self._want_on and self._idle_dim_ms and not self._dimmed:
                 times.append(self._last_activity_ms + self._idle_dim_ms)
             if self._want_on and self._idle_off_ms:
                 times.append(self._last_activity_ms + self._idle_off_ms)
-        if self._retry_at_ms is not None:
-            times.append(self._retry_at_ms)
-        if self._refresh_at_ms is not None and self._want_on:
-            times.append(self._refresh_at_ms)
+        if self.link.next_ms is not None and (self._want_on or not self.link.connected):
+            times.append(self.link.next_ms)
         if (self._shift_every_ms and self._want_on and self._source is not None
                 and self._now is not None):
             times.append((self._now // self._shift_every_ms + 1) * self._shift_every_ms)
@@ -284,18 +282,18 @@ class OledDisplay(Closable):
         elif self._idle_dim_ms and idle >= self._idle_dim_ms:
             self._dimmed = True
             self._want_contrast = self._dim_contrast
-        if self._device is None and not self._want_device and not self._busy:
-            if self._retry_at_ms is None:
-                self._retry_at_ms = now_ms + self._retry_ms
-            elif now_ms >= self._retry_at_ms:
-                self._retry_at_ms = None
-                self._want_device = True
-        if self._refresh_every_ms and self._want_on and self._device is not None:
-            if self._refresh_at_ms is None:
-                self._refresh_at_ms = now_ms + self._refresh_every_ms
-            elif now_ms >= self._refresh_at_ms:
-                self._refresh_due = True
-                self._refresh_at_ms = now_ms + self._refresh_every_ms
+        retrying = self._device is None and not self._want_device and not self._busy
+        refreshing = bool(self._refresh_every_ms and self._want_on and self._device is not None)
+        if retrying or refreshing:
+            if self.link.next_ms is None:
+                self.link.wait(now_ms)
+            elif self.link.due(now_ms):
+                if retrying:
+                    self.link.clear()           # the sender's try starts the next wait
+                    self._want_device = True
+                else:
+                    self._refresh_due = True
+                    self.link.wait(now_ms)
         self._shift(now_ms)
 
     def _shift(self, now_ms: int) -> None:
@@ -355,82 +353,51 @@ class OledDisplay(Closable):
                 if self._closing:
                     return
                 self._busy = True
-                device = self._device
-                frame, data = self._frame, self._frame_bytes
-                contrast, on = self._want_contrast, self._want_on
-                sent_contrast, sent_on, sent_bytes = (self._sent_contrast, self._sent_on,
-                                                      self._sent_bytes)
-                refresh, self._refresh_due = self._refresh_due, False
-            failure: BaseException | None = None
+                job = PanelJob(self._device, self._frame, self._frame_bytes,
+                               self._want_contrast, self._want_on, self._sent_contrast,
+                               self._sent_on, self._sent_bytes, self._refresh_due)
+                self._refresh_due = False
             self._bus_error = False
+            failure: BaseException | None = None
+            error = None
             try:
-                if device is None:
-                    device = self._attempt(self._factory)   # the whole init
-                    sent_contrast = sent_on = sent_bytes = None
-                elif refresh and self._refresh_panel is not None:
-                    # the setup again, then contrast, frame and on/off as if never sent
-                    self._attempt(self._refresh_panel)
-                    sent_contrast = sent_on = sent_bytes = None
-                    self.refreshes += 1
-                if contrast != sent_contrast:
-                    # also right after init: luma's ssd1306 init writes 0xCF
-                    self._attempt(lambda: device.contrast(contrast))
-                    sent_contrast = contrast
-                if frame is not None and data is not None and data != sent_bytes:
-                    started = time.monotonic()
-                    self._attempt(lambda: send_changed(device, frame, sent_bytes))
-                    sent_bytes = data
-                    self.frames_sent += 1
-                    self._sent_at = time.monotonic()
-                    self._send_s = self._sent_at - started
-                if on != sent_on:
-                    self._attempt(device.show if on else device.hide)
-                    sent_on = on
-                error = None
+                job.run(self._attempt, self._factory, self._refresh_panel)
             except DEVICE_ERRORS as exc:
                 error, failure = f"display: {exc}", exc
             except Exception as exc:  # noqa: BLE001 - the sender must outlive a driver bug
                 error, failure = f"display: {type(exc).__name__}: {exc}", exc
+            if job.refreshed:
+                self.refreshes += 1
+            if job.frame_s is not None:
+                self.frames_sent += 1
+                self._sent_at, self._send_s = job.frame_done_at, job.frame_s
             if failure is not None:
                 failed = getattr(self._factory, "failed", None)
                 if failed is not None:
                     failed(failure)   # close what failed, keep what may work again
-            self._log(error)
             with self._cond:
-                was_lost = self._lost
-                if error is None:
-                    self._device = device
-                    self._lost = None
-                    if self._bus_error and self._refresh_panel is not None:
-                        self._refresh_due = True
-                    if (self._refresh_every_ms and self._refresh_at_ms is None
-                            and self._now is not None):
-                        self._refresh_at_ms = self._now + self._refresh_every_ms
-                    self._sent_contrast, self._sent_on, self._sent_bytes = (
-                        sent_contrast, sent_on, sent_bytes)
-                else:
-                    self.last_error = error
-                    if self._lost is None:
-                        self._lost = fault_message(failure)
-                    self._device = None
-                    self._want_device = False  # poll() schedules the retry
-                    self._refresh_at_ms = None  # a new device gets the whole init
-                    self._sent_contrast = self._sent_on = self._sent_bytes = None
-                self._busy = False
+                news = self._settle_locked(job, failure, error)
                 self._schedule_locked()
-                self._cond.notify_all()
-                changed = (was_lost is None) != (self._lost is None)
-            if changed:
+            if news:
                 self._wake_loop()    # lost or back: the loop's poll reports it
 
-
-    def _log(self, error: str | None) -> None:
-        """One journal line when the display is lost (or fails differently), one when back."""
-        if error == self._logged_error:
-            return
-        if error is None:
-            log.info("display: connected")
+    def _settle_locked(self, job: PanelJob, failure: BaseException | None,
+                       error: str | None) -> bool:
+        """Record how the send went (lock held); True when the link changed (news)."""
+        if failure is None:
+            self._device = job.device
+            if self._bus_error and self._refresh_panel is not None:
+                self._refresh_due = True
+            news = not self.link.connected and self.link.up(self._now)
+            self._sent_contrast, self._sent_on, self._sent_bytes = (
+                job.sent_contrast, job.sent_on, job.sent_bytes)
         else:
-            log.warning("%s (trying again every %d s; the game goes on)", error,
-                        max(1, self._retry_ms // 1000))
-        self._logged_error = error
+            self.last_error = error
+            # poll() starts the retry's wait; a new device gets the whole init
+            news = self.link.down(fault_message(failure), None)
+            self._device = None
+            self._want_device = False
+            self._sent_contrast = self._sent_on = self._sent_bytes = None
+        self._busy = False
+        self._cond.notify_all()
+        return news

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from ..validate import Problems, shown
 
@@ -77,7 +77,7 @@ class ExpanderPin:
         return f"{self.name}@0x{self.address:02X}"
 
 
-Pin = Union[int, ExpanderPin]
+Pin = int | ExpanderPin
 
 
 def pin_text(pin: Pin) -> str:

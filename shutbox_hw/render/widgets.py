@@ -127,7 +127,7 @@ def footer(canvas: ImageDraw.ImageDraw, lines: list[str], bottom: int = BOTTOM -
     return top
 
 
-def right_text(canvas: ImageDraw.ImageDraw, right: int, y: int, s: str, font=SMALL,
+def right_text(canvas: ImageDraw.ImageDraw, right: int, y: int, s: str, font: Font = SMALL,
                scale: int = 1, fill: int = 1) -> int:
     """Draw ``s`` ending at x = right - 1 (numbers in columns); returns its left x."""
     x = right - text.width(s, font, scale)

@@ -28,7 +28,7 @@ from ..hal.clock import Clock
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.i2c_retry import I2cRetry
 from ..hal.poll import poll_all, run_loop
-from ..hal.ports import LedFrame, LedState
+from ..leds import LedFrame, LedState
 
 Line = tuple[str, int | str]
 """An input as the config names it: ``("flap", 3)`` or ``("button", "roll")``."""

@@ -52,7 +52,7 @@ def recent_games(db: sqlite3.Connection, limit: int = 20,
             "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
         totals = {p: 0 for p in players}
         shut = {p: 0 for p in players}
-        for name, final, raw, was_shut in db.execute(
+        for name, final, _raw, was_shut in db.execute(
                 "SELECT p.name, t.final_score, t.score, t.shut FROM turns t JOIN players p"
                 " ON p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
                 " AND t.ended_at IS NOT NULL", (game_id,)):

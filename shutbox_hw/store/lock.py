@@ -20,6 +20,7 @@ from types import TracebackType
 
 from ..errors import UserError, shown_path
 
+
 class DatabaseInUse(UserError):
     """Another live process plays on this database."""
 

@@ -34,9 +34,27 @@ import os
 import random
 from typing import Any
 
-from ..mcp23017 import (DEFVALA, GPINTENA, GPIOA, GPPUA, INTCAPA, INTCONA, INTFA, IOCON,
-                        IOCON_B, IOCON_BANK, IOCON_INTPOL, IOCON_MIRROR, IOCON_ODR,
-                        IOCON_SEQOP, IODIRA, IPOLA, OLATA, POWER_ON, REGISTER_COUNT)
+from ..mcp23017 import (
+    DEFVALA,
+    GPINTENA,
+    GPIOA,
+    GPPUA,
+    INTCAPA,
+    INTCONA,
+    INTFA,
+    IOCON,
+    IOCON_B,
+    IOCON_BANK,
+    IOCON_INTPOL,
+    IOCON_MIRROR,
+    IOCON_ODR,
+    IOCON_SEQOP,
+    IODIRA,
+    IPOLA,
+    OLATA,
+    POWER_ON,
+    REGISTER_COUNT,
+)
 
 
 class SimMcp23017:

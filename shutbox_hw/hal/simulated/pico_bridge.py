@@ -108,8 +108,8 @@ class PicoProcess:
         self.status = 0
         self._buf = b""
         self.proc = subprocess.Popen(
-            [binary or require_micropython(), "-X", f"heapsize={HEAP}", str(BOARD_DIR / "run.py"), str(firmware),
-             str(self.flash), str(start_ms), str(seed)],
+            [binary or require_micropython(), "-X", f"heapsize={HEAP}", str(BOARD_DIR / "run.py"),
+             str(firmware), str(self.flash), str(start_ms), str(seed)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._finalizer = weakref.finalize(self, _end, self.proc)
         self._answer()      # "@hello"
