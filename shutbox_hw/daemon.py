@@ -9,6 +9,10 @@ deadline in the box's :class:`~.scheduler.Scheduler` (:attr:`Box.timers`):
 every port registers its own there, and the daemon registers the
 controller's next deadline, the disk's retry and the hints' next look after
 each step.
+
+Each input, and each piece of work a step leads to, waits in one queue
+(:mod:`.steps`) and is handled in turn: nothing is handed back to the
+controller while a step is being carried out or saved.
 """
 
 from __future__ import annotations
@@ -20,13 +24,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import Config
-from .events import (ButtonLevel, ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
-                     ServiceRequested, Tick)
+from .events import (
+    ButtonLevel,
+    ButtonPressed,
+    DiceRolled,
+    Event,
+    Figures,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+    Tick,
+)
 from .game.advice import Advisor
 from .game.advice import ready as advice_ready
 from .game.controller import Controller
-from .game.effects import Effect, Emit, Lights, RollDice, Show
-from .game.events import AnyGameEvent, AuditsReset, GameEnded, ServiceEntered, SettingChanged
+from .game.effects import Effect
+from .game.events import AnyGameEvent, Fault, Recovered, SettingChanged
+from .game.screens import Screen
 from .hal.clock import Clock
 from .hal.dice_source import DiceSource
 from .hal.ports import Buttons, Display, FlapBank, Indicators
@@ -34,6 +48,7 @@ from .hints import advisor_for as solver_advisor
 from .lifecycle import Closable
 from .scheduler import Scheduler
 from .settings import config_values, effective
+from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 from .store import StorageFault, Store
 from .store.audit import Tally
 
@@ -93,6 +108,8 @@ class Daemon:
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
         self.tally = Tally()   # switch changes and faults for the audits, written in batches
         self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
+        self._queue = WorkQueue()
+        self._screen_due: tuple[Screen, int, bool] | None = None  # drawn as its step ends
 
     def start(self) -> None:
         """Power on: resume the unfinished game, read the flaps, show the box.
@@ -103,20 +120,44 @@ class Daemon:
         now = self.clock.now_ms()
         saved = self.store.unfinished_game()
         effects = self.controller.start(now, self.box.flaps.shut_mask(), saved)
-        if self.store.fault is not None:
-            self._retry_at = now + STORE_RETRY_MS
-            effects = self._fault_effects(effects, self.store.fault, now)
-        self._apply(effects, now)
-        self.box.dice.expect(self.controller.dice_wanted(), now)
-        self._read_figures(now)
+        if self.store.fault is not None:   # part of power on, as its first frame
+            self._retry_at, self._storage_fault = now + STORE_RETRY_MS, self.store.fault
+            effects += self.controller.handle(_cannot_save(self.store.fault, now))
+        self._queue.add(Queued(Carry(tuple(effects)), now))
+        self._queue.add(Queued(ReadFigures(), now, activity=False))
+        self._drain(now)
         self._schedule()
 
     def feed(self, event: Event) -> None:
+        """An input from the box: handled, with all the work it leads to."""
         if isinstance(event, InputFault) and not event.ok:
             self.tally.fault(event.source)
-        self._apply(self.controller.handle(event), event.at_ms,
-                    activity=not isinstance(event, (Tick, Figures)))
-        self.box.dice.expect(self.controller.dice_wanted(), event.at_ms)
+        self._queue.add(Queued(event, event.at_ms,
+                               activity=not isinstance(event, (Tick, Figures))))
+        self._drain(event.at_ms)
+
+    def _drain(self, now: int) -> None:
+        """Handle the queued work in order (:mod:`.steps`): each item is one step,
+        and the work it leads to waits in the queue behind it."""
+        for item in self._queue.drain(self._draw):
+            self._carry_out(Step.of(self._effects_of(item)), item)
+        self.box.dice.expect(self.controller.dice_wanted(), now)
+
+    def _effects_of(self, item: Queued) -> list[Effect]:
+        """What the controller answers to one queued item."""
+        now, work = item.at_ms, item.work
+        if isinstance(work, Carry):
+            return list(work.effects)
+        if isinstance(work, Reconfigure):
+            self._adjusted(work.changes)
+            return self.controller.refresh()
+        if isinstance(work, ReadFigures):
+            figures = self._read_figures(now, work.audits)
+            return self.controller.handle(figures) if figures is not None else []
+        if isinstance(work, Roll):
+            faces = self.box.dice.roll(work.count)
+            return [] if faces is None else self.controller.handle(DiceRolled(tuple(faces), now))
+        return self.controller.handle(work)
 
     # ------------------------------------------------------------------ settings, figures
 
@@ -132,7 +173,7 @@ class Daemon:
         self.controller.configure(self.config.rules, self.config.game, advisor,
                                   config_values(self.config))
 
-    def _adjusted(self, changes: list[SettingChanged], now: int) -> None:
+    def _adjusted(self, changes: tuple[SettingChanged, ...]) -> None:
         """Adjustments made on the menu: in force at once (and already on disk)."""
         for change in changes:
             if change.value is None:
@@ -141,9 +182,8 @@ class Daemon:
                 self.settings[change.key] = (list(change.value) if isinstance(change.value, tuple)
                                              else change.value)
         self._configure()
-        self._apply(self.controller.refresh(), now)
 
-    def _read_figures(self, now: int, audits: bool = False) -> None:
+    def _read_figures(self, now: int, audits: bool = False) -> Figures | None:
         """Tonight's figures for the idle screen; with ``audits`` the audit lines
         for the menu too (they read every game, so only when the menu opens)."""
         try:
@@ -152,8 +192,8 @@ class Daemon:
                 self.audits = tuple(self.store.audit_lines())
         except StorageFault as error:
             log.warning("audits not read: %s", error)
-            return
-        self.feed(Figures(tonight, self.audits, now))
+            return None
+        return Figures(tonight, self.audits, now)
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
@@ -173,10 +213,13 @@ class Daemon:
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))
         if self._retry_at is not None and now >= self._retry_at:
-            self._apply([], now)  # the disk may take the unsaved events now
+            self._queue.add(Queued(Carry(), now))  # the disk may take the unsaved events now
+            self._drain(now)
         if self._advisor_pending and advice_ready(self.controller.advisor):
             self._advisor_pending = False   # solved on the worker: the hints now
-            self._apply(self.controller.hints_ready(), now, activity=False)
+            self._queue.add(Queued(Carry(tuple(self.controller.hints_ready())), now,
+                                   activity=False))
+            self._drain(now)
         elif self._advisor_pending and getattr(self.controller.advisor, "failed", None):
             self._advisor_pending = False   # logged; the hints stay "not ready"
         self.box.indicators.poll(now)
@@ -199,73 +242,65 @@ class Daemon:
         """What the disk said the last time it refused a write ("" if it did not)."""
         return self._storage_fault or ""
 
-    def _apply(self, effects: list[Effect], now: int, activity: bool = True) -> None:
-        """Lights first, then durable, then shown: a flap's LED changes before
-        the step's write (a shut flap is its own record: after a power cut the
-        box reads the flaps again), every event of the step is written in one
-        transaction with the audit counts, and only then does the screen say
-        what was taken; dice last, since their faces start a step of their own.
-        ``activity`` False: the box changed by itself (time passed), which
-        does not wake a dimmed screen."""
-        lit = [e for e in effects if isinstance(e, Lights)]
-        if lit:
-            self.box.indicators.show(lit[-1].leds, now)
-        effects = self._save(effects, now)
+    def _carry_out(self, step: Step, item: Queued) -> None:
+        """One step's effects in :class:`~.steps.Step`'s order; what they lead to
+        is queued behind it. The screen is drawn when the step is over."""
+        now = item.at_ms
+        if step.lights is not None:
+            self.box.indicators.show(step.lights, now)
+        self._save(step.events, item)
         self._write_counts()
-        events = [e.event for e in effects if isinstance(e, Emit)]
-        for event in events:
+        for event in step.events:
             self._record(event, now)
-        lights = [e for e in effects if isinstance(e, Lights)]
-        screens = [e for e in effects if isinstance(e, Show)]
-        if lights and lights[-1] is not (lit[-1] if lit else None):
-            self.box.indicators.show(lights[-1].leds, now)   # a storage fault's frame wins
-        if screens:
-            self.box.display.show(self.render(screens[-1].screen), now, activity)
-        changes = [e for e in events if isinstance(e, SettingChanged)]
-        if changes:
-            self._adjusted(changes, now)
-        if any(isinstance(e, (ServiceEntered, AuditsReset)) for e in events):
-            self._read_figures(now, audits=True)
-        elif any(isinstance(e, GameEnded) for e in events):
-            self._read_figures(now)
-        for effect in effects:
-            if isinstance(effect, RollDice):
-                faces = self.box.dice.roll(effect.count)
-                if faces is not None:
-                    self.feed(DiceRolled(tuple(faces), now))
+        if step.screen is not None:
+            self._screen_due = (step.screen, now, item.activity)
+        for work in step.leads_to(now):
+            self._queue.add(work)
 
-    def _save(self, effects: list[Effect], now: int) -> list[Effect]:
+    def _draw(self) -> None:
+        """The last screen of the step just over (the disk's answer to its write
+        had its say first)."""
+        if self._screen_due is not None:
+            screen, now, activity = self._screen_due
+            self._screen_due = None
+            self.box.display.show(self.render(screen), now, activity)
+
+    def _save(self, events: tuple[AnyGameEvent, ...], item: Queued) -> None:
         """Write this step's events after those still unsaved, all in one go.
 
         On a storage fault they all stay in memory, in order, and the box says
-        so at once; the first write that passes clears the fault. Returns the
-        effects to carry out (with the fault's or recovery's frame added).
+        so in this very step (the fault is queued as part of it); the first
+        write that passes clears the fault the same way. The disk's own fault
+        and recovery are not written: they are about the disk.
         """
-        events = [e.event for e in effects if isinstance(e, Emit)]
+        now = item.at_ms
+        events = tuple(e for e in events if not _about_the_disk(e))
         if (self.unsaved or self._storage_fault) and self._retry_at is not None \
                 and now < self._retry_at:
             self.unsaved += events  # not before the retry time: a lock waits each try
-            return effects
-        batch = self.unsaved + events
+            return
+        batch = self.unsaved + list(events)
         if not batch and self._storage_fault is None:
-            return effects
+            return
         try:
             self.store.record_all(batch, self.tally)
         except StorageFault as error:
             self.unsaved = batch
             self._retry_at = now + STORE_RETRY_MS
             log.error("could not save %d events: %s", len(batch), error)
-            return self._fault_effects(effects, str(error), now)
+            self._disk_refused(str(error), now, item)
+            return
         except Exception:  # a bug, not the disk: retrying would block every later write
             log.exception("could not save %s", [e.name for e in batch])
             self.unsaved, self._retry_at = [], None
-            return effects
+            return
         self.unsaved, self._retry_at = [], None
         if self._storage_fault is None:
-            return effects
+            return
         self._storage_fault = None
         log.info("storage: saved again")
-        return effects + self.controller.handle(InputFault("storage", "saved", now, ok=True))
+        self._queue.add(Queued(InputFault("storage", "saved", now, ok=True), now,
+                               item.activity, same_step=True))
 
     def _write_counts(self) -> None:
         """The audit counts ride in the step's own transaction (:meth:`_save`);
@@ -279,12 +314,13 @@ class Daemon:
             except StorageFault as error:  # kept in memory; the game's writes report the disk
                 log.warning("audit counts not saved yet: %s", error)
 
-    def _fault_effects(self, effects: list[Effect], problem: str, now: int) -> list[Effect]:
+    def _disk_refused(self, problem: str, now: int, item: Queued) -> None:
+        """The disk refused a write: said at once, as part of the step that wrote
+        (once for the same problem)."""
         if problem == self._storage_fault:
-            return effects
+            return
         self._storage_fault = problem
-        return effects + self.controller.handle(
-            InputFault("storage", f"cannot save: {problem}", now))
+        self._queue.add(Queued(_cannot_save(problem, now), now, item.activity, same_step=True))
 
     def _record(self, event: AnyGameEvent, now: int) -> None:
         """Report an event (the journal; the simulator prints it)."""
@@ -292,3 +328,11 @@ class Daemon:
         log.info("%s", json.dumps(data))  # one JSON object a line: the journal is greppable
         if self.on_event is not None:
             self.on_event(data)
+
+
+def _about_the_disk(event: AnyGameEvent) -> bool:
+    return isinstance(event, (Fault, Recovered)) and event.device == "storage"
+
+
+def _cannot_save(problem: str, now: int) -> InputFault:
+    return InputFault("storage", f"cannot save: {problem}", now)

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from pub_referee import Referee, Untrue
+from shutbox_hw.game.presentation import quick_show_ms
 from shutbox_hw.game.screens import (ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
                                      ShutScreen, TurnEndScreen)
 from shutbox_hw.store.audit import audits
@@ -96,7 +97,7 @@ class Witness:
         if isinstance(screen, ConfirmScreen) or step == self._on_screen:
             return          # the question covers a step, which is shown in full after it
         if self._on_screen is not None and self._on_screen[0] != "result" and \
-                now - self._since < state.quick_show_ms():
+                now - self._since < quick_show_ms(state.game.pause_ms):
             raise Untrue(f"end step {self._on_screen} shown only {now - self._since} ms")
         self._on_screen, self._since = step, now
 

@@ -83,7 +83,7 @@ class Table:
 
     def pass_ends(self):
         """Let each queued step of a turn's end show for its pause."""
-        while self.controller.state.shows:
+        while self.controller.showing:
             self.wait(self.game.pause_ms)
 
     def start(self, players):

@@ -3,7 +3,7 @@
 from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen,
                                      ScoreboardScreen, ShutScreen, TurnEndScreen)
 from shutbox_hw.events import Tick
-from shutbox_hw.game.state import QUICK_SHOW_MS
+from shutbox_hw.game.presentation import QUICK_SHOW_MS
 from table import Table
 
 
@@ -430,7 +430,7 @@ def test_a_throw_with_no_move_is_shown_then_the_turn_end():
     assert t.screen.prompt == "no move" and t.screen.open_tiles == (1, 2, 6)
     t.wait(1000)
     assert t.screen.prompt == "no move"        # still there within the pause
-    assert t.controller.next_deadline_ms() == t.controller.state.show_since + 2000
+    assert t.controller.next_deadline_ms() == t.controller.shown.since + 2000
     t.wait(1000)
     assert isinstance(t.screen, TurnEndScreen) and t.screen.score == 9
     assert t.screen.prompt == "lift 3-5, 7-9"

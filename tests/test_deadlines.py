@@ -4,7 +4,8 @@ computed by a query that changes anything."""
 from __future__ import annotations
 
 from gpiozero.pins.mock import MockFactory
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from shutbox_hw.hal.debounce import Debouncer
 from shutbox_hw.hal.gpio import PiPins

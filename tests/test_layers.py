@@ -24,7 +24,7 @@ LAYERS: dict[str, int] = {
     "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
     "rules": 1, "hal": 1, "textfile": 1, "sdnotify": 1,
     "game": 2, "strategy": 2, "netconfig": 2,
-    "render": 3, "store": 3, "config": 3,
+    "render": 3, "store": 3, "config": 3, "steps": 3,
     "hints": 4, "settings": 4, "daemon": 5, "network": 5, "web": 6,
     "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
 }

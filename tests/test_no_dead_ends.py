@@ -17,7 +17,7 @@ import pytest
 from shutbox_hw.cli import main
 from shutbox_hw.game.screens import (PlayScreen, ResultScreen, ScoreboardScreen, ShutScreen,
                                      TurnEndScreen)
-from shutbox_hw.game.state import QUICK_SHOW_MS
+from shutbox_hw.game.presentation import QUICK_SHOW_MS
 from shutbox_hw.rules import build_rules
 from shutbox_hw.store import Store
 from table import Table

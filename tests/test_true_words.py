@@ -103,7 +103,7 @@ def test_one_die_where_two_are_wanted_names_the_rule_not_a_count():
     t = Table("klappenspiel")
     t.start(1)
     t.send(DiceRolled((4,), t.step()))   # one die from the module (or a queued face)
-    assert t.controller.state.turn.note == "throw 2 dice: 1 die only once 7-9 are shut"
+    assert t.controller.screen().prompt == "throw 2 dice: 1 die only once 7-9 are shut"
     assert not t.names("rolled")
     t.send(DiceRolled((4, 2), t.step()))
     assert t.names("rolled")[0]["dice"] == [4, 2]
@@ -119,7 +119,7 @@ def test_two_dice_where_one_is_wanted_say_to_throw_one():
         t.roll(*faces)
         t.close(*tiles)
     t.send(DiceRolled((1, 1), t.step()))   # 1 and 2 are open: under 6, one die
-    assert t.controller.state.turn.note == "throw 1 die: the open flaps add up under 6"
+    assert t.controller.screen().prompt == "throw 1 die: the open flaps add up under 6"
 
 
 # ---------------------------------------------------------------- layout

@@ -2,6 +2,7 @@
 
 from shutbox_hw.game import view
 from shutbox_hw.game.config import GameConfig
+from shutbox_hw.game.presentation import Presentation
 from shutbox_hw.game.screens import AttractScreen, PlayScreen
 from shutbox_hw.game.state import GameState, Turn
 from shutbox_hw.rules import AnyThrow, Throw, build_rules, mask_of, new_match
@@ -28,11 +29,12 @@ def test_a_rejected_flap_blinks_and_turns_the_red_light_on():
     state = playing(committed=mask_of([9]))
     state.turn.throw = Throw(state.rules, state.open_mask(state.turn), (3, 4))
     state.shut = mask_of([8, 9])
-    state.reasons[8] = "8 doesn't fit 3+4"
+    shown = Presentation(reasons={8: "8 doesn't fit 3+4"})   # said as 8 was shut
     leds = view.leds(state)
     assert leds.flaps[7] == "blink" and leds.flaps[8] == "off"
     assert (leds.red, leds.green) == ("on", "off")
-    screen = view.screen(state)
+    assert view.screen(state).message == "lift flap 8"
+    screen = view.screen(state, shown)
     assert isinstance(screen, PlayScreen)
     assert screen.player == "Ben" and screen.dice == (3, 4)
     assert screen.message == "8 doesn't fit 3+4" and 9 not in screen.open_tiles

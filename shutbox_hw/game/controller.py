@@ -8,7 +8,9 @@ real daemon, the simulator and the tests all drive this one class.
 
 What the referee knows is in :mod:`.state`; the box asks for exactly the
 difference between the flaps and that state, whatever caused it: a wrong
-flap, a flap shut before the roll, a cheeky lift, or a power cut.
+flap, a flap shut before the roll, a cheeky lift, or a power cut. A turn's
+flow is in :mod:`.turns`; what the screen holds besides the game (the ends
+queued to be seen, a flashing reason) in :mod:`.presentation`.
 """
 
 from __future__ import annotations
@@ -16,23 +18,41 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..events import (ButtonLevel, ButtonPressed, DiceRolled, Event, Figures, FlapChanged,
-                      InputFault, ServiceRequested, Tick)
+from ..events import (
+    ButtonLevel,
+    ButtonPressed,
+    DiceRolled,
+    Event,
+    Figures,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+    Tick,
+)
 from ..leds import LedFrame
-from ..rules import (AnyThrow, Dice, Mask, RuleSet, Throw, allowed_dice_counts, dice_choice,
-                     ends_round_at_once, finish_round, new_match, rules_from_dict, tile_bit,
-                     tiles_of)
-from . import advice, endings, service_view, view
+from ..rules import (
+    AnyThrow,
+    Mask,
+    RuleSet,
+    Throw,
+    allowed_dice_counts,
+    dice_choice,
+    ends_round_at_once,
+    finish_round,
+    new_match,
+    rules_from_dict,
+)
+from . import advice, service_view, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
-from .effects import Effect, Emit, Lights, RollDice, Show
-from .events import FlapRejected, FlapReopened, Fault, GameStarted, Recovered, Resumed, \
-    Rolled, ServiceEntered, ThrowCommitted, TurnStarted
+from .effects import Effect, Emit, Lights, Show
+from .events import Fault, GameStarted, Recovered, Resumed, ServiceEntered
+from .presentation import Presentation, quick_show_ms
 from .saved import SavedGame
 from .screens import Screen
 from .service import ServiceMenu
 from .state import DEFAULT_PLAYERS, GameState, Phase, Turn
-from .text import wrong_dice_text
+from .turns import Turns
 
 
 class Controller:
@@ -41,9 +61,11 @@ class Controller:
     def __init__(self, rules: RuleSet, game: GameConfig | None = None,
                  advisor: Advisor | None = None) -> None:
         game = game or GameConfig()
-        self.advisor = advisor if game.hints != "off" else None
-        self.state = GameState(rules=rules, game=game, hints_on=self.advisor is not None,
+        advisor = advisor if game.hints != "off" else None
+        self.state = GameState(rules=rules, game=game, hints_on=advisor is not None,
                                player_count=len(game.player_names) or DEFAULT_PLAYERS)
+        self.shown = Presentation()   # the view side's own: what the screen holds over time
+        self.turns = Turns(self.state, self.shown, advisor)
         self._box_rules = rules    # the box's own rules: a resumed game's end restores them
         self._last_screen: Screen | None = None
         self._last_leds: LedFrame | None = None
@@ -54,7 +76,7 @@ class Controller:
         now, and the rules, game settings and hints they give). A game in
         progress keeps its own rules; the next one uses these."""
         s = self.state
-        self.advisor = advisor if game.hints != "off" else None
+        self.turns.advisor = advisor if game.hints != "off" else None
         s.game, s.hints_on = game, self.advisor is not None
         s.settings = dict(settings)
         self._box_rules = rules
@@ -64,6 +86,11 @@ class Controller:
             s.player_count = len(game.player_names) or DEFAULT_PLAYERS
         if s.service is not None:
             s.service.values = dict(settings)   # a reset shows the config file's values
+
+    @property
+    def advisor(self) -> Advisor | None:
+        """The hints' solver, when hints are on."""
+        return self.turns.advisor
 
     # ------------------------------------------------------------------ entry points
 
@@ -82,10 +109,10 @@ class Controller:
                                     round=s.round_number())))
             if s.rules.tiles > self._box_rules.tiles:
                 # its flaps beyond the box's could never be shut: it cannot go on here
-                out += endings.end_game(s, abandoned=True)
+                out += self.turns.end_game(abandoned=True)
             else:
                 out += self._finish_restored()
-            out += self._maybe_start_turn()
+            out += self.turns.maybe_start()
         return out + self.refresh()
 
     def handle(self, event: Event) -> list[Effect]:
@@ -94,13 +121,13 @@ class Controller:
             self._hurry()
         out: list[Effect] = []
         if isinstance(event, FlapChanged):
-            self.state.flash = ""
+            self.shown.flash = ""
             out += self._flap(event.tile, event.shut)
         elif isinstance(event, ButtonPressed):
-            self.state.flash = ""
+            self.shown.flash = ""
             out += self._button(event.button, event.long)
         elif isinstance(event, DiceRolled):
-            out += self._dice(tuple(event.faces), event.source)
+            out += self.turns.dice(tuple(event.faces), event.source)
         elif isinstance(event, InputFault):
             out += self._fault(event)
         elif isinstance(event, Tick):
@@ -112,14 +139,15 @@ class Controller:
         elif isinstance(event, ButtonLevel) and self.state.service is not None:
             self.state.service.hold(event.button.upper(), event.down)   # the switch test
         # a turn that ended with every flap open hands over at once: never a dead end
-        return out + self._maybe_start_turn() + self.refresh()
+        return out + self.turns.maybe_start() + self.refresh()
 
     def next_deadline_ms(self) -> int | None:
         """When the controller next needs a :class:`Tick`: the settle timer, the
         end of a shown step, the next step of the shut-box chase."""
-        s = self.state
-        times = (s.turn.settle_at if s.turn else None, s.show_until(), view.chase_next_ms(s),
-                 view.flash_next_ms(s), view.attract_next_ms(s))
+        s, shown = self.state, self.shown
+        times = (s.turn.settle_at if s.turn else None, self._head_until(),
+                 view.chase_next_ms(s, shown), view.flash_next_ms(s, shown),
+                 view.attract_next_ms(s))
         return min((t for t in times if t is not None), default=None)
 
     def dice_wanted(self) -> int | None:
@@ -138,12 +166,12 @@ class Controller:
 
     def screen(self) -> Screen:
         """What the OLED shows now."""
-        return view.screen(self.state)
+        return view.screen(self.state, self.shown)
 
     @property
     def showing(self) -> bool:
         """A step of a turn's end is on the screen for its pause."""
-        return bool(self.state.shows)
+        return bool(self.shown.queue)
 
     @property
     def player_count(self) -> int:
@@ -158,12 +186,11 @@ class Controller:
         s.match = new_match(len(s.players))
         s.round_played = {}
         s.turn = None
-        s.between = None
-        s.reasons = {}
+        self.shown.new_turn()
         s.phase = "play"
         out: list[Effect] = [Emit(GameStarted(players=s.players, rules=s.rules.as_dict(),
                                               dice=s.game.dice))]
-        return out + self._maybe_start_turn()
+        return out + self.turns.maybe_start()
 
     def _restore(self, saved: SavedGame) -> None:
         s = self.state
@@ -174,7 +201,7 @@ class Controller:
             s.match = finish_round(s.rules, s.match, list(open_masks))
         s.round_played = dict(saved.played)
         s.phase = "play"
-        s.between = None
+        self.shown.resting = None
         if saved.turn is not None:
             committed = 0
             for closed in saved.turn.closed:
@@ -201,92 +228,18 @@ class Controller:
         if s.match is None:
             return []
         if s.match.over:
-            return endings.end_game(s, abandoned=False)
+            return self.turns.end_game(abandoned=False)
         turn = s.turn
         if turn is not None:
             open_mask = s.open_mask(turn)
             stuck = (open_mask == 0
                      or (s.unseen_dice and not AnyThrow(s.rules, open_mask).has_move())
                      or (isinstance(turn.throw, Throw) and not turn.throw.has_move()))
-            return endings.end_turn(s, turn) if stuck else []
+            return self.turns.end_turn(turn) if stuck else []
         if s.round_played and (s.next_player() is None or any(
                 ends_round_at_once(s.rules, m) for m in s.round_played.values())):
-            return endings.end_round(s)
+            return self.turns.end_round()
         return []
-
-    # ------------------------------------------------------------------ turn flow
-
-    def _maybe_start_turn(self) -> list[Effect]:
-        """A turn starts as soon as every flap is open, with no button press."""
-        s = self.state
-        if s.phase != "play" or s.turn is not None or s.shut:
-            return []
-        if s.match is None or s.match.over:
-            return []
-        player = s.next_player()
-        if player is None:
-            return []
-        s.turn = Turn(player=player)
-        s.between = None
-        s.reasons = {}
-        out: list[Effect] = [Emit(TurnStarted(seat=player, player=s.players[player],
-                                              round=s.round_number()))]
-        return out + self._after_board_change(s.turn)
-
-    def _after_board_change(self, turn: Turn) -> list[Effect]:
-        """At a turn's start and after each commit: end the turn if nothing can
-        follow (the box is shut; with unseen dice, no throw could move)."""
-        s = self.state
-        open_mask = s.open_mask(turn)
-        if open_mask == 0:
-            return endings.end_turn(self.state, turn)
-        if s.unseen_dice and not AnyThrow(s.rules, open_mask).has_move():
-            return endings.end_turn(self.state, turn)
-        return advice.chances(self.state, self.advisor, turn)
-
-    def _rolled(self, turn: Turn, dice: Dice | None, source: str) -> Rolled:
-        return Rolled(seat=turn.player, player=self.state.players[turn.player], dice=dice,
-                      round=self.state.round_number(), throw=turn.throws + 1, source=source)
-
-    def _dice(self, faces: Dice, source: str = "software") -> list[Effect]:
-        s = self.state
-        turn = s.turn
-        if s.phase != "play" or turn is None or s.unseen_dice:
-            return []  # nobody asked: a stray throw of the dice module, no turn to tell
-        counts = allowed_dice_counts(dice_choice(s.rules, s.open_mask(turn)))
-        if turn.throw is not None or s.problems():
-            # thrown on the dice module at the wrong moment: refused, and said so
-            turn.note = "dice ignored: " + ("fix the flaps first" if s.problems()
-                                            else "finish this throw first")
-            return []
-        if len(faces) not in counts or not all(1 <= f <= 6 for f in faces):
-            turn.note = wrong_dice_text(s.rules, len(faces), counts) \
-                if all(1 <= f <= 6 for f in faces) else "bad throw: roll again"
-            return []
-        turn.throw = throw = Throw(s.rules, s.open_mask(turn), faces)
-        turn.note = ""
-        out: list[Effect] = [Emit(self._rolled(turn, faces, source))]
-        if not throw.has_move():
-            return out + endings.end_turn(self.state, turn)
-        advice.prepare_hint(self.state, self.advisor, turn)
-        return out + advice.hint_effects(self.state, turn)
-
-    def _commit(self, turn: Turn) -> list[Effect]:
-        s = self.state
-        assert turn.pending
-        turn.committed |= turn.pending
-        closed, turn.pending = turn.pending, 0
-        turn.throws += 1
-        turn.settle_at = None
-        out: list[Effect] = [Emit(ThrowCommitted(
-            seat=turn.player, player=s.players[turn.player], dice=turn.dice,
-            closed=tuple(tiles_of(closed)), open=tuple(tiles_of(s.open_mask(turn))),
-            round=s.round_number(), throw=turn.throws))]
-        turn.throw = None
-        turn.note = ""
-        turn.hint = None
-        turn.hint_shown = False
-        return out + self._after_board_change(turn)
 
     # ------------------------------------------------------------------ flaps
 
@@ -296,130 +249,86 @@ class Controller:
             s.service.switch(f"flap {tile}", shut)
         if not 1 <= tile <= s.rules.tiles:
             return []
-        bit = tile_bit(tile)
-        was = s.shut
-        s.shut = (s.shut | bit) if shut else (s.shut & ~bit)
-        if s.shut == was:
-            return []
-        turn = s.turn
-        if s.phase != "play" or turn is None:
-            return self._maybe_start_turn()
-        self._disarm(turn)
-        if not shut:
-            s.reasons.pop(tile, None)
-            if turn.pending & bit:
-                turn.pending &= ~bit          # taken back
-                return self._settle_check(turn, changed=True)
-            if turn.committed & bit:
-                return [Emit(FlapReopened(seat=turn.player, round=s.round_number(),
-                                          player=s.players[turn.player], flap=tile))]
-            return self._settle_check(turn, changed=False)
-        if turn.committed & bit:              # shut again after a lift: restored
-            return self._settle_check(turn, changed=False)
-        candidate = turn.pending | bit
-        if turn.throw is not None and turn.throw.can_complete(candidate):
-            turn.pending = candidate
-            return self._settle_check(turn, changed=True)
-        reason, conflicts = view.misfit(s, tile, turn.throw, turn.pending)
-        s.reasons[tile] = reason
-        return [Emit(FlapRejected(seat=turn.player, round=s.round_number(),
-                                  player=s.players[turn.player], flap=tile, reason=reason,
-                                  conflicts=conflicts))]
-
-    def _closure_state(self, turn: Turn) -> tuple[bool, bool]:
-        """(legal, extendable) for the flaps pending in this throw."""
-        if not turn.pending or turn.throw is None:
-            return False, False
-        return turn.throw.is_legal(turn.pending), turn.throw.can_extend(turn.pending)
-
-    def _settle_check(self, turn: Turn, changed: bool) -> list[Effect]:
-        """Commit a closure no flap could extend; time one that could still grow
-        (with unseen dice, the player says when: ROLL or NEXT)."""
-        legal, extendable = self._closure_state(turn)
-        if changed:
-            turn.settle_at = None
-        if not legal or self.state.problems():
-            return []
-        if not extendable:
-            return self._commit(turn)
-        if isinstance(turn.throw, Throw) and (changed or turn.settle_at is None):
-            turn.settle_at = self.state.now + self.state.game.settle_ms
-        return []
+        return self.turns.flap(tile, shut)
 
     def _tick(self) -> list[Effect]:
-        s = self.state
-        until = s.show_until()
-        if until is not None and s.now >= until:
-            self._shown()
-        turn = s.turn
-        if s.phase != "play" or turn is None or turn.settle_at is None:
-            return []
-        if s.now >= turn.settle_at:
-            legal, _ = self._closure_state(turn)
-            if legal and not s.problems():
-                return self._commit(turn)
-            turn.settle_at = None
-        return []
+        until = self._head_until()
+        if until is not None and self.state.now >= until:
+            self.shown.next_one(self.state.now)
+        return self.turns.settle()
 
-    # ------------------------------------------------------------------ buttons
+    # ------------------------------------------------------------------ the ends on screen
 
-    def _shown(self) -> None:
-        """The step at the head of the queue has been seen: the next one starts."""
+    def _head_until(self) -> int | None:
+        """When the step of an end now on the screen gives way to the next."""
         s = self.state
-        s.shows.pop(0)
-        s.hurried = max(0, s.hurried - 1)
-        s.show_since = s.now
+        return self.shown.head_until(s.game.pause_ms, question=s.phase == "confirm")
 
     def _hurry(self) -> None:
         """The next player is at it while the last turn's end is still shown: each
         step still queued is shown briefly (never dropped), and the press plays."""
         s = self.state
-        if s.shows and s.phase == "play" and s.turn is not None:
-            s.hurried = len(s.shows)
+        if self.shown.queue and s.phase == "play" and s.turn is not None:
+            self.shown.hurry()
+
+    # ------------------------------------------------------------------ buttons
 
     def _button(self, button: str, long: bool) -> list[Effect]:
-        s = self.state
-        if s.shows and (s.phase == "over" or (s.phase == "play" and s.turn is None)):
-            # the press only moves on to the next step, once this one was seen
-            if s.now - s.show_since >= s.quick_show_ms():
-                self._shown()
-            else:
-                s.hurried = max(s.hurried, 1)
+        """ROLL or NEXT, short or long: what it means depends on the phase."""
+        s, shown = self.state, self.shown
+        if shown.queue and (s.phase == "over" or (s.phase == "play" and s.turn is None)):
+            self._next_step_seen()   # the press only moves on to the next step
             return []
-        short_roll = button == "roll" and not long
-        short_next = button == "next" and not long
         if s.service is not None:
             return self._service_button(s.service, button, long)
         if s.phase == "idle":
-            if short_next:
-                s.player_count = s.player_count % MAX_PLAYERS + 1
-            elif short_roll:
-                return self._new_game()
-            return []
+            return self._idle_button(button, long)
         if s.phase == "over":
-            if short_roll:
+            if button == "roll" and not long:
                 s.phase = "idle"
                 s.rules = self._box_rules   # a resumed game's own rules end with it
                 s.shut &= s.board
             return []
         if s.phase == "confirm":
-            if short_roll or short_next:
-                s.show_since = s.now     # a step the question covered is shown in full
-            if short_roll:
-                return endings.end_game(s, abandoned=s.rules.match != "pool")
-            if short_next:
-                s.phase = "play"
-                return self._maybe_start_turn()  # flaps lifted while it asked
-            return []
+            return self._confirm_button(button, long)
         if button == "next" and long:
             s.phase = "confirm"
             return []
         if s.turn is None:
-            return self._refuse("roll")
+            return self.turns.refuse("roll")
         if button == "roll":
-            self._disarm(s.turn)
-            return self._roll(s.turn, long)
-        return self._next_pressed(s.turn)
+            self.turns.disarm(s.turn)
+            return self.turns.roll(s.turn, long)
+        return self.turns.next_pressed(s.turn)
+
+    def _next_step_seen(self) -> None:
+        """A press while an end's steps are queued: the next one, once this one was
+        seen for the least time; else this one is cut short to that."""
+        s, shown = self.state, self.shown
+        if s.now - shown.since >= quick_show_ms(s.game.pause_ms):
+            shown.next_one(s.now)
+        else:
+            shown.hurried = max(shown.hurried, 1)
+
+    def _idle_button(self, button: str, long: bool) -> list[Effect]:
+        """NEXT chooses how many play, ROLL starts the game."""
+        s = self.state
+        if button == "next" and not long:
+            s.player_count = s.player_count % MAX_PLAYERS + 1
+        elif button == "roll" and not long:
+            return self._new_game()
+        return []
+
+    def _confirm_button(self, button: str, long: bool) -> list[Effect]:
+        """"New game?" (or "Stop and settle?"): ROLL ends the game, NEXT plays on."""
+        s = self.state
+        if long:
+            return []
+        self.shown.since = s.now      # a step the question covered is shown in full
+        if button == "roll":
+            return self.turns.end_game(abandoned=s.rules.match != "pool")
+        s.phase = "play"
+        return self.turns.maybe_start()  # flaps lifted while it asked
 
     # ------------------------------------------------------------------ the operator menu
 
@@ -441,69 +350,6 @@ class Controller:
         if menu.done:
             s.service, s.phase = None, "idle"
         return out
-
-    def _refuse(self, button: str) -> list[Effect]:
-        """A press that cannot act now: the problem bar flashes why."""
-        s = self.state
-        s.flash, s.flash_since = view.why_not(s, button), s.now
-        return []
-
-    def _disarm(self, turn: Turn) -> None:
-        """Anything but a second NEXT takes back the "No move?" question."""
-        if turn.next_armed:
-            turn.next_armed = False
-            turn.note = ""
-
-    def _roll(self, turn: Turn, long: bool) -> list[Effect]:
-        s = self.state
-        if s.problems():
-            return self._refuse("roll")
-        if turn.throw is not None:
-            legal, _ = self._closure_state(turn)
-            if legal:
-                # settle early (or, with unseen dice, the next throw is under
-                # way): this throw is done, and the same press throws again
-                out = self._commit(turn)
-                if s.turn is turn:
-                    out += self._roll(turn, long)
-                return out
-            if long and turn.dice is not None and s.game.hints == "on-request":
-                turn.hint_shown = True
-                return advice.hint_effects(self.state, turn)
-            if isinstance(turn.throw, AnyThrow) and turn.pending:
-                turn.note = "not a whole move yet"
-            return self._refuse("roll")
-        open_mask = s.open_mask(turn)
-        if s.unseen_dice:      # the players throw now: the box only marks it
-            turn.throw = AnyThrow(s.rules, open_mask)
-            turn.note = ""
-            return [Emit(self._rolled(turn, None, "manual"))]
-        counts = allowed_dice_counts(dice_choice(s.rules, open_mask))
-        count = 1 if (long and 1 in counts) or counts == (1,) else 2
-        return [RollDice(count)]
-
-    def _next_pressed(self, turn: Turn) -> list[Effect]:
-        """Unseen dice: NEXT, asked twice, ends the turn when the player cannot move."""
-        s = self.state
-        if not s.unseen_dice or s.problems():
-            return self._refuse("next")
-        legal, _ = self._closure_state(turn)
-        out: list[Effect] = []
-        if turn.pending and not legal:
-            turn.note = "not a whole move yet"
-            return self._refuse("next")
-        if not turn.next_armed:
-            turn.next_armed = True
-            turn.note = s.flash = "No move? NEXT again"
-            s.flash_since = s.now
-            return []
-        turn.next_armed = False
-        turn.note = ""
-        if turn.pending:
-            out += self._commit(turn)
-            if s.turn is not turn:
-                return out
-        return out + endings.end_turn(self.state, turn)
 
     def _fault(self, fault: InputFault) -> list[Effect]:
         if fault.ok:
@@ -532,7 +378,8 @@ class Controller:
             self._last_screen = screen
             out.append(Show(screen))
         s = self.state
-        leds = view.leds(s) if s.service is None else service_view.leds(s.service, s.rules.tiles)
+        leds = (view.leds(s, self.shown) if s.service is None
+                else service_view.leds(s.service, s.rules.tiles))
         if leds != self._last_leds:
             self._last_leds = leds
             out.append(Lights(leds))

@@ -1,8 +1,9 @@
 """What the controller asks of the world: the only way it acts.
 
-The daemon applies them in this order: :class:`Emit` (stored durably, then
-logged) before :class:`Lights` and :class:`Show`, so a commit is on disk
-before the box shows it.
+The daemon carries out one step's effects in the order stated by
+:class:`shutbox_hw.steps.Step`: the lights, then the events stored durably (then
+logged), then the screen, so a commit is on disk before the box shows it; the
+dice last.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""The ends of turns, rounds and games: scores, the match and the screens between.
+"""The ends of turns, rounds and games: the scores, the match and the events.
 
-Functions of the state (:mod:`.state`) that return the game events; the
-controller calls them when a turn has nothing left. Every step of an end is
-queued to be seen (``state.show``): the throw that allowed no move, a shut
-box, the turn's score, the round's scoreboard; then the result, or the last
-of them stays until the flaps are lifted.
+Functions of the state (:mod:`.state`) that score an end and return its game
+event; the controller calls them when a turn has nothing left, and hands the
+events to the view side (:mod:`.end_screens`), which words them on the screen.
 """
 
 from __future__ import annotations
@@ -12,38 +10,29 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..rules import ends_round_at_once, finish_round, stop_match, tiles_of, turn_score
-from . import view
-from .effects import Effect, Emit
 from .events import GameEnded, RoundEnded, TurnEnded
-from .screens import ScoreboardScreen, ShutScreen, TurnEndScreen
 from .state import GameState, Turn
 
 
-def end_turn(state: GameState, turn: Turn) -> list[Effect]:
-    """The turn is over: its score, the turn end screen, and the round's end if it came."""
+def end_turn(state: GameState, turn: Turn) -> TurnEnded:
+    """The turn is over: its score, and the seat has played this round."""
     assert state.match is not None
     open_mask = state.open_mask(turn)
-    if turn.dice is not None and open_mask:
-        state.show(view.no_move(state, turn))   # the throw that ended the turn
     score = turn_score(state.rules, open_mask)
-    name = state.players[turn.player]
     state.round_played[turn.player] = open_mask
     state.turn = None
-    out: list[Effect] = [Emit(TurnEnded(seat=turn.player, player=name, score=score,
-                                        open=tuple(tiles_of(open_mask)),
-                                        shut=open_mask == 0, round=state.match.round_number))]
-    note = view.turn_end_note(state, turn.player, score, open_mask)
-    if open_mask == 0:
-        state.show(ShutScreen(player=name, note=note))
-    state.between = TurnEndScreen(player=name, score=score, open_tiles=tuple(tiles_of(open_mask)),
-                                  shut=open_mask == 0, note=note)
-    state.show(state.between)
-    if ends_round_at_once(state.rules, open_mask) or state.next_player() is None:
-        out += end_round(state)
-    return out
+    return TurnEnded(seat=turn.player, player=state.players[turn.player], score=score,
+                     open=tuple(tiles_of(open_mask)), shut=open_mask == 0,
+                     round=state.match.round_number)
 
 
-def end_round(state: GameState) -> list[Effect]:
+def round_over(state: GameState, ended: TurnEnded) -> bool:
+    """The turn just ended ends the round too: every seat played, or an instant win."""
+    open_mask = state.round_played[ended.seat]
+    return ends_round_at_once(state.rules, open_mask) or state.next_player() is None
+
+
+def end_round(state: GameState) -> RoundEnded:
     """Every turn of the round is played (or an instant win cut it short)."""
     assert state.match is not None
     open_masks = [state.round_played.get(p) for p in range(len(state.players))]
@@ -51,25 +40,14 @@ def end_round(state: GameState) -> list[Effect]:
     result = match.rounds[-1]
     state.round_played = {}
     pool = state.rules.match == "pool"
-    out: list[Effect] = [Emit(RoundEnded(
+    return RoundEnded(
         players=state.players, round=result.number, final=result.final, raw=result.raw,
         totals=match.totals, out=tuple(sorted(match.out)), shut=result.shutters,
         winners=result.winners, balances=match.balances if pool else None,
-        pot=match.pot if pool else None))]
-    note = view.round_note(state.players, result.winners, result.number)
-    if pool and match.pot:
-        note += f", pot {match.pot}"
-    if match.over:
-        state.show(ScoreboardScreen(round=result.number, rows=view.score_rows(state, result),
-                                    note=note))
-        return out + end_game(state, abandoned=False)
-    state.between = ScoreboardScreen(round=result.number, rows=view.score_rows(state, result),
-                                     note=note, prompt="lift all flaps")
-    state.show(state.between)
-    return out
+        pot=match.pot if pool else None)
 
 
-def end_game(state: GameState, abandoned: bool) -> list[Effect]:
+def end_game(state: GameState, abandoned: bool) -> GameEnded:
     """The match is decided, or the players stopped it. Stopped early it is
     ``abandoned`` and nobody won; a pool is settled instead (the highest
     balance wins) once a round was finished, abandoned before that."""
@@ -81,11 +59,9 @@ def end_game(state: GameState, abandoned: bool) -> list[Effect]:
     match = state.match
     if abandoned:                 # a game stopped before its end has no winner
         state.match = match = replace(match, winners=())
-    winners = match.winners
     state.phase = "over"
     state.turn = None
-    state.between = None
-    return [Emit(GameEnded(
-        players=state.players, winners=winners, totals=match.totals,
+    return GameEnded(
+        players=state.players, winners=match.winners, totals=match.totals,
         rounds=len(match.rounds),
-        balances=match.balances if state.rules.match == "pool" else None, abandoned=abandoned))]
+        balances=match.balances if state.rules.match == "pool" else None, abandoned=abandoned)

@@ -1,7 +1,10 @@
 """What the referee knows: the phase, the match, the turn and the flaps.
 
 Plain data and the questions asked of it; the state machine
-(:mod:`.controller`) changes it, the view (:mod:`.view`) shows it.
+(:mod:`.controller`) changes it, the view (:mod:`.view`) draws it. The game
+only: what the screen holds over time besides it (the ends queued to be seen,
+why a press could not act, the words of a passing remark) is the view side's own
+(:mod:`.presentation`).
 
 The physical flaps are the truth: ``shut`` is every flap the switches report
 shut. During a turn the tiles the rules account for are ``committed``
@@ -20,7 +23,6 @@ from typing import Any, Literal
 from ..events import Tonight
 from ..rules import Dice, Mask, MatchState, Position, RuleSet, Throw, full_board
 from .config import GameConfig, seat_names
-from .screens import ScoreboardScreen, Screen, TurnEndScreen
 from .service import ServiceMenu
 
 Phase = Literal["idle", "play", "confirm", "over", "service"]
@@ -28,8 +30,6 @@ Phase = Literal["idle", "play", "confirm", "over", "service"]
 service: the operator menu (entered from idle only)."""
 
 DEFAULT_PLAYERS = 2
-QUICK_SHOW_MS = 600
-"""A step of a turn's end the next player hurries past is still shown this long."""
 
 
 @dataclass
@@ -46,7 +46,6 @@ class Turn:
     hint_shown: bool = False       # on-request hints: asked for this throw
     shut_chance: float | None = None
     move_chance: float | None = None
-    note: str = ""                 # a passing remark for the footer
     next_armed: bool = False       # manual dice: NEXT asked "No move?"; again ends the turn
 
     @property
@@ -57,7 +56,7 @@ class Turn:
 
 @dataclass
 class GameState:
-    """Everything the controller decides from; the view reads only this."""
+    """Everything the controller decides from."""
     rules: RuleSet
     game: GameConfig
     hints_on: bool = False         # an advisor is plugged in
@@ -68,17 +67,8 @@ class GameState:
     match: MatchState | None = None
     round_played: dict[int, Mask] = field(default_factory=dict)  # seat: tiles left open
     turn: Turn | None = None
-    between: TurnEndScreen | ScoreboardScreen | None = None  # until the flaps are lifted
     shut: Mask = 0
     faults: dict[str, str] = field(default_factory=dict)
-    reasons: dict[int, str] = field(default_factory=dict)       # rejected flap: why
-    shows: list[Screen] = field(default_factory=list)  # the ends still to show, each for
-    #                                pause_ms or until a button, before the resting screen
-    show_since: int = 0            # when the first of ``shows`` appeared
-    hurried: int = 0               # how many of ``shows`` the next player cut short: each
-    #                                is shown for QUICK_SHOW_MS instead of pause_ms
-    flash: str = ""                # why the last press could not act (the bar flashes it)
-    flash_since: int = 0
     now: int = 0
     service: ServiceMenu | None = None   # the operator menu, while phase is "service"
     settings: dict[str, Any] = field(default_factory=dict)  # the adjustable values in force
@@ -109,23 +99,6 @@ class GameState:
         if self.phase != "play" or self.turn is None:
             return 0
         return self.turn.committed & ~self.shut
-
-    def show(self, *screens: Screen) -> None:
-        """Queue screens to be seen in turn (the first starts now if none is showing)."""
-        if not self.shows:
-            self.show_since = self.now
-        self.shows.extend(screens)
-
-    def show_until(self) -> int | None:
-        """When the screen at the head of ``shows`` gives way to the next."""
-        if not self.shows or self.phase == "confirm":
-            return None          # the question covers the screen: the steps wait for it
-        pause = self.quick_show_ms() if self.hurried else self.game.pause_ms
-        return self.show_since + pause
-
-    def quick_show_ms(self) -> int:
-        """The least any step of a turn's end is shown, however quick the players."""
-        return min(self.game.pause_ms, QUICK_SHOW_MS)
 
     def problems(self) -> bool:
         return bool(self.rejected() or self.reopened())

@@ -1,5 +1,6 @@
 """What the box shows for a state: pure functions from :class:`.state.GameState`
-to a screen, the lights and the texts on them."""
+and the view side's :class:`.presentation.Presentation` to a screen, the
+lights and the texts on them."""
 
 from __future__ import annotations
 
@@ -7,14 +8,22 @@ from dataclasses import replace
 from typing import Any
 
 from ..leds import LedFrame, LedState
-from ..rules import (Mask, Position, RoundResult, RuleSet, Throw, dice_choice,
-                     tile_bit, tiles_of)
-from .screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
-                      ScoreRow, Screen, ShutScreen, TurnEndScreen)
+from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
 from . import service_view
+from .presentation import Presentation
+from .screens import (
+    AttractScreen,
+    ConfirmScreen,
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    ScoreRow,
+    Screen,
+    ShutScreen,
+    TurnEndScreen,
+)
 from .state import GameState, Turn
 from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
-
 
 ATTRACT_PAGE_MS = 6000
 """The idle screen shows the rule set, then tonight's figures, this long each."""
@@ -32,7 +41,10 @@ def attract_next_ms(state: GameState) -> int | None:
     return (state.now // ATTRACT_PAGE_MS + 1) * ATTRACT_PAGE_MS
 
 
-def screen(state: GameState) -> Screen:
+def screen(state: GameState, shown: Presentation | None = None) -> Screen:
+    """The screen for the game now, with what the view side holds (``shown``:
+    none by default, e.g. in tests of the game alone)."""
+    shown = shown if shown is not None else Presentation()
     if state.service is not None:
         return service_view.screen(state.service, state.rules.tiles, state.audits)
     if state.phase == "idle":
@@ -44,8 +56,8 @@ def screen(state: GameState) -> Screen:
                              else "New game?")
     match = state.match
     assert match is not None
-    if state.shows:
-        return _queued(state, state.shows[0])
+    if shown.queue:
+        return _queued(state, shown.queue[0])
     if state.phase == "over":
         return ResultScreen(winners=tuple(state.players[p] for p in match.winners),
                             rows=score_rows(state, match.rounds[-1] if match.rounds else None))
@@ -53,22 +65,23 @@ def screen(state: GameState) -> Screen:
     if turn is None:
         to_open = _to_open(state)
         must_open = tiles_of(state.shut)
-        if state.between is not None:
-            return replace(state.between, prompt=to_open)
+        if shown.resting is not None:
+            return replace(shown.resting, prompt=to_open)
         player = state.next_player()
         return PlayScreen(player=state.players[player] if player is not None else "",
                           round=match.round_number, tiles=state.rules.tiles,
                           open_tiles=tuple(tiles_of(state.board & ~state.shut)),
                           total=match.totals[player] if player is not None else 0,
                           prompt=to_open,
-                          message=_bar(state, to_open if must_open else message(state)),
+                          message=_bar(state, shown,
+                                       to_open if must_open else message(state, shown)),
                           **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
     return PlayScreen(player=state.players[turn.player], round=match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(open_mask)),
                       total=match.totals[turn.player], dice=turn.dice,
                       throw_dice=1 if dice_choice(state.rules, open_mask) == "one" else 2,
-                      prompt=turn.note or prompt(state, turn), message=_bar(state),
+                      prompt=shown.note or prompt(state, turn), message=_bar(state, shown),
                       **_hint_fields(state, turn), **_pool_fields(state, turn.player))
 
 
@@ -78,28 +91,28 @@ FLASH_BLINK_MS = 250
 """It blinks twice (on, off, on, off), then stays for the rest of FLASH_MS."""
 
 
-def _flash_phase(state: GameState) -> int | None:
-    if not state.flash or state.now - state.flash_since >= FLASH_MS:
+def _flash_phase(state: GameState, shown: Presentation) -> int | None:
+    if not shown.flash or state.now - shown.flash_since >= FLASH_MS:
         return None
-    return (state.now - state.flash_since) // FLASH_BLINK_MS
+    return (state.now - shown.flash_since) // FLASH_BLINK_MS
 
 
-def flash_next_ms(state: GameState) -> int | None:
+def flash_next_ms(state: GameState, shown: Presentation) -> int | None:
     """When the flashing bar next changes."""
-    phase = _flash_phase(state)
+    phase = _flash_phase(state, shown)
     if phase is None:
         return None
     if phase < 4:
-        return state.flash_since + (phase + 1) * FLASH_BLINK_MS
-    return state.flash_since + FLASH_MS
+        return shown.flash_since + (phase + 1) * FLASH_BLINK_MS
+    return shown.flash_since + FLASH_MS
 
 
-def _bar(state: GameState, problem: str | None = None) -> str | None:
+def _bar(state: GameState, shown: Presentation, problem: str | None = None) -> str | None:
     """The problem bar: a refused press flashes its reason, else the problem to fix."""
-    phase = _flash_phase(state)
+    phase = _flash_phase(state, shown)
     if phase is None:
-        return problem if problem is not None else message(state)
-    return state.flash if phase % 2 == 0 or phase >= 4 else None
+        return problem if problem is not None else message(state, shown)
+    return shown.flash if phase % 2 == 0 or phase >= 4 else None
 
 
 def why_not(state: GameState, button: str) -> str:
@@ -206,11 +219,13 @@ def turn_end_note(state: GameState, player: int, score: int, open_mask: Mask) ->
     return ""
 
 
-def message(state: GameState) -> str | None:
-    """The problem to fix first: a flap to lift, one to shut again, a fault."""
+def message(state: GameState, shown: Presentation | None = None) -> str | None:
+    """The problem to fix first: a flap to lift (and why it does not fit, as
+    said when it was shut), one to shut again, a fault."""
     rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
     if rejected:
-        return state.reasons.get(rejected[0]) or f"lift {flaps_word(rejected)}"
+        reason = shown.reasons.get(rejected[0]) if shown is not None else None
+        return reason or f"lift {flaps_word(rejected)}"
     if reopened:
         if len(reopened) == 1:
             return f"{flaps_word(reopened)} was shut earlier: shut it again"
@@ -302,20 +317,20 @@ CHASE_MS = 120
 """How long each flap's LED stays lit as the light runs round a shut box."""
 
 
-def chase_next_ms(state: GameState) -> int | None:
+def chase_next_ms(state: GameState, shown: Presentation) -> int | None:
     """When the chase moves on, while a shut box is shown."""
-    if not state.shows or not isinstance(state.shows[0], ShutScreen):
+    if not shown.queue or not isinstance(shown.queue[0], ShutScreen):
         return None
-    steps = (state.now - state.show_since) // CHASE_MS + 1
-    return state.show_since + steps * CHASE_MS
+    steps = (state.now - shown.since) // CHASE_MS + 1
+    return shown.since + steps * CHASE_MS
 
 
-def leds(state: GameState) -> LedFrame:
+def leds(state: GameState, shown: Presentation | None = None) -> LedFrame:
     """Blinking flaps to fix, the hint lit, green for all well, red for a problem;
     a light running round the flaps while a shut box is shown."""
     flaps: list[LedState] = ["off"] * state.rules.tiles
-    if state.shows and isinstance(state.shows[0], ShutScreen):
-        lit = (state.now - state.show_since) // CHASE_MS % state.rules.tiles
+    if shown is not None and shown.queue and isinstance(shown.queue[0], ShutScreen):
+        lit = (state.now - shown.since) // CHASE_MS % state.rules.tiles
         flaps[lit] = "on"
         return LedFrame(flaps=tuple(flaps), green="on", red="on" if state.faults else "off")
     problem = False

@@ -23,10 +23,11 @@ on without it, and ``poll`` reports it to the
 game as an :class:`~shutbox_hw.events.InputFault` (source "display"), like
 a lost expander, so the red light and the problem bar show it until it is
 back; the sender calls ``wake`` when that happens, so a loop sleeping until
-its next deadline polls at once. The display's own deadlines (dimming,
-blanking, the retry, the refresh, the next orbit step) are one timer in the
-box's scheduler, moved by both threads whenever they change what it hangs on. A transient bus error (errno 121,
-5, 110, or 11: the Pi 5's lost arbitration) is retried at once first.
+its next deadline polls at once. A transient bus error (errno 121, 5, 110,
+or 11: the Pi 5's lost arbitration) is retried at once first. The display's
+own deadlines (dimming, blanking, the retry, the refresh, the next orbit
+step) are one timer in the box's scheduler, moved by both threads whenever
+they change what it hangs on.
 
 A panel can also lose its setup without a bus error: a supply dip or an ESD
 hit resets an SSD1306/SH1106 that still acknowledges its address, back to

@@ -83,77 +83,116 @@ def _lowest(values: dict[int, int]) -> tuple[int, ...]:
     return tuple(p for p, v in values.items() if v == best)
 
 
+@dataclass(frozen=True)
+class _Scored:
+    """A round's turns scored: who played, the scores before and after doubling."""
+    played: tuple[int, ...]
+    raw: tuple[int | None, ...]
+    final: dict[int, int]         # player: score after doubling (players who played)
+    shutters: tuple[int, ...]
+
+
+def _score_round(rules: RuleSet, players: int, open_masks: Sequence[Mask | None]) -> _Scored:
+    """Each turn's score, doubled for the others when someone shut the box."""
+    played = tuple(p for p, m in enumerate(open_masks) if m is not None)
+    scored = {p: turn_score(rules, m) for p, m in enumerate(open_masks) if m is not None}
+    raw = tuple(scored.get(p) for p in range(players))
+    shutters = tuple(p for p in played if open_masks[p] == 0)
+    if rules.shut_the_box == "double-others" and shutters:
+        scored = {p: v if p in shutters else 2 * v for p, v in scored.items()}
+    return _Scored(played, raw, scored, shutters)
+
+
+def _settle_pool(rules: RuleSet, state: MatchState, shutters: tuple[int, ...],
+                 round_winners: tuple[int, ...],
+                 instant: bool) -> tuple[list[int], int, list[int]]:
+    """A pool's round: every player in it stakes, the winners take the pot.
+    Returns the balances, the pot left and what each player took."""
+    balances, pot = list(state.balances), state.pot
+    paid = [0] * state.players
+    # every player stakes at the start of the round, also those an
+    # instant win later leaves without a turn
+    staking = state.active()
+    for p in staking:
+        balances[p] -= rules.stake
+        pot += rules.stake
+    if instant:
+        shutter = shutters[0]
+        # the pot holds one stake from everyone; each other player pays
+        # one more, so the shutter collects twice the stake from each.
+        extra = rules.stake * (len(staking) - 1)
+        for p in staking:
+            if p != shutter:
+                balances[p] -= rules.stake
+        paid[shutter] = pot + extra
+        pot = 0
+    elif round_winners:
+        share = pot // len(round_winners)
+        for p in round_winners:
+            paid[p] = share
+        pot -= share * len(round_winners)
+    for p in range(state.players):
+        balances[p] += paid[p]
+    return balances, pot, paid
+
+
+def _match_end(rules: RuleSet, state: MatchState, scored: _Scored, totals: list[int],
+               round_winners: tuple[int, ...],
+               instant: bool) -> tuple[bool, tuple[int, ...], tuple[int, ...]]:
+    """Whether the round decided the match (not a pool: the players stop it),
+    its winners, and who went out (elimination). Returns (over, winners, newly out)."""
+    threshold = rules.threshold if rules.threshold is not None else 0  # set for race, elimination
+    everyone = range(state.players)
+    if rules.match == "pool":
+        return False, (), ()
+    if instant:
+        return True, scored.shutters[:1], ()
+    if rules.match == "single-round":
+        return True, round_winners, ()
+    if rules.match == "race":
+        if any(totals[p] >= threshold for p in scored.played):
+            return True, _lowest({p: totals[p] for p in everyone}), ()
+        return False, (), ()
+    return _elimination_end(state.players, scored.played, totals, threshold)
+
+
+def _elimination_end(players: int, played: tuple[int, ...], totals: list[int],
+                     threshold: int) -> tuple[bool, tuple[int, ...], tuple[int, ...]]:
+    """Those who reached the threshold are out; the last one left wins (all
+    out at once: the lowest total among them)."""
+    newly_out = tuple(p for p in played if totals[p] >= threshold)
+    remaining = [p for p in played if p not in newly_out]
+    if len(remaining) == 0 or (players > 1 and len(remaining) == 1):
+        winners = (tuple(remaining) if remaining
+                   else _lowest({p: totals[p] for p in newly_out}))
+        return True, winners, newly_out
+    return False, (), newly_out
+
+
 def finish_round(rules: RuleSet, state: MatchState,
                  open_masks: Sequence[Mask | None]) -> MatchState:
-    """The match after a round in which each player's turn left ``open_masks``."""
+    """The match after a round in which each player's turn left ``open_masks``:
+    the turns scored, the round's winners, the pool settled, the match's end."""
     if state.over:
         raise ValueError("the match is already over")
     if len(open_masks) != state.players:
         raise ValueError(f"expected {state.players} players' tiles, got {len(open_masks)}")
-    played = [p for p, m in enumerate(open_masks) if m is not None]
-    scored = {p: turn_score(rules, m) for p, m in enumerate(open_masks) if m is not None}
-    raw: list[int | None] = [scored.get(p) for p in range(state.players)]
-    shutters = tuple(p for p in played if open_masks[p] == 0)
-    if rules.shut_the_box == "double-others" and shutters:
-        scored = {p: v if p in shutters else 2 * v for p, v in scored.items()}
-    final: list[int | None] = [scored.get(p) for p in range(state.players)]
-
-    instant = rules.shut_the_box == "instant-win" and bool(shutters)
-    round_winners = shutters[:1] if instant else _lowest(scored)
+    scored = _score_round(rules, state.players, open_masks)
+    instant = rules.shut_the_box == "instant-win" and bool(scored.shutters)
+    round_winners = scored.shutters[:1] if instant else _lowest(scored.final)
     totals = list(state.totals)
-    for p in played:
-        totals[p] += scored[p]
-
-    balances, pot = list(state.balances), state.pot
-    paid = [0] * state.players
-    threshold = rules.threshold if rules.threshold is not None else 0  # set for race, elimination
-    newly_out: tuple[int, ...] = ()
-    over = False
-    winners: tuple[int, ...] = ()
+    for p in scored.played:
+        totals[p] += scored.final[p]
     if rules.match == "pool":
-        # every player stakes at the start of the round, also those an
-        # instant win later leaves without a turn
-        staking = state.active()
-        for p in staking:
-            balances[p] -= rules.stake
-            pot += rules.stake
-        if instant:
-            shutter = shutters[0]
-            # the pot holds one stake from everyone; each other player pays
-            # one more, so the shutter collects twice the stake from each.
-            extra = rules.stake * (len(staking) - 1)
-            for p in staking:
-                if p != shutter:
-                    balances[p] -= rules.stake
-            paid[shutter] = pot + extra
-            pot = 0
-        elif round_winners:
-            share = pot // len(round_winners)
-            for p in round_winners:
-                paid[p] = share
-            pot -= share * len(round_winners)
-        for p in range(state.players):
-            balances[p] += paid[p]
-    elif instant:
-        over, winners = True, shutters[:1]
-    elif rules.match == "single-round":
-        over, winners = True, round_winners
-    elif rules.match == "race":
-        if any(totals[p] >= threshold for p in played):
-            over = True
-            winners = _lowest({p: totals[p] for p in range(state.players)})
-    elif rules.match == "elimination":
-        newly_out = tuple(p for p in played if totals[p] >= threshold)
-        remaining = [p for p in played if p not in newly_out]
-        if len(remaining) == 0 or (state.players > 1 and len(remaining) == 1):
-            over = True
-            winners = (tuple(remaining) if remaining
-                       else _lowest({p: totals[p] for p in newly_out}))
-
+        balances, pot, paid = _settle_pool(rules, state, scored.shutters, round_winners, instant)
+    else:
+        balances, pot, paid = list(state.balances), state.pot, [0] * state.players
+    over, winners, newly_out = _match_end(rules, state, scored, totals, round_winners, instant)
     result = RoundResult(
-        number=state.round_number, open_masks=tuple(open_masks), raw=tuple(raw),
-        final=tuple(final), shutters=shutters, winners=round_winners,
-        newly_out=newly_out, pot_paid=tuple(paid))
+        number=state.round_number, open_masks=tuple(open_masks), raw=scored.raw,
+        final=tuple(scored.final.get(p) for p in range(state.players)),
+        shutters=scored.shutters, winners=round_winners, newly_out=newly_out,
+        pot_paid=tuple(paid))
     return replace(state, totals=tuple(totals), out=state.out | frozenset(newly_out),
                    balances=tuple(balances), pot=pot, rounds=state.rounds + (result,),
                    over=over, winners=winners)

@@ -1,0 +1,73 @@
+"""What the screen holds besides the game: the view side's own small state.
+
+The game (:mod:`.state`) knows the match, the turn and the flaps; how they are
+put on the screen over time is kept here: the steps of an end queued to be
+seen one after another, the resting screen between two turns, the reason a
+press could not act flashing on the problem bar, a passing remark about the
+throw, why a rejected flap does not fit. The controller drives it with what it
+reports (:mod:`.end_screens` queues the ends' screens as they are reported);
+the view (:mod:`.view`) draws the state and this together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .screens import ScoreboardScreen, Screen, TurnEndScreen
+
+QUICK_SHOW_MS = 600
+"""A step of a turn's end the next player hurries past is still seen this long."""
+
+
+def quick_show_ms(pause_ms: int) -> int:
+    """The least any step of a turn's end is seen, however quick the players."""
+    return min(pause_ms, QUICK_SHOW_MS)
+
+
+@dataclass
+class Presentation:
+    """The view side's state, changed only by the controller's steps."""
+    queue: list[Screen] = field(default_factory=list)  # the ends still to be seen, each
+    #                                for pause_ms or until a button, before the resting screen
+    since: int = 0                 # when the head of ``queue`` appeared
+    hurried: int = 0               # how many of ``queue`` the next player cut short: each
+    #                                is seen for QUICK_SHOW_MS instead of pause_ms
+    resting: TurnEndScreen | ScoreboardScreen | None = None  # until the flaps are lifted
+    flash: str = ""                # why the last press could not act (the bar flashes it)
+    flash_since: int = 0
+    note: str = ""                 # a passing remark about the throw, for the footer
+    reasons: dict[int, str] = field(default_factory=dict)   # rejected flap: why
+
+    def add(self, now: int, *screens: Screen) -> None:
+        """Queue screens to be seen in turn (the first starts now if none is up)."""
+        if not self.queue:
+            self.since = now
+        self.queue.extend(screens)
+
+    def head_until(self, pause_ms: int, question: bool) -> int | None:
+        """When the head of the queue gives way to the next (never while a
+        question covers the screen: the steps wait for it)."""
+        if not self.queue or question:
+            return None
+        return self.since + (quick_show_ms(pause_ms) if self.hurried else pause_ms)
+
+    def next_one(self, now: int) -> None:
+        """The head of the queue has been seen: the next one starts."""
+        self.queue.pop(0)
+        self.hurried = max(0, self.hurried - 1)
+        self.since = now
+
+    def hurry(self) -> None:
+        """The next player is at it: each step still queued is seen briefly
+        (never dropped)."""
+        self.hurried = len(self.queue)
+
+    def refuse(self, why: str, now: int) -> None:
+        """A press that cannot act: the problem bar flashes why."""
+        self.flash, self.flash_since = why, now
+
+    def new_turn(self) -> None:
+        """A turn starts (or a game): nothing said about the last one stays."""
+        self.resting = None
+        self.reasons = {}
+        self.note = ""
