@@ -128,8 +128,14 @@ class Night:
 
     @property
     def state(self):
-        """What the referee knows (the players look at the box, the checks read it)."""
+        """What the referee knows (the checks read it)."""
         return self.controller.state
+
+    @property
+    def seen(self):
+        """What the players look at. On the referee the box is its state; on the
+        simulated box (``pub_night_sim.py``) only its screen, lights and events."""
+        return self.state
 
     def database(self):
         """The box's database connection (``history`` and the audits read it)."""
@@ -231,7 +237,7 @@ class Night:
 
     def _helpful(self) -> None:
         """What a player who wants to get on does now."""
-        s = self.state
+        s = self.seen
         rejected, reopened = tiles_of(s.rejected()), tiles_of(s.reopened())
         if s.phase == "idle":
             self.press("roll")
@@ -297,7 +303,7 @@ class Night:
 
     def _habit(self) -> None:
         """One step of a real player: mostly getting on, now and then anything."""
-        rng, s = self.rng, self.state
+        rng, s = self.rng, self.seen
         r = rng.random()
         habits = self.figures.habits
         if r < 0.06:
@@ -332,7 +338,7 @@ class Night:
     def match(self) -> None:
         """Choose the players, play until the match ends (stopping a pool, or now
         and then any match), check the record."""
-        rng, s = self.rng, self.state
+        rng, s = self.rng, self.seen
         players = rng.randint(1, 8)
         self.figures.by.update([f"preset {self.rules.preset}", f"dice {self.game.dice}",
                                 f"match {self.rules.match}", f"{players} players"])
@@ -343,7 +349,7 @@ class Night:
         self.stopping = False
         self.press("roll")
         for step in range(MAX_STEPS):
-            s = self.state
+            s = self.seen
             if s.phase in ("over", "idle") and self.referee.ended is not None:
                 break
             if not self.stopping and self.referee.rounds >= self.stop_after:
@@ -356,10 +362,9 @@ class Night:
             self._check_live()
             if self.probe_every and self.rng.random() < 1 / self.probe_every:
                 self._probe()
-            s = self.state
         else:
             raise Untrue(f"the match did not end in {MAX_STEPS} steps")
-        while self.state.phase != "idle":     # the result, then idle
+        while self.seen.phase != "idle":     # the result, then idle
             self._helpful()
         if self.witness.expect:
             raise Untrue(f"end steps never shown: {self.witness.expect}")

@@ -4,19 +4,76 @@ firmware on the simulated I2C bus (``shutbox-hw sim`` underneath).
 
 :class:`SimNight` is :class:`~pub_night.Night` with the box swapped: the same
 players and the same checks (no liveness probe: a whole simulator cannot be
-copied), each input a thing a person does to the simulated box.
+copied), each input a thing a person does to the simulated box. The players
+look at the box as people do (:class:`Looks`: its screen, its lights, the
+events it printed); only the checks read the controller's state.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import shutbox_hw.render as render_module
 from pub_night import Night
+
+import shutbox_hw.render as render_module
 from shutbox_hw.config import parse_config
+from shutbox_hw.game.config import GameConfig
+from shutbox_hw.rules import RuleSet, full_board, mask_of
 from shutbox_hw.sim.runner import SimRunner
+
+
+@dataclass(frozen=True)
+class SeenTurn:
+    """The turn under way as the players see it (the fields ``pub_night``'s players use)."""
+    throw: bool | None        # None: no throw yet (the dice may be unknown: manual dice)
+    dice: tuple[int, ...] | None
+    pending: int              # flaps shut for this throw that the box took (not blinking)
+    committed: int            # flaps taken by the turn's earlier throws
+
+
+class Looks:
+    """What a pub night's player sees on the simulated box: the screen (the
+    phase, the players chosen), the lights (flaps to lift or shut again) and
+    the events it printed (the turn, its dice and taken flaps); the rules and
+    the dice are those on the box's card, the flaps where the player left them."""
+
+    def __init__(self, night: SimNight) -> None:
+        self.view = night.runner.sim.view
+        self.shut = night.shut
+        self.rules: RuleSet = night.rules
+        self.game: GameConfig = night.game
+        self.board = full_board(night.rules.tiles)
+        self.unseen_dice = night.game.dice == "manual"
+
+    @property
+    def phase(self) -> str:
+        return self.view.phase
+
+    @property
+    def player_count(self) -> int | None:
+        return self.view.player_count
+
+    def _blinking(self) -> int:
+        return mask_of(self.view.blinking()) if self.turn is not None else 0
+
+    def rejected(self) -> int:
+        return self._blinking() & self.shut
+
+    def reopened(self) -> int:
+        return self._blinking() & ~self.shut
+
+    @property
+    def turn(self) -> SeenTurn | None:
+        turn = self.view.turn()
+        if turn is None or self.view.game_ended():
+            return None
+        committed = mask_of(turn.committed)
+        blinking = mask_of(self.view.blinking())
+        return SeenTurn(throw=True if turn.thrown else None, dice=turn.dice,
+                        pending=self.shut & ~committed & ~blinking if turn.thrown else 0,
+                        committed=committed)
 
 
 class SimNight(Night):
@@ -51,7 +108,12 @@ class SimNight(Night):
 
     @property
     def state(self):
+        """The referee's truth, for the checks only."""
         return self.runner.daemon.controller.state
+
+    @property
+    def seen(self) -> Looks:
+        return Looks(self)
 
     def clock(self) -> int:
         return self.runner.world.now_ms()

@@ -2,9 +2,10 @@
 through (power cuts, a full disk): the dice of each throw depend only on
 (round, seat, throw number) and the closure is the first legal one, so every
 run of the same seed is the same game. The player looks at the box before
-each move (the controller's state is what its screen and LEDs show) and puts
-right what a power cut undid: a press the box never took is pressed again, a
-flap it never counted is lifted and shut again.
+each move, as a person would: its screen, its lights and the events it printed
+(:class:`~shutbox_hw.sim.observed.Observed`), never the controller's state; and
+puts right what a power cut undid: a press the box never took is pressed again,
+a flap it never counted is lifted and shut again.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from shutbox_hw.rules import allowed_dice_counts, dice_choice, legal_closures, tiles_of
+from shutbox_hw.rules import (
+    allowed_dice_counts,
+    dice_choice,
+    full_board,
+    legal_closures,
+    mask_of,
+    tiles_of,
+)
 from shutbox_hw.sim.runner import SimRunner
 
 
@@ -39,54 +47,56 @@ class SteadyPlayer:
 
     def play(self, limit: int = 4000) -> None:
         runner = self.runner
+        view, rules = runner.sim.view, runner.config.rules
         for _ in range(limit):
-            c = runner.daemon.controller.state
-            if c.phase == "over":
+            phase = runner.phase_now()
+            if phase == "over" or phase == "play" and view.game_ended():
                 return
-            if c.phase == "confirm":
+            if phase == "confirm":
                 runner.press("roll")           # we asked to stop the game
                 continue
-            if c.phase == "idle":
+            if phase == "idle":
                 if self._game_over_on_disk():
                     return                     # the power went right after the end
                 runner.start_game(self.players)
                 continue
-            if c.match is not None and len(c.match.rounds) >= self.rounds:
+            if view.rounds_ended() >= self.rounds:
                 runner.press("next", long=True)  # enough rounds: stop the game
                 continue
-            rejected, reopened = tiles_of(c.rejected()), tiles_of(c.reopened())
+            shut = [t for t in range(1, rules.tiles + 1) if runner.sim.is_shut(t)]
+            turn = view.turn()
+            if turn is None:
+                if shut:
+                    runner.flap(shut[0], False)
+                else:
+                    runner.advance(50)
+                continue
+            blinking = view.blinking()
+            rejected = [t for t in blinking if t in shut]      # lift these
+            reopened = [t for t in blinking if t not in shut]  # shut these again
             if rejected:
                 runner.flap(rejected[0], False)
                 continue
             if reopened:
                 runner.flap(reopened[0], True)
                 continue
-            turn = c.turn
-            if turn is None:
-                shut = tiles_of(c.shut)
-                if shut:
-                    runner.flap(shut[0], False)
-                else:
-                    runner.advance(50)
-                continue
-            open_mask = c.board & ~turn.committed
+            open_mask = full_board(rules.tiles) & ~mask_of(turn.committed)
             if turn.dice is None:
-                counts = allowed_dice_counts(dice_choice(c.rules, open_mask))
+                counts = allowed_dice_counts(dice_choice(rules, open_mask))
                 count = 2 if 2 in counts else 1
                 runner.sim.dice.pending.clear()
-                runner.sim.dice.queue(self.faces(c.match.round_number, turn.player,
-                                                 turn.throws + 1, count))
+                runner.sim.dice.queue(self.faces(turn.round, turn.seat, turn.throws + 1, count))
                 runner.press("roll")
                 continue
-            closures = legal_closures(c.rules, open_mask, turn.dice)
+            closures = legal_closures(rules, open_mask, turn.dice)
             if not closures:
                 raise AssertionError(f"stuck: the box shows {turn.dice}, which has no move")
             closure = min(closures)
-            missing = [t for t in tiles_of(closure) if not c.shut & (1 << (t - 1))]
+            missing = [t for t in tiles_of(closure) if t not in shut]
             if missing:
                 runner.flap(missing[0], True)
             else:
-                runner.advance(c.game.settle_ms + 50)
+                runner.advance(runner.config.game.settle_ms + 50)
         raise AssertionError("the game did not end")
 
 

@@ -98,3 +98,60 @@ def test_pure_layers_load_no_hardware_imaging_or_storage(package):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out) == []
+
+
+TESTS = Path(__file__).parent
+PERSON = sorted(PACKAGE.glob("sim/*.py")) + [
+    TESTS / name for name in ("steady_player.py", "sim_play.py", "boxcase.py",
+                               "vm/guest/crash_game.py")]
+"""The simulated person: the simulator's script runner and the test players.
+They decide from what the box gives out (the events, the screen, the lights:
+``sim/observed.py``), never from the game's state, so reshaping the state
+cannot change how they play."""
+
+
+def reads_of_game_state(path: Path) -> list[str]:
+    """Every ``<x>.controller.state`` (and ``.controller.state.<y>``) in a file,
+    and in the players every use of the controller at all."""
+    tree = ast.parse(path.read_text())
+    player = PACKAGE not in path.parents
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "controller" and (player or node.attr == "state"):
+            found.append(f"{path.name}:{node.lineno}: .controller.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", PERSON, ids=lambda p: p.name)
+def test_the_simulated_person_never_reads_the_game_state(path):
+    assert reads_of_game_state(path) == []
+
+
+def test_the_person_test_sees_state_reads(tmp_path):
+    """The scanner finds a read of the state (so the test above can fail)."""
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f(runner):\n    return runner.daemon.controller.state.phase\n")
+    assert reads_of_game_state(sample) == ["sample.py:2: .controller.state"]
+
+
+PLAYER_METHODS = ("_helpful", "_play", "_habit", "match")
+"""The pub night's players (``pub_night.py``): on the simulated box they look
+through ``Night.seen`` (``pub_night_sim.Looks``); ``Night.state`` is for the checks."""
+
+
+def state_reads_in(path: Path, methods: tuple[str, ...]) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef) and node.name in methods:
+            found += [f"{node.name}:{n.lineno}" for n in ast.walk(node)
+                      if isinstance(n, ast.Attribute) and n.attr == "state"]
+    return found
+
+
+def test_the_pub_nights_players_look_only_at_what_they_see():
+    assert state_reads_in(TESTS / "pub_night.py", PLAYER_METHODS) == []
+    assert state_reads_in(TESTS / "pub_night.py", ("_check_live",)) != []   # the scanner works
+    looks = (TESTS / "pub_night_sim.py").read_text()
+    looks = looks[looks.index("class Looks"):looks.index("class SimNight")]
+    assert "controller" not in looks and ".state" not in looks

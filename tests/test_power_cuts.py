@@ -21,7 +21,7 @@ import pytest
 
 from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
-from shutbox_hw.sim.script import Step
+from shutbox_hw.sim.script_commands import CutAfterWrites, Step
 from shutbox_hw.store import Store
 from steady_player import SteadyPlayer, record_of
 
@@ -53,7 +53,7 @@ def play(config, db, cut_after: int | None = None) -> tuple[SimRunner, list[dict
     events: list[dict] = []
     runner = SimRunner(config, db, on_event=events.append)
     if cut_after is not None:
-        runner.run(Step(0, "cut-after-writes", (cut_after,)))
+        runner.run(Step(0, CutAfterWrites(cut_after)))
     SteadyPlayer(runner, players=3, rounds=3, seed=7).play()
     return runner, events
 

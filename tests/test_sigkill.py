@@ -188,7 +188,7 @@ def test_a_cut_between_new_game_and_its_answer_asks_again(tmp_path, monkeypatch)
     from shutbox_hw.sim.world_file import WorldFile
 
     def dies(world, steps) -> bool:
-        assert [s.command for s in steps[-2:]] == ["hold-next", "roll"]
+        assert [s.command.word for s in steps[-2:]] == ["hold-next", "roll"]
         # the hold-next line is done: the box asks "New game?" now
         return world.data["line"] == len(steps) - 1 and world.data["before"] is None
 

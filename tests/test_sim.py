@@ -186,11 +186,20 @@ def test_hints_light_the_flaps(tmp_path):
 
 
 def test_hints_on_request_after_a_long_roll(tmp_path):
-    toml_text = '[game]\nhints = "on-request"\n'
-    _, events = run_with_hints(tmp_path, toml_text, "start 1\ndice 3 4\nroll\n", 9)
-    assert of(events, "hint") == []
-    _, events = run_with_hints(tmp_path, toml_text, "start 1\ndice 3 4\nroll\nroll1\n", 9)
-    assert sum(of(events, "hint")[0]["closure"]) == 7
+    from boxcase import BoxCase
+
+    from shutbox_hw.config import load_config
+    from shutbox_hw.hints import ready_advisor_for
+    cfg = tmp_path / "hints.toml"
+    cfg.write_text('[game]\nhints = "on-request"\n')
+    box = BoxCase(tmp_path, load_config(cfg), players=1, advisor_for=ready_advisor_for)
+    box.throw(3, 4)
+    box.press_button_and_run("roll")
+    box.assert_event("rolled", dice=(3, 4))
+    box.assert_no_event("hint")                  # not asked for
+    box.press_button_and_run("roll", long=True)  # asked for
+    hint = box.assert_event("hint", player="P1", dice=(3, 4))
+    assert sum(hint["closure"]) == 7
 
 
 @pytest.mark.parametrize("text,line,word", [

@@ -59,7 +59,7 @@ def test_a_vanished_expander_is_shown_and_no_flap_is_lost(tmp_path):
     runner.advance(300)                        # the periodic read finds it gone
     faults = [e for e in events if e["event"] == "fault"]
     assert faults and "0x20" in faults[0]["device"] and "errno 121" in faults[0]["detail"]
-    screen = runner.daemon.controller.screen()
+    screen = runner.sim.view.screen
     assert isinstance(screen, PlayScreen) and "0x20" in screen.message
     # a flap shut while the chip cannot be read is not lost
     runner.sim.move_flap(12, True, runner.world.now_ms())
@@ -70,7 +70,7 @@ def test_a_vanished_expander_is_shown_and_no_flap_is_lost(tmp_path):
     assert [e["closed"] for e in events if e["event"] == "throw_committed"] == [[12]]
     assert [e for e in events if e["event"] in ("fault", "recovered")][-1] == {
         "event": "recovered", "device": "MCP23017 0x20"}
-    assert runner.daemon.controller.screen().message is None
+    assert runner.sim.view.screen.message is None
 
 
 # -- fault commands in scripts: the same game whatever the hardware does ------------

@@ -12,6 +12,7 @@ from shutbox_hw.cli import main
 from shutbox_hw.config import load_config
 from shutbox_hw.sim import runner as runner_module
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
+from shutbox_hw.sim.script_commands import Bounce, Brownout, I2cFault, IntWire, Plug
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
 
@@ -20,10 +21,10 @@ def test_fault_commands_parse():
     text = ("fault i2c 0.01\nFAULT I2C 0\nbrownout\nunplug 0x20\nplug 0x27\nunplug display\n"
             "plug dice\nbounce 3\nbounce 9 4\ncut-int\nmend-int  # the wire again\n")
     assert parse_script(text, 9) == [
-        Step(1, "fault", ("i2c", 0.01)), Step(2, "fault", ("i2c", 0.0)), Step(3, "brownout"),
-        Step(4, "unplug", (0x20,)), Step(5, "plug", (0x27,)), Step(6, "unplug", ("display",)),
-        Step(7, "plug", ("dice",)), Step(8, "bounce", (3, 10)), Step(9, "bounce", (9, 4)),
-        Step(10, "cut-int"), Step(11, "mend-int")]
+        Step(1, I2cFault(0.01)), Step(2, I2cFault(0.0)), Step(3, Brownout()),
+        Step(4, Plug(0x20, False)), Step(5, Plug(0x27, True)), Step(6, Plug("display", False)),
+        Step(7, Plug("dice", True)), Step(8, Bounce(3, 10)), Step(9, Bounce(9, 4)),
+        Step(10, IntWire(cut=True)), Step(11, IntWire(cut=False))]
 
 
 @pytest.mark.parametrize("line,word", [

@@ -14,6 +14,7 @@ from shutbox_hw.events import FlapChanged
 from shutbox_hw.hal.mcp23017 import IOCON
 from shutbox_hw.sim.runner import SimRunner, check_steps
 from shutbox_hw.sim.script import parse_script
+from shutbox_hw.sim.script_commands import Brownout
 from sim_play import Player, game_events
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
@@ -96,7 +97,7 @@ def test_a_long_game_under_i2c_errors_and_brownouts_is_the_same_game(tmp_path, l
     chip.i2c_write = watched
     brownouts: list[int] = []
     for step in steps:
-        if step.command == "brownout":
+        if isinstance(step.command, Brownout):
             brownouts.append(runner.world.now_ms())
         runner.run(step)
 

@@ -72,10 +72,10 @@ def test_sd_card_syncs_take_5_to_20_ms_with_a_stall_every_few_hundred():
 def test_world_commands_parse_into_typed_commands():
     text = "glitch roll 3\npress 7 80\ndisk sd-card\ndisk stall 150\nDISK FAST\nbus 50000\n"
     steps = parse_script(text, 9)
-    assert [s.world for s in steps] == [
+    assert [s.command for s in steps] == [
         Glitch("roll", 3), Press(7, 80), Disk(DiskProfile("sd-card")),
         Disk(DiskProfile("stall", 150)), Disk(DiskProfile("fast")), Bus(50_000)]
-    assert steps[0] == Step(1, "glitch", world=Glitch("roll", 3))
+    assert steps[0] == Step(1, Glitch("roll", 3))
 
 
 @pytest.mark.parametrize("line,word", [

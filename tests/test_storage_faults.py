@@ -21,6 +21,7 @@ from shutbox_hw.daemon import STORE_RETRY_MS
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
+from shutbox_hw.sim.script_commands import CutAfterWrites, DiskFull
 from shutbox_hw.store import StorageFault, Store
 from shutbox_hw.store.faults import BUSY_TIMEOUT_S
 from sim_play import game_events, play_script
@@ -98,7 +99,7 @@ def test_a_full_disk_mid_game_is_shown_at_once_and_the_game_goes_on(disk):
     assert len(storage_faults(events)) == 1
     lamps = runner.sim.lamp_states()
     assert lamps.red and not lamps.green
-    assert "disk full" in runner.daemon.controller.screen().message
+    assert "disk full" in runner.sim.view.screen.message
     play(runner, "close 8\ndice 1 1\nroll\nclose 2\n")
     assert [e["closed"] for e in events if e["event"] == "throw_committed"] == [[3, 4], [8], [2]]
     assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]")]   # nothing written ...
@@ -109,7 +110,7 @@ def test_a_full_disk_mid_game_is_shown_at_once_and_the_game_goes_on(disk):
     assert len(recoveries(events)) == 1 and runner.daemon.unsaved == []
     lamps = runner.sim.lamp_states()
     assert not lamps.red
-    assert runner.daemon.controller.screen().message is None
+    assert runner.sim.view.screen.message is None
     assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]"), (2, "[6, 2]", "[8]"),
                                   (3, "[1, 1]", "[2]")]
     # and a power cut now resumes the whole turn
@@ -135,7 +136,7 @@ def test_a_full_disk_at_boot_starts_the_box_degraded_and_resumes_the_game(disk):
     runner.restart()
     assert runner.daemon.store.fault == "disk full"
     assert runner.sim.lamp_states().red
-    assert "disk full" in runner.daemon.controller.screen().message
+    assert "disk full" in runner.sim.view.screen.message
     turn = runner.daemon.controller.state.turn
     assert turn is not None and turn.committed == 0b1100   # the game was read back
     play(runner, "dice 5 5\nroll\nclose 1 9\n")
@@ -172,7 +173,7 @@ def test_a_locked_database_is_a_storage_fault_not_a_stall(tmp_path):
     try:
         play(runner, "dice 6 2\nroll\nclose 8\n")
         assert len(storage_faults(events)) == 1
-        assert "locked" in runner.daemon.controller.screen().message
+        assert "locked" in runner.sim.view.screen.message
         assert runner.sim.lamp_states().red
     finally:
         other.execute("ROLLBACK")
@@ -251,7 +252,7 @@ CRAFTHOUSE = {"match": "race"}
 
 def test_storage_commands_parse_and_bad_ones_name_the_line():
     assert parse_script("disk-full\ndisk-ok\ncut-after-writes 7\n", 9) == [
-        Step(1, "disk-full"), Step(2, "disk-ok"), Step(3, "cut-after-writes", (7,))]
+        Step(1, DiskFull(full=True)), Step(2, DiskFull(full=False)), Step(3, CutAfterWrites(7))]
     for line, word in (("disk-full now", "takes no arguments"), ("disk-ok 1", "no arguments"),
                        ("cut-after-writes", "number of writes"),
                        ("cut-after-writes 0", "number of writes"),

@@ -18,6 +18,7 @@ import pytest
 from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
+from shutbox_hw.sim.script_commands import MoveFlaps
 from loopback import wait_for
 from web_server import CHECKOUT, WebServer, need_web
 
@@ -81,14 +82,14 @@ def test_live_page_follows_the_game_and_the_scorecard_shows(tmp_path, browser):
         scores_seen: list[str] = []
         for step in steps:
             runner.run(step)
-            if step.command in ("roll", "close"):
+            if step.command.word in ("roll", "close"):
                 # wait until the page shows what the record says (the dice and open flaps)
                 now = json.loads(server.get("/live.json")[2])
                 assert wait_for(lambda: shown(browser) == (now["dice"], now["open"]), 5), \
                     (shown(browser), now)
                 dice_seen.append(text_of(browser, "dice"))
                 scores_seen.append(text_of(browser, "players"))
-            if step.command == "close" and step.args == (5,):
+            if step.command == MoveFlaps((5,), shut=True):
                 shot = tmp_path / "live.png"
                 browser.save_screenshot(str(shot))
                 keep(shot)

@@ -8,35 +8,35 @@ driver against the register-level model. The ports are built by the same
 
 from __future__ import annotations
 
-import errno
-import os
 import random
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from gpiozero.pins.mock import MockFactory, MockPin
 from PIL import Image
 
 from ..config import Config
 from ..daemon import Box
-from ..events import ButtonPressed, FlapChanged, ServiceRequested
-
-Seen = FlapChanged | ButtonPressed | ServiceRequested
-"""An input the daemon got that the simulated person watches for."""
+from ..events import ButtonPressed, Event, FlapChanged, ServiceRequested
 from ..hal.box import Ports, build_module, build_ports
 from ..hal.config import ExpanderPin, HardwareConfig, Pin
 from ..hal.dice_source import DiceSource
-from ..hal.display import NullDisplay, dummy_device, make_display
-from ..hal.simulated.bus import FAULT_ERRNOS, SimBus
+from ..hal.display import NullDisplay, make_display
+from ..hal.ports import Indicators
+from ..hal.simulated.bus import SimBus
 from ..hal.simulated.dice_module import SimDiceModule
 from ..hal.simulated.mcp23017 import SimMcp23017
 from ..hal.simulated.reader import WorldReader
-from ..hal.panel_pages import page_bytes
-from ..hal.simulated.panel import SimPanel, frame_transfers, queue_frame
 from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
+from ..leds import LedFrame
+from .observed import Observed
+from .recorded_panel import AckingChip, PanelRecorder, SyncedDisplay
+
+Seen = FlapChanged | ButtonPressed | ServiceRequested
+"""An input the daemon got that the simulated person watches for."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def device_problem(hw: HardwareConfig, device: int | str) -> str | None:
     return None
 
 
-class WiredPin(MockPin):
+class WiredPin(MockPin):  # type: ignore[misc]   # gpiozero has no type hints
     """A mock pin with a switch to ground: the pull-up cannot lift a closed switch
     (gpiozero's mock would drive the pin high when a new device sets its pull)."""
 
@@ -78,23 +78,32 @@ class WiredPin(MockPin):
             super().drive_high()
 
 
-def wired_pin_setter(pin: WiredPin):
+def wired_pin_setter(pin: WiredPin) -> Callable[[bool], None]:
     def set_closed(closed: bool) -> None:
         pin.grounded = closed
         pin.drive_low() if closed else pin.drive_high()
     return set_closed
 
 
-class Watched:
+E = TypeVar("E", covariant=True)
+
+
+class Polled(Protocol[E]):
+    """A port the daemon polls (the flaps, the buttons)."""
+
+    def poll(self, now_ms: int) -> Sequence[E]: ...
+
+
+class Watched(Generic[E]):
     """A flap bank or the buttons, as the daemon sees them, keeping every change
     and press they report: the simulated person waits for the box to take an
     input, and tests count what reached the game."""
 
-    def __init__(self, port: Any, seen: list[Seen]) -> None:
+    def __init__(self, port: Polled[E], seen: list[Seen]) -> None:
         self._port = port
         self._seen = seen
 
-    def poll(self, now_ms: int) -> Sequence[Any]:
+    def poll(self, now_ms: int) -> Sequence[E]:
         events = self._port.poll(now_ms)
         self._seen.extend(e for e in events
                           if isinstance(e, (FlapChanged, ButtonPressed, ServiceRequested)))
@@ -102,6 +111,21 @@ class Watched:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._port, name)
+
+
+class Lit:
+    """The lights, keeping the frame they were last sent for the person to see."""
+
+    def __init__(self, indicators: Indicators, view: Observed) -> None:
+        self._indicators = indicators
+        self._view = view
+
+    def show(self, frame: LedFrame, now_ms: int) -> None:
+        self._view.lit(frame)
+        self._indicators.show(frame, now_ms)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._indicators, name)
 
 
 class QueuedDice(DiceSource):
@@ -140,136 +164,12 @@ class SyncedDice(DiceSource):
     def expect(self, count: int | None, now_ms: int) -> None:
         self.inner.expect(count, now_ms)
 
-    def poll(self, now_ms: int) -> list:
+    def poll(self, now_ms: int) -> list[Event]:
         self.module.sync()
         return self.inner.poll(now_ms)
 
     def _close(self) -> None:
         self.inner.close()
-
-
-class SyncedDisplay:
-    """The display with its sender thread waited for after every call that may
-    give it work: its frames then take the bus at the virtual time they were
-    made, the same in every run."""
-
-    def __init__(self, inner: Any, settle: Callable[[], None]) -> None:
-        self.inner = inner
-        self._settle = settle
-
-    def _settled(self, result: Any = None) -> Any:
-        self._settle()
-        return result
-
-    def show(self, image: Image.Image, now_ms: int, activity: bool = True) -> None:
-        self._settled(self.inner.show(image, now_ms, activity))
-
-    def set_contrast(self, contrast: int) -> None:
-        self._settled(self.inner.set_contrast(contrast))
-
-    def wake(self, now_ms: int) -> None:
-        self._settled(self.inner.wake(now_ms))
-
-    def poll(self, now_ms: int) -> list:
-        return self._settled(self.inner.poll(now_ms))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
-class PanelRecorder:
-    """A luma dummy panel that also keeps every frame it was sent (``--frames``).
-
-    Every call is an I2C transfer to ``address`` on ``bus``: it fails as the
-    bus says (unplugged, ``fault i2c``), with its own seeded draws since it
-    runs on the display's sender thread.
-    """
-
-    def __init__(self, frames_dir: Path | None, *, bus: SimBus | None = None,
-                 address: int = 0x3C, rng: random.Random | None = None,
-                 driver: str = "ssd1306") -> None:
-        self.device = dummy_device()
-        self.driver = driver
-        self.model = SimPanel(driver)   # the panel's RAM, as the bytes sent leave it
-        self.frames_dir = frames_dir
-        self.bus = bus
-        self.address = address
-        self.rng = rng or random.Random(0)
-        self.count = 0
-        self.on = True
-
-    def transfer(self) -> None:
-        """Raise what the bus does to a transfer to the panel now."""
-        if self.bus is None:
-            return
-        if self.address in self.bus.unplugged:
-            raise OSError(errno.EREMOTEIO, os.strerror(errno.EREMOTEIO))
-        if self.bus.error_rate and self.rng.random() < self.bus.error_rate:
-            code = self.rng.choice(FAULT_ERRNOS)
-            raise OSError(code, os.strerror(code))
-
-    def open(self) -> PanelRecorder:
-        """The device factory: opening a panel sends its init sequence."""
-        self.transfer()
-        return self
-
-    def display(self, image: Image.Image) -> None:
-        """A whole frame, as luma sends it."""
-        self.transfer()
-        if self.bus is not None:     # the frame's wire time, one transfer after another
-            queue_frame(self.bus, self.address, frame_transfers(self.driver))
-        self.model.load(page_bytes(self.device.preprocess(image)))
-        self.frame_sent(image)
-
-    def preprocess(self, image: Image.Image) -> Image.Image:
-        return self.device.preprocess(image)
-
-    def command(self, *cmds: int) -> None:
-        """Commands (one transfer): here the write position of a page update."""
-        self.transfer()
-        if self.bus is not None:
-            queue_frame(self.bus, self.address, [1 + len(cmds)])
-        self.model.command(*cmds)
-
-    def data(self, values: list[int]) -> None:
-        self.transfer()
-        if self.bus is not None:
-            queue_frame(self.bus, self.address, [1 + len(values)])
-        self.model.data(values)
-
-    def frame_sent(self, image: Image.Image) -> None:
-        """The frame is on the panel (whole or page by page): keep it."""
-        self.device.display(image)
-        self.count += 1
-        if self.frames_dir is not None:
-            image.convert("1").save(self.frames_dir / f"frame-{self.count:05d}.png")
-
-    def contrast(self, level: int) -> None:
-        self.transfer()
-        self.device.contrast(level)
-
-    def show(self) -> None:
-        self.transfer()
-        self.on = True
-
-    def hide(self) -> None:
-        self.transfer()
-        self.on = False
-
-    def cleanup(self) -> None:
-        pass
-
-
-class AckingChip:
-    """Something on the simulated bus that acknowledges its address (the OLED
-    panel's I2C side), so probing the display's address finds it; the frames
-    themselves go to luma's dummy device."""
-
-    def i2c_read(self, register: int, length: int) -> list[int]:
-        return [0] * length
-
-    def i2c_write(self, register: int, data: list[int]) -> None:
-        pass
 
 
 class SimulatedBox:
@@ -308,6 +208,7 @@ class SimulatedBox:
         self.shut: set[int] = set()
         # every input the daemon got
         self.seen: list[Seen] = []
+        self.view = Observed()   # what a person sees: the events, the screen, the lights
         # drawn after the dice and switches, so their sequences are as before
         self.bus.rng = random.Random(rng.random())
         self.panel = PanelRecorder(frames_dir, bus=self.bus, address=hw.display.address,
@@ -352,7 +253,7 @@ class SimulatedBox:
                                            fallback=self.dice, timers=self.world.timers),
                               module)
         return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
-                   self.ports.indicators, display, dice, self.world.timers)
+                   Lit(self.ports.indicators, self.view), display, dice, self.world.timers)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the
@@ -440,7 +341,7 @@ class SimulatedBox:
         set_a, set_b = sa.setter, sb.setter
         closed = [False, False]
 
-        def joined(i: int):
+        def joined(i: int) -> Callable[[bool], None]:
             def set_closed(value: bool) -> None:
                 closed[i] = value
                 set_a(any(closed))
@@ -468,7 +369,8 @@ class SimulatedBox:
     def last_frame(self) -> Image.Image | None:
         if isinstance(getattr(self.box.display, "inner", None), NullDisplay) or not self.panel.on:
             return None
-        return self.panel.device.image
+        image: Image.Image = self.panel.device.image
+        return image
 
     def is_shut(self, tile: int) -> bool:
         return tile in self.shut

@@ -12,9 +12,10 @@ it, while switches and the expander's reader go on in the world.
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from collections.abc import Sequence
-import random
+from pathlib import Path
 from typing import Any
 
 from ..hal.simulated.timing import DiskProfile, SyncLatency
@@ -52,7 +53,7 @@ class SimDisk:
         self.writes = 0                      # every event written and every commit
         self.cut_at: int | None = None       # the power goes right after this write
 
-    def open_store(self, path) -> Store:
+    def open_store(self, path: str | Path) -> Store:
         store = Store(path, check_write=self._check)
         store.on_write = self._wrote
         return store

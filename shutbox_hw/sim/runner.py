@@ -15,18 +15,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
+from .. import render as render_package
 from ..config import Config
 from ..daemon import STORE_RETRY_MS, Daemon
 from ..events import ButtonPressed, FlapChanged, ServiceRequested
 from ..game.advice import Advisor
-from ..hints import ready_advisor_for as solver_advisor
+from ..game.screens import PlayScreen, Screen
 from ..hal.debounce import SERVICE_HOLD_MS
 from ..hal.poll import run_loop
-from ..store import Store
-from .box import Seen, SimulatedBox, device_problem, has_int_line
+from ..hints import ready_advisor_for as solver_advisor
+from .box import Seen, SimulatedBox
 from .disk import PowerCut, SimDisk
-from .script import ScriptError, Step
-from .world_commands import Bus, Disk, Glitch, Press, WorldCommand
+from .observed import record
+from .script import ScriptError
+from .script_commands import Step
+from .steps import check_steps as check_steps
+from .steps import run_step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
@@ -36,30 +42,6 @@ MODULE_WAIT_MS = 5000   # at most this long for the module's throw to arrive
 AWAIT_STEP_MS = 10  # how often the waiting person looks again
 FLUSH_TRIES = 5     # retry periods a script's end waits for the disk to take what is unsaved
 PRESS_TRIES = 5     # a press the box does not take is pressed again, this often at most
-
-
-def check_steps(steps: list[Step], config: Config, name: str = "script") -> None:
-    """Refuse, before anything runs, a fault on a part this box does not have."""
-    for step in steps:
-        problem = None
-        if step.command in ("unplug", "plug"):
-            problem = device_problem(config.hardware, _device(step))
-        elif step.command in ("cut-int", "mend-int") and not has_int_line(config.hardware):
-            problem = "no expander INT line in this config"
-        elif step.command == "shake" and (config.game.dice != "module"
-                                          or config.hardware.dice is None):
-            problem = 'no dice module in play (needs [game] dice = "module")'
-        elif step.command == "service" and config.hardware.service is None:
-            problem = "no service button in this config (needs [hardware] service = PIN)"
-        if problem:
-            raise ScriptError(f"{name}:{step.line}: {step.command}: {problem}")
-
-
-def _device(step: Step) -> int | str:
-    """The device of an ``unplug``/``plug`` step: a name or an expander address."""
-    device = step.args[0]
-    assert not isinstance(device, float)
-    return device
 
 
 class SimRunner:
@@ -78,6 +60,7 @@ class SimRunner:
         self.on_event = on_event
         self.advisor_for = advisor_for
         self.sim = SimulatedBox(config, seed=seed, frames_dir=frames_dir)
+        self.sim.view.db = db_path
         self.world = self.sim.world
         self.disk = SimDisk(self.world, random.Random(seed))
         self.power_cuts = 0
@@ -96,12 +79,24 @@ class SimRunner:
                 store = self.disk.open_store(self.db_path)
                 store.outbox = self.outbox
                 self.daemon = Daemon(self.config, self.sim.box, store, self.world.clock,
-                                     advisor_for=self.advisor_for, on_event=self.on_event)
+                                     advisor_for=self.advisor_for, on_event=self._printed,
+                                     render=self._render)
                 self.daemon.start()
                 break
             except PowerCut as cut:
                 self._cut(cut)
         self.advance(0)
+
+    def _printed(self, data: dict[str, Any]) -> None:
+        """An event the box printed: the person sees it, and so does ``on_event``."""
+        self.sim.view.event(data)
+        if self.on_event is not None:
+            self.on_event(data)
+
+    def _render(self, screen: Screen) -> Image.Image:
+        """The screen the daemon sends to the display: the person sees it."""
+        self.sim.view.shown(screen)
+        return render_package.render(screen)
 
     def restart(self) -> None:
         """Cut the power: drop the daemon with no cleanup, boot a new one."""
@@ -115,9 +110,8 @@ class SimRunner:
         what it had not committed is gone, as after a real cut.
         """
         self.power_cuts += 1
-        if self.on_event is not None:
-            for event in cut.committed:  # on disk: the record has them
-                self.on_event(event.as_json())
+        for event in cut.committed:  # on disk: the record has them
+            self._printed(event.as_json())
         store = getattr(self, "daemon", None) and self.daemon.store
         if store is not None:
             store.close()
@@ -250,25 +244,23 @@ class SimRunner:
             self._await(lambda e: isinstance(e, ServiceRequested))
 
     def phase_now(self) -> str:
-        return self.daemon.controller.state.phase
+        """Where the box is, by its screen (:attr:`.observed.Observed.phase`)."""
+        return self.sim.view.phase
 
     def shows(self) -> list[Any]:
-        """What the box shows that a press could change (the person looks at it)."""
-        state = self.daemon.controller.state
-        turn = state.turn
-        return [state.phase, state.round_number() if state.match else 0,
-                len(state.match.rounds) if state.match else 0,
-                turn.player if turn else None, turn.throws if turn else None,
-                turn is not None and turn.throw is not None]
+        """What the box shows that a press could change, as the person sees it:
+        the phase on its screen, and how far its record (the events it printed,
+        as they are on disk) goes. Plain JSON values: the world file keeps it."""
+        return [self.sim.view.phase, *record(self.db_path)]
 
     def put_right(self) -> None:
         """After a power cut: flaps shut for the throw whose closure the box had
         not yet taken were never saved; the box asks for them to be lifted, and
         the person shuts them again."""
-        state = self.daemon.controller.state
-        if state.turn is None or state.turn.dice is None:
-            return
-        again = [t for t in range(1, state.rules.tiles + 1) if state.rejected() >> (t - 1) & 1]
+        view = self.sim.view
+        if not isinstance(view.screen, PlayScreen) or view.screen.dice is None:
+            return     # no throw under way whose dice are shown
+        again = [t for t in view.blinking() if self.sim.is_shut(t)]   # "lift" them
         for tile in again:
             self.flap(tile, False)
         for tile in again:
@@ -301,16 +293,15 @@ class SimRunner:
 
     def start_game(self, players: int) -> None:
         """As if chosen with NEXT and started with ROLL (ending a game first)."""
-        controller = self.daemon.controller
-        if controller.phase in ("play", "confirm"):
-            if controller.phase == "play":
+        if self.phase_now() in ("play", "confirm"):
+            if self.phase_now() == "play":
                 self.press("next", long=True)
             self.press("roll")
-        if self.daemon.controller.phase == "over":
+        if self.phase_now() == "over":
             self.press("roll")
         for _ in range(PRESS_TRIES):
             for _ in range(8):
-                if self.daemon.controller.player_count == players:
+                if self.sim.view.player_count == players:
                     break
                 self.press("next")
             self.press("roll")
@@ -353,56 +344,14 @@ class SimRunner:
             last = now + ms
         self._settle_after(last)
 
-    def world_command(self, command: WorldCommand) -> None:
-        if isinstance(command, (Glitch, Press)):
-            self.contact(command.name, command.ms, bounce=isinstance(command, Press))
-        elif isinstance(command, Disk):
-            self.disk.set_profile(command.profile)
-        elif isinstance(command, Bus):
-            self.sim.bus.hz = command.hz
-
     def run(self, step: Step) -> None:
-        command, args = step.command, step.args
-        if step.world is not None:
-            self.world_command(step.world)
-        elif command == "start":
-            self.start_game(int(args[0]))
-        elif command == "dice" and self.sim.playing_module is not None \
-                and not self.sim.playing_module.absent:
-            self.sim.playing_module.next_faces(*(int(a) for a in args))
-        elif command == "dice":
-            self.sim.dice.queue(tuple(int(a) for a in args))
-        elif command in ("roll", "roll1"):
-            self.press("roll", long=command == "roll1")
-            self.await_module()
-        elif command == "shake":
-            self.shake(step.line)
-        elif command in ("next", "hold-next"):
-            self.press("next", long=command == "hold-next")
-        elif command == "hold-both":
-            self.hold_both()
-        elif command == "service":
-            self.service()
-        elif command in ("close", "open"):
-            for tile in args:
-                self.flap(int(tile), command == "close")
-        elif command == "wait":
-            self.advance(round(float(args[0]) * 1000))
-        elif command == "restart":
-            self.restart()
-        elif command == "fault":
-            self.sim.set_i2c_error_rate(float(args[1]))
-        elif command == "brownout":
-            self.sim.brownout()
-        elif command in ("unplug", "plug"):
-            self.sim.set_plugged(_device(step), command == "plug")
-        elif command == "bounce":
-            self.bounce(int(args[0]), int(args[1]))
-        elif command in ("cut-int", "mend-int"):
-            self.sim.set_int_cut(command == "cut-int")
-        elif command == "cut-after-writes":
-            self.disk.cut_after(int(args[0]))
-        elif command == "disk-full":
-            self.disk.full = True
-        elif command == "disk-ok":
-            self.disk.full = False
+        """Carry out one script line (:func:`.steps.run_step`)."""
+        run_step(self, step)
+
+    def throw_next(self, faces: tuple[int, ...]) -> None:
+        """``dice``: the next throw's faces (the dice module's, when it plays)."""
+        module = self.sim.playing_module
+        if module is not None and not module.absent:
+            module.next_faces(*faces)
+        else:
+            self.sim.dice.queue(faces)

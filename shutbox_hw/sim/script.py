@@ -45,18 +45,35 @@ Time in the world (see :mod:`.world_commands`)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import UserError, clip, quoted, shown_path
 from ..textfile import read_text_file
-from .world_commands import WORLD_COMMANDS, WorldCommand, parse_world_command
+from .script_commands import (
+    Bounce,
+    Brownout,
+    ButtonPress,
+    Command,
+    CutAfterWrites,
+    Dice,
+    DiskFull,
+    HoldBoth,
+    I2cFault,
+    IntWire,
+    MoveFlaps,
+    Plug,
+    Restart,
+    Service,
+    Shake,
+    Start,
+    Step,
+    Wait,
+)
+from .world_commands import WORLD_PARSERS
 
-COMMANDS = ("start", "dice", "roll", "roll1", "next", "hold-next", "hold-both", "service", "close",
-            "open", "wait", "restart", "fault", "brownout", "unplug", "plug", "bounce", "cut-int",
-            "mend-int", "shake", "disk-full", "disk-ok", "cut-after-writes", *WORLD_COMMANDS)
-NO_ARGUMENTS = ("roll", "roll1", "next", "hold-next", "hold-both", "service", "restart", "brownout",
-                "cut-int", "mend-int", "shake", "disk-full", "disk-ok")
+__all__ = ["COMMANDS", "ScriptError", "Step", "load_script", "parse_script"]
+
 MAX_CUT_WRITES = 1_000_000
 DEVICES = ("display", "dice")   # and expander addresses 0x20..0x27
 BOUNCE_EDGES = 10
@@ -68,12 +85,9 @@ class ScriptError(UserError):
     """A script line the simulator cannot run; the message names the line."""
 
 
-@dataclass(frozen=True)
-class Step:
-    line: int
-    command: str
-    args: tuple[float | int | str, ...] = ()
-    world: WorldCommand | None = None   # the typed form of a world command
+Parser = Callable[[list[str], str, int], Command]
+"""A command's parser: the words after it, the line's place for messages
+(``name:line: command``) and the number of flaps; raises ScriptError."""
 
 
 def _ints(where: str, words: list[str]) -> list[int]:
@@ -86,6 +100,111 @@ def _ints(where: str, words: list[str]) -> list[int]:
     return values
 
 
+def _bare(command: Command) -> Parser:
+    """A command without arguments."""
+    def parse(words: list[str], where: str, tiles: int) -> Command:
+        if words:
+            raise ScriptError(f"{where}: takes no arguments")
+        return command
+    return parse
+
+
+def _start(words: list[str], where: str, tiles: int) -> Start:
+    values = _ints(where, words)
+    if len(values) != 1 or not 1 <= values[0] <= 8:
+        raise ScriptError(f"{where}: expected a number of players 1..8")
+    return Start(values[0])
+
+
+def _dice(words: list[str], where: str, tiles: int) -> Dice:
+    values = _ints(where, words)
+    if len(values) not in (1, 2):
+        raise ScriptError(f"{where}: expected one or two faces")
+    for face in values:
+        if not 1 <= face <= 6:
+            raise ScriptError(f"{where}: die face {clip(str(face), 20)} is outside 1..6")
+    return Dice(tuple(values))
+
+
+def _flaps(shut: bool) -> Parser:
+    """``close`` / ``open``: flap numbers on this box."""
+    def parse(words: list[str], where: str, tiles: int) -> Command:
+        values = _ints(where, words)
+        if not values:
+            raise ScriptError(f"{where}: expected flap numbers")
+        for tile in values:
+            if not 1 <= tile <= tiles:
+                raise ScriptError(f"{where}: flap {clip(str(tile), 20)} is not on "
+                                  f"this {tiles}-flap box")
+        return MoveFlaps(tuple(values), shut)
+    return parse
+
+
+def _wait(words: list[str], where: str, tiles: int) -> Wait:
+    try:
+        seconds = float(words[0]) if len(words) == 1 else -1.0
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 86_400:
+        raise ScriptError(f"{where}: expected a number of seconds")
+    return Wait(seconds)
+
+
+def _fault(words: list[str], where: str, tiles: int) -> I2cFault:
+    return I2cFault(_rate(where, words))
+
+
+def _cut_after_writes(words: list[str], where: str, tiles: int) -> CutAfterWrites:
+    values = _ints(where, words)
+    if len(values) != 1 or not 1 <= values[0] <= MAX_CUT_WRITES:
+        raise ScriptError(f"{where}: expected a number of writes 1..{MAX_CUT_WRITES}")
+    return CutAfterWrites(values[0])
+
+
+def _plug(plugged: bool) -> Parser:
+    def parse(words: list[str], where: str, tiles: int) -> Command:
+        return Plug(_device(where, words), plugged)
+    return parse
+
+
+def _bounce(words: list[str], where: str, tiles: int) -> Bounce:
+    values = _ints(where, words)
+    if len(values) not in (1, 2):
+        raise ScriptError(f"{where}: expected a flap and a number of edges")
+    tile, edges = values[0], values[1] if len(values) == 2 else BOUNCE_EDGES
+    if not 1 <= tile <= tiles:
+        raise ScriptError(f"{where}: flap {tile} is not on this {tiles}-flap box")
+    if not (2 <= edges <= MAX_BOUNCE_EDGES and edges % 2 == 0):
+        raise ScriptError(f"{where}: expected an even number of edges "
+                          f"2..{MAX_BOUNCE_EDGES} (the switch settles where it was)")
+    return Bounce(tile, edges)
+
+
+def _world(parse: Callable[[list[str], str, int], Command]) -> Parser:
+    """A world command's parser, its UserError a ScriptError."""
+    def parse_line(words: list[str], where: str, tiles: int) -> Command:
+        try:
+            return parse(words, where, tiles)
+        except UserError as error:
+            raise ScriptError(str(error)) from None
+    return parse_line
+
+
+PARSERS: dict[str, Parser] = {
+    "start": _start, "dice": _dice,
+    "roll": _bare(ButtonPress("roll")), "roll1": _bare(ButtonPress("roll", long=True)),
+    "next": _bare(ButtonPress("next")), "hold-next": _bare(ButtonPress("next", long=True)),
+    "hold-both": _bare(HoldBoth()), "service": _bare(Service()),
+    "close": _flaps(True), "open": _flaps(False), "wait": _wait, "restart": _bare(Restart()),
+    "fault": _fault, "brownout": _bare(Brownout()), "unplug": _plug(False), "plug": _plug(True),
+    "bounce": _bounce, "cut-int": _bare(IntWire(cut=True)), "mend-int": _bare(IntWire(cut=False)),
+    "shake": _bare(Shake()), "disk-full": _bare(DiskFull(full=True)),
+    "disk-ok": _bare(DiskFull(full=False)), "cut-after-writes": _cut_after_writes,
+    **{word: _world(parse) for word, parse in WORLD_PARSERS.items()}}
+"""Every command's word and its parser, in the order the error message lists them."""
+COMMANDS = tuple(PARSERS)
+
+
 def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
     """Every line checked against the board size; raises :class:`ScriptError`."""
     steps: list[Step] = []
@@ -93,71 +212,12 @@ def parse_script(text: str, tiles: int, name: str = "script") -> list[Step]:
         words = raw.split("#", 1)[0].split()
         if not words:
             continue
-        command, rest = words[0].lower(), words[1:]
-        where = f"{name}:{number}: {command}"
-        if command not in COMMANDS:
+        word, rest = words[0].lower(), words[1:]
+        parse = PARSERS.get(word)
+        if parse is None:
             raise ScriptError(f"{name}:{number}: unknown command {quoted(words[0])} "
                               f"(commands: {', '.join(COMMANDS)})")
-        if command in WORLD_COMMANDS:
-            try:
-                steps.append(Step(number, command,
-                                  world=parse_world_command(command, rest, where, tiles)))
-            except UserError as error:
-                raise ScriptError(str(error)) from None
-        elif command in NO_ARGUMENTS:
-            if rest:
-                raise ScriptError(f"{where}: takes no arguments")
-            steps.append(Step(number, command))
-        elif command == "start":
-            values = _ints(where, rest)
-            if len(values) != 1 or not 1 <= values[0] <= 8:
-                raise ScriptError(f"{where}: expected a number of players 1..8")
-            steps.append(Step(number, command, tuple(values)))
-        elif command == "dice":
-            values = _ints(where, rest)
-            if len(values) not in (1, 2):
-                raise ScriptError(f"{where}: expected one or two faces")
-            for face in values:
-                if not 1 <= face <= 6:
-                    raise ScriptError(f"{where}: die face {clip(str(face), 20)} is outside 1..6")
-            steps.append(Step(number, command, tuple(values)))
-        elif command in ("close", "open"):
-            values = _ints(where, rest)
-            if not values:
-                raise ScriptError(f"{where}: expected flap numbers")
-            for tile in values:
-                if not 1 <= tile <= tiles:
-                    raise ScriptError(f"{where}: flap {clip(str(tile), 20)} is not on "
-                                      f"this {tiles}-flap box")
-            steps.append(Step(number, command, tuple(values)))
-        elif command == "wait":
-            try:
-                seconds = float(rest[0]) if len(rest) == 1 else -1.0
-            except ValueError:
-                seconds = -1.0
-            if not 0 <= seconds <= 86_400:
-                raise ScriptError(f"{where}: expected a number of seconds")
-            steps.append(Step(number, command, (seconds,)))
-        elif command == "fault":
-            steps.append(Step(number, command, ("i2c", _rate(where, rest))))
-        elif command == "cut-after-writes":
-            values = _ints(where, rest)
-            if len(values) != 1 or not 1 <= values[0] <= MAX_CUT_WRITES:
-                raise ScriptError(f"{where}: expected a number of writes 1..{MAX_CUT_WRITES}")
-            steps.append(Step(number, command, tuple(values)))
-        elif command in ("unplug", "plug"):
-            steps.append(Step(number, command, (_device(where, rest),)))
-        elif command == "bounce":
-            values = _ints(where, rest)
-            if len(values) not in (1, 2):
-                raise ScriptError(f"{where}: expected a flap and a number of edges")
-            tile, edges = values[0], values[1] if len(values) == 2 else BOUNCE_EDGES
-            if not 1 <= tile <= tiles:
-                raise ScriptError(f"{where}: flap {tile} is not on this {tiles}-flap box")
-            if not (2 <= edges <= MAX_BOUNCE_EDGES and edges % 2 == 0):
-                raise ScriptError(f"{where}: expected an even number of edges "
-                                  f"2..{MAX_BOUNCE_EDGES} (the switch settles where it was)")
-            steps.append(Step(number, command, (tile, edges)))
+        steps.append(Step(number, parse(rest, f"{name}:{number}: {word}", tiles)))
     return steps
 
 

@@ -14,7 +14,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..errors import UserError, quoted
 from ..hal.simulated.timing import MAX_BUS_HZ, MIN_BUS_HZ, DiskProfile
@@ -26,28 +28,31 @@ PROFILES = ("fast", "sd-card", "stall")
 
 @dataclass(frozen=True)
 class Glitch:
+    word: ClassVar[str] = "glitch"
     name: int | str     # a flap number, "roll" or "next"
     ms: int
 
 
 @dataclass(frozen=True)
 class Press:
+    word: ClassVar[str] = "press"
     name: int | str
     ms: int
 
 
 @dataclass(frozen=True)
 class Disk:
+    word: ClassVar[str] = "disk"
     profile: DiskProfile
 
 
 @dataclass(frozen=True)
 class Bus:
+    word: ClassVar[str] = "bus"
     hz: int
 
 
 WorldCommand = Glitch | Press | Disk | Bus
-WORLD_COMMANDS = ("glitch", "press", "disk", "bus")
 
 
 def _whole(where: str, word: str, low: int, high: int, what: str) -> int:
@@ -60,25 +65,42 @@ def _whole(where: str, word: str, low: int, high: int, what: str) -> int:
     return value
 
 
-def parse_world_command(command: str, words: list[str], where: str, tiles: int
-                        ) -> WorldCommand:
-    """One of :data:`WORLD_COMMANDS` with its words; raises UserError naming the problem."""
-    if command in ("glitch", "press"):
-        if len(words) != 2:
-            raise UserError(f"{where}: expected a flap number, roll or next, and milliseconds")
-        word = words[0].lower()
-        name: int | str = word if word in ("roll", "next") else \
-            _whole(where, words[0], 1, tiles, "a flap number (or roll, next)")
-        ms = _whole(where, words[1], 1, MAX_MS, "milliseconds")
-        return Glitch(name, ms) if command == "glitch" else Press(name, ms)
-    if command == "disk":
-        profile = words[0].lower() if words else ""
-        if profile == "stall" and len(words) == 2:
-            return Disk(DiskProfile("stall", _whole(where, words[1], 0, MAX_STALL_MS,
-                                                    "milliseconds")))
-        if profile in ("fast", "sd-card") and len(words) == 1:
-            return Disk(DiskProfile(profile))
-        raise UserError(f"{where}: expected fast, sd-card or stall MS")
+def _contact(words: list[str], where: str, tiles: int) -> tuple[int | str, int]:
+    """``glitch``/``press``: a flap number, roll or next, and milliseconds."""
+    if len(words) != 2:
+        raise UserError(f"{where}: expected a flap number, roll or next, and milliseconds")
+    word = words[0].lower()
+    name: int | str = word if word in ("roll", "next") else \
+        _whole(where, words[0], 1, tiles, "a flap number (or roll, next)")
+    return name, _whole(where, words[1], 1, MAX_MS, "milliseconds")
+
+
+def _glitch(words: list[str], where: str, tiles: int) -> Glitch:
+    return Glitch(*_contact(words, where, tiles))
+
+
+def _press(words: list[str], where: str, tiles: int) -> Press:
+    return Press(*_contact(words, where, tiles))
+
+
+def _disk(words: list[str], where: str, tiles: int) -> Disk:
+    profile = words[0].lower() if words else ""
+    if profile == "stall" and len(words) == 2:
+        return Disk(DiskProfile("stall", _whole(where, words[1], 0, MAX_STALL_MS,
+                                                "milliseconds")))
+    if profile in ("fast", "sd-card") and len(words) == 1:
+        return Disk(DiskProfile(profile))
+    raise UserError(f"{where}: expected fast, sd-card or stall MS")
+
+
+def _bus(words: list[str], where: str, tiles: int) -> Bus:
     if len(words) != 1:
         raise UserError(f"{where}: expected the bus clock in Hz")
     return Bus(_whole(where, words[0], MIN_BUS_HZ, MAX_BUS_HZ, "a bus clock in Hz"))
+
+
+WORLD_PARSERS: dict[str, Callable[[list[str], str, int], WorldCommand]] = {
+    "glitch": _glitch, "press": _press, "disk": _disk, "bus": _bus}
+"""Each world command's word and its parser (the words after it, the line's
+place for messages, the number of flaps); a parser raises UserError naming
+the problem."""

@@ -36,10 +36,8 @@ from typing import Any
 from ..errors import UserError, clip, shown_path
 from ..textfile import os_problem, read_text_file
 from .runner import SimRunner
-from .script import Step
+from .script_commands import ButtonPress, MoveFlaps, Start, Step
 from .world_commands import Bus, Disk
-
-PRESSES = ("start", "roll", "roll1", "next", "hold-next")
 
 
 class WorldFile:
@@ -78,8 +76,8 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
     runner.put_right()
     first = world.data["line"]
     for done in steps[:first]:   # the disk and the bus are as the lines before set them
-        if isinstance(done.world, (Disk, Bus)):
-            runner.world_command(done.world)
+        if isinstance(done.command, (Disk, Bus)):
+            runner.run(done)
     seen = world.data["before"] or world.data["after"]   # in a line, or between two
     if seen is not None:
         _ask_again(runner, seen)
@@ -102,12 +100,13 @@ def run_with_world(make_runner: Callable[[list[int]], SimRunner], steps: list[St
 def _already_done(runner: SimRunner, step: Step, before: list[Any]) -> bool:
     """An interrupted press: True if the box shows it was taken (its queued
     throw is then spent)."""
-    if step.command not in PRESSES:
+    if not isinstance(step.command, (Start, ButtonPress)):
         return False
     now = runner.shows()
     if now == before:
         return False
-    if step.command in ("roll", "roll1") and runner.sim.dice.pending:
+    if isinstance(step.command, ButtonPress) and step.command.button == "roll" \
+            and runner.sim.dice.pending:
         runner.sim.dice.pending.popleft()
     return True
 
@@ -122,12 +121,14 @@ def _ask_again(runner: SimRunner, seen: list[Any]) -> bool:
 
 
 def _run(runner: SimRunner, step: Step, world: WorldFile) -> None:
-    if step.command not in ("close", "open"):
-        runner.run(step)
-        return
-    shut = set(world.data["shut"])
-    for tile in step.args:
-        (shut.add if step.command == "close" else shut.discard)(int(tile))
-        world.data["shut"] = sorted(shut)
-        world.save()
-        runner.flap(int(tile), step.command == "close")
+    """One line; a flap's new place is written down before the hand moves it."""
+    match step.command:
+        case MoveFlaps(tiles, shut):
+            flaps = set(world.data["shut"])
+            for tile in tiles:
+                (flaps.add if shut else flaps.discard)(tile)
+                world.data["shut"] = sorted(flaps)
+                world.save()
+                runner.flap(tile, shut)
+        case _:
+            runner.run(step)

@@ -2,9 +2,10 @@
 
 With manual dice the box never sees the dice: the person marks each throw with
 ROLL, shuts flaps, and ends a turn with NEXT twice. :class:`ManualPlayer`
-plays such a game on the simulated box by looking at it (the controller's
-state is what its screen and LEDs show): the dice of a throw are imagined from
-(seed, round, seat, throw number) alone and the closure is the first legal one,
+plays such a game on the simulated box by looking at it (its screen, its
+lights and the events it printed, or on a resumed box their record; never the
+controller's state): the dice of a throw are imagined from (seed, round, seat,
+throw number) alone and the closure is the first legal one,
 so from any state, after any power cut, it plays the same game on to the same
 end. It writes down what it did (presses, flaps, waits) and how many game
 events the box had shown after each action: the rehearsal plays that list on
@@ -20,10 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shutbox_hw.config import Config, load_config
-from shutbox_hw.rules import allowed_dice_counts, dice_choice, legal_closures, tiles_of
-from shutbox_hw.sim.runner import SimRunner
 from steady_player import SteadyPlayer, record_of
+
+from shutbox_hw.config import Config, load_config
+from shutbox_hw.rules import (
+    allowed_dice_counts,
+    dice_choice,
+    full_board,
+    legal_closures,
+    mask_of,
+    tiles_of,
+)
+from shutbox_hw.sim.runner import SimRunner
 
 PLAYERS = 2
 MIN_ROUNDS = 3
@@ -73,48 +82,49 @@ class ManualPlayer(SteadyPlayer):
 
     def play(self, limit: int = 5000) -> None:
         runner = self.runner
+        view, rules = runner.sim.view, runner.config.rules
         for _ in range(limit):
-            controller = runner.daemon.controller
-            c = controller.state
-            if c.phase == "over":
+            phase = runner.phase_now()
+            if phase == "over" or phase == "play" and view.game_ended():
                 return
-            if c.phase == "idle":
+            if phase == "idle":
                 if self._game_over_on_disk():
                     return                  # the power went right after the end
-                if controller.player_count != PLAYERS:
+                if view.player_count != PLAYERS:
                     self._act("press", "next", False)
                 else:
                     self._act("press", "roll", False)
                 continue
-            if c.phase != "play":
-                raise AssertionError(f"the box is in {c.phase!r}, which this player never asks for")
-            rejected, reopened = tiles_of(c.rejected()), tiles_of(c.reopened())
+            if phase != "play":
+                raise AssertionError(f"the box is in {phase!r}, which this player never asks for")
+            shut = [t for t in range(1, rules.tiles + 1) if runner.sim.is_shut(t)]
+            turn = view.turn()
+            if turn is None:                # between turns: lift the flaps, wait
+                if shut:
+                    self._act("flap", shut[0], False)
+                else:
+                    self._act("wait", WAIT_MS)
+                continue
+            blinking = view.blinking()
+            rejected = [t for t in blinking if t in shut]       # lift these
+            reopened = [t for t in blinking if t not in shut]   # shut these again
             if rejected:
                 self._act("flap", rejected[0], False)
                 continue
             if reopened:
                 self._act("flap", reopened[0], True)
                 continue
-            turn = c.turn
-            if turn is None:                # between turns: lift the flaps, wait
-                shut = tiles_of(c.shut)
-                if shut:
-                    self._act("flap", shut[0], False)
-                else:
-                    self._act("wait", WAIT_MS)
-                continue
-            if turn.throw is None:
+            if not turn.thrown:
                 self._act("press", "roll", False)     # mark a throw
                 continue
-            open_mask = c.open_mask(turn)
-            counts = allowed_dice_counts(dice_choice(c.rules, open_mask))
-            dice = self.faces(c.match.round_number if c.match else 0, turn.player,
-                              turn.throws + 1, 2 if 2 in counts else 1)
-            closures = legal_closures(c.rules, open_mask, dice)
+            open_mask = full_board(rules.tiles) & ~mask_of(turn.committed)
+            counts = allowed_dice_counts(dice_choice(rules, open_mask))
+            dice = self.faces(turn.round, turn.seat, turn.throws + 1, 2 if 2 in counts else 1)
+            closures = legal_closures(rules, open_mask, dice)
             if not closures:
                 self._act("press", "next", False)     # "No move?", then the turn ends
                 continue
-            missing = [t for t in tiles_of(min(closures)) if not c.shut & (1 << (t - 1))]
+            missing = [t for t in tiles_of(min(closures)) if t not in shut]
             if missing:
                 self._act("flap", missing[0], True)
             else:
