@@ -144,7 +144,7 @@ def loop_child() -> dict[str, Any]:
     mock.MockPin._change_state = change_state     # type: ignore[method-assign]
     real_display = display.make_display
     display.make_display = lambda hw, **kw: real_display(  # type: ignore[assignment]
-        hw, device_factory=lambda: dummy(width=128, height=64, mode="1"))
+        hw, **{**kw, "device_factory": lambda: dummy(width=128, height=64, mode="1")})
 
     tmp = Path(tempfile.mkdtemp(prefix="shutbox-bench-"))
     path = tmp / "box.toml"

@@ -4,8 +4,11 @@ One loop serves the real box (monotonic clock, real adapters, systemd) and
 the simulator (virtual clock, simulated adapters): only what is plugged into
 :class:`Box` differs. The loop is single-threaded; adapters whose hardware
 calls back on other threads only record edges there and wake the loop (see
-:class:`~.hal.poll.Waker`), which otherwise sleeps until
-:meth:`Daemon.next_deadline_ms`.
+:class:`~.hal.poll.Waker`), which otherwise sleeps until the earliest
+deadline in the box's :class:`~.scheduler.Scheduler` (:attr:`Box.timers`):
+every port registers its own there, and the daemon registers the
+controller's next deadline, the disk's retry and the hints' next look after
+each step.
 
 Each input, and each piece of work a step leads to, waits in one queue
 (:mod:`.steps`) and is handled in turn: nothing is handed back to the
@@ -17,12 +20,21 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .config import Config
-from .events import (ButtonLevel, ButtonPressed, DiceRolled, Event, Figures, FlapChanged, InputFault,
-                     ServiceRequested, Tick)
+from .events import (
+    ButtonLevel,
+    ButtonPressed,
+    DiceRolled,
+    Event,
+    Figures,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+    Tick,
+)
 from .game.advice import Advisor
 from .game.advice import ready as advice_ready
 from .game.controller import Controller
@@ -31,9 +43,10 @@ from .game.events import AnyGameEvent, Fault, Recovered, SettingChanged
 from .game.screens import Screen
 from .hal.clock import Clock
 from .hal.dice_source import DiceSource
-from .hal.poll import earliest
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .hints import advisor_for as solver_advisor
+from .lifecycle import Closable
+from .scheduler import Scheduler
 from .settings import config_values, effective
 from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 from .store import StorageFault, Store
@@ -47,15 +60,17 @@ HINTS_LOOK_MS = 100   # while the hints' tables are solved off the loop, look th
 
 
 @dataclass
-class Box:
-    """What the daemon is wired to: the real box or the simulated one."""
+class Box(Closable):
+    """What the daemon is wired to: the real box or the simulated one, with the
+    scheduler its parts register their deadlines in."""
     flaps: FlapBank
     buttons: Buttons
     indicators: Indicators
     display: Display
     dice: DiceSource
+    timers: Scheduler = field(default_factory=Scheduler)
 
-    def close(self) -> None:
+    def _close(self) -> None:
         for part in (self.flaps, self.buttons, self.indicators, self.display, self.dice):
             try:
                 part.close()
@@ -83,6 +98,10 @@ class Daemon:
             render = render_screen
         self.render = render
         self.controller = Controller(self.config.rules, self.config.game)
+        # the box's scheduler: the loop sleeps until its earliest deadline
+        self.timers = box.timers
+        self._timers = {name: self.timers.timer(name) for name in (
+            "controller", "store retry", "hints")}
         self._configure()
         self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
         self._retry_at: int | None = None
@@ -107,6 +126,7 @@ class Daemon:
         self._queue.add(Queued(Carry(tuple(effects)), now))
         self._queue.add(Queued(ReadFigures(), now, activity=False))
         self._drain(now)
+        self._schedule()
 
     def feed(self, event: Event) -> None:
         """An input from the box: handled, with all the work it leads to."""
@@ -207,17 +227,20 @@ class Daemon:
             self.feed(fault)
         for thrown in self.box.dice.poll(now):     # the module's throws and faults
             self.feed(thrown)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """Register what the daemon's own parts next need the loop for: the
+        controller's deadline (a pure query of the game), the disk's retry,
+        the next look at the hints' solver."""
+        timers = self._timers
+        timers["controller"].at(self.controller.next_deadline_ms())
+        timers["store retry"].at(self._retry_at)
+        timers["hints"].at(self.clock.now_ms() + HINTS_LOOK_MS if self._advisor_pending else None)
 
     def storage_problem(self) -> str:
         """What the disk said the last time it refused a write ("" if it did not)."""
         return self._storage_fault or ""
-
-    def next_deadline_ms(self) -> int | None:
-        return earliest((*(port.next_deadline_ms() for port in (
-            self.box.flaps, self.box.buttons, self.box.indicators, self.box.display,
-            self.box.dice)),
-            self.controller.next_deadline_ms(), self._retry_at,
-            self.clock.now_ms() + HINTS_LOOK_MS if self._advisor_pending else None))
 
     def _carry_out(self, step: Step, item: Queued) -> None:
         """One step's effects in :class:`~.steps.Step`'s order; what they lead to

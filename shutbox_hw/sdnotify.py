@@ -9,9 +9,15 @@ from __future__ import annotations
 import os
 import socket
 
+from .scheduler import Scheduler
+
 
 class Notifier:
-    def __init__(self, environ: dict[str, str] | None = None) -> None:
+    """The daemon's line to systemd; its watchdog ping is a timer in ``timers``
+    (the box's scheduler), so the loop wakes for it."""
+
+    def __init__(self, environ: dict[str, str] | None = None,
+                 timers: Scheduler | None = None) -> None:
         env = os.environ if environ is None else environ
         address = env.get("NOTIFY_SOCKET", "")
         if address.startswith("@"):
@@ -21,6 +27,7 @@ class Notifier:
         # ping at under half the watchdog interval, as systemd recommends
         self.watchdog_interval_ms = int(usec) // 2000 - 100 if usec.isdigit() else None
         self._last_ping: int | None = None
+        self.timer = (Scheduler() if timers is None else timers).timer("watchdog")
 
     def send(self, message: str) -> bool:
         if self.address is None:
@@ -46,11 +53,7 @@ class Notifier:
         if self._last_ping is None or now_ms - self._last_ping >= self.watchdog_interval_ms:
             self.send("WATCHDOG=1")
             self._last_ping = now_ms
-
-    def next_deadline_ms(self) -> int | None:
-        if self.watchdog_interval_ms is None or self._last_ping is None:
-            return None
-        return self._last_ping + self.watchdog_interval_ms
+            self.timer.at(now_ms + self.watchdog_interval_ms)
 
     def stopping(self) -> None:
         self.send("STOPPING=1")

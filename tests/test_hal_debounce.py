@@ -17,10 +17,10 @@ def test_clean_change_settles_after_debounce_time():
     d = Debouncer(False, debounce_ms=20)
     d.edge(True, 100)
     assert d.poll(119) == []
-    assert d.next_deadline_ms() == 120
+    assert d.timer.when == 120
     assert d.poll(120) == [Settled(True, 120)]
     assert d.poll(500) == []
-    assert d.next_deadline_ms() is None
+    assert d.timer.when is None
 
 
 def test_glitch_back_to_reported_level_gives_nothing():
@@ -110,7 +110,7 @@ def test_hold_timer_short_long_and_silent_release():
     h.release(799)
     assert h.poll(799) == [(False, 799)]
     h.press(1000)
-    assert h.next_deadline_ms() == 1800
+    assert h.timer.when == 1800
     assert h.poll(1799) == []
     assert h.poll(1800) == [(True, 1800)]
     h.release(5000)
@@ -160,6 +160,6 @@ def test_flap_inputs_mask_and_order():
     assert f.shut_mask() == 0b010
     f.edge(3, True, 10)
     f.edge(1, True, 5)
-    assert f.next_deadline_ms() == 25
+    assert f.timers.next_ms() == 25
     assert f.poll(100) == [FlapChanged(1, True, 25), FlapChanged(3, True, 30)]
     assert f.shut_mask() == 0b111

@@ -20,6 +20,7 @@ from shutbox_hw.hal.config import DisplayConfig, HardwareConfig, parse_hardware
 from shutbox_hw.hal.burn_in import ORBIT, shift_within_blank
 from shutbox_hw.hal.display import NullDisplay, OledDisplay, dummy_device, make_display
 from shutbox_hw.hal.luma_panel import luma_panel
+from shutbox_hw.scheduler import Scheduler
 
 # luma's ssd1306 calls Image.getdata (deprecated in Pillow 13; Pillow<14 is pinned)
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
@@ -178,19 +179,19 @@ def test_dims_then_blanks_when_idle_and_wakes_on_activity(opened):
                      dim_contrast=10)
     display.show(frame("A"), 0)
     assert display.wait_idle(WAIT)
-    assert display.next_deadline_ms() == 1000
+    assert display.timer.when == 1000
     display.poll(999)
     assert display.mode == "on"
     display.poll(1000)
     assert display.wait_idle(WAIT)
     assert display.mode == "dim"
     assert device.calls[-1] == ("contrast", 10)
-    assert display.next_deadline_ms() == 5000
+    assert display.timer.when == 5000
     display.poll(5000)
     assert display.wait_idle(WAIT)
     assert display.mode == "off"
     assert device.calls[-1] == ("hide", None)
-    assert display.next_deadline_ms() is None
+    assert display.timer.when is None
     display.show(frame("A"), 6000)  # the same frame is not activity
     assert display.wait_idle(WAIT)
     assert display.mode == "off"
@@ -198,7 +199,7 @@ def test_dims_then_blanks_when_idle_and_wakes_on_activity(opened):
     assert display.wait_idle(WAIT)
     assert display.mode == "on"
     assert device.calls[-2:] == [("contrast", 200), ("show", None)]
-    assert display.next_deadline_ms() == 8000
+    assert display.timer.when == 8000
 
 
 def test_a_frame_the_box_changed_by_itself_does_not_wake_it(opened):
@@ -211,7 +212,7 @@ def test_a_frame_the_box_changed_by_itself_does_not_wake_it(opened):
     display.show(frame("B"), 1500, activity=False)
     assert display.wait_idle(WAIT)
     assert display.mode == "dim" and device.frames()[-1] == pixels(frame("B"))
-    assert display.next_deadline_ms() == 5000
+    assert display.timer.when == 5000
     display.show(frame("C"), 2000)
     assert display.wait_idle(WAIT)
     assert display.mode == "on"
@@ -265,7 +266,7 @@ def test_missing_display_is_retried_every_retry_ms(opened):
     assert not display.connected
     assert "Remote I/O" in display.last_error
     display.show(frame("A"), 0)  # the first time seen after the failure
-    assert display.next_deadline_ms() == 3000
+    assert display.timer.when == 3000
     display.show(frame("B"), 20)  # the box plays on; the newest frame is kept
     display.poll(2999)
     assert display.wait_idle(WAIT)
@@ -274,7 +275,7 @@ def test_missing_display_is_retried_every_retry_ms(opened):
     assert display.wait_idle(WAIT)
     assert len(attempts) == 2
     assert display.connected
-    assert display.next_deadline_ms() == 20 + 60_000  # only the dim timer is left
+    assert display.timer.when == 20 + 60_000  # only the dim timer is left
     assert device.frames() == [pixels(frame("B"))]
 
 
@@ -327,21 +328,22 @@ def test_make_display_uses_the_config():
         display.show(frame("A"), 0)
         assert display.wait_idle(WAIT)
         assert device.calls[0] == ("contrast", 99)
-        assert display.next_deadline_ms() == 2000
+        assert display.timer.when == 2000
         display.poll(2000)
         assert display.wait_idle(WAIT)
         assert device.calls[-1] == ("contrast", 5)
-        assert display.next_deadline_ms() is None  # off_after_s = 0: never blank
+        assert display.timer.when is None  # off_after_s = 0: never blank
     finally:
         display.close()
     assert device.calls[-1] == ("cleanup", None)
 
 
 def test_make_display_without_a_display():
-    display = make_display(HardwareConfig(display=DisplayConfig(driver="none")))
+    timers = Scheduler()
+    display = make_display(HardwareConfig(display=DisplayConfig(driver="none")), timers=timers)
     assert isinstance(display, NullDisplay)
     display.show(frame("A"), 0)
-    assert display.next_deadline_ms() is None
+    assert display.poll(0) == [] and timers.next_ms() is None   # nothing to wake the loop for
 
 
 @pytest.mark.skipif(Path("/dev/i2c-31").exists(), reason="a real bus 31 exists here")
@@ -651,7 +653,7 @@ def test_frames_move_round_a_2x2_orbit_every_shift_period(opened):
     image = boxed((10, 10, 100, 50))
     display.show(image, 0)
     assert display.wait_idle(WAIT)
-    assert display.next_deadline_ms() == 180_000
+    assert display.timer.when == 180_000
     seen = []
     for minute in range(0, 13):
         display.poll(minute * 60_000)

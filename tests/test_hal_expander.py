@@ -23,9 +23,9 @@ def presses(events):
     return [e for e in events if not isinstance(e, ButtonLevel)]
 
 
-def expander_lights(bus, *, blink_ms=400, **kw):
+def expander_lights(bus, *, blink_ms=400, timers=None, **kw):
     """The box's one Indicators over LEDs on expanders."""
-    return Lights([ExpanderLamps(bus, **kw)], blink_ms=blink_ms)
+    return Lights([ExpanderLamps(bus, timers=timers, **kw)], blink_ms=blink_ms, timers=timers)
 
 
 class ExpanderSwitches(Switches):
@@ -33,15 +33,15 @@ class ExpanderSwitches(Switches):
     is its driver (the status LEDs share it)."""
 
     def __init__(self, bus, clock, *, flap_pins, roll_pin=None, next_pin=None,
-                 hold_ms=800, **kw):
+                 hold_ms=800, timers=None, **kw):
         lines = dict(flap_pins)
         if roll_pin is not None:
             lines["roll"] = roll_pin
         if next_pin is not None:
             lines["next"] = next_pin
-        pins = ExpanderPins(bus, clock, lines, **kw)
+        pins = ExpanderPins(bus, clock, lines, timers=timers, **kw)
         self.chip = pins.chip
-        super().__init__([pins], hold_ms=hold_ms)
+        super().__init__([pins], hold_ms=hold_ms, timers=timers)
 
 
 class Rig:
@@ -54,7 +54,7 @@ class Rig:
         self.bus.attach(0x20, self.chip)
         self.sleeps = []
         self.inputs = ExpanderSwitches(
-            self.bus, self.world.clock, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT,
+            self.bus, self.world.clock, timers=self.world.timers, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT,
             int_pin=4 if with_int else None, pin_factory=self.factory,
             sleep=self.sleeps.append, attempts=attempts)
 
@@ -206,8 +206,8 @@ def test_absent_at_start_keeps_running():
     factory = MockFactory()
     world = SimWorld()
     bus = SimBus(1)                               # nothing attached at 0x20
-    ins = ExpanderSwitches(bus, world.clock, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT,
-                         int_pin=4, pin_factory=factory, sleep=lambda s: None)
+    ins = ExpanderSwitches(bus, world.clock, timers=world.timers, flap_pins=FLAPS,
+                           roll_pin=ROLL, next_pin=NEXT, int_pin=4, pin_factory=factory, sleep=lambda s: None)
     assert world.run([ins.flaps, ins.buttons], 2500) == [
         InputFault(SOURCE, "no answer after 4 attempts (errno 121)", 0)]
     chip = SimMcp23017(int_pin=factory.pin(4))
@@ -248,9 +248,10 @@ def led_rig():
     bus.attach(0x20, in_chip)
     bus.attach(0x21, led_chip)
     world = SimWorld()
-    ins = ExpanderSwitches(bus, world.clock, flap_pins={t: p for t, p in FLAPS.items() if t <= 9})
+    ins = ExpanderSwitches(bus, world.clock, timers=world.timers,
+                           flap_pins={t: p for t, p in FLAPS.items() if t <= 9})
     leds = expander_lights(bus, address=0x21, flap_pins=LED_PINS, status=ins.chip,
-                              blink_ms=400, sleep=lambda s: None)
+                           blink_ms=400, sleep=lambda s: None, timers=world.timers)
     return world, in_chip, led_chip, leds
 
 
@@ -271,7 +272,7 @@ def test_flap_and_status_leds_follow_frames_and_blink():
         seen.append((led_chip.output_level(2), in_chip.output_level(7)))
     # 400 ms on, 400 ms off from time 0: 1250 falls in the off phase 1200..1599
     assert seen == [(True, True), (False, False), (False, False), (True, True), (False, False)]
-    assert leds.next_deadline_ms() == 1600
+    assert leds.timer.when == 1600                # the next blink
 
 
 def test_led_chip_brownout_is_repaired_at_the_next_check():
@@ -290,7 +291,7 @@ def test_failed_led_write_is_retried():
     leds.show(LedFrame(flaps=("off",) * 12), 0)
     led_chip.absent = True
     leds.show(LedFrame(flaps=("on",) * 12), 10)
-    assert leds.next_deadline_ms() == 1010
+    assert leds.sinks[0].timer.when == 1010       # the retry
     led_chip.absent = False
     leds.poll(500)
     assert led_chip.output_level(0) is False      # waiting for the retry time
@@ -303,8 +304,8 @@ def test_status_leds_come_back_after_an_input_chip_brownout():
     in_chip = SimMcp23017()
     bus.attach(0x20, in_chip)
     world = SimWorld()
-    ins = ExpanderSwitches(bus, world.clock, flap_pins={1: 0})
-    leds = expander_lights(bus, address=None, status=ins.chip)
+    ins = ExpanderSwitches(bus, world.clock, flap_pins={1: 0}, timers=world.timers)
+    leds = expander_lights(bus, address=None, status=ins.chip, timers=world.timers)
     leds.show(LedFrame(flaps=(), green="on", red="off"), 0)
     assert [in_chip.output_level(7), in_chip.output_level(15)] == [True, False]
     in_chip.brownout()
@@ -404,8 +405,8 @@ def test_service_button_on_the_expander_asks_once_at_the_settled_press(with_int)
     bus.attach(0x20, chip)
     lines = {t: FLAPS[t] for t in range(1, 10)} | {"roll": ROLL, "next": NEXT, "service": 11}
     pins = ExpanderPins(bus, world.clock, lines, int_pin=4 if with_int else None,
-                        pin_factory=factory, sleep=lambda s: None)
-    inputs = Switches([pins], hold_ms=800)
+                        pin_factory=factory, sleep=lambda s: None, timers=world.timers)
+    inputs = Switches([pins], hold_ms=800, timers=world.timers)
     try:
         service = SimSwitch(world, expander_pin_setter(chip, 11), rng=random.Random(5))
         pressed = service.set(True, 110)

@@ -23,15 +23,18 @@ def presses(events):
     return [e for e in events if not isinstance(e, ButtonLevel)]
 
 
-def pi_flaps(tile_pins, clock, *, read_ms=250, pin_factory):
-    """The box's one FlapBank over flap switches on Pi pins."""
-    return Switches([PiPins(tile_pins, clock, pin_factory, read_ms)]).flaps
+def pi_flaps(tile_pins, world, *, read_ms=250, pin_factory):
+    """The box's one FlapBank over flap switches on Pi pins, on ``world``'s clock
+    and scheduler."""
+    pins = PiPins(tile_pins, world.clock, pin_factory, read_ms, timers=world.timers)
+    return Switches([pins], timers=world.timers).flaps
 
 
-def pi_buttons(roll_pin, next_pin, clock, *, hold_ms, read_ms=250, pin_factory):
+def pi_buttons(roll_pin, next_pin, world, *, hold_ms, read_ms=250, pin_factory):
     """The box's one Buttons over ROLL and NEXT on Pi pins."""
-    pins = PiPins({"roll": roll_pin, "next": next_pin}, clock, pin_factory, read_ms)
-    return Switches([pins], hold_ms=hold_ms).buttons
+    pins = PiPins({"roll": roll_pin, "next": next_pin}, world.clock, pin_factory, read_ms,
+                  timers=world.timers)
+    return Switches([pins], hold_ms=hold_ms, timers=world.timers).buttons
 
 
 @pytest.fixture
@@ -52,7 +55,7 @@ class ClosedSwitchPin(MockPin):
 def test_shut_at_start_is_in_mask_without_event(factory):
     factory.pin(6, pin_class=ClosedSwitchPin)
     world = SimWorld()
-    bank = pi_flaps(FLAP_PINS, world.clock, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world, pin_factory=factory)
     assert bank.tiles == 3
     assert bank.shut_mask() == 0b010
     assert world.run([bank], 1000) == []
@@ -67,7 +70,7 @@ def test_bouncing_flaps_give_one_event_per_real_change(seed, script):
     factory = MockFactory()
     try:
         world = SimWorld()
-        bank = pi_flaps(FLAP_PINS, world.clock, pin_factory=factory)
+        bank = pi_flaps(FLAP_PINS, world, pin_factory=factory)
         rng = random.Random(seed)
         switches = {t: SimSwitch(world, mock_pin_setter(factory.pin(p)), rng=rng)
                     for t, p in FLAP_PINS.items()}
@@ -90,7 +93,7 @@ def test_bouncing_flaps_give_one_event_per_real_change(seed, script):
 
 def test_chattering_flap_is_one_fault_not_a_storm(factory):
     world = SimWorld()
-    bank = pi_flaps(FLAP_PINS, world.clock, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world, pin_factory=factory)
     pin = factory.pin(13)
     for i in range(300):                 # 3 s of an edge every 10 ms
         world.at(i * 10, (pin.drive_low if i % 2 == 0 else pin.drive_high))
@@ -103,7 +106,7 @@ def test_chattering_flap_is_one_fault_not_a_storm(factory):
 
 def test_buttons_short_and_long(factory):
     world = SimWorld()
-    buttons = pi_buttons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
+    buttons = pi_buttons(17, 27, world, hold_ms=800, pin_factory=factory)
     roll = SimSwitch(world, mock_pin_setter(factory.pin(17)), rng=random.Random(1))
     nxt = SimSwitch(world, mock_pin_setter(factory.pin(27)), rng=random.Random(2))
     p1 = roll.set(True, 100)
@@ -119,7 +122,7 @@ def test_buttons_short_and_long(factory):
 
 def test_long_press_fires_while_still_held(factory):
     world = SimWorld()
-    buttons = pi_buttons(17, 27, world.clock, hold_ms=800, pin_factory=factory)
+    buttons = pi_buttons(17, 27, world, hold_ms=800, pin_factory=factory)
     world.at(100, factory.pin(27).drive_low)
     assert presses(world.run([buttons], 919)) == []
     assert presses(world.run([buttons], 920)) == [ButtonPressed("next", True, 920)]
@@ -127,8 +130,9 @@ def test_long_press_fires_while_still_held(factory):
 
 def test_service_button_on_a_pi_pin_asks_once_at_the_settled_press(factory):
     world = SimWorld()
-    pins = PiPins({"roll": 17, "next": 27, "service": 22}, world.clock, factory)
-    buttons = Switches([pins], hold_ms=800).buttons
+    pins = PiPins({"roll": 17, "next": 27, "service": 22}, world.clock, factory,
+                  timers=world.timers)
+    buttons = Switches([pins], hold_ms=800, timers=world.timers).buttons
     service = SimSwitch(world, mock_pin_setter(factory.pin(22)), rng=random.Random(4))
     pressed = service.set(True, 100)            # bouncing, like every switch
     released = service.set(False, 3000)         # held far past the hold time: still one
@@ -141,8 +145,9 @@ def test_service_button_on_a_pi_pin_asks_once_at_the_settled_press(factory):
 
 def test_a_chattering_service_button_is_a_fault_named_service(factory):
     world = SimWorld()
-    pins = PiPins({"roll": 17, "next": 27, "service": 22}, world.clock, factory)
-    buttons = Switches([pins], hold_ms=800).buttons
+    pins = PiPins({"roll": 17, "next": 27, "service": 22}, world.clock, factory,
+                  timers=world.timers)
+    buttons = Switches([pins], hold_ms=800, timers=world.timers).buttons
     pin = factory.pin(22)
     for i in range(300):                 # 3 s of an edge every 10 ms, ending released
         world.at(i * 10, (pin.drive_low if i % 2 == 0 else pin.drive_high))
@@ -154,12 +159,13 @@ def test_a_chattering_service_button_is_a_fault_named_service(factory):
 
 def test_leds_on_pins_follow_frames_and_blink(factory):
     world = SimWorld()
-    leds = Lights([PiLamps({1: 20, 2: 21, "green": 22, "red": 23}, factory)], blink_ms=400)
+    leds = Lights([PiLamps({1: 20, 2: 21, "green": 22, "red": 23}, factory)], blink_ms=400,
+                  timers=world.timers)
     pins = {k: factory.pin(p) for k, p in {1: 20, 2: 21, "g": 22, "r": 23}.items()}
     assert [pins[k].state for k in pins] == [False] * 4
     leds.show(LedFrame(flaps=("on", "blink", "on"), green="on", red="off"), 100)
     assert [pins[k].state for k in pins] == [True, True, True, False]
-    assert leds.next_deadline_ms() == 400
+    assert leds.timer.when == 400
     for pin in pins.values():
         pin.clear_states()
     world.advance_to(100)
@@ -284,7 +290,7 @@ def drop_edge(pin: MockPin, level: bool) -> None:
 
 def test_a_lost_flap_edge_is_repaired_by_the_periodic_read(factory):
     world = SimWorld()
-    bank = pi_flaps(FLAP_PINS, world.clock, read_ms=250, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world, read_ms=250, pin_factory=factory)
     pin = factory.pin(13)
     assert world.run([bank], 1000) == []          # levels agree: nothing invented
     world.at(1100, lambda: drop_edge(pin, False))  # tile 3 shut, no callback
@@ -299,7 +305,7 @@ def test_a_lost_flap_edge_is_repaired_by_the_periodic_read(factory):
 
 def test_the_read_interval_follows_the_config(factory):
     world = SimWorld()
-    bank = pi_flaps(FLAP_PINS, world.clock, read_ms=100, pin_factory=factory)
+    bank = pi_flaps(FLAP_PINS, world, read_ms=100, pin_factory=factory)
     world.run([bank], 0)
     world.at(30, lambda: drop_edge(factory.pin(5), False))
     assert world.run([bank], 200) == [FlapChanged(1, True, 120)]
@@ -308,7 +314,7 @@ def test_the_read_interval_follows_the_config(factory):
 
 def test_a_lost_button_release_still_gives_the_press(factory):
     world = SimWorld()
-    buttons = pi_buttons(23, 24, world.clock, hold_ms=800, read_ms=250, pin_factory=factory)
+    buttons = pi_buttons(23, 24, world, hold_ms=800, read_ms=250, pin_factory=factory)
     pin = factory.pin(23)
     world.run([buttons], 0)
     world.at(100, pin.drive_low)                   # pressed, seen

@@ -40,16 +40,32 @@ def test_run_polls_ports_at_their_deadlines():
     world = SimWorld()
 
     class Port:
+        """Registers its next deadline in the world's scheduler at each poll."""
+
         def __init__(self):
             self.polls = []
+            self.timer = world.timers.timer("port")
+            self.timer.at(150)
 
         def poll(self, now):
             self.polls.append(now)
+            self.timer.at(next((t for t in (150, 300) if t > now), None))
             return [now] if now in (150, 300) else []
-
-        def next_deadline_ms(self):
-            return next((t for t in (150, 300) if t > world.now_ms()), None)
 
     port = Port()
     assert world.run([port], 400) == [150, 300]
     assert port.polls == [0, 150, 300, 400]
+
+
+def test_the_world_registers_its_next_action_and_a_power_cut_keeps_only_that():
+    world = SimWorld()
+    world.at(70, lambda: None)
+    world.at(30, lambda: None)
+    world.timers.at("daemon", 50)
+    assert world.timers.next_ms() == 30
+    world.advance_to(40)
+    assert world.timers.next_ms() == 50
+    world.power_cut()                 # the box's deadlines go; the world's action stays
+    assert world.timers.next_ms() == 70 and world.timers.when("daemon") is None
+    world.advance_to(100)
+    assert world.timers.next_ms() is None

@@ -49,7 +49,8 @@ class MixedBox:
             flap_leds=(ExpanderPin(0x21, 0), ExpanderPin(0x21, 1), ExpanderPin(0x21, 2)),
             hold_ms=800, mcp23017=ExpanderConfig(address=0x20, int_pin=4, led_address=0x21))
         self.ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
-                                 bus=lambda number: self.bus, sleep=lambda s: None)
+                                 bus=lambda number: self.bus, sleep=lambda s: None,
+                                 timers=self.world.timers)
         rng = random.Random(3)
         self.flap = {t: SimSwitch(self.world, expander_pin_setter(self.chip, t - 1), rng=rng)
                      for t in (1, 2, 3)}
@@ -121,9 +122,6 @@ class Source:
         out, self.faults = self.faults, []
         return out
 
-    def next_deadline_ms(self):
-        return None
-
     def close(self):
         self.closed += 1
 
@@ -164,7 +162,7 @@ def test_the_service_line_asks_for_the_menu_and_is_no_button():
     out += inputs.poll(5000)
     assert out == [ServiceRequested(125), ButtonLevel("roll", True, 320),
                    ButtonLevel("roll", False, 420), ButtonPressed("roll", False, 420)]
-    assert set(inputs.timers) == {"roll", "next"}
+    assert set(inputs.holds) == {"roll", "next"}
 
 
 def test_the_service_line_alone_or_half_the_buttons_is_refused():
@@ -185,7 +183,7 @@ def test_build_b_with_the_service_button_on_a_pi_pin():
     chip = SimMcp23017(int_pin=factory.pin(4))
     bus.attach(0x20, chip)
     ports = build_ports(hw, world.clock, pin_factory=factory, bus=lambda n: bus,
-                        sleep=lambda s: None)
+                        sleep=lambda s: None, timers=world.timers)
     try:
         rng = random.Random(6)
         service = SimSwitch(world, mock_pin_setter(factory.pin(7)), rng=rng)
@@ -203,16 +201,24 @@ def test_build_b_with_the_service_button_on_a_pi_pin():
 
 def test_the_loop_steps_at_each_deadline_ahead_and_stops_at_until_or_done():
     world = SimWorld()
+    timers = world.timers
     steps: list[int] = []
     ahead = (150, 300)
 
-    def deadlines():      # one due now (just handled by the step): not waited for
-        return (world.now_ms(), None, next((t for t in ahead if t > world.now_ms()), None))
+    def step(now: int) -> None:
+        steps.append(now)
+        timers.at("now", now)     # one due now (just handled by the step): not waited for
+        timers.at("ahead", next((t for t in ahead if t > now), None))
 
-    run_loop(world.clock, steps.append, deadlines,
-             lambda t: world.advance_to(400 if t is None else t), 400)
+    run_loop(world.clock, step, timers, lambda t: world.advance_to(400 if t is None else t), 400)
     assert steps == [0, 150, 300, 400]
     steps.clear()
-    run_loop(world.clock, steps.append, lambda: (world.now_ms() + 10,),
-             lambda t: world.advance_to(t or 0), None, done=lambda: len(steps) == 3)
+    timers.clear()
+
+    def every_10_ms(now: int) -> None:
+        steps.append(now)
+        timers.at("tick", now + 10)
+
+    run_loop(world.clock, every_10_ms, timers, lambda t: world.advance_to(t or 0), None,
+             done=lambda: len(steps) == 3)
     assert steps == [400, 410, 420]

@@ -1,7 +1,7 @@
 """The package's layers: each imports only from the layers below it.
 
-From the bottom: plain values (events, lights, errors); the rules and,
-beside them, the hardware; the game and the solver; the renderer, the
+From the bottom: plain values (events, lights, errors, the scheduler); the rules and,
+beside them, the hardware and systemd's notify socket; the game and the solver; the renderer, the
 store and the config file; the daemon and the hints; the simulator, then
 the self-test (which runs on it), then the commands. The pure layers must
 not drag in hardware, imaging or storage libraries.
@@ -20,9 +20,9 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "shutbox_hw"
 
 LAYERS: dict[str, int] = {
-    "events": 0, "leds": 0, "errors": 0, "sdnotify": 0, "validate": 0,
+    "events": 0, "leds": 0, "errors": 0, "validate": 0, "scheduler": 0, "lifecycle": 0,
     "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
-    "rules": 1, "hal": 1, "textfile": 1,
+    "rules": 1, "hal": 1, "textfile": 1, "sdnotify": 1,
     "game": 2, "strategy": 2, "netconfig": 2,
     "render": 3, "store": 3, "config": 3, "steps": 3,
     "hints": 4, "settings": 4, "daemon": 5, "network": 5, "web": 6,

@@ -70,22 +70,22 @@ def test_the_expander_link_follows_the_chip_and_schedules_its_reads():
     bus.unplug(0x20)
     pins = ExpanderPins(bus, clock, {("flap", 1): 0}, retry_ms=1000, read_ms=250,
                         sleep=lambda s: None)
-    assert pins.link.state is Link.ABSENT and pins.next_deadline_ms() == 1000
+    assert pins.link.state is Link.ABSENT and pins.timer.when == 1000
     assert [f.ok for f in pins.take_faults()] == [False]
     bus.plug(0x20)
     clock.ms = 1000
     pins.edges(clock.ms)
     every = pins.poll_ms                 # no INT wire: polled every debounce_ms / 2
-    assert pins.link.state is Link.CONNECTED and pins.next_deadline_ms() == 1000 + every
+    assert pins.link.state is Link.CONNECTED and pins.timer.when == 1000 + every
     assert [f.ok for f in pins.take_faults()] == [True]
     bus.unplug(0x20)
     clock.ms = 1000 + every
     pins.edges(clock.ms)
-    assert pins.link.state is Link.LOST and pins.next_deadline_ms() == 2000 + every
+    assert pins.link.state is Link.LOST and pins.timer.when == 2000 + every
     assert [f.ok for f in pins.take_faults()] == [False]
     clock.ms = 2000 + every
     pins.edges(clock.ms)                          # still silent: no second fault
-    assert pins.take_faults() == [] and pins.next_deadline_ms() == 3000 + every
+    assert pins.take_faults() == [] and pins.timer.when == 3000 + every
     pins.close()
 
 
@@ -95,12 +95,12 @@ def test_the_dice_link_is_one_device_link():
     bus.attach(0x42, module)
     link = dm.DiceLink(dm.DiceModule(bus, 0x42, sleep=lambda s: None), poll_ms=250,
                        retry_ms=2000)
-    assert link.start(0) == [] and link.link.state is Link.CONNECTED
-    assert link.next_deadline_ms() == 250
+    assert link.start(0) == [] and link.link.state is Link.CONNECTED   # its schedule: a timer
+    assert link.link.timer.when == 250
     bus.unplug(0x42)
     events = link.tick(250)
     assert [e.kind for e in events] == ["lost"] and link.link.state is Link.LOST
-    assert link.next_deadline_ms() == 2250 and link.tick(2250) == []
+    assert link.link.timer.when == 2250 and link.tick(2250) == []
     bus.plug(0x42)
     assert [e.kind for e in link.tick(4250)] == ["recovered"] and link.online
 
@@ -120,7 +120,7 @@ def test_the_display_link_goes_absent_then_connected():
         assert display.wait_idle(10)
         assert display.link.state is Link.ABSENT
         assert [f.ok for f in display.poll(0)] == [False]
-        assert display.next_deadline_ms() == 5000        # the retry's wait, from the poll
+        assert display.timer.when == 5000        # the retry's wait, from the poll
         display.poll(5000)
         assert display.wait_idle(10)
         assert display.link.state is Link.CONNECTED and len(attempts) == 4

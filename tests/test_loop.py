@@ -84,7 +84,7 @@ def test_the_expanders_int_line_wakes_the_loop():
         chip.set_input(0, False)         # the flap grounds GPA0: INT falls
         thread.join(WAIT)
         assert woken == [True]
-        assert pins.next_deadline_ms() == 500   # read now
+        assert pins.timer.when == 500   # registered by the INT callback: read now
         assert Edge(1, True, 500) in pins.edges(500)
     finally:
         pins.close()
@@ -172,7 +172,7 @@ def running_box(tmp_path: Path, extra: str = ""):
 
 def test_an_idle_box_wakes_at_most_five_times_a_second_and_pings_the_watchdog(tmp_path):
     config, clock, daemon = running_box(tmp_path)
-    notifier = Notifier({"WATCHDOG_USEC": "10000000"})   # a ping every 4.9 s
+    notifier = Notifier({"WATCHDOG_USEC": "10000000"}, daemon.timers)   # a ping every 4.9 s
     pings: list[int] = []
     notifier.send = lambda message: pings.append(clock.now_ms()) or True   # type: ignore
     sleep = VirtualSleep(clock)

@@ -125,7 +125,7 @@ def test_both_held_fires_once_after_five_seconds():
     from shutbox_hw.hal.debounce import BothHeld
     both = BothHeld(5000)
     both.level("ROLL", True, 0)
-    assert both.next_deadline_ms() is None          # one button alone is no gesture
+    assert both.timer.when is None                 # one button alone is no gesture
     both.level("NEXT", True, 100)
     assert both.poll(5099) is None
     assert both.poll(5100) == 5100

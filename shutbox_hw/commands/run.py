@@ -74,14 +74,15 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
                             wake=wake, reader=lambda bus, address: ThreadReader(),
                             kernel_ticks=True)
         dice = (SoftwareDice() if dice_cfg is None else
-                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c, wake=wake))
+                build_module(dice_cfg, clock, pin_factory=factory, bus=open_i2c, wake=wake,
+                             timers=ports.timers))
     except Exception as exc:  # noqa: BLE001 - sorted out just below
         problem = pin_claim_problem(exc)
         if problem is None:
             raise
         raise UserError(problem) from None
     return Box(ports.flaps, ports.buttons, ports.indicators,
-               make_display(config.hardware, wake=wake), dice)
+               make_display(config.hardware, wake=wake, timers=ports.timers), dice, ports.timers)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,7 +135,7 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    notifier = Notifier()
+    notifier = Notifier(timers=box.timers)
     daemon = Daemon(config, box, store, clock)   # the box's adjustments over the config
     daemon.start()
     notifier.ready(f"{daemon.config.rules.preset}, {config.hardware.summary()}")
@@ -154,13 +155,14 @@ def serve(daemon: Daemon, notifier: Notifier, clock: Clock,
           wait: Callable[[int | None], object], until_ms: int | None = None,
           done: Callable[[], bool] = lambda: False) -> None:
     """The daemon's loop: a step (and the watchdog's ping when due), then ``wait``
-    until the earliest deadline of the daemon and the watchdog (on the box
-    :meth:`~shutbox_hw.hal.poll.Waker.wait_until`, which the pins' threads cut short)."""
+    until the earliest deadline in the box's scheduler, where the ports, the
+    daemon and the watchdog (``notifier``, made with the same scheduler)
+    register theirs (on the box :meth:`~shutbox_hw.hal.poll.Waker.wait_until`,
+    which the pins' threads cut short)."""
     from ..hal.poll import run_loop
 
     def step(now: int) -> None:
         daemon.step()
         notifier.watchdog(clock.now_ms())
 
-    run_loop(clock, step, lambda: (daemon.next_deadline_ms(), notifier.next_deadline_ms()),
-             wait, until_ms, done)
+    run_loop(clock, step, daemon.timers, wait, until_ms, done)

@@ -9,6 +9,8 @@ become one :class:`~.gpio.PiPins` source, switches on the expander one
 :class:`~.expander.ExpanderPins` source, and one :class:`~.switches.Switches`
 reads both; LEDs likewise go to :class:`~.gpio.PiLamps` and
 :class:`~.expander.ExpanderLamps`, both under one :class:`~.lights.Lights`.
+Every part registers its deadlines in the one scheduler passed in (the
+box's: the loop that polls the ports sleeps on it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..scheduler import Scheduler
 from .clock import Clock
 from .config import DiceConfig, ExpanderPin, HardwareConfig, Pin
 from .dice_source import DiceSource, build_module_dice
@@ -36,6 +39,8 @@ class Ports:
     flaps: FlapBank
     buttons: Buttons
     indicators: Indicators
+    timers: Scheduler
+    """Where the ports register their deadlines."""
 
 
 def on_pi(pins: Mapping[Any, Pin | None]) -> dict[Any, int]:
@@ -52,7 +57,7 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
                 bus: OpenBus | None = None,
                 sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake,
                 reader: Callable[[I2cBus, int], Reader] | None = None,
-                kernel_ticks: bool = False) -> Ports:
+                kernel_ticks: bool = False, timers: Scheduler | None = None) -> Ports:
     """Flaps, buttons and LEDs as the config wires them.
 
     ``bus(number)`` opens an I2C bus (only called when something is on an expander);
@@ -60,8 +65,10 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
     ``reader(bus, address)`` makes the input expander's reader (the box: a
     :class:`~.expander.ThreadReader`); without one the loop reads the chip.
     ``kernel_ticks``: Pi-pin edges carry the kernel's timestamps (the box's
-    monotonic clock; see :class:`~.gpio.PiPins`).
+    monotonic clock; see :class:`~.gpio.PiPins`). ``timers``: the scheduler
+    every port registers its deadlines in (a new one if not given).
     """
+    timers = Scheduler() if timers is None else timers
     switches: dict[Line, Pin] = {**dict(enumerate(hw.flaps, start=1)),
                                  "roll": hw.roll, "next": hw.next}
     if hw.service is not None:   # on the Pi or the expander, read like the buttons
@@ -80,17 +87,19 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
     try:
         if on_pi(switches):
             sources.append(PiPins(on_pi(switches), clock, pin_factory, hw.read_interval_ms,
-                                  wake=wake, kernel_ticks=kernel_ticks))
+                                  wake=wake, kernel_ticks=kernel_ticks, timers=timers))
         if on_expander(switches):
             assert expander is not None and i2c is not None
             pins = ExpanderPins(i2c, clock, on_expander(switches), int_pin=expander.int_pin,
                                 address=expander.address, debounce_ms=hw.debounce_ms,
                                 read_ms=hw.read_interval_ms, pin_factory=pin_factory,
                                 sleep=sleep, wake=wake,
-                                reader=reader(i2c, expander.address) if reader else None)
+                                reader=reader(i2c, expander.address) if reader else None,
+                                timers=timers)
             sources.append(pins)
             input_chip = pins.chip
-        inputs = Switches(sources, debounce_ms=hw.debounce_ms, hold_ms=hw.hold_ms)
+        inputs = Switches(sources, debounce_ms=hw.debounce_ms, hold_ms=hw.hold_ms,
+                          timers=timers)
         assert inputs.buttons is not None   # the config always wires both buttons
 
         chip_leds, chip_status = on_expander(led_pins), on_expander(status)
@@ -101,7 +110,7 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
             sinks.append(ExpanderLamps(
                 i2c, address=expander.led_address, flap_pins=chip_leds, status=input_chip,
                 green_pin=chip_status.get("green"), red_pin=chip_status.get("red"),
-                sleep=sleep))
+                sleep=sleep, timers=timers))
         pi_leds, pi_status = on_pi(led_pins), on_pi(status)
         if pi_leds or pi_status:
             sinks.append(PiLamps({**pi_leds, **pi_status}, pin_factory))
@@ -111,21 +120,22 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
         for sink in sinks:
             sink.close()
         raise
-    return Ports(inputs.flaps, inputs.buttons, Lights(sinks))
+    return Ports(inputs.flaps, inputs.buttons, Lights(sinks, timers=timers), timers)
 
 
 def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,
                  bus: OpenBus, fallback: DiceSource | None = None,
-                 wake: Wake = no_wake) -> DiceSource:
+                 wake: Wake = no_wake, timers: Scheduler | None = None) -> DiceSource:
     """The dice module of ``[hardware.dice]``: read when its ready line falls
     (a Pi pin with the pull-up; the module pulls it low) or, without one, polled.
     The falling edge calls ``wake``, so the loop reads a result at once, not at
-    its next timer. It rolls ``fallback`` (software dice) while the module is missing."""
+    its next timer. It rolls ``fallback`` (software dice) while the module is missing.
+    Its polls and searches are a timer in ``timers`` (the box's scheduler)."""
     i2c = bus(dice.bus)
     if dice.ready_pin is None:
-        return build_module_dice(i2c, dice.address, clock, fallback=fallback)
+        return build_module_dice(i2c, dice.address, clock, fallback=fallback, timers=timers)
     from gpiozero import DigitalInputDevice
     line = DigitalInputDevice(dice.ready_pin, pull_up=True, pin_factory=pin_factory)
     line.when_activated = wake      # low: a result waits (gpiozero's thread)
     return build_module_dice(i2c, dice.address, clock, ready=lambda: bool(line.is_active),
-                             on_close=line.close, fallback=fallback)
+                             on_close=line.close, fallback=fallback, timers=timers)

@@ -6,7 +6,9 @@ gives 6 press and 6 release callbacks whatever ``bounce_time`` says), so
 adapters record raw edges with the time they saw them and
 everything below decides, from those times alone, what really happened.
 Nothing here reads a clock: the same edges give the same events on the box,
-in the simulator and in tests.
+in the simulator and in tests. Each line, hold timer and the operator's
+gesture keeps its next deadline as a :class:`~shutbox_hw.scheduler.Timer`
+in the box's scheduler, moved whenever an edge or a poll changes it.
 
 Rules, per input line:
 
@@ -38,6 +40,7 @@ from ..events import (
     InputFault,
     ServiceRequested,
 )
+from ..scheduler import Scheduler, Timer
 from .config import HardwareConfig
 
 K = TypeVar("K", bound=Hashable)
@@ -70,7 +73,8 @@ class Debouncer:
     """One input line: raw edges in, settled changes and chatter reports out."""
 
     def __init__(self, level: bool, *, debounce_ms: int = HardwareConfig.debounce_ms,
-                 chatter_ms: int = 1000, recover_ms: int = 250) -> None:
+                 chatter_ms: int = 1000, recover_ms: int = 250,
+                 timer: Timer | None = None) -> None:
         if debounce_ms < 0 or chatter_ms <= debounce_ms:
             raise ValueError("need 0 <= debounce_ms < chatter_ms")
         self.debounce_ms = debounce_ms
@@ -83,6 +87,7 @@ class Debouncer:
         self._unstable_since: int | None = None   # first edge after the last stable period
         self._out: list[Settled | Chatter] = []
         self._polled: int | None = None
+        self.timer = timer or Scheduler().timer("debounce")   # when something may next be due
 
     def edge(self, level: bool, at_ms: int) -> None:
         """Record a raw level seen at ``at_ms``; a repeat of the raw level is ignored."""
@@ -99,6 +104,7 @@ class Debouncer:
         self._last_edge = at_ms
         if self._unstable_since is None:
             self._unstable_since = at_ms
+        self._schedule()
 
     def poll(self, now_ms: int) -> list[Settled | Chatter]:
         """Everything that became due by ``now_ms``, oldest first."""
@@ -107,14 +113,14 @@ class Debouncer:
         out, self._out = self._out, []
         return out
 
-    def next_deadline_ms(self) -> int | None:
-        """When something may next become due (None: nothing pending)."""
+    def _schedule(self) -> None:
+        """Register when something may next become due (nothing: no timer)."""
         if self._unstable_since is None:
-            return None
-        settle = self._settle_at()
-        if self.faulty:
-            return settle
-        return min(settle, self._unstable_since + self.chatter_ms)
+            self.timer.cancel()
+        elif self.faulty:
+            self.timer.at(self._settle_at())
+        else:
+            self.timer.at(min(self._settle_at(), self._unstable_since + self.chatter_ms))
 
     def _settle_at(self) -> int:
         assert self._last_edge is not None
@@ -127,6 +133,7 @@ class Debouncer:
         if not self.faulty and fault_at < self._settle_at() and fault_at <= now_ms:
             self.faulty = True
             self._out.append(Chatter(ok=False, at_ms=fault_at))
+            self._schedule()
         settle_at = self._settle_at()
         if settle_at > now_ms:
             return
@@ -137,6 +144,7 @@ class Debouncer:
             self.level = self._raw
             self._out.append(Settled(level=self._raw, at_ms=settle_at))
         self._unstable_since = None
+        self.timer.cancel()
 
 
 class HoldTimer:
@@ -146,26 +154,26 @@ class HoldTimer:
     the hold time is reached, not on release, and that release gives nothing.
     """
 
-    def __init__(self, hold_ms: int = HardwareConfig.hold_ms) -> None:
+    def __init__(self, hold_ms: int = HardwareConfig.hold_ms, timer: Timer | None = None) -> None:
         if hold_ms <= 0:
             raise ValueError("hold_ms must be positive")
         self.hold_ms = hold_ms
-        self._pressed_at: int | None = None
+        self.timer = timer or Scheduler().timer("hold")   # set while pressed: the long press
         self._out: list[tuple[bool, int]] = []   # (long, at_ms)
 
     def press(self, at_ms: int) -> None:
         self._advance(at_ms)
-        self._pressed_at = at_ms
+        self.timer.at(at_ms + self.hold_ms)
 
     def release(self, at_ms: int) -> None:
         self._advance(at_ms)
-        if self._pressed_at is not None:
+        if self.timer.when is not None:
             self._out.append((False, at_ms))
-        self._pressed_at = None
+        self.timer.cancel()
 
     def cancel(self) -> None:
         """Forget a press in progress (the switch became untrustworthy)."""
-        self._pressed_at = None
+        self.timer.cancel()
 
     def poll(self, now_ms: int) -> list[tuple[bool, int]]:
         """Presses due by ``now_ms`` as (long, at_ms), oldest first."""
@@ -173,13 +181,11 @@ class HoldTimer:
         out, self._out = self._out, []
         return out
 
-    def next_deadline_ms(self) -> int | None:
-        return None if self._pressed_at is None else self._pressed_at + self.hold_ms
-
     def _advance(self, now_ms: int) -> None:
-        if self._pressed_at is not None and self._pressed_at + self.hold_ms <= now_ms:
-            self._out.append((True, self._pressed_at + self.hold_ms))
-            self._pressed_at = None
+        long_at = self.timer.when
+        if long_at is not None and long_at <= now_ms:
+            self._out.append((True, long_at))
+            self.timer.cancel()
 
 
 class BothHeld:
@@ -189,51 +195,52 @@ class BothHeld:
     fired, once per gesture (both must be released before it fires again).
     """
 
-    def __init__(self, hold_ms: int = SERVICE_HOLD_MS) -> None:
+    def __init__(self, hold_ms: int = SERVICE_HOLD_MS, timer: Timer | None = None) -> None:
         if hold_ms <= 0:
             raise ValueError("hold_ms must be positive")
         self.hold_ms = hold_ms
         self._down: dict[str, bool] = {}
-        self._since: int | None = None
+        self.timer = timer or Scheduler().timer("both held")   # set while both are down
         self._fired = False
 
     def level(self, button: str, down: bool, at_ms: int) -> None:
         self._down[button] = down
         both = len(self._down) == 2 and all(self._down.values())
-        if both and self._since is None and not self._fired:
-            self._since = at_ms
+        if both and self.timer.when is None and not self._fired:
+            self.timer.at(at_ms + self.hold_ms)
         elif not both:
-            self._since = None
+            self.timer.cancel()
             if not any(self._down.values()):
                 self._fired = False
 
     def poll(self, now_ms: int) -> int | None:
         """When the gesture completed, if it did by ``now_ms`` (reported once)."""
-        due = self.next_deadline_ms()
+        due = self.timer.when
         if due is None or due > now_ms:
             return None
-        self._since, self._fired = None, True
+        self.timer.cancel()
+        self._fired = True
         return due
-
-    def next_deadline_ms(self) -> int | None:
-        return None if self._since is None else self._since + self.hold_ms
 
 
 class _Lines(Generic[K]):
     """Debouncers for named lines, fed raw edges in time order."""
 
     def __init__(self, levels: Mapping[K, bool], debounce_ms: int, chatter_ms: int,
-                 recover_ms: int) -> None:
+                 recover_ms: int, timers: Scheduler | None) -> None:
+        self.timers = Scheduler() if timers is None else timers
         self.lines = {key: Debouncer(level, debounce_ms=debounce_ms, chatter_ms=chatter_ms,
-                                     recover_ms=recover_ms)
+                                     recover_ms=recover_ms,
+                                     timer=self.timers.timer(f"debounce {key}"))
                       for key, level in levels.items()}
 
     def edge(self, key: K, level: bool, at_ms: int) -> None:
         self.lines[key].edge(level, at_ms)
 
-    def next_deadline_ms(self) -> int | None:
-        times = [t for d in self.lines.values() if (t := d.next_deadline_ms()) is not None]
-        return min(times, default=None)
+    def cancel_timers(self) -> None:
+        """The lines are no longer read: their deadlines go."""
+        for line in self.lines.values():
+            line.timer.cancel()
 
 
 class FlapInputs(_Lines[int]):
@@ -241,8 +248,9 @@ class FlapInputs(_Lines[int]):
 
     def __init__(self, shut: Mapping[int, bool], *,
                  debounce_ms: int = HardwareConfig.debounce_ms,
-                 chatter_ms: int = 1000, recover_ms: int = 250) -> None:
-        super().__init__(shut, debounce_ms, chatter_ms, recover_ms)
+                 chatter_ms: int = 1000, recover_ms: int = 250,
+                 timers: Scheduler | None = None) -> None:
+        super().__init__(shut, debounce_ms, chatter_ms, recover_ms, timers)
 
     def shut_mask(self) -> int:
         """Bit t-1 set for every tile whose last reported state is shut."""
@@ -274,12 +282,14 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
     def __init__(self, pressed: Mapping[ButtonName | ServiceLine, bool], *,
                  hold_ms: int = HardwareConfig.hold_ms,
                  debounce_ms: int = HardwareConfig.debounce_ms, chatter_ms: int = 1000,
-                 recover_ms: int = 250, service_hold_ms: int = SERVICE_HOLD_MS) -> None:
-        super().__init__(pressed, debounce_ms, chatter_ms, recover_ms)
+                 recover_ms: int = 250, service_hold_ms: int = SERVICE_HOLD_MS,
+                 timers: Scheduler | None = None) -> None:
+        super().__init__(pressed, debounce_ms, chatter_ms, recover_ms, timers)
         # A button already held at start is not a press: it must be released first.
-        self.timers: dict[ButtonName, HoldTimer] = {
-            name: HoldTimer(hold_ms) for name in _BUTTON_NAMES if name in pressed}
-        self.both = BothHeld(service_hold_ms)
+        self.holds: dict[ButtonName, HoldTimer] = {
+            name: HoldTimer(hold_ms, self.timers.timer(f"hold {name}"))
+            for name in _BUTTON_NAMES if name in pressed}
+        self.both = BothHeld(service_hold_ms, self.timers.timer("both held"))
 
     def poll(self, now_ms: int) -> list[ButtonEvent]:
         # every line's settled changes in time order: holding both buttons is
@@ -293,7 +303,7 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
                 self._service_line(events, item)
                 continue
             name: ButtonName = line
-            timer = self.timers[name]
+            timer = self.holds[name]
             if isinstance(item, Chatter):
                 for long, at in timer.poll(item.at_ms):
                     events.append((at, len(events), ButtonPressed(name, long, at)))
@@ -311,7 +321,7 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
                 timer.release(item.at_ms)
             self.both.level(name, item.level, item.at_ms)
             events.append((item.at_ms, len(events), ButtonLevel(name, item.level, item.at_ms)))
-        for name, timer in self.timers.items():
+        for name, timer in self.holds.items():
             for long, at in timer.poll(now_ms):
                 events.append((at, len(events), ButtonPressed(name, long, at)))
         self._service(events, now_ms)
@@ -332,11 +342,11 @@ class ButtonInputs(_Lines[ButtonName | ServiceLine]):
         if at is not None:
             events.append((at, len(events), ServiceRequested(at)))
 
-    def next_deadline_ms(self) -> int | None:
-        times = [t for t in (super().next_deadline_ms(), self.both.next_deadline_ms(),
-                             *(h.next_deadline_ms() for h in self.timers.values()))
-                 if t is not None]
-        return min(times, default=None)
+    def cancel_timers(self) -> None:
+        super().cancel_timers()
+        for hold in self.holds.values():
+            hold.cancel()
+        self.both.timer.cancel()
 
 
 def _fault(line: str, item: Chatter) -> InputFault:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
+from ..scheduler import Scheduler
 from .config import DICE_ADDRESSES
 from .i2c_bus import I2cBus
 from .i2c_retry import I2cRetry, transient_errno
@@ -274,15 +275,18 @@ class DiceLink:
     Call :meth:`tick` from the loop (and at once when the ready line falls):
     it polls on the ready line, or every ``poll_ms`` without one (also a
     liveness check), and while the module is lost it looks for it every
-    ``retry_ms`` (one :class:`~.link.DeviceLink` schedule). ``lost`` means:
-    roll software dice; ``recovered``: the module throws again. ROLL goes
-    through :meth:`request_roll`.
+    ``retry_ms`` (one :class:`~.link.DeviceLink` schedule, a timer in the
+    box's scheduler). ``lost`` means: roll software dice; ``recovered``: the
+    module throws again. ROLL goes through :meth:`request_roll`.
     """
 
-    def __init__(self, module: DiceModule, *, poll_ms: int = 250, retry_ms: int = 2000) -> None:
+    def __init__(self, module: DiceModule, *, poll_ms: int = 250, retry_ms: int = 2000,
+                 timers: Scheduler | None = None) -> None:
         self.module = module
         self.link = DeviceLink(f"dice module 0x{module.address:02x}", retry_ms=retry_ms,
-                               check_ms=poll_ms, meanwhile="ROLL uses software dice")
+                               check_ms=poll_ms, meanwhile="ROLL uses software dice",
+                               timer=(Scheduler() if timers is None else timers).timer(
+                                   "dice module"))
 
     @property
     def online(self) -> bool:
@@ -318,10 +322,6 @@ class DiceLink:
         except DiceModuleMissing:
             return False, self._lose(now_ms)
         return True, []
-
-    def next_deadline_ms(self) -> int | None:
-        """When :meth:`tick` next has work without the ready line: a poll or a search."""
-        return self.link.next_ms
 
     def tick(self, now_ms: int) -> list[LinkEvent]:
         due = self.link.due(now_ms)

@@ -16,6 +16,8 @@ import secrets
 from collections.abc import Callable
 
 from ..events import DiceRolled, Event, InputFault
+from ..lifecycle import Closable
+from ..scheduler import Scheduler
 from .clock import Clock
 from .dice_module import DiceLink, DiceModule, LinkEvent
 from .i2c_bus import I2cBus
@@ -23,7 +25,7 @@ from .i2c_bus import I2cBus
 MODULE = "dice module"     # the fault's source, as the screen names it
 
 
-class DiceSource:
+class DiceSource(Closable):
     """Software-only sources need only :meth:`roll`."""
 
     def roll(self, count: int) -> tuple[int, ...] | None:
@@ -37,11 +39,6 @@ class DiceSource:
         """Throws and faults that happened since the last call."""
         return []
 
-    def next_deadline_ms(self) -> int | None:
-        return None
-
-    def close(self) -> None:
-        pass
 
 
 class SoftwareDice(DiceSource):
@@ -51,6 +48,7 @@ class SoftwareDice(DiceSource):
         self._random = secrets.SystemRandom()
 
     def roll(self, count: int) -> tuple[int, ...]:
+        self._check_open()
         return tuple(self._random.randint(1, 6) for _ in range(count))
 
 
@@ -69,6 +67,7 @@ class ModuleDice(DiceSource):
         self._events: list[Event] = []
 
     def roll(self, count: int) -> tuple[int, ...] | None:
+        self._check_open()
         now = self.clock.now_ms()
         self._start(now)
         ok, events = self.link.request_roll(count, now)
@@ -85,15 +84,13 @@ class ModuleDice(DiceSource):
         self._take(self.link.set_count(count, now_ms), now_ms)
 
     def poll(self, now_ms: int) -> list[Event]:
+        self._check_open()
         self._start(now_ms)
         self._take(self.link.tick(now_ms), now_ms)
         out, self._events = self._events, []
         return out
 
-    def next_deadline_ms(self) -> int | None:
-        return self.link.next_deadline_ms() if self._started else 0
-
-    def close(self) -> None:
+    def _close(self) -> None:
         if self.on_close is not None:
             self.on_close()
 
@@ -115,7 +112,9 @@ class ModuleDice(DiceSource):
 def build_module_dice(bus: I2cBus, address: int, clock: Clock, *,
                       ready: Callable[[], bool] | None = None,
                       on_close: Callable[[], None] | None = None,
-                      fallback: DiceSource | None = None) -> ModuleDice:
-    """The module at ``address`` on ``bus``; ``ready()`` True while its ready line is low."""
-    return ModuleDice(DiceLink(DiceModule(bus, address, ready=ready)), clock,
+                      fallback: DiceSource | None = None,
+                      timers: Scheduler | None = None) -> ModuleDice:
+    """The module at ``address`` on ``bus``; ``ready()`` True while its ready line is low;
+    its polls and searches are a timer in ``timers``."""
+    return ModuleDice(DiceLink(DiceModule(bus, address, ready=ready), timers=timers), clock,
                       fallback=fallback, on_close=on_close)

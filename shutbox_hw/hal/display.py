@@ -14,6 +14,8 @@ from typing import Any
 from PIL import Image
 
 from ..events import InputFault
+from ..lifecycle import Closable
+from ..scheduler import Scheduler
 from .config import HardwareConfig
 from .luma_panel import HEIGHT, WIDTH, luma_panel
 from .oled_display import OledDisplay
@@ -22,7 +24,7 @@ from .poll import Wake, no_wake
 __all__ = ["NullDisplay", "OledDisplay", "dummy_device", "make_display"]
 
 
-class NullDisplay:
+class NullDisplay(Closable):
     """``driver = "none"``: the box without a screen; same port, does nothing."""
 
     width, height = WIDTH, HEIGHT
@@ -38,13 +40,8 @@ class NullDisplay:
         pass
 
     def poll(self, now_ms: int) -> list[InputFault]:
+        self._check_open()
         return []
-
-    def next_deadline_ms(self) -> int | None:
-        return None
-
-    def close(self) -> None:
-        pass
 
 
 def dummy_device(rotation: int = 0) -> Any:
@@ -54,9 +51,11 @@ def dummy_device(rotation: int = 0) -> Any:
 
 
 def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None = None,
-                 wake: Wake = no_wake) -> OledDisplay | NullDisplay:
+                 wake: Wake = no_wake,
+                 timers: Scheduler | None = None) -> OledDisplay | NullDisplay:
     """The display the config asks for; ``device_factory`` swaps in a dummy for the sim;
-    ``wake`` wakes the loop when the display is lost or back (see :class:`OledDisplay`)."""
+    ``wake`` wakes the loop when the display is lost or back (see :class:`OledDisplay`);
+    ``timers``: the box's scheduler, where the display registers its deadlines."""
     cfg = hw.display
     if cfg.driver == "none":
         return NullDisplay()
@@ -68,4 +67,4 @@ def make_display(hw: HardwareConfig, *, device_factory: Callable[[], Any] | None
                        idle_dim_ms=cfg.dim_after_s * 1000,
                        idle_off_ms=cfg.off_after_s * 1000, contrast=cfg.contrast,
                        dim_contrast=cfg.dim_contrast, retry_ms=cfg.retry_s * 1000,
-                       shift_every_ms=cfg.shift_every_s * 1000, wake=wake)
+                       shift_every_ms=cfg.shift_every_s * 1000, wake=wake, timers=timers)

@@ -45,6 +45,8 @@ from typing import Any, Protocol
 from gpiozero import DigitalInputDevice
 
 from ..events import InputFault
+from ..lifecycle import Closable
+from ..scheduler import Scheduler
 from .clock import Clock
 from .config import HardwareConfig
 from .gpio import PiPin
@@ -103,7 +105,7 @@ class ThreadReader:
         self._thread.join(timeout=2)
 
 
-class ExpanderPins:
+class ExpanderPins(Closable):
     """Switches on the input chip, keyed by line: an :class:`~.switches.EdgeSource`."""
 
     def __init__(self, bus: I2cBus, clock: Clock, lines: Mapping[Line, int], *,
@@ -112,7 +114,8 @@ class ExpanderPins:
                  read_ms: int = HardwareConfig.read_interval_ms, retry_ms: int = 1000,
                  pin_factory: Any = None,
                  sleep: Callable[[float], None] = time.sleep, attempts: int = 4,
-                 wake: Wake = no_wake, reader: Reader | None = None) -> None:
+                 wake: Wake = no_wake, reader: Reader | None = None,
+                 timers: Scheduler | None = None) -> None:
         pins = list(lines.values())
         if len(set(pins)) != len(pins):
             raise ValueError("an expander pin is used twice")
@@ -137,6 +140,9 @@ class ExpanderPins:
         self.link = DeviceLink(self.source, retry_ms=retry_ms)
         self._int_dead = int_pin is None
         self.glitches = 0   # captured levels gone by a late read: not reported
+        # when the chip must next be read: an edge the reader found, an interrupt the
+        # loop is to read, the periodic read or a retry
+        self.timer = (Scheduler() if timers is None else timers).timer("expander pins")
 
         now = clock.now_ms()
         self._start: dict[Line, bool] = {line: False for line in lines}
@@ -148,6 +154,7 @@ class ExpanderPins:
             self.link.up(now, self._interval())
         except Mcp23017Error as exc:
             self._lost(exc, now)
+        self._schedule()
 
         self._int_device = None
         if int_pin is not None:
@@ -170,6 +177,7 @@ class ExpanderPins:
             if self._int_dead:
                 self._int_dead = False
                 log.info("%s: INT line working again", self.source)
+            self._schedule()
         if self._reader is not None:
             self._reader.request(self._read_for_interrupt)
         else:
@@ -181,6 +189,7 @@ class ExpanderPins:
             if self._int_at is None or self.link.down_now:
                 return
             self._edges += self._read(self._clock.now_ms())
+            self._schedule()
         self._wake()
 
     def _lost(self, exc: Mcp23017Error, now: int) -> None:
@@ -198,29 +207,33 @@ class ExpanderPins:
                 return min(self._read_at, now_ms)
             return now_ms
 
-    def next_deadline_ms(self) -> int | None:
-        """When the chip must next be read (now-ish if an interrupt is pending)."""
-        with self._lock:
-            if self._edges:
-                return min(e.at_ms for e in self._edges)
-            int_at = self._int_at if self._reader is None else None
-            due = self.link.next_ms
-            if int_at is not None and not self.link.down_now:
-                return int_at if due is None else min(int_at, due)
-            return due
+    def _schedule(self) -> None:
+        """Register when the chip must next be read (now-ish if an interrupt is
+        pending, else the link's check or retry); with the lock held, after
+        whatever changed it."""
+        if self._edges:
+            self.timer.at(min(e.at_ms for e in self._edges))
+            return
+        int_at = self._int_at if self._reader is None else None
+        due = self.link.next_ms
+        if int_at is not None and not self.link.down_now:
+            self.timer.at(int_at if due is None else min(int_at, due))
+        else:
+            self.timer.at(due)
 
     def edges(self, now_ms: int | None = None) -> list[Edge]:
         """What the reader found, then what the chip shows if a read is due by
         ``now_ms`` (an interrupt the loop is to read, or a periodic read): a
         second call at the same time finds nothing due."""
+        self._check_open()
         with self._lock:
             out, self._edges = self._edges, []
-            if now_ms is None:
-                return out
             pending = self._int_at is not None and self._reader is None
-            if not self.link.due(now_ms) and not (pending and not self.link.down_now):
-                return out
-            return out + self._read(now_ms)
+            if now_ms is not None and (self.link.due(now_ms)
+                                       or (pending and not self.link.down_now)):
+                out += self._read(now_ms)
+            self._schedule()
+            return out
 
     def _read(self, now_ms: int) -> list[Edge]:
         """Read every register (with the lock held) and decide what they show."""
@@ -293,15 +306,16 @@ class ExpanderPins:
             out, self._faults = self._faults, []
         return out
 
-    def close(self) -> None:
+    def _close(self) -> None:
         if self._int_device is not None:
             self._int_device.close()
             self._int_device = None
         if self._reader is not None:
             self._reader.close()
+        self.timer.cancel()
 
 
-class ExpanderLamps:
+class ExpanderLamps(Closable):
     """Per-flap LEDs on an output chip, status LEDs on outputs of another chip
     (usually GPA7/GPB7 of the input chip): a :class:`~.lights.LampSink`.
 
@@ -314,7 +328,8 @@ class ExpanderLamps:
                  flap_pins: Mapping[int, int] | None = None, status: Mcp23017 | None = None,
                  green_pin: int | None = 7, red_pin: int | None = 15, verify_ms: int = 1000,
                  retry_ms: int = 1000,
-                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4) -> None:
+                 sleep: Callable[[float], None] = time.sleep, attempts: int = 4,
+                 timers: Scheduler | None = None) -> None:
         self.verify_ms = verify_ms
         self.retry_ms = retry_ms
         self._flap_pins = dict(flap_pins or {})
@@ -336,8 +351,12 @@ class ExpanderLamps:
         self._retry_at: int | None = None
         self._next_verify = 0
         self._configured = False
+        # when the lamps need ``write`` though nothing changed: a retry, the next check
+        self.timer = (Scheduler() if timers is None else timers).timer("expander lamps")
+        self._schedule()
 
     def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
+        self._check_open()
         if self._retry_at is not None and now_ms < self._retry_at:
             return
         self._retry_at = None
@@ -360,14 +379,17 @@ class ExpanderLamps:
                 self._written["status"] = status
         except Mcp23017Error:
             self._retry_at = now_ms + self.retry_ms
+        self._schedule()
 
-    def next_deadline_ms(self) -> int | None:
+    def _schedule(self) -> None:
         if self._retry_at is not None:
-            return self._retry_at
-        return self._next_verify if self.leds is not None else None
+            self.timer.at(self._retry_at)
+        else:
+            self.timer.at(self._next_verify if self.leds is not None else None)
 
-    def close(self) -> None:
+    def _close(self) -> None:
         """Leave the lights off (best effort: the bus may be gone)."""
+        self.timer.cancel()
         try:
             if self.leds is not None and self._configured:
                 self.leds.write_outputs(0)

@@ -32,6 +32,8 @@ from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
 from ..errors import UserError
 from ..events import InputFault
+from ..lifecycle import Closable
+from ..scheduler import Scheduler
 from .clock import Clock
 from .config import HardwareConfig
 from .lights import Lamp
@@ -234,7 +236,7 @@ def kernel_ms(ticks: float) -> int:
     return int(ticks * 1000)
 
 
-class PiPins:
+class PiPins(Closable):
     """Switches to ground on the Pi's own pins: an :class:`~.switches.EdgeSource`.
 
     gpiozero's callbacks only record ``(line, level, time)`` under a lock, from
@@ -247,11 +249,15 @@ class PiPins:
     ``read_ms`` it also reads every pin's level, as the expander does: a level
     that differs from the last edge seen is an edge the backend lost, and goes
     through the same debouncer (a level equal to it changes nothing).
+
+    Its timer in ``timers`` says when :meth:`edges` is next needed: at once
+    when an edge was recorded (the callback registers it, as it wakes the
+    loop), else at the next periodic read.
     """
 
     def __init__(self, pins: Mapping[Line, PiPin], clock: Clock, pin_factory: Any = None,
                  read_ms: int = HardwareConfig.read_interval_ms, wake: Wake = no_wake,
-                 kernel_ticks: bool = False) -> None:
+                 kernel_ticks: bool = False, timers: Scheduler | None = None) -> None:
         if read_ms <= 0:
             raise ValueError("read_ms must be positive")
         self._clock = clock
@@ -262,6 +268,7 @@ class PiPins:
         self._devices: dict[Line, StampedInput] = {}
         self.read_ms = read_ms
         self._next_read: int | None = None
+        self.timer = (Scheduler() if timers is None else timers).timer("pi pins")
         try:
             for line, pin in pins.items():
                 dev = StampedInput(pin, pull_up=True, pin_factory=pin_factory)
@@ -282,6 +289,7 @@ class PiPins:
                 at = min(now, kernel_ms(dev.ticks))   # never ahead of the loop's clock
             with self._lock:
                 self._recorded.append(Edge(line, closed, at))
+                self.timer.at(self._recorded[0].at_ms)
             self._wake()
         return record
 
@@ -290,6 +298,7 @@ class PiPins:
         return {line: bool(dev.is_active) for line, dev in self._devices.items()}
 
     def edges(self, now_ms: int | None = None) -> list[Edge]:
+        self._check_open()
         with self._lock:
             out, self._recorded = self._recorded, []
         if now_ms is not None:
@@ -299,21 +308,21 @@ class PiPins:
             if now_ms >= self._next_read:
                 out += [Edge(line, level, now_ms) for line, level in self.levels().items()]
                 self._next_read = now_ms + self.read_ms
+        with self._lock:
+            self.timer.at(self._recorded[0].at_ms if self._recorded else self._next_read)
         return out
 
     def take_faults(self) -> list[InputFault]:
         return []
 
-    def next_deadline_ms(self) -> int | None:
-        return self._next_read
-
-    def close(self) -> None:
+    def _close(self) -> None:
         for dev in self._devices.values():
             dev.close()
         self._devices.clear()
+        self.timer.cancel()
 
 
-class PiLamps:
+class PiLamps(Closable):
     """LEDs on the Pi's own pins: a :class:`~.lights.LampSink`.
 
     A pin is written only when its level changes.
@@ -331,16 +340,14 @@ class PiLamps:
         self._lit = {lamp: False for lamp in self._leds}
 
     def write(self, levels: Mapping[Lamp, bool], now_ms: int) -> None:
+        self._check_open()
         for lamp, led in self._leds.items():
             level = levels.get(lamp, False)
             if level != self._lit[lamp]:
                 led.value = level
                 self._lit[lamp] = level
 
-    def next_deadline_ms(self) -> int | None:
-        return None
-
-    def close(self) -> None:
+    def _close(self) -> None:
         for led in self._leds.values():
             led.close()
         self._leds.clear()

@@ -11,12 +11,16 @@ once, never a repeat. It logs each such transition in one journal line
 ``"<name>: answering again"``), and keeps the device's one schedule: while
 connected it is due again every ``check_ms`` (a periodic re-read or a check
 that its set-up survived), otherwise every ``retry_ms`` (look for it again).
+Given a :class:`~shutbox_hw.scheduler.Timer`, that schedule is registered
+there as it changes (the dice module's is the whole of its deadline).
 """
 
 from __future__ import annotations
 
 import logging
 from enum import Enum
+
+from ..scheduler import Timer
 
 log = logging.getLogger("shutbox_hw")
 
@@ -32,14 +36,26 @@ class DeviceLink:
     """One device's :class:`Link`, why it is not connected, and when it is next due."""
 
     def __init__(self, name: str, *, retry_ms: int, check_ms: int | None = None,
-                 meanwhile: str = "the game goes on") -> None:
+                 meanwhile: str = "the game goes on", timer: Timer | None = None) -> None:
+        self.timer = timer
         self.name = name
         self.retry_ms = retry_ms
         self.check_ms = check_ms
         self.meanwhile = meanwhile   # what the box does without it, for the journal
         self.state = Link.STARTING
         self.reason = ""             # why it is not connected: the first failure's words
-        self.next_ms: int | None = 0     # due at once: the first try
+        self.next_ms = 0     # due at once: the first try
+
+    @property
+    def next_ms(self) -> int | None:
+        """When the check or retry is next due (None: not by itself)."""
+        return self._when
+
+    @next_ms.setter
+    def next_ms(self, when: int | None) -> None:
+        self._when = when
+        if self.timer is not None:
+            self.timer.at(when)
 
     @property
     def connected(self) -> bool:

@@ -23,8 +23,11 @@ on without it, and ``poll`` reports it to the
 game as an :class:`~shutbox_hw.events.InputFault` (source "display"), like
 a lost expander, so the red light and the problem bar show it until it is
 back; the sender calls ``wake`` when that happens, so a loop sleeping until
-its next deadline polls at once. A transient bus error (errno 121,
-5, 110, or 11: the Pi 5's lost arbitration) is retried at once first.
+its next deadline polls at once. A transient bus error (errno 121, 5, 110,
+or 11: the Pi 5's lost arbitration) is retried at once first. The display's
+own deadlines (dimming, blanking, the retry, the refresh, the next orbit
+step) are one timer in the box's scheduler, moved by both threads whenever
+they change what it hangs on.
 
 A panel can also lose its setup without a bus error: a supply dip or an ESD
 hit resets an SSD1306/SH1106 that still acknowledges its address, back to
@@ -50,6 +53,8 @@ from typing import Any
 from PIL import Image
 
 from ..events import InputFault
+from ..lifecycle import Closable
+from ..scheduler import Scheduler
 from .burn_in import ORBIT, shift_within_blank
 from .i2c_retry import I2cRetry
 from .link import DeviceLink
@@ -68,7 +73,7 @@ def fault_message(exc: BaseException | None) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-class OledDisplay:
+class OledDisplay(Closable):
     """The :class:`~shutbox_hw.hal.ports.Display` port over any luma device.
 
     ``device_factory`` makes the device (and may raise OSError or a luma
@@ -84,8 +89,10 @@ class OledDisplay:
                  retry_ms: int = 10_000, shift_every_ms: int = 0, width: int = WIDTH,
                  height: int = HEIGHT, attempts: int = 3,
                  sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake,
-                 coalesce_ms: int = 10, refresh_every_ms: int = REFRESH_EVERY_MS) -> None:
+                 coalesce_ms: int = 10, refresh_every_ms: int = REFRESH_EVERY_MS,
+                 timers: Scheduler | None = None) -> None:
         self.width, self.height = width, height
+        self.timer = (Scheduler() if timers is None else timers).timer("display")
         self._factory = device_factory
         # only a factory that can replay the panel's setup (LumaPanel) is refreshed
         refresh = getattr(device_factory, "refresh", None)
@@ -157,6 +164,7 @@ class OledDisplay:
     def show(self, image: Image.Image, now_ms: int, activity: bool = True) -> None:
         """Queue ``image`` (128x64); a changed frame counts as activity unless the
         box changed it by itself (``activity`` False: the idle screen's pages)."""
+        self._check_open()
         if image.size != (self.width, self.height):
             raise ValueError(f"frame is {image.size}, the display is {self.width}x{self.height}")
         frame = image if image.mode == "1" else image.convert("1")
@@ -171,6 +179,7 @@ class OledDisplay:
                     self._wake(now_ms)
             self._update(now_ms)
             self._notify_locked()
+            self._schedule_locked()
 
     def set_contrast(self, contrast: int) -> None:
         """The brightness when not dimmed (the operator menu's adjustment)."""
@@ -187,15 +196,18 @@ class OledDisplay:
             self._wake(now_ms)
             self._update(now_ms)
             self._notify_locked()
+            self._schedule_locked()
 
     def poll(self, now_ms: int) -> list[InputFault]:
         """Dim or blank after idle time; ask the sender to look for a lost display.
         Returns a fault when the display was lost, and its recovery when it is back."""
+        self._check_open()
         with self._cond:
             if self._last_activity_ms is None:
                 self._last_activity_ms = now_ms
             self._update(now_ms)
             self._notify_locked()
+            self._schedule_locked()
             down, reason = self.link.down_now, self.link.reason
             was, self._reported_down = self._reported_down, down
         if down == was:
@@ -204,21 +216,23 @@ class OledDisplay:
             return [InputFault(SOURCE, reason, now_ms)]
         return [InputFault(SOURCE, BACK_MESSAGE, now_ms, ok=True)]
 
-    def next_deadline_ms(self) -> int | None:
-        with self._cond:
-            times = []
-            if self._last_activity_ms is not None:
-                if self._want_on and self._idle_dim_ms and not self._dimmed:
-                    times.append(self._last_activity_ms + self._idle_dim_ms)
-                if self._want_on and self._idle_off_ms:
-                    times.append(self._last_activity_ms + self._idle_off_ms)
-            # the retry while lost; the refresh only while the screen is on
-            if self.link.next_ms is not None and (self._want_on or not self.link.connected):
-                times.append(self.link.next_ms)
-            if (self._shift_every_ms and self._want_on and self._source is not None
-                    and self._now is not None):
-                times.append((self._now // self._shift_every_ms + 1) * self._shift_every_ms)
-            return min(times) if times else None
+    def _schedule_locked(self) -> None:
+        """Register the display's next deadline (with the lock held, after
+        whatever changed it): dimming, blanking, the retry of a lost panel or
+        the setup's refresh (only while the screen is on), the next step of
+        the orbit."""
+        times: list[int] = []
+        if self._last_activity_ms is not None:
+            if self._want_on and self._idle_dim_ms and not self._dimmed:
+                times.append(self._last_activity_ms + self._idle_dim_ms)
+            if self._want_on and self._idle_off_ms:
+                times.append(self._last_activity_ms + self._idle_off_ms)
+        if self.link.next_ms is not None and (self._want_on or not self.link.connected):
+            times.append(self.link.next_ms)
+        if (self._shift_every_ms and self._want_on and self._source is not None
+                and self._now is not None):
+            times.append((self._now // self._shift_every_ms + 1) * self._shift_every_ms)
+        self.timer.at(min(times) if times else None)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until the sender has nothing left to do (tests, shutdown)."""
@@ -226,12 +240,13 @@ class OledDisplay:
             return self._cond.wait_for(lambda: not self._busy and not self._work_locked(),
                                        timeout)
 
-    def close(self) -> None:
+    def _close(self) -> None:
         """Stop the sender; blank the panel on the way out (burn-in)."""
         with self._cond:
             self._closing = True
             self._cond.notify_all()
         self._thread.join(timeout=5)
+        self.timer.cancel()
         device = self._device
         self._device = None
         if device is not None:
@@ -363,6 +378,7 @@ class OledDisplay:
                     failed(failure)   # close what failed, keep what may work again
             with self._cond:
                 news = self._settle_locked(job, failure, error)
+                self._schedule_locked()
             if news:
                 self._wake_loop()    # lost or back: the loop's poll reports it
 

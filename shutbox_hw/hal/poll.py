@@ -1,9 +1,10 @@
 """The polling loop, written once: step at the current time, wait for the next deadline.
 
-Every port is polled with the current time and says when it next needs a
-poll (``next_deadline_ms``). The daemon on the box, the simulated world and
-the self-test all run this same loop; they differ only in what a step does
-and in how time passes (sleeping, or jumping a virtual clock).
+Every port is polled with the current time and registers when it next needs
+a poll in the box's :class:`~shutbox_hw.scheduler.Scheduler`. The daemon on
+the box, the simulated world and the self-test all run this same loop over
+a scheduler; they differ only in what a step does and in how time passes
+(sleeping, or jumping a virtual clock).
 
 On the real box the loop sleeps in :meth:`Waker.wait_until` until the
 earliest deadline, and whatever happens on another thread in between wakes
@@ -23,6 +24,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from ..scheduler import Scheduler
 from .clock import Clock
 
 Wake = Callable[[], None]
@@ -71,14 +73,9 @@ class Waker:
 
 
 class Pollable(Protocol):
+    """A port the loop polls; it registers its own deadlines."""
+
     def poll(self, now_ms: int) -> Any: ...
-
-    def next_deadline_ms(self) -> int | None: ...
-
-
-def earliest(times: Iterable[int | None]) -> int | None:
-    """The first of ``times`` that is set, or None."""
-    return min((t for t in times if t is not None), default=None)
 
 
 def poll_all(ports: Iterable[Pollable], now_ms: int) -> list[Any]:
@@ -89,18 +86,21 @@ def poll_all(ports: Iterable[Pollable], now_ms: int) -> list[Any]:
     return events
 
 
-def run_loop(clock: Clock, step: Callable[[int], object],
-             deadlines: Callable[[], Iterable[int | None]], wait: Callable[[int | None], object],
+def run_loop(clock: Clock, step: Callable[[int], object], timers: Scheduler,
+             wait: Callable[[int | None], object],
              until_ms: int | None = None, done: Callable[[], bool] = lambda: False) -> None:
     """Call ``step(now)``; stop once ``done()`` or ``until_ms`` is reached; else
-    ``wait`` towards the earliest deadline still ahead (or ``until_ms``; None
-    when there is neither), and again. ``wait`` may return early."""
+    ``wait`` towards the earliest deadline in ``timers`` still ahead of ``now``
+    (or ``until_ms``; None when there is neither), and again. ``wait`` may
+    return early, and may be asked for a time the step has already passed
+    (a deadline registered while the step waited for I/O): it then returns
+    at once."""
     while True:
         now = clock.now_ms()
         step(now)
         if done() or (until_ms is not None and now >= until_ms):
             return
-        ahead = [t for t in deadlines() if t is not None and t > now]
+        ahead = timers.next_ms(after_ms=now)
         if until_ms is not None:
-            ahead.append(until_ms)
-        wait(min(ahead, default=None))
+            ahead = until_ms if ahead is None else min(ahead, until_ms)
+        wait(ahead)

@@ -5,9 +5,10 @@ Like gpiozero's devices over pin factories, each port has a real adapter
 the simulator over simulated pins and buses. Every port is polled from the
 daemon's single loop with the current time; adapters whose hardware calls
 back from other threads only record raw edges there, and do the work in
-``poll``. ``next_deadline_ms`` tells the loop when a poll is next needed
-(debounce expiry, hold time, blink phase, periodic read) so it can sleep,
-or so the virtual clock can jump straight there.
+``poll``. Each part registers when a poll is next needed (debounce expiry,
+hold time, blink phase, periodic read) in the box's
+:class:`~shutbox_hw.scheduler.Scheduler`, so the loop can sleep until the
+earliest, or the virtual clock jump straight there.
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ class FlapBank(Protocol):
     def poll(self, now_ms: int) -> Sequence[FlapChanged | InputFault]:
         """Debounced changes (and faults) that are due by ``now_ms``, in order."""
 
-    def next_deadline_ms(self) -> int | None: ...
-
     def close(self) -> None: ...
 
 
@@ -44,8 +43,6 @@ class Buttons(Protocol):
     the optional service button: a request for the operator menu."""
 
     def poll(self, now_ms: int) -> Sequence[ButtonEvent]: ...
-
-    def next_deadline_ms(self) -> int | None: ...
 
     def close(self) -> None: ...
 
@@ -58,8 +55,6 @@ class Indicators(Protocol):
 
     def poll(self, now_ms: int) -> None:
         """Advance blinking."""
-
-    def next_deadline_ms(self) -> int | None: ...
 
     def close(self) -> None: ...
 
@@ -85,7 +80,5 @@ class Display(Protocol):
         """Dimming and the screen saver after idle time; retry a lost display.
         A display that is lost (or missing at start) is reported once as a
         fault, and once more (``ok``) when it is back."""
-
-    def next_deadline_ms(self) -> int | None: ...
 
     def close(self) -> None: ...

@@ -4,8 +4,9 @@ and the optional service button.
 Pi pins (:class:`~.gpio.PiPins`) and expander pins
 (:class:`~.expander.ExpanderPins`) are both *edge sources*: they give the
 levels at start, raw edges stamped with the time they were seen, the
-faults of the hardware itself (a chip that stopped answering) and when
-they next need a read. :class:`Switches` takes the edges of all its
+faults of the hardware itself (a chip that stopped answering), and
+register when they next need a read in the box's scheduler (the same one
+the debouncers register in). :class:`Switches` takes the edges of all its
 sources and hands each to the timestamp debouncing of :mod:`.debounce`;
 its :attr:`~Switches.flaps` is the box's :class:`~.ports.FlapBank` and
 its :attr:`~Switches.buttons` its :class:`~.ports.Buttons`. So a box may
@@ -25,9 +26,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..events import ButtonEvent, ButtonName, FlapChanged, InputFault
+from ..lifecycle import Closable
+from ..scheduler import Scheduler
 from .config import HardwareConfig
 from .debounce import SERVICE, ButtonInputs, FlapInputs, ServiceLine
-from .poll import earliest
 
 Line = int | ButtonName | ServiceLine
 """A switch: a tile number for a flap, "roll" or "next" for a button, "service"
@@ -52,28 +54,30 @@ class EdgeSource(Protocol):
 
     def edges(self, now_ms: int | None = None) -> list[Edge]:
         """The edges seen since the last call, in the order seen; with ``now_ms``
-        also what a read that is due by then shows (this may use the bus)."""
+        also what a read that is due by then shows (this may use the bus). The
+        source keeps a timer for when it next needs this call (an edge
+        recorded, a periodic read, a retry)."""
 
     def take_faults(self) -> list[InputFault]:
         """The source's own faults since the last call (lost, back, reset)."""
 
-    def next_deadline_ms(self) -> int | None:
-        """When the source next needs ``edges(now_ms)`` (a periodic read, a retry)."""
-
     def close(self) -> None: ...
 
 
-class Switches:
+class Switches(Closable):
     """Flaps and buttons over one or more edge sources; use :attr:`flaps`, :attr:`buttons`.
 
     Both views read all sources (a source may carry flaps and buttons), so
-    whichever is polled first at a given time does the reading.
+    whichever is polled first at a given time does the reading. The
+    debouncers' deadlines go to ``timers``, the scheduler the sources were
+    made with.
     """
 
     def __init__(self, sources: Sequence[EdgeSource], *,
                  debounce_ms: int = HardwareConfig.debounce_ms, chatter_ms: int = 1000,
-                 hold_ms: int = HardwareConfig.hold_ms) -> None:
+                 hold_ms: int = HardwareConfig.hold_ms, timers: Scheduler | None = None) -> None:
         self.sources = list(sources)
+        self.timers = Scheduler() if timers is None else timers
         levels: dict[Line, bool] = {}
         for source in self.sources:
             for line, level in source.levels().items():
@@ -88,14 +92,15 @@ class Switches:
                              "or none of them")
         self._faults: list[InputFault] = []
         self.flaps = FlapSwitches(self, FlapInputs(flaps, debounce_ms=debounce_ms,
-                                                   chatter_ms=chatter_ms))
+                                                   chatter_ms=chatter_ms, timers=self.timers))
         self.buttons = ButtonSwitches(self, ButtonInputs(
             pressed, hold_ms=hold_ms, debounce_ms=debounce_ms,
-            chatter_ms=chatter_ms)) if pressed else None
+            chatter_ms=chatter_ms, timers=self.timers)) if pressed else None
 
     def pump(self, now_ms: int | None = None) -> None:
         """Hand every edge the sources have (reading them if due by ``now_ms``)
         to the debouncers; keep the sources' faults for the flap view."""
+        self._check_open()
         for source in self.sources:
             for edge in source.edges(now_ms):
                 if isinstance(edge.line, int):
@@ -115,15 +120,28 @@ class Switches:
         return min((source.known_until(now_ms) for source in self.sources
                     if hasattr(source, "known_until")), default=now_ms)
 
-    def io_deadline_ms(self) -> int | None:
-        return earliest(source.next_deadline_ms() for source in self.sources)
-
-    def close(self) -> None:
+    def _close(self) -> None:
         for source in self.sources:
             source.close()
+        self.flaps.logic.cancel_timers()
+        if self.buttons is not None:
+            self.buttons.logic.cancel_timers()
 
 
-class FlapSwitches:
+class _View(Closable):
+    """A view of :class:`Switches`: closing either view closes the switches."""
+
+    _switches: Switches
+
+    @property
+    def closed(self) -> bool:
+        return self._switches.closed
+
+    def close(self) -> None:
+        self._switches.close()
+
+
+class FlapSwitches(_View):
     """The flap view of :class:`Switches` (a :class:`~.ports.FlapBank`); it also
     carries the faults of the sources, as a flap view of the hardware."""
 
@@ -141,15 +159,8 @@ class FlapSwitches:
             *self._switches.take_faults(), *self.logic.poll(self._switches.known_until(now_ms))]
         return sorted(events, key=lambda e: e.at_ms)
 
-    def next_deadline_ms(self) -> int | None:
-        self._switches.pump()
-        return earliest((self._switches.io_deadline_ms(), self.logic.next_deadline_ms()))
 
-    def close(self) -> None:
-        self._switches.close()
-
-
-class ButtonSwitches:
+class ButtonSwitches(_View):
     """The ROLL/NEXT view of :class:`Switches` (a :class:`~.ports.Buttons`), with
     the service button when there is one."""
 
@@ -160,10 +171,3 @@ class ButtonSwitches:
     def poll(self, now_ms: int) -> Sequence[ButtonEvent]:
         self._switches.pump(now_ms)
         return self.logic.poll(self._switches.known_until(now_ms))
-
-    def next_deadline_ms(self) -> int | None:
-        self._switches.pump()
-        return earliest((self._switches.io_deadline_ms(), self.logic.next_deadline_ms()))
-
-    def close(self) -> None:
-        self._switches.close()

@@ -226,7 +226,7 @@ class SelfTest:
             for event in poll_all(ports, now):
                 self._note(event)
 
-        run_loop(self.rig.clock, step, lambda: (p.next_deadline_ms() for p in ports),
+        run_loop(self.rig.clock, step, self.ports.timers,
                  lambda t: self.rig.wait(until_ms if t is None else t), until_ms, done)
 
     def _note(self, event: FlapChanged | ButtonEvent) -> None:

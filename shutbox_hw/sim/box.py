@@ -138,6 +138,10 @@ class QueuedDice(DiceSource):
     def queue(self, faces: tuple[int, ...]) -> None:
         self.pending.append(faces)
 
+    def close(self) -> None:
+        """Nothing: the script's queue of throws is no hardware, and it outlives
+        the box's power (a power cut keeps the throws still to come)."""
+
     def roll(self, count: int) -> tuple[int, ...]:
         if self.pending:
             # a queued throw with the wrong number of dice is shown as it is:
@@ -164,10 +168,7 @@ class SyncedDice(DiceSource):
         self.module.sync()
         return self.inner.poll(now_ms)
 
-    def next_deadline_ms(self) -> int | None:
-        return self.inner.next_deadline_ms()
-
-    def close(self) -> None:
+    def _close(self) -> None:
         self.inner.close()
 
 
@@ -239,23 +240,26 @@ class SimulatedBox:
         self.ports: Ports = build_ports(self.hw, self.world.clock, pin_factory=self.factory,
                                         bus=lambda number: self.bus, sleep=lambda s: None,
                                         reader=lambda bus, address: WorldReader(
-                                            self.world, self.bus, address))
-        display = SyncedDisplay(make_display(self.hw, device_factory=self.panel.open),
+                                            self.world, self.bus, address),
+                                        timers=self.world.timers)
+        display = SyncedDisplay(make_display(self.hw, device_factory=self.panel.open,
+                                             timers=self.world.timers),
                                 lambda: self.settle_display())
         dice: DiceSource = self.dice
         module = self.playing_module
         if module is not None and self.hw.dice is not None:
             dice = SyncedDice(build_module(self.hw.dice, self.world.clock,
                                            pin_factory=self.factory, bus=lambda n: self.bus,
-                                           fallback=self.dice),
+                                           fallback=self.dice, timers=self.world.timers),
                               module)
         return Box(Watched(self.ports.flaps, self.seen), Watched(self.ports.buttons, self.seen),
-                   Lit(self.ports.indicators, self.view), display, dice)
+                   Lit(self.ports.indicators, self.view), display, dice, self.world.timers)
 
     def power_cut(self) -> None:
         """The plug is pulled and put back: the Pi's pins are released, the
         chips lose their registers; flap positions and queued dice stay."""
         self.box.close()
+        self.world.power_cut()      # the deadlines of the box's parts go with them
         for chip in self.chips.values():
             chip.brownout()
         if self.module is not None and not self.module.absent:

@@ -122,9 +122,7 @@ class SimRunner:
     def advance(self, ms: int) -> None:
         """Let ``ms`` of virtual time pass, stopping wherever something is due."""
         target = self.world.now_ms() + max(0, ms)
-        run_loop(self.world, self._step,
-                 lambda: (self.world.next_action_ms(), self.daemon.next_deadline_ms()),
-                 self._wait, until_ms=target)
+        run_loop(self.world, self._step, self.world.timers, self._wait, until_ms=target)
         self.sim.settle_display()
 
     def _step(self, now: int) -> None:

@@ -29,6 +29,7 @@ from ..errors import UserError, shown_path
 from ..events import Tonight
 from ..game.events import AnyGameEvent
 from ..game.saved import SavedGame
+from ..lifecycle import Closable
 from ..rules import rules_from_dict
 from ..textfile import os_problem
 from .audit import Tally, audit_lines, reset_audits, tonight
@@ -49,7 +50,7 @@ from .settings import load_settings
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
 
 
-class Store:
+class Store(Closable):
     """One SQLite file. ``record`` takes the controller's game events."""
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
@@ -156,7 +157,7 @@ class Store:
         """Whether the system clock is set (no RTC: before NTP it is not to be trusted)."""
         return self._sync_flag.exists()
 
-    def close(self) -> None:
+    def _close(self) -> None:
         if self.db is not None:
             self.db.close()
 
@@ -198,6 +199,7 @@ class Store:
 
     @contextmanager
     def _transaction(self, events: Sequence[AnyGameEvent] | None = None) -> Iterator[None]:
+        self._check_open()
         db = self.db
         assert db is not None
         game_id = self.game_id
@@ -221,6 +223,7 @@ class Store:
 
     def _conn(self) -> sqlite3.Connection:
         """The open connection (a store degraded at boot may have none: a fault)."""
+        self._check_open()
         if self.db is None:
             raise StorageFault(self.fault or "disk error")
         return self.db

@@ -4,8 +4,13 @@
 queue of timed actions (pin edges, mostly). ``advance_to(t)`` runs every
 action due by ``t`` in time order, setting the clock to each action's time
 first, so gpiozero callbacks that read the clock stamp the edge exactly.
-:meth:`SimWorld.run` is the loop the daemon would run: it also polls ports
-at their deadlines and collects the events they produce.
+It also owns the simulated box's :class:`~shutbox_hw.scheduler.Scheduler`
+(:attr:`SimWorld.timers`), the one the box's parts and daemon register
+their deadlines in, and registers its own next action there: the loop that
+runs the simulated box sleeps (jumps) on that one scheduler, as the real
+loop sleeps on the box's. :meth:`SimWorld.run` is the loop the daemon would
+run: it polls ports at every action and every deadline and collects the
+events they produce.
 
 A :class:`SimSwitch` is a microswitch: asked to close or open at time t, it
 schedules a seeded burst of edges over a few milliseconds before it settles,
@@ -15,7 +20,8 @@ Typical use (flaps on mock GPIO pins)::
 
     factory = MockFactory()
     world = SimWorld()
-    bank = Switches([PiPins({1: 5, 2: 6}, world.clock, factory)]).flaps
+    pins = PiPins({1: 5, 2: 6}, world.clock, factory, timers=world.timers)
+    bank = Switches([pins], timers=world.timers).flaps
     flap1 = SimSwitch(world, mock_pin_setter(factory.pin(5)), rng=random.Random(7))
     flap1.set(True, 1000)              # shut at t=1000, bouncing for a few ms
     events = world.run([bank], 2000)   # [FlapChanged(1, True, <last edge + 20>)]
@@ -33,8 +39,11 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ...scheduler import Scheduler
 from ..clock import VirtualClock
 from ..poll import Pollable, poll_all, run_loop
+
+ACTIONS = "world"    # the world's key in the scheduler: its next action
 
 
 class SimWorld:
@@ -42,6 +51,7 @@ class SimWorld:
 
     def __init__(self, start_ms: int = 0) -> None:
         self.clock = VirtualClock(start_ms)
+        self.timers = Scheduler()
         self._queue: list[tuple[int, int, Callable[[], None]]] = []
         self._seq = itertools.count()   # keeps actions at the same time in order
         self._acting = 0                # > 0 while an action runs (another "thread")
@@ -52,21 +62,34 @@ class SimWorld:
     def at(self, at_ms: int, action: Callable[[], None]) -> None:
         """Run ``action`` when time reaches ``at_ms`` (not before now)."""
         heapq.heappush(self._queue, (max(at_ms, self.now_ms()), next(self._seq), action))
+        self._schedule()
+
+    def _schedule(self) -> None:
+        self.timers.at(ACTIONS, self.next_action_ms())
 
     def next_action_ms(self) -> int | None:
+        """When the next action runs (the world's own queue, not the box's deadlines)."""
         return self._queue[0][0] if self._queue else None
 
+    def power_cut(self) -> None:
+        """The box lost power: every deadline its parts and daemon registered is
+        gone with them; the world's actions stay."""
+        self.timers.clear()
+        self._schedule()
+
     def advance_to(self, t_ms: int) -> None:
-        """Run every action due by ``t_ms`` in time order, then set the clock to ``t_ms``."""
+        """Run every action due by ``t_ms`` in time order, then set the clock to
+        ``t_ms`` (a time already passed: nothing)."""
         while self._queue and self._queue[0][0] <= t_ms:
             at, _, action = heapq.heappop(self._queue)
+            self._schedule()
             self.clock.set(at)
             self._acting += 1
             try:
                 action()
             finally:
                 self._acting -= 1
-        self.clock.set(t_ms)
+        self.clock.set(max(t_ms, self.clock.now_ms()))
 
     def now_us(self) -> int:
         return self.clock.now_ms() * 1000
@@ -96,12 +119,12 @@ class SimWorld:
             self.advance_to(target)
 
     def run(self, ports: Iterable[Pollable], until_ms: int) -> list[Any]:
-        """Advance to ``until_ms`` stopping at every action and every port deadline,
-        polling all ports at each stop; returns everything the polls returned."""
+        """Advance to ``until_ms`` stopping at every action and every deadline in
+        :attr:`timers` (the ports must register theirs there), polling all
+        ports at each stop; returns everything the polls returned."""
         ports = list(ports)
         events: list[Any] = []
-        run_loop(self.clock, lambda now: events.extend(poll_all(ports, now)),
-                 lambda: (self.next_action_ms(), *(p.next_deadline_ms() for p in ports)),
+        run_loop(self.clock, lambda now: events.extend(poll_all(ports, now)), self.timers,
                  lambda t: self.advance_to(until_ms if t is None else t), until_ms)
         return events
 
