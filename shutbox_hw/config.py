@@ -2,7 +2,8 @@
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
 :mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
-``[storage]`` and ``[sim]`` (only the simulator reads it). Every problem is reported with the key it concerns;
+``[storage]`` and ``[sim]`` (only the simulator reads it). Every problem is reported with
+the key it concerns;
 :func:`check_config` gathers all of them so a builder can fix a file in one go.
 """
 
@@ -19,7 +20,7 @@ from .errors import UserError, clip, shown_path
 from .game.config import GameConfig, parse_game
 from .hal.config import HardwareConfig, parse_hardware
 from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
-from .rules import RuleSet, RulesError, rules_from_table
+from .rules import RulesError, RuleSet, rules_from_table
 from .textfile import read_text_file
 from .validate import Choice, Problems, Rule, Spec
 

@@ -9,7 +9,7 @@ real monotonic clock on the box, a virtual one in the simulator and tests).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 ButtonName = Literal["roll", "next"]
 
@@ -91,8 +91,8 @@ class Figures:
     at_ms: int
 
 
-Event = Union[FlapChanged, ButtonPressed, ButtonLevel, DiceRolled, Tick, InputFault,
-              ServiceRequested, Figures]
+Event = (FlapChanged | ButtonPressed | ButtonLevel | DiceRolled | Tick | InputFault |
+         ServiceRequested | Figures)
 
-ButtonEvent = Union[ButtonPressed, ButtonLevel, InputFault, ServiceRequested]
+ButtonEvent = (ButtonPressed | ButtonLevel | InputFault | ServiceRequested)
 """What the buttons (and the service button) report."""

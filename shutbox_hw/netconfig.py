@@ -1,4 +1,5 @@
-"""The ``[network]`` and ``[web]`` tables of the config file: where the box reports, and where its pages are served.
+"""The ``[network]`` and ``[web]`` tables of the config file: where the box reports, and
+where its pages are served.
 
 ``[network] mqtt = "mqtt://host:1883"`` (``mqtts://`` for TLS) turns the outbox
 on; credentials come from a file (``user:password`` on its first line) that
@@ -33,7 +34,7 @@ class Broker:
 
 def parse_broker(text: str) -> Broker:
     """``mqtt://host[:port]`` or ``mqtts://host[:port]``; ValueError with the reason."""
-    from urllib.parse import urlsplit   # here: every command reads the config
+    from urllib.parse import urlsplit  # here: every command reads the config
     parts = urlsplit(text)
     if parts.scheme not in SCHEMES:
         raise ValueError(f"expected mqtt://host:port or mqtts://host:port, got {text[:60]!r}")

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-
 from other_user import PublicCopy, make_public_copy
+
 from shutbox_hw.store import Store
 
 Throws = list[tuple[tuple[int, ...], list[int] | None]]

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from loopback import free_port, wait_for
 
 MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto"
@@ -74,7 +73,7 @@ class Broker:
                 return
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError((self.folder / "log.txt").read_text()[-500:])
+                    raise RuntimeError((self.folder / "log.txt").read_text()[-500:]) from None
                 time.sleep(0.05)
         raise RuntimeError("mosquitto did not start listening")
 

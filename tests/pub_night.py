@@ -33,12 +33,20 @@ from typing import Any
 
 from pub_referee import Untrue
 from pub_truth import Witness
+
 from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.effects import Emit, RollDice, Show
-from shutbox_hw.rules import (PRESETS, RuleSet, allowed_dice_counts, build_rules, dice_choice,
-                              legal_closures, tiles_of)
+from shutbox_hw.rules import (
+    PRESETS,
+    RuleSet,
+    allowed_dice_counts,
+    build_rules,
+    dice_choice,
+    legal_closures,
+    tiles_of,
+)
 from shutbox_hw.store import Store
 
 MAX_STEPS = 20_000      # a match longer than this is a match that does not end
@@ -81,7 +89,7 @@ class Figures:
     ends_cut: int = 0          # end steps a power cut took before they were shown
     probes: int = 0
 
-    def add(self, other: "Figures") -> None:
+    def add(self, other: Figures) -> None:
         self.matches += other.matches
         self.steps += other.steps
         self.by.update(other.by)
@@ -348,7 +356,7 @@ class Night:
         self.stop_after = rng.randint(0, 4) if stop else 10**9
         self.stopping = False
         self.press("roll")
-        for step in range(MAX_STEPS):
+        for _step in range(MAX_STEPS):
             s = self.seen
             if s.phase in ("over", "idle") and self.referee.ended is not None:
                 break

@@ -13,9 +13,16 @@ from collections import Counter
 from typing import Any
 
 from pub_referee import Referee, Untrue
+
 from shutbox_hw.game.presentation import quick_show_ms
-from shutbox_hw.game.screens import (ConfirmScreen, PlayScreen, ResultScreen, ScoreboardScreen,
-                                     ShutScreen, TurnEndScreen)
+from shutbox_hw.game.screens import (
+    ConfirmScreen,
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    ShutScreen,
+    TurnEndScreen,
+)
 from shutbox_hw.store.audit import audits
 from shutbox_hw.store.history import recent_games, scorecard
 

@@ -16,14 +16,14 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
 from badinput.cases import CASES, Case, make
 from other_user import PublicCopy
+
 from shutbox_hw.cli import main
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.store import Store

@@ -22,7 +22,8 @@ def test_moves_total_eight(capsys):
 
 
 def test_moves_one_five_nine(capsys):
-    out = run_json(capsys, "moves", "--rules", "pub", "--open", "9,1,5", "--dice", "1", "3", "--json")
+    out = run_json(capsys, "moves", "--rules", "pub", "--open", "9,1,5", "--dice", "1", "3",
+                   "--json")
     assert out["open"] == [1, 5, 9] and out["closures"] == [] and out["score"] == 15
     out = run_json(capsys, "moves", "--rules", "pub", "--set", "scoring=digits",
                    "--open", "1,5,9", "--json")

@@ -1,10 +1,18 @@
 """The referee, driven event by event without hardware (see table.py)."""
 
-from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, PlayScreen, ResultScreen,
-                                     ScoreboardScreen, ShutScreen, TurnEndScreen)
+from table import Table
+
 from shutbox_hw.events import Tick
 from shutbox_hw.game.presentation import QUICK_SHOW_MS
-from table import Table
+from shutbox_hw.game.screens import (
+    AttractScreen,
+    ConfirmScreen,
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    ShutScreen,
+    TurnEndScreen,
+)
 
 
 def play(table, throws):
@@ -195,11 +203,11 @@ def test_no_move_ends_the_turn_at_once_and_shutting_scores_zero():
     lift_all(t)
     t.roll(6, 6)
     t.close(3, 9)
-    t.roll(6, 6)  # 12 again: 4+8, 5+7 ... 
+    t.roll(6, 6)  # 12 again: 4+8, 5+7 ...
     t.close(4, 8)
     t.roll(1, 1)  # 2 is open: fine
     t.close(2)
-    t.roll(5, 6)  # 11: 5+6 
+    t.roll(5, 6)  # 11: 5+6
     t.close(5, 6)
     t.roll(6, 6)  # open 1, 7: 12? no move
     assert t.names("turn_ended")[1]["score"] == 8

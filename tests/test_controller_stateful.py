@@ -19,18 +19,22 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, rule,
-                                 run_state_machine_as_test)
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
 from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.effects import Emit, RollDice
-from shutbox_hw.game.presentation import QUICK_SHOW_MS
 from shutbox_hw.game.events import GameEnded, GameStarted, TurnEnded, TurnStarted
+from shutbox_hw.game.presentation import QUICK_SHOW_MS
 from shutbox_hw.rules import build_rules, legal_closures, mask_of, tiles_of, turn_score
 from shutbox_hw.store import Store
 

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from micropython_rig import micropython
 
 from shutbox_hw.dice_firmware import dice_anim as anim
 from shutbox_hw.dice_firmware import dice_config as cfg
@@ -19,8 +20,6 @@ from shutbox_hw.dice_firmware import dice_debounce as deb
 from shutbox_hw.dice_firmware import dice_faces as faces
 from shutbox_hw.dice_firmware import dice_regs as regs
 from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
-
-from micropython_rig import micropython
 
 FIRMWARE_ROOT = FIRMWARE_DIR.parent
 

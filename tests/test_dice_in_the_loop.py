@@ -6,13 +6,12 @@ Its clock starts 5 s before rp2's ticks wrap, so every game here crosses it."""
 from __future__ import annotations
 
 import pytest
+from micropython_rig import micropython
+from test_dice_wire import Rig, named
 
 from shutbox_hw.dice_firmware import dice_config as cfg
 from shutbox_hw.hal.dice_source import MODULE
 from shutbox_hw.hal.simulated.dice_firmware import START_MS
-
-from micropython_rig import micropython
-from test_dice_wire import Rig, named
 
 IN_THE_LOOP = '\n[sim]\ndice_firmware = "micropython"\n'
 GAME = [((4, 5), "9"), ((6, 2), "8"), ((3, 4), "7"), ((1, 5), "6"), ((2, 3), "5"),
@@ -95,8 +94,9 @@ def test_the_sim_table_names_a_firmware_or_says_what_it_takes(tmp_path):
 
 
 def test_without_an_interpreter_the_sim_says_so_in_one_line(tmp_path, monkeypatch, capsys):
-    from shutbox_hw.cli import main
     from test_dice_wire import module_config
+
+    from shutbox_hw.cli import main
 
     monkeypatch.setenv("MICROPYTHON", str(tmp_path / "no-such-micropython"))
     path = module_config("gpio-9", tmp_path, IN_THE_LOOP)

@@ -5,13 +5,13 @@ the real driver (shutbox_hw.hal.dice_module) through the fake bus."""
 
 from __future__ import annotations
 
+from micropython_rig import PicoBus, micropython, pico  # noqa: F401 - pico is a fixture
+
 from shutbox_hw.dice_firmware import dice_anim as anim
 from shutbox_hw.dice_firmware import dice_config as cfg
 from shutbox_hw.dice_firmware import dice_regs as regs
 from shutbox_hw.hal import dice_module as dm
 from shutbox_hw.hal.simulated.pico_bridge import PicoProcess
-
-from micropython_rig import PicoBus, micropython, pico  # noqa: F401 - pico is a fixture
 
 TUMBLE = sum(anim.TUMBLE_MS)
 

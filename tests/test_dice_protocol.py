@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from micropython_rig import PicoBus, micropython
 
 from shutbox_hw.dice_firmware import dice_anim as anim
 from shutbox_hw.dice_firmware import dice_config as cfg
@@ -22,8 +23,6 @@ from shutbox_hw.dice_firmware import dice_regs as regs
 from shutbox_hw.hal import dice_module as dm
 from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 from shutbox_hw.hal.simulated.pico_bridge import PicoProcess
-
-from micropython_rig import PicoBus, micropython
 
 TUMBLE = sum(anim.TUMBLE_MS)
 README = FIRMWARE_DIR / "README.md"

@@ -20,13 +20,12 @@ before or after the pass.
 from __future__ import annotations
 
 import itertools
-import json
 import subprocess
+
+from micropython_rig import micropython
 
 from shutbox_hw.hal import dice_module as dm
 from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
-
-from micropython_rig import micropython
 
 SCRIPT = """
 import sys

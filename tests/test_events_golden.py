@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from sim_play import with_restarts
 
 from shutbox_hw.cli import main
-from sim_play import with_restarts
 
 TESTS = Path(__file__).parent
 SCRIPTS = TESTS / "scripts"

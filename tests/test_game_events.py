@@ -4,11 +4,27 @@ import json
 import re
 from pathlib import Path
 
-from shutbox_hw.game.events import (EVENT_TYPES, Chances, Fault, FlapRejected, FlapReopened,
-                                    GameEnded, GameStarted, Hint, Recovered, Resumed, Rolled,
-                                    RoundEnded, ServiceEntered,
-                                    AuditsReset, ServiceExited, SettingChanged,
-                                    ThrowCommitted, TurnEnded, TurnStarted)
+from shutbox_hw.game.events import (
+    EVENT_TYPES,
+    AuditsReset,
+    Chances,
+    Fault,
+    FlapRejected,
+    FlapReopened,
+    GameEnded,
+    GameStarted,
+    Hint,
+    Recovered,
+    Resumed,
+    Rolled,
+    RoundEnded,
+    ServiceEntered,
+    ServiceExited,
+    SettingChanged,
+    ThrowCommitted,
+    TurnEnded,
+    TurnStarted,
+)
 
 README = Path(__file__).parent.parent / "README.md"
 NAMES = ("Ann", "Ben", "Cy")

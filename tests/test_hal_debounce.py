@@ -2,11 +2,12 @@
 
 import itertools
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.debounce import (ButtonInputs, Chatter, Debouncer, FlapInputs, HoldTimer,
-                                     Settled)
+from shutbox_hw.hal.debounce import ButtonInputs, Chatter, Debouncer, FlapInputs, HoldTimer, Settled
+
 
 def presses(events):
     """The events without the buttons' levels (ButtonLevel: the switch test's)."""

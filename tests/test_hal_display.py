@@ -10,14 +10,15 @@ import gc
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from luma.core.error import DeviceNotFoundError
 from PIL import Image, ImageDraw
 
 from shutbox_hw.config import load_config
-from shutbox_hw.hal.config import DisplayConfig, HardwareConfig, parse_hardware
 from shutbox_hw.hal.burn_in import ORBIT, shift_within_blank
+from shutbox_hw.hal.config import DisplayConfig, HardwareConfig, parse_hardware
 from shutbox_hw.hal.display import NullDisplay, OledDisplay, dummy_device, make_display
 from shutbox_hw.hal.luma_panel import luma_panel
 from shutbox_hw.scheduler import Scheduler
@@ -471,7 +472,7 @@ class FdBus:
     """Stands in for smbus2.SMBus(port): holds a real file descriptor like the real one,
     and a panel that does not answer (121) or a bus that refuses i2c_rdwr."""
 
-    opened: list["FdBus"] = []
+    opened: list[FdBus] = []
 
     def __init__(self, port: int) -> None:
         self.port = port

@@ -4,7 +4,8 @@ import random
 
 import pytest
 from gpiozero.pins.mock import MockFactory
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault, ServiceRequested
 from shutbox_hw.hal.expander import ExpanderLamps, ExpanderPins
@@ -54,7 +55,8 @@ class Rig:
         self.bus.attach(0x20, self.chip)
         self.sleeps = []
         self.inputs = ExpanderSwitches(
-            self.bus, self.world.clock, timers=self.world.timers, flap_pins=FLAPS, roll_pin=ROLL, next_pin=NEXT,
+            self.bus, self.world.clock, timers=self.world.timers, flap_pins=FLAPS, roll_pin=ROLL,
+            next_pin=NEXT,
             int_pin=4 if with_int else None, pin_factory=self.factory,
             sleep=self.sleeps.append, attempts=attempts)
 
@@ -113,7 +115,9 @@ def test_bouncing_flaps_give_one_event_per_real_change(seed, lossy, script):
             last = switches[tile].set(shut[tile], t)
             expected.append(FlapChanged(tile, shut[tile], last + 20))
         events = r.run(t + 1000)
-        key = lambda e: (e.at_ms, e.tile)
+
+        def key(e):
+            return (e.at_ms, e.tile)
         assert sorted(events, key=key) == sorted(expected, key=key)
     finally:
         r.close()
@@ -207,7 +211,8 @@ def test_absent_at_start_keeps_running():
     world = SimWorld()
     bus = SimBus(1)                               # nothing attached at 0x20
     ins = ExpanderSwitches(bus, world.clock, timers=world.timers, flap_pins=FLAPS,
-                           roll_pin=ROLL, next_pin=NEXT, int_pin=4, pin_factory=factory, sleep=lambda s: None)
+                           roll_pin=ROLL, next_pin=NEXT, int_pin=4, pin_factory=factory,
+                           sleep=lambda s: None)
     assert world.run([ins.flaps, ins.buttons], 2500) == [
         InputFault(SOURCE, "no answer after 4 attempts (errno 121)", 0)]
     chip = SimMcp23017(int_pin=factory.pin(4))

@@ -6,7 +6,8 @@ import random
 import pytest
 from gpiozero.exc import PinUnknownPi
 from gpiozero.pins.mock import MockFactory, MockPin
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shutbox_hw.errors import UserError
 from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault, ServiceRequested

@@ -187,7 +187,8 @@ def test_device_that_stays_absent_raises_clear_error():
     chip.absent = True
     sleeps = []
     drv = Mcp23017(bus, 0x20, attempts=3, sleep=sleeps.append)
-    with pytest.raises(Mcp23017Error, match=r"MCP23017 0x20: no answer after 3 attempts \(errno 121\)"):
+    with pytest.raises(Mcp23017Error,
+                       match=r"MCP23017 0x20: no answer after 3 attempts \(errno 121\)"):
         drv.read_all()
     assert len(sleeps) == 2
 

@@ -31,7 +31,8 @@ def test_switch_bursts_start_and_end_on_the_new_level_within_bounce_time():
         world.advance_to(t + 100)
         assert levels[-1] == (last, i % 2 == 0)
         assert all(t <= at <= t + 5 for at, _ in levels)
-        assert [lv for _, lv in levels] == [(i % 2 == 0) == (k % 2 == 0) for k in range(len(levels))]
+        alternating = [(i % 2 == 0) == (k % 2 == 0) for k in range(len(levels))]
+        assert [lv for _, lv in levels] == alternating
         bursts += len(levels) > 1
     assert bursts > 20          # most changes do bounce
 

@@ -18,9 +18,16 @@ from shutbox_hw.hal.config import ExpanderConfig, ExpanderPin, HardwareConfig, p
 from shutbox_hw.hal.debounce import ButtonInputs
 from shutbox_hw.hal.poll import run_loop
 from shutbox_hw.hal.ports import LedFrame
-from shutbox_hw.hal.simulated import (SimBus, SimMcp23017, SimSwitch, SimWorld,
-                                      expander_pin_setter, mock_pin_setter)
+from shutbox_hw.hal.simulated import (
+    SimBus,
+    SimMcp23017,
+    SimSwitch,
+    SimWorld,
+    expander_pin_setter,
+    mock_pin_setter,
+)
 from shutbox_hw.hal.switches import Edge, Switches
+
 
 def presses(events):
     """The events without the buttons' levels (ButtonLevel: the switch test's)."""

@@ -2,8 +2,15 @@
 
 import pytest
 
-from shutbox_hw.rules import (RulesError, build_rules, ends_round_at_once, finish_round,
-                              mask_of, new_match, stop_match)
+from shutbox_hw.rules import (
+    RulesError,
+    build_rules,
+    ends_round_at_once,
+    finish_round,
+    mask_of,
+    new_match,
+    stop_match,
+)
 
 # Open tiles that score a given sum (with sum scoring): a few handy ones.
 SCORE = {0: 0, 3: mask_of([3]), 4: mask_of([4]), 5: mask_of([5]), 7: mask_of([7]),
@@ -130,7 +137,8 @@ def test_finished_match_takes_no_more_rounds():
 def test_bad_rule_values_name_the_key():
     for overrides, word in [({"tiles": 8}, "tiles"), ({"tiles": "x"}, "tiles"),
                             ({"closure": "any"}, "closure"), ({"stake": 0}, "stake"),
-                            ({"bogus": 1}, "bogus"), ({"multiplication": "maybe"}, "multiplication"),
+                            ({"bogus": 1}, "bogus"),
+                            ({"multiplication": "maybe"}, "multiplication"),
                             ({"closure": "sum-or-dice", "multiplication": True}, "multiplication")]:
         with pytest.raises(RulesError, match=word):
             build_rules("pub", overrides)

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from mqtt_broker import Broker, Consumer, bare, dedup, need_broker
+
 from shutbox_hw.config import load_config
 from shutbox_hw.netconfig import NetworkConfig
 from shutbox_hw.network.discovery import ENTITIES

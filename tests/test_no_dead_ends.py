@@ -13,14 +13,19 @@ import json
 from pathlib import Path
 
 import pytest
+from table import Table
 
 from shutbox_hw.cli import main
-from shutbox_hw.game.screens import (PlayScreen, ResultScreen, ScoreboardScreen, ShutScreen,
-                                     TurnEndScreen)
 from shutbox_hw.game.presentation import QUICK_SHOW_MS
+from shutbox_hw.game.screens import (
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    ShutScreen,
+    TurnEndScreen,
+)
 from shutbox_hw.rules import build_rules
 from shutbox_hw.store import Store
-from table import Table
 
 ROOT = Path(__file__).parent.parent
 SCRIPTS = ROOT / "tests" / "scripts"

@@ -7,17 +7,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from table import Table
 
-from shutbox_hw.events import ButtonLevel, ButtonPressed, Figures, FlapChanged, ServiceRequested, Tick, Tonight
+from shutbox_hw.events import (
+    ButtonLevel,
+    ButtonPressed,
+    Figures,
+    ServiceRequested,
+    Tick,
+    Tonight,
+)
+from shutbox_hw.game import view
 from shutbox_hw.game.screens import AttractScreen, ConfirmScreen, MenuScreen, SwitchTestScreen
 from shutbox_hw.game.service import ITEMS, LED_STEPS
-from shutbox_hw.game import view
 from shutbox_hw.game.view import ATTRACT_PAGE_MS
 from shutbox_hw.hal.debounce import SERVICE_HOLD_MS, ButtonInputs
 from shutbox_hw.rules import PRESETS, build_rules
-
-from table import Table
 
 VALUES = {"preset": "klappenspiel", "players": 2, "names": ("P1", "P2"), "hints": "off",
           "settle_ms": 2500, "contrast": 127}

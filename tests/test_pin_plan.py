@@ -221,6 +221,6 @@ def test_the_daemon_refuses_a_pin_the_kernel_holds_before_claiming_any(tmp_path)
                           "--for-seconds", "0.2"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert out.stderr.splitlines() == [
-        f"shutbox-hw run: [hardware] green_led: GPIO 12 is used by the kernel "
+        "shutbox-hw run: [hardware] green_led: GPIO 12 is used by the kernel "
         "(dtoverlay=gpio-fan in config.txt)"]
     assert not (tmp_path / "b.db").exists()     # nothing started

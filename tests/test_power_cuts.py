@@ -18,12 +18,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from steady_player import SteadyPlayer, record_of
 
 from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script_commands import CutAfterWrites, Step
 from shutbox_hw.store import Store
-from steady_player import SteadyPlayer, record_of
 
 FORMATS = {
     "single-round": {"match": "single-round"},

@@ -19,12 +19,21 @@ import pytest
 from PIL import Image, ImageChops
 
 from shutbox_hw.events import Tonight
-from shutbox_hw.game.screens import (AttractScreen, ConfirmScreen, MenuScreen, NoticeScreen,
-                                     PlayScreen, ResultScreen, ScoreboardScreen, ScoreRow,
-                                     ShutScreen, SwitchTestScreen, TurnEndScreen)
+from shutbox_hw.game.screens import (
+    AttractScreen,
+    ConfirmScreen,
+    MenuScreen,
+    NoticeScreen,
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    ScoreRow,
+    ShutScreen,
+    SwitchTestScreen,
+    TurnEndScreen,
+)
 from shutbox_hw.render import render, text
-from shutbox_hw.render.fonts import (LARGE, NARROW, PRIMARY, PRIMARY_MIN_PX, ROLES, SMALL,
-                                     cap_height)
+from shutbox_hw.render.fonts import LARGE, NARROW, PRIMARY, PRIMARY_MIN_PX, ROLES, SMALL, cap_height
 from shutbox_hw.render.play import BAR_TOP, TILES_Y
 from shutbox_hw.render.samples import SAMPLES
 from shutbox_hw.render.service import LIST_Y, PITCH, RULE_Y, VISIBLE, window
@@ -237,6 +246,7 @@ def test_hint_tiles_are_inverted():
 @pytest.mark.parametrize("face", range(1, 7))
 def test_die_shows_its_number_of_pips(face):
     from PIL import ImageDraw
+
     from shutbox_hw.render.widgets import die
     image = Image.new("1", (DIE, DIE))
     die(ImageDraw.Draw(image), 0, 0, face)

@@ -5,9 +5,21 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shutbox_hw.rules import (AnyThrow, Throw, build_rules, dice_choice, finish_round,
-                              full_board, is_subset, legal_closures, new_match, targets,
-                              throws_for, tiles_of, turn_score)
+from shutbox_hw.rules import (
+    AnyThrow,
+    Throw,
+    build_rules,
+    dice_choice,
+    finish_round,
+    full_board,
+    is_subset,
+    legal_closures,
+    new_match,
+    targets,
+    throws_for,
+    tiles_of,
+    turn_score,
+)
 
 rule_sets = st.builds(
     lambda tiles, closure, mult, scoring: build_rules("crafthouse-12", {

@@ -2,8 +2,17 @@
 
 import pytest
 
-from shutbox_hw.rules import (build_rules, dice_choice, finish_round, full_board,
-                              legal_closures, mask_of, new_match, tiles_of, turn_score)
+from shutbox_hw.rules import (
+    build_rules,
+    dice_choice,
+    finish_round,
+    full_board,
+    legal_closures,
+    mask_of,
+    new_match,
+    tiles_of,
+    turn_score,
+)
 
 
 def closures_as_sets(rules, open_tiles, dice):

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from other_user import PublicCopy
+
 from shutbox_hw.sdnotify import Notifier
 
 

@@ -100,6 +100,7 @@ def test_the_store_keeps_setting_changed_and_reset(tmp_path):
 
 def test_rules_and_check_config_show_where_each_value_comes_from(tmp_path, capsys):
     import json
+
     from shutbox_hw.cli import main
     config = tmp_path / "box.toml"
     config.write_text('[rules]\npreset = "pub"\n[game]\nsettle_ms = 2000\n')

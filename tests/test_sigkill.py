@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 import pytest
+from steady_player import ScriptRecorder, SteadyPlayer, record_of
 
 from shutbox_hw.config import load_config
-from steady_player import ScriptRecorder, SteadyPlayer, record_of
 
 SHORT_KILLS = 6
 LONG_KILLS = 100

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from sim_play import with_restarts
 
 from shutbox_hw.cli import main
-from sim_play import with_restarts
 
 SCRIPTS = Path(__file__).parent / "scripts"
 HARDWARE = Path(__file__).parent.parent / "hardware"
@@ -111,7 +111,8 @@ def test_multiplication_settles_on_the_virtual_clock(capsys, tmp_path):
 def test_manual_dice(capsys, tmp_path):
     cfg = tmp_path / "manual.toml"
     cfg.write_text('[game]\ndice = "manual"\n')
-    s = script(tmp_path, "start 1\ndice 4 6\nroll\nclose 1 9\ndice 1 1\nroll\nclose 2\nnext\nnext\n")
+    s = script(tmp_path,
+               "start 1\ndice 4 6\nroll\nclose 1 9\ndice 1 1\nroll\nclose 2\nnext\nnext\n")
     code, events, _ = sim(capsys, "--config", str(cfg), "--script", s)
     assert code == 0
     assert [e["closed"] for e in of(events, "throw_committed")] == [[1, 9], [2]]

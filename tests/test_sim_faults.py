@@ -6,14 +6,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from sim_play import game_events, play_script
+from test_sim_runner import chip_reads
 
 from shutbox_hw.config import load_config
 from shutbox_hw.events import FlapChanged
 from shutbox_hw.game.screens import PlayScreen
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
-from sim_play import game_events, play_script
-from test_sim_runner import chip_reads
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
 
@@ -215,7 +215,8 @@ def test_with_int_cut_the_chip_is_polled_once_the_dead_line_shows(tmp_path):
     # every debounce/2, now and then later behind a frame on the shared bus
     assert gaps and sorted(gaps)[len(gaps) // 2] == hw.debounce_ms // 2
     assert max(gaps) <= hw.debounce_ms
-    assert runner.sim.seen and runner.sim.seen[-1] == FlapChanged(3, True, runner.sim.seen[-1].at_ms)
+    seen = runner.sim.seen
+    assert seen and seen[-1] == FlapChanged(3, True, seen[-1].at_ms)
     play(runner, "mend-int\n", tiles=12)
     reads.clear()
     at = runner.world.now_ms() + 7

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from sim_play import Player, game_events
 
 from shutbox_hw.config import load_config
 from shutbox_hw.events import FlapChanged
@@ -15,7 +16,6 @@ from shutbox_hw.hal.mcp23017 import IOCON
 from shutbox_hw.sim.runner import SimRunner, check_steps
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.sim.script_commands import Brownout
-from sim_play import Player, game_events
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
 BUILDS = {"gpio-9": None, "mcp23017-12": MCP_BUILD}

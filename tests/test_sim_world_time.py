@@ -12,8 +12,7 @@ import pytest
 from shutbox_hw.config import load_config
 from shutbox_hw.events import ButtonPressed, FlapChanged
 from shutbox_hw.hal.simulated import SimBus, SimWorld
-from shutbox_hw.hal.simulated.timing import (BusTimeline, DiskProfile, SyncLatency,
-                                             i2c_transfer_us)
+from shutbox_hw.hal.simulated.timing import BusTimeline, DiskProfile, SyncLatency, i2c_transfer_us
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.sim.world_commands import Bus, Disk, Glitch, Press

@@ -7,14 +7,14 @@ to mount; skipped otherwise), a second connection holding the write lock.
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
+from sim_play import game_events, play_script
+from steady_player import record_of
 
 from shutbox_hw.config import load_config
 from shutbox_hw.daemon import STORE_RETRY_MS
@@ -24,8 +24,6 @@ from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.sim.script_commands import CutAfterWrites, DiskFull
 from shutbox_hw.store import StorageFault, Store
 from shutbox_hw.store.faults import BUSY_TIMEOUT_S
-from sim_play import game_events, play_script
-from steady_player import record_of
 
 OPENING = "start 1\ndice 3 4\nroll\nclose 3 4\n"
 
@@ -77,8 +75,9 @@ class Disk:
 def disk(tmp_path):
     root = tmp_path / "disk"
     root.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=384k", f"sbhw-{uuid.uuid4().hex[:8]}",
-                           str(root)], capture_output=True, text=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=384k",
+                           f"sbhw-{uuid.uuid4().hex[:8]}", str(root)],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:

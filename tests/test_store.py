@@ -4,10 +4,10 @@ import json
 import sqlite3
 
 import pytest
+from table import Table
 
 from shutbox_hw.cli import main
 from shutbox_hw.store import Store, StoreError
-from table import Table
 
 RESULT_EVENTS = ("turn_started", "rolled", "throw_committed", "flap_rejected", "flap_reopened",
                  "turn_ended", "round_ended", "game_ended")
@@ -65,7 +65,7 @@ def test_resume_keeps_known_dice_and_asks_for_differences(make_store):
     t.close(9)
     t.roll(3, 4)
     t.close(3)        # pending: 3 of 3+4, not committed
-    t.open(9)         # lift a committed flap too... 
+    t.open(9)         # lift a committed flap too...
     t.restart()
     resumed = t.events[-1] if t.events[-1]["event"] == "resumed" else \
         [e for e in t.events if e["event"] == "resumed"][0]

@@ -1,14 +1,21 @@
 """The solver against published figures and a brute-force recursion written here."""
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import chain, combinations, product
 from math import prod
 
 import pytest
 
-from shutbox_hw.rules import (ONE_DIE_THROWS, TWO_DICE_THROWS, build_rules, full_board,
-                              legal_closures, mask_of, tiles_of)
+from shutbox_hw.rules import (
+    ONE_DIE_THROWS,
+    TWO_DICE_THROWS,
+    build_rules,
+    full_board,
+    legal_closures,
+    mask_of,
+    tiles_of,
+)
 from shutbox_hw.strategy import ObjectiveError, Solver, solve
 
 NEVER = build_rules("klappenspiel", {"one_die": "never"})
@@ -85,7 +92,7 @@ def brute_force(rules, objective):
     """value(open tiles) by plain recursion over every ordered throw."""
     better = min if objective == "min-score" else max
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(open_tiles):
         if not open_tiles:
             return 0.0 if objective == "min-score" else 1.0
@@ -127,7 +134,7 @@ def test_every_position_matches_brute_force(rules, objective):
 def policy_metrics(solver, objective, rules):
     """Both metrics of following ``solver.best_closure`` (plain recursion)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def metrics(mask):
         if not mask:
             return 0.0, 1.0
@@ -196,7 +203,7 @@ def test_ties_follow_the_documented_order(objective):
                     assert solver.best_closure(objective, mask, dice) is None
                     continue
 
-                def rank(c):
+                def rank(c, mask=mask, exact=exact):
                     rest = mask & ~c
                     other = (exact.shut_probability[rest] if objective == "min-score"
                              else exact.expected_score[rest])

@@ -10,13 +10,13 @@ from dataclasses import replace
 
 import pytest
 from PIL import Image, ImageDraw
+from table import Table
 
 from shutbox_hw.game import view
 from shutbox_hw.game.screens import PlayScreen, ScoreboardScreen, ScoreRow, TurnEndScreen
 from shutbox_hw.render import render, widgets
 from shutbox_hw.render.fonts import role
 from shutbox_hw.render.play import DICE_Y
-from table import Table
 
 NAMES = ("Anna", "Bob", "Carla", "Dieter", "Eva", "Franz", "Gustav", "Hanna")
 
@@ -212,7 +212,8 @@ def test_a_long_name_is_shortened_before_the_header_words_are(pool):
     y = (font.height * scale - small.height) // 2
     left = widgets.right_text(ImageDraw.Draw(expected), 127, y, words, small)
     got = render(screen).convert("1").crop((left, 0, 128, 10))
-    assert list(got.get_flattened_data()) == list(expected.crop((left, 0, 128, 10)).get_flattened_data())
+    want = expected.crop((left, 0, 128, 10))
+    assert list(got.get_flattened_data()) == list(want.get_flattened_data())
 
 
 @pytest.mark.parametrize("players", [3, 4, 6, 8])

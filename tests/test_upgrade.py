@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import CHECKOUT, INSTALLER
 from wheel_folder import project_wheel
+
 from shutbox_hw.store import schema
 
 FAKE = Path(__file__).parent / "fake_systemctl" / "systemctl"
@@ -112,7 +113,7 @@ def test_a_version_that_does_not_come_up_is_rolled_back_and_a_good_one_keeps_the
 
     out = install(src, box, wheels, failing=NEW_VERSION)
     assert out.returncode == 1, out.stdout + out.stderr
-    assert f"did not come up: it did not report ready" in out.stderr
+    assert "did not come up: it did not report ready" in out.stderr
     assert f"{old} is running again" in out.stderr
     assert link(box) == old and not any(NEW_VERSION in v for v in versions(box))
     calls = (box / "systemctl.log").read_text().splitlines()

@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
+from loopback import free_port, wait_for
+from web_server import CHECKOUT, WebServer, need_web
 
 from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.store.history import recent_games
-from loopback import free_port, wait_for
-from web_server import CHECKOUT, WebServer, need_web
 
 SCRIPTS = CHECKOUT / "tests" / "scripts"
 SB = [sys.executable, "-m", "shutbox_hw.cli"]

@@ -14,13 +14,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from loopback import wait_for
+from web_server import CHECKOUT, WebServer, need_web
 
 from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.sim.script_commands import MoveFlaps
-from loopback import wait_for
-from web_server import CHECKOUT, WebServer, need_web
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -85,7 +85,7 @@ def test_live_page_follows_the_game_and_the_scorecard_shows(tmp_path, browser):
             if step.command.word in ("roll", "close"):
                 # wait until the page shows what the record says (the dice and open flaps)
                 now = json.loads(server.get("/live.json")[2])
-                assert wait_for(lambda: shown(browser) == (now["dice"], now["open"]), 5), \
+                assert wait_for(lambda now=now: shown(browser) == (now["dice"], now["open"]), 5), \
                     (shown(browser), now)
                 dice_seen.append(text_of(browser, "dice"))
                 scores_seen.append(text_of(browser, "players"))

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CHECKOUT, run_installer
 from test_systemd_unit import last, parse
+
 from shutbox_hw.store import Store
 
 SYSTEMD = CHECKOUT / "systemd"

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from loopback import free_port
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -36,7 +35,8 @@ class WebServer:
                     return
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(self.proc.stderr.read() if self.proc.stderr else "")
+                    said = self.proc.stderr.read() if self.proc.stderr else ""
+                    raise RuntimeError(said) from None
                 time.sleep(0.1)
         raise RuntimeError("shutbox-hw web did not answer")
 

@@ -60,7 +60,7 @@ def project_wheel(checkout: Path, dest: Path) -> Path:
     project = tomllib.loads((checkout / "pyproject.toml").read_text())["project"]
     name, version = project["name"], project["version"]
     dist = f"{name.replace('-', '_')}-{version}"
-    meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
+    meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
             f"Requires-Python: {project['requires-python']}"]
     meta += [f"Requires-Dist: {r}" for r in project["dependencies"]]
     for extra, reqs in project.get("optional-dependencies", {}).items():
@@ -121,7 +121,7 @@ def stand_in_wheel(name: str, version: str, dest: Path) -> Path:
 
 def make_wheel_folder(checkout: Path, dest: Path, target_version: str) -> str | None:
     """Fill ``dest``; None when done, else why it cannot be done here."""
-    here = "%d.%d" % sys.version_info[:2]
+    here = "{}.{}".format(*sys.version_info[:2])
     if here != target_version:
         return (f"the installer's Python is {target_version} and the tests run on {here}: "
                 "the installed dependencies cannot be packed for it")

@@ -96,7 +96,8 @@ def _table(card: dict[str, Any]) -> list[str]:
     lines = []
     for row in table:
         *left, shut = row
-        lines.append("  ".join(c.rjust(w) for c, w in zip(left, widths)) + "  " + shut)
+        cells = (c.rjust(w) for c, w in zip(left, widths, strict=False))
+        lines.append("  ".join(cells) + "  " + shut)
     return [line.rstrip() for line in lines]
 
 

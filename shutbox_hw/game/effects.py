@@ -9,7 +9,6 @@ dice last.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from ..leds import LedFrame
 from .events import AnyGameEvent
@@ -40,4 +39,4 @@ class RollDice:
     count: int
 
 
-Effect = Union[Emit, Show, Lights, RollDice]
+Effect = (Emit | Show | Lights | RollDice)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Union, get_args
+from typing import Any, ClassVar, get_args
 
 Tiles = tuple[int, ...]
 
@@ -136,12 +136,12 @@ class RoundEnded(GameEvent):
             "event": self.name, "round": self.round,
             "scores": {names[p]: s for p, s in enumerate(self.final) if s is not None},
             "raw": {names[p]: s for p, s in enumerate(self.raw) if s is not None},
-            "totals": dict(zip(names, self.totals)),
+            "totals": dict(zip(names, self.totals, strict=True)),
             "out": [names[p] for p in self.out],
             "shut": [names[p] for p in self.shut],
             "winners": [names[p] for p in self.winners]}
         if self.balances is not None:
-            data["balances"] = dict(zip(names, self.balances))
+            data["balances"] = dict(zip(names, self.balances, strict=True))
             data["pot"] = self.pot
         return data
 
@@ -162,9 +162,10 @@ class GameEnded(GameEvent):
     def as_json(self) -> dict[str, Any]:
         names = self.players
         data: dict[str, Any] = {"event": self.name, "winners": self.winner_names(),
-                                "totals": dict(zip(names, self.totals)), "rounds": self.rounds}
+                                "totals": dict(zip(names, self.totals, strict=True)),
+                                "rounds": self.rounds}
         if self.balances is not None:
-            data["balances"] = dict(zip(names, self.balances))
+            data["balances"] = dict(zip(names, self.balances, strict=True))
         if self.abandoned:
             data["abandoned"] = True
         return data
@@ -244,8 +245,7 @@ class ServiceExited(GameEvent):
     name = "service_exited"
 
 
-AnyGameEvent = Union[GameStarted, TurnStarted, Rolled, ThrowCommitted, FlapRejected,
-                     FlapReopened, TurnEnded, RoundEnded, GameEnded, Resumed, Hint, Chances,
-                     Fault, Recovered, ServiceEntered, SettingChanged, AuditsReset,
-                     ServiceExited]
+AnyGameEvent = (GameStarted | TurnStarted | Rolled | ThrowCommitted | FlapRejected | FlapReopened |
+                TurnEnded | RoundEnded | GameEnded | Resumed | Hint | Chances | Fault | Recovered |
+                ServiceEntered | SettingChanged | AuditsReset | ServiceExited)
 EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)

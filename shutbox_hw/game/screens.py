@@ -9,7 +9,6 @@ the content of a screen without comparing pixels.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from ..events import Tonight
 
@@ -142,6 +141,5 @@ class SwitchTestScreen:
     held: tuple[str, ...] = ()    # "ROLL", "NEXT": the buttons down now
 
 
-Screen = Union[AttractScreen, PlayScreen, TurnEndScreen, ScoreboardScreen,
-               ResultScreen, ConfirmScreen, ShutScreen, NoticeScreen, MenuScreen,
-               SwitchTestScreen]
+Screen = (AttractScreen | PlayScreen | TurnEndScreen | ScoreboardScreen | ResultScreen |
+          ConfirmScreen | ShutScreen | NoticeScreen | MenuScreen | SwitchTestScreen)

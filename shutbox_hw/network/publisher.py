@@ -32,8 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..store.outbox import oldest, sent, waiting
 from ..netconfig import NetworkConfig, read_secret
+from ..store.outbox import oldest, sent, waiting
 from .discovery import discovery_messages
 from .live import live
 

@@ -12,15 +12,24 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from ..game.screens import (AttractScreen, ConfirmScreen, MenuScreen, NoticeScreen,
-                            PlayScreen, ResultScreen, ScoreboardScreen, Screen, ShutScreen,
-                            SwitchTestScreen, TurnEndScreen)
+from ..game.screens import (
+    AttractScreen,
+    ConfirmScreen,
+    MenuScreen,
+    NoticeScreen,
+    PlayScreen,
+    ResultScreen,
+    ScoreboardScreen,
+    Screen,
+    ShutScreen,
+    SwitchTestScreen,
+    TurnEndScreen,
+)
 from .play import draw_play, draw_turn_end
 from .scoreboard import draw_result, draw_scoreboard
 from .service import draw_menu, draw_switch_test
 from .simple import draw_attract, draw_confirm, draw_notice, draw_shut
 from .widgets import HEIGHT, WIDTH
-
 
 _DRAWERS: dict[type, Callable[[ImageDraw.ImageDraw, Any], None]] = {
     AttractScreen: draw_attract,

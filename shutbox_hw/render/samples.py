@@ -4,9 +4,20 @@ anyone wanting to see the renderer at work draw these."""
 from __future__ import annotations
 
 from ..events import Tonight
-from ..game.screens import (AttractScreen, ConfirmScreen, MenuScreen, NoticeScreen,
-                            PlayScreen, ResultScreen, ScoreboardScreen, ScoreRow, Screen,
-                            ShutScreen, SwitchTestScreen, TurnEndScreen)
+from ..game.screens import (
+                            AttractScreen,
+                            ConfirmScreen,
+                            MenuScreen,
+                            NoticeScreen,
+                            PlayScreen,
+                            ResultScreen,
+                            ScoreboardScreen,
+                            ScoreRow,
+                            Screen,
+                            ShutScreen,
+                            SwitchTestScreen,
+                            TurnEndScreen,
+)
 
 _EIGHT = (
     ScoreRow("Anna", 12, 24, 57),

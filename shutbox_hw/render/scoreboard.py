@@ -250,7 +250,7 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
         values = [widgets.number(r.final, 3), _last_value(r, pool)]
         if doubled:
             values.insert(0, widgets.number(r.raw, 3))
-        for (_, right), value in zip(columns, values):
+        for (_, right), value in zip(columns, values, strict=False):
             widgets.right_text(canvas, right, y, value, big)
         _marks(canvas, r, big, RIGHT - MARKS_W + 2, y)
         y += pitch

@@ -63,7 +63,7 @@ def _tonight(canvas: ImageDraw.ImageDraw, t: Tonight) -> None:
     font, scale = role("figures")
     lines = tonight_lines(t, font, scale)
     ys = (9, 21) if len(lines) == 2 else (15,)
-    for y, line in zip(ys, lines):
+    for y, line in zip(ys, lines, strict=False):
         text.draw(canvas, text.centred_x(line, font, 0, RIGHT, scale), y, line, font, scale)
 
 

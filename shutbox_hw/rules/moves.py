@@ -7,11 +7,11 @@ the box asks flap by flap, given the legal closures, are a throw's methods
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement
 from typing import Literal
 
-from .ruleset import RuleSet, RulesError
+from .ruleset import RulesError, RuleSet
 from .tiles import Mask, full_board, is_subset, tile_bit, tiles_of
 
 DiceChoice = Literal["two", "one-or-two", "one"]
@@ -72,7 +72,7 @@ def check_dice(rules: RuleSet, open_mask: Mask, dice: Dice, *,
                          f" ({_ONE_DIE_REASONS[rules.one_die]})")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _subsets_by_sum_and_product(n_tiles: int) -> tuple[dict[int, tuple[Mask, ...]],
                                                        dict[int, tuple[Mask, ...]]]:
     """Every non-empty set of tiles, indexed by its sum and by its product."""

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from .cache import default_cache_dir, forget_loaded, solver_for
 from .solver import Solver, TableStore
-from .tables import (OBJECTIVES, Moves, Number, Objective, ObjectiveError, Solution,
-                     moves_for, solve)
+from .tables import OBJECTIVES, Moves, Number, Objective, ObjectiveError, Solution, moves_for, solve
 
 __all__ = [
     "OBJECTIVES", "Moves", "Number", "Objective", "ObjectiveError", "Solution", "Solver",

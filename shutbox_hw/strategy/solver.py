@@ -10,8 +10,17 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..rules import Dice, Mask, RuleSet, full_board, has_any_move, legal_closures
-from .tables import (THROWS, Moves, Number, Objective, Solution, check_objective,
-                     moves_for, policy_key, solve)
+from .tables import (
+    THROWS,
+    Moves,
+    Number,
+    Objective,
+    Solution,
+    check_objective,
+    moves_for,
+    policy_key,
+    solve,
+)
 
 
 class TableStore(Protocol):

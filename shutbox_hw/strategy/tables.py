@@ -30,9 +30,18 @@ from fractions import Fraction
 from typing import Literal
 
 from ..errors import UserError
-from ..rules import (ONE_DIE_THROWS, TWO_DICE_THROWS, Dice, Mask, RuleSet,
-                     allowed_dice_counts, dice_choice, full_board, legal_closures,
-                     turn_score)
+from ..rules import (
+    ONE_DIE_THROWS,
+    TWO_DICE_THROWS,
+    Dice,
+    Mask,
+    RuleSet,
+    allowed_dice_counts,
+    dice_choice,
+    full_board,
+    legal_closures,
+    turn_score,
+)
 
 Objective = Literal["min-score", "max-shut"]
 OBJECTIVES: tuple[Objective, ...] = ("min-score", "max-shut")

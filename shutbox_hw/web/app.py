@@ -25,13 +25,19 @@ from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, PlainTextResponse,
-                                 Response, StreamingResponse)
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
+from ..network.live import live
 from ..store.audit import TONIGHT_S, audits
 from ..store.history import DamagedGame, recent_games, scorecard
-from ..network.live import live
 from . import pages
 from .assets import LIVE_JS, STYLE
 from .reader import Reader, Unavailable

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..textfile import os_problem
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, sqlite_problem, version_of
+from ..textfile import os_problem
 
 LOCK_WAIT_S = 1.0
 

@@ -150,7 +150,8 @@ CASES: list[Case] = [
     case("history-db-empty", "history --db {t}/e.db", "no tables", raw("e.db", b"")),
     case("history-db-foreign", "history --db {t}/f.db", "not a shutbox-hw database",
          ("db", "f.db", "foreign")),
-    case("history-db-newer", "history --db {t}/n.db", f"newer shutbox-hw (schema {VERSION + 1}); upgrade",
+    case("history-db-newer", "history --db {t}/n.db",
+         f"newer shutbox-hw (schema {VERSION + 1}); upgrade",
          ("db", "n.db", "newer")),
     case("history-db-lookalike", "history --db {t}/l.db", "not a shutbox-hw database",
          ("db", "l.db", "lookalike")),
@@ -229,7 +230,8 @@ def make_db(path: Path, kind: str, hold: list) -> None:
         return
     store = Store(path)
     if kind in ("damaged", "ok", "locked"):
-        store.record(GameStarted(players=("Ann",), rules={"preset": "klappenspiel"}, dice="software"))
+        store.record(GameStarted(players=("Ann",), rules={"preset": "klappenspiel"},
+                                 dice="software"))
     store.close()
     con = sqlite3.connect(path, isolation_level=None)
     if kind == "newer":

@@ -44,7 +44,7 @@ def _notify_open() -> int:
 
 _keep: list = []
 _notify = _notify_open()
-_file = open(".lgd-nfy{}".format(_notify), "rb")
+_file = open(f".lgd-nfy{_notify}", "rb")
 _modes: dict = {}
 _levels: dict = {}
 

@@ -61,7 +61,8 @@ def test_a_disk_from_before_a_throw_loses_it_once_shown(game, tmp_path: Path) ->
     con = sqlite3.connect(cut)
     con.execute("UPDATE throws SET closed = NULL, committed_at = NULL WHERE number = ? AND"
                 " turn_id = (SELECT id FROM turns WHERE round = ? AND seat ="
-                " (SELECT seat FROM players WHERE name = ?))", (e["throw"], e["round"], e["player"]))
+                " (SELECT seat FROM players WHERE name = ?))",
+                (e["throw"], e["round"], e["player"]))
     con.commit()
     con.close()
     assert lost_shown(cut, events[:last]) == []

@@ -17,8 +17,7 @@ import pytest
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE / "guest"))
 
-from logwrites import (DISCARD, FLUSH, FUA, MARK, LogError, Replayer,  # noqa: E402
-                       read_log, replay_points)
+from logwrites import DISCARD, FLUSH, FUA, MARK, LogError, Replayer, read_log, replay_points  # noqa: E402
 
 SECTOR = 512
 

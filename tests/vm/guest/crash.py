@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from devices import sh  # noqa: E402
 import full  # noqa: E402
+from devices import sh  # noqa: E402
 from full import CONFIG, DROPINS, GPIO9_FLAPS, NEXT, ROLL, UNIT, Rehearsal  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -145,7 +145,8 @@ class CrashCheck:
         if Path(PI_CPUINFO).exists():
             # the real daemon's pin factory must see a Raspberry Pi, as the unit's drop-in
             # shows it one (full.py, pi_os): the same bind, in a mount namespace of its own
-            cmd = ["unshare", "-m", "sh", "-c", f'mount --bind {PI_CPUINFO} /proc/cpuinfo && exec "$@"',
+            cmd = ["unshare", "-m", "sh", "-c",
+                   f'mount --bind {PI_CPUINFO} /proc/cpuinfo && exec "$@"',
                    "replay", *cmd]
         out = sh(*cmd, timeout=timeout, check=False)
         if out.returncode != 0:
@@ -214,7 +215,8 @@ class CrashCheck:
         rc, took, since = self.start_daemon()
         if rc != 0:
             disk.close()
-            raise RuntimeError(f"the daemon did not start on the logged disk{self.r.last_error(since)}")
+            raise RuntimeError("the daemon did not start on the logged disk"
+                               f"{self.r.last_error(since)}")
         t = time.monotonic()
         events, problem = self.play(actions, disk, since)
         played_s = time.monotonic() - t
@@ -232,7 +234,8 @@ class CrashCheck:
         self.replay("check", "--config", str(CONFIG), "--log", str(disk.log),
                     "--base", str(disk.base), "--game", str(disk.work / "game.json"),
                     "--work", str(disk.work / "replay"), "--out", str(out),
-                    "--progress", str(self.r.report.path.parent / f"crash-progress-{disk.work.name}.txt"),
+                    "--progress",
+                    str(self.r.report.path.parent / f"crash-progress-{disk.work.name}.txt"),
                     *extra)
         return json.loads(out.read_text())
 
@@ -252,12 +255,14 @@ class CrashCheck:
 
         disk, events, problem, played_s = self.logged_game("full", plan, plan["actions"])
         same = events == want
+        first_diff = next((i for i, (a, b) in enumerate(zip(events, want)) if a != b),
+                          min(len(events), len(want)))
         if not r.check("crash-game-played-on-the-logged-disk", lambda: (
                 same and not problem,
                 problem or (f"{len(events)} events as planned: {ended['rounds']} rounds, "
                             f"{throws} throws, winners {ended['winners']}, totals {ended['totals']}"
                             if same else f"{len(events)} events, planned {len(want)}: "
-                            f"first difference at {next((i for i, (a, b) in enumerate(zip(events, want)) if a != b), min(len(events), len(want)))}"))):
+                            f"first difference at {first_diff}"))):
             return
         if os.environ.get("CRASH_KEEP_LOG"):   # for replaying again on the host (9p: slow)
             keep = r.report.path.parent / "crash-log"
@@ -278,7 +283,8 @@ class CrashCheck:
         n, lost = result["points"], result["lost_points"]
         r.check("crash-replay", lambda: (
             n >= MIN_POINTS and not result["failures"],
-            f"{n} points, {lost} lost" + (f"; {result['failures'][0]}" if result["failures"] else "")
+            f"{n} points, {lost} lost"
+            + (f"; {result['failures'][0]}" if result["failures"] else "")
             + ("" if n >= MIN_POINTS else f"; fewer than {MIN_POINTS}")))
         r.check("crash-replay-plays-on-to-the-same-game", lambda: (
             result["played"] > 0 and not result["play_failures"],
@@ -317,7 +323,8 @@ class CrashCheck:
             sh("mount", "-t", "ext4", "-o", "loop,noatime", s["image"], str(STATE))
             try:
                 rc, took, since = self.start_daemon()
-                events, problem = self.play(s["actions"], None, since) if rc == 0 else ([], "no READY")
+                events, problem = (self.play(s["actions"], None, since) if rc == 0
+                                   else ([], "no READY"))
                 sh("systemctl", "stop", UNIT, timeout=60, check=False)
             finally:
                 sh("umount", str(STATE), timeout=60, check=False)

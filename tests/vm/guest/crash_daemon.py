@@ -54,12 +54,13 @@ def preload() -> list[str]:
     loaded by each child (should be lgpio's alone)."""
     import gpiozero  # noqa: F401
     import smbus2  # noqa: F401
+
     import shutbox_hw.cli  # noqa: F401
     import shutbox_hw.commands.run  # noqa: F401
     import shutbox_hw.config  # noqa: F401
     import shutbox_hw.daemon  # noqa: F401
-    import shutbox_hw.hal.box  # noqa: F401
     import shutbox_hw.hal.boot_config  # noqa: F401
+    import shutbox_hw.hal.box  # noqa: F401
     import shutbox_hw.hal.display  # noqa: F401
     import shutbox_hw.hal.gpio  # noqa: F401
     import shutbox_hw.network.hookup  # noqa: F401
@@ -175,7 +176,8 @@ class RealDaemon:
         text = log.read_text(errors="replace")
         lines = text.splitlines()
         # "shutbox-hw running" is logged just after READY=1: the boot's events come before
-        upto = next((i for i, line in enumerate(lines) if "shutbox-hw running:" in line), len(lines))
+        upto = next((i for i, line in enumerate(lines) if "shutbox-hw running:" in line),
+                    len(lines))
         events = [e for e in (parse_event(line)[0] for line in lines[:upto]) if e is not None]
         complaints = [line for line in lines
                       if line.startswith(("ERROR", "CRITICAL", "Traceback", "shutbox-hw run"))]

@@ -166,7 +166,8 @@ def play_on(config: Config, db: Path, shut: tuple[int, ...], seed: int) -> list[
     return events
 
 
-def boot_events(config: Config, found: Path, work: Path, shut: tuple[int, ...]) -> list[dict[str, Any]]:
+def boot_events(config: Config, found: Path, work: Path,
+                shut: tuple[int, ...]) -> list[dict[str, Any]]:
     """The events the simulated box shows when it boots on a copy of the database
     files in ``found`` with the flaps ``shut`` (as JSON gives them back)."""
     shutil.rmtree(work, ignore_errors=True)
@@ -177,5 +178,5 @@ def boot_events(config: Config, found: Path, work: Path, shut: tuple[int, ...]) 
     return json.loads(json.dumps(events))
 
 
-__all__ = ["Action", "boot_events", "ManualPlayer", "Played", "choose_seed", "game_config", "play_on",
-           "play_reference", "record_of"]
+__all__ = ["Action", "boot_events", "ManualPlayer", "Played", "choose_seed", "game_config",
+           "play_on", "play_reference", "record_of"]

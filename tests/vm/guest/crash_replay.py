@@ -31,9 +31,17 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent.parent)]   # guest/ and tests/
 
-from crash_game import Played, boot_events, choose_seed, game_config, play_on, record_of  # noqa: E402
-from crash_game import ManualPlayer  # noqa: E402
+from crash_game import (  # noqa: E402
+    ManualPlayer,  # noqa: E402
+    Played,
+    boot_events,
+    choose_seed,
+    game_config,
+    play_on,
+    record_of,
+)
 from logwrites import Log, Point, Replayer, read_log, replay_points  # noqa: E402
+
 from shutbox_hw.sim.runner import SimRunner  # noqa: E402
 from shutbox_hw.store import Store  # noqa: E402
 
@@ -296,7 +304,8 @@ def check(args: argparse.Namespace) -> None:
             result["samples"].append(sample(config, keep, here, work, point, seed, events))
             spent["sample"] += time.monotonic() - t4
         if time.monotonic() - t0 > args.budget:
-            result["failures"].append(f"stopped after {args.budget} s at point {i + 1} of {len(points)}")
+            result["failures"].append(
+                f"stopped after {args.budget} s at point {i + 1} of {len(points)}")
             break
     mounter.close()
     replayer.close()
@@ -330,7 +339,8 @@ def real_daemon_at(daemon: Any, name: str, found: Path, shut: tuple[int, ...],
     got = booted["events"]
     tally["resumed"] += any(e["event"] == "resumed" for e in got)
     if got != want:
-        diff = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        diff = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                    min(len(got), len(want)))
         why.append(f"boot events differ from the simulated box's at {diff}: "
                    f"{got[diff:diff + 1]} != {want[diff:diff + 1]}"[:200])
     after = check_db(booted["db"], shown) if booted["db"].exists() else ["no database after it"]
@@ -374,7 +384,8 @@ def main() -> int:
     c.add_argument("--out", required=True)
     c.add_argument("--torn", type=float, default=0.5,
                    help="torn subsets per gap between flushes (a fraction: a chance)")
-    c.add_argument("--plays", type=int, default=0, help="play on to the end at about this many points")
+    c.add_argument("--plays", type=int, default=0,
+                   help="play on to the end at about this many points")
     c.add_argument("--samples", type=int, default=0, help="points prepared for the real daemon")
     c.add_argument("--real-daemon", action="store_true",
                    help="boot shutbox-hw run at every point (a fork of this process)")

@@ -72,7 +72,7 @@ class GpioSim:
         self._find()
 
     @classmethod
-    def existing(cls) -> "GpioSim":
+    def existing(cls) -> GpioSim:
         """The chip an earlier process made (the crash replay's zygote)."""
         sim = cls.__new__(cls)
         sim._find()
@@ -80,7 +80,8 @@ class GpioSim:
 
     def _find(self) -> None:
         self.chip = (GPIO_SIM / "bank0" / "chip_name").read_text().strip()
-        self.sysfs = Path("/sys/devices/platform") / (GPIO_SIM / "dev_name").read_text().strip() / self.chip
+        device = (GPIO_SIM / "dev_name").read_text().strip()
+        self.sysfs = Path("/sys/devices/platform") / device / self.chip
         self.dev = f"/dev/{self.chip}"
 
     def pull(self, line: int, way: str) -> None:

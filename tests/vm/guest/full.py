@@ -21,13 +21,14 @@ import statistics
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import refusals  # noqa: E402
 from devices import GpioSim, Report, SMBus, load_i2c_stub, sh  # noqa: E402
 from journal import Journal  # noqa: E402
-import refusals  # noqa: E402
 
 SRC = Path(os.environ["RH_SRC"])
 RUN = Path(os.environ["RH_RUN"])
@@ -270,8 +271,8 @@ class Rehearsal:
             user = pwd.getpwuid(uid).pw_name
             return user == "shutbox" and self.sim.value(GREEN) in (0, 1), f"runs as {user}"
         self.check("gpio-9-runs-as-shutbox", user_and_devices)
-        self.check("gpio-9-flap-lines-pulled-up", lambda: all(self.sim.value(l) == 1
-                                                              for l in GPIO9_FLAPS.values()))
+        self.check("gpio-9-flap-lines-pulled-up", lambda: all(self.sim.value(line) == 1
+                                                              for line in GPIO9_FLAPS.values()))
         # manual dice: the moves are the test's to choose
         self.set_config(dice='"manual"')
         sh("systemctl", "stop", UNIT, timeout=60)
@@ -289,7 +290,8 @@ class Rehearsal:
         self.check("gpio-9-roll-starts-a-game", lambda: started is not None)
         mark = self.journal.mark()
         at = self.press(ROLL)
-        self.check("gpio-9-roll-marks-a-throw", lambda: self.event_after(mark, "rolled", at) is not None)
+        self.check("gpio-9-roll-marks-a-throw",
+                   lambda: self.event_after(mark, "rolled", at) is not None)
         self.pull(GPIO9_FLAPS[9], "down")
         time.sleep(0.5)
         # 9 + 8 fits no throw: rejected, the red LED on; lifted, it goes off. Three times.
@@ -331,8 +333,9 @@ class Rehearsal:
         restarts = int(self.prop("NRestarts") or 0)
         mark = self.journal.mark()
         sh("systemctl", "kill", "--kill-whom=main", "-s", "KILL", UNIT)
-        back = self.wait_until(lambda: int(self.prop("NRestarts") or 0) > restarts and self.running(),
-                               READY_LIMIT_S + 15)
+        back = self.wait_until(
+            lambda: int(self.prop("NRestarts") or 0) > restarts and self.running(),
+            READY_LIMIT_S + 15)
         resumed = self.journal.wait_event(mark, "resumed", 10)
         self.reapply_pulls()
         time.sleep(1)
@@ -343,7 +346,8 @@ class Rehearsal:
         ev = self.event_after(mark2, "throw_committed", at)
         self.check("gpio-9-sigkill-restarts-and-resumes", lambda: (
             back and resumed is not None and ev is not None and ev.get("closed") == [6],
-            f"restarted {back}, resumed {resumed is not None}, next throw {ev and ev.get('closed')}"))
+            f"restarted {back}, resumed {resumed is not None}, "
+            f"next throw {ev and ev.get('closed')}"))
 
         def history() -> tuple[bool, str]:
             card = self.history()
@@ -359,8 +363,9 @@ class Rehearsal:
         mark = self.journal.mark()
         sh("systemctl", "kill", "--kill-whom=main", "-s", "STOP", UNIT)
         dog = self.journal.wait(mark, lambda e: "atchdog timeout" in e.message, 30)
-        back = self.wait_until(lambda: int(self.prop("NRestarts") or 0) > restarts and self.running(),
-                               READY_LIMIT_S + 20)
+        back = self.wait_until(
+            lambda: int(self.prop("NRestarts") or 0) > restarts and self.running(),
+            READY_LIMIT_S + 20)
         self.reapply_pulls()
         self.check("gpio-9-watchdog-restarts-a-hung-daemon",
                    lambda: (dog is not None and back, f"watchdog {dog is not None}, back {back}"))
@@ -372,7 +377,8 @@ class Rehearsal:
         restarts = int(self.prop("NRestarts") or 0)
         killed, last = 0, None
         for _ in range(10):
-            if not self.wait_until(lambda: self.prop("MainPID") not in ("0", "", last), 30, 0.05):
+            if not self.wait_until(lambda last=last: self.prop("MainPID") not in ("0", "", last),
+                                   30, 0.05):
                 break
             last = self.prop("MainPID")
             sh("systemctl", "kill", "--kill-whom=main", "-s", "KILL", UNIT, check=False)
@@ -482,7 +488,8 @@ class Rehearsal:
                   and regs[GPINTENA:GPINTENA + 2] == inputs and leds[0:2] == [0, 0]
                   and leds[IOCON] == 0x44)
             return ok, (f"0x20 IOCON {regs[IOCON]:#04x} IODIR {regs[0]:#04x}/{regs[1]:#04x} "
-                        f"GPPU {regs[GPPUA]:#04x}/{regs[GPPUA+1]:#04x} GPINTEN {regs[GPINTENA]:#04x}/"
+                        f"GPPU {regs[GPPUA]:#04x}/{regs[GPPUA+1]:#04x} "
+                        f"GPINTEN {regs[GPINTENA]:#04x}/"
                         f"{regs[GPINTENA+1]:#04x}; 0x21 IODIR {leds[0]:#04x}/{leds[1]:#04x}")
         self.check("mcp-config-in-the-chips", config_readback)
 
@@ -562,7 +569,8 @@ class Rehearsal:
         mark = self.journal.mark()
         brownout(MCP_IN)
         brownout(MCP_LED)
-        fault = self.journal.wait(mark, lambda e: e.event is not None and e.event.get("event") == "fault"
+        fault = self.journal.wait(mark, lambda e: e.event is not None
+                                  and e.event.get("event") == "fault"
                                   and "reset" in str(e.event.get("detail")), 10)
         repaired = self.wait_until(lambda: bus.read_byte(MCP_IN, IOCON) == 0x44
                                    and bus.read_block(MCP_IN, 0, 2) == [0x7F, 0x7F]
@@ -599,7 +607,8 @@ class Rehearsal:
                 return "no samples"
             return (f"p50 {statistics.median(values):.0f} ms, max {max(values):.0f} ms "
                     f"({len(values)} samples)")
-        self.report.figure("start-to-READY", ", ".join(f"{s:.1f} s" for s in self.ready_s) or "none")
+        self.report.figure("start-to-READY",
+                           ", ".join(f"{s:.1f} s" for s in self.ready_s) or "none")
         self.report.figure("gpio-sim pull to journal event", spread(self.latency_event))
         self.report.figure("gpio-sim pull to LED line", spread(self.latency_led))
         events = [e for e in self.journal.since(0) if e.event is not None]
@@ -635,7 +644,8 @@ def main(rehearsal: Rehearsal | None = None) -> int:
     try:
         rehearsal.run()
     except Exception as exc:  # noqa: BLE001 - the closing line must still be written
-        rehearsal.report.check("rehearsal-ran-to-the-end", False, f"{type(exc).__name__}: {exc}"[:300])
+        rehearsal.report.check("rehearsal-ran-to-the-end", False,
+                               f"{type(exc).__name__}: {exc}"[:300])
         import traceback
         traceback.print_exc()
     finally:

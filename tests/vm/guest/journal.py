@@ -7,8 +7,9 @@ import json
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass
@@ -60,7 +61,8 @@ class Journal:
             if isinstance(message, list):
                 message = bytes(message).decode(errors="replace")
             event, as_json = parse_event(message)
-            entry = Entry(int(record.get("__REALTIME_TIMESTAMP", "0")) / 1e6, message, event, as_json)
+            stamp = int(record.get("__REALTIME_TIMESTAMP", "0")) / 1e6
+            entry = Entry(stamp, message, event, as_json)
             with self._cond:
                 self.entries.append(entry)
                 self._cond.notify_all()

@@ -86,12 +86,12 @@ def main() -> int:
 
     # the VM's only pretence: a Raspberry Pi 4B revision in /proc/cpuinfo (bind mount)
     os.makedirs(os.path.dirname(FAKE_CPUINFO), exist_ok=True)
-    Path(FAKE_CPUINFO).write_text(Path("/proc/cpuinfo").read_text()
-                                  + "Revision\t: c03112\nModel\t\t: Raspberry Pi 4 Model B Rev 1.2\n")
+    pi4 = "Revision\t: c03112\nModel\t\t: Raspberry Pi 4 Model B Rev 1.2\n"
+    Path(FAKE_CPUINFO).write_text(Path("/proc/cpuinfo").read_text() + pi4)
     subprocess.run(["mount", "--bind", FAKE_CPUINFO, "/proc/cpuinfo"], check=True, timeout=10)
 
     def gpiozero_button() -> bool:
-        from gpiozero import Button, LED
+        from gpiozero import LED, Button
         from gpiozero.pins.lgpio import LGPIOFactory
         factory = LGPIOFactory()
         button = Button(27, pin_factory=factory)       # pull-up, like a flap switch

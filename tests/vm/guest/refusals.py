@@ -90,7 +90,8 @@ def fails_once(r: Any, name: str, reason: str) -> None:
     r.check(name, lambda: (
         rc != 0 and said is not None and state == ("failed", "exit-code", "2", "0")
         and len(starts) == 1 and reason in status,
-        f"systemctl start exit {rc}; {said.message[:110] if said else 'no line with ' + repr(reason)}; "
+        f"systemctl start exit {rc}; "
+        f"{said.message[:110] if said else 'no line with ' + repr(reason)}; "
         f"{'/'.join(state[:2])}, status {state[2]}, restarts {state[3]}, {len(starts)} start(s); "
         f"systemctl status names it: {reason in status}"))
 
