@@ -623,7 +623,8 @@ class Rehearsal:
         self.pi_os()
         self.gpio9()
         if self.installed:
-            self.crash()
+            if os.environ.get("RH_CRASH") == "inside":   # else a VM of its own runs it
+                self.crash()
             refusals.kernel_pins(self)
         self.mcp()
         self.figures()
