@@ -22,7 +22,7 @@ from typing import Any
 
 from ..scheduler import Scheduler
 from .clock import Clock
-from .config import DiceConfig, ExpanderPin, HardwareConfig, Pin
+from .config import DiceConfig, ExpanderConfig, ExpanderPin, HardwareConfig, Pin
 from .dice_source import DiceSource, build_module_dice
 from .expander import ExpanderLamps, ExpanderPins, Reader
 from .gpio import PiLamps, PiPins
@@ -102,18 +102,8 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
                           timers=timers)
         assert inputs.buttons is not None   # the config always wires both buttons
 
-        chip_leds, chip_status = on_expander(led_pins), on_expander(status)
-        if chip_leds or chip_status:
-            assert expander is not None and i2c is not None
-            if chip_status and input_chip is None:
-                raise ValueError("status LEDs on the expander need its switches there too")
-            sinks.append(ExpanderLamps(
-                i2c, address=expander.led_address, flap_pins=chip_leds, status=input_chip,
-                green_pin=chip_status.get("green"), red_pin=chip_status.get("red"),
-                sleep=sleep, timers=timers))
-        pi_leds, pi_status = on_pi(led_pins), on_pi(status)
-        if pi_leds or pi_status:
-            sinks.append(PiLamps({**pi_leds, **pi_status}, pin_factory))
+        add_lamps(sinks, led_pins, status, expander, i2c, input_chip, pin_factory=pin_factory,
+                  sleep=sleep, timers=timers)
     except Exception:
         for source in sources:
             source.close()
@@ -121,6 +111,26 @@ def build_ports(hw: HardwareConfig, clock: Clock, *, pin_factory: Any,
             sink.close()
         raise
     return Ports(inputs.flaps, inputs.buttons, Lights(sinks, timers=timers), timers)
+
+
+def add_lamps(sinks: list[LampSink], led_pins: Mapping[int, Pin | None],
+              status: Mapping[str, Pin | None], expander: ExpanderConfig | None,
+              i2c: I2cBus | None, input_chip: Mcp23017 | None, *, pin_factory: Any,
+              sleep: Callable[[float], None], timers: Scheduler) -> None:
+    """The LEDs' sinks, appended to ``sinks`` one by one (so that the caller
+    closes those made before one that fails): the expander's, then the Pi's."""
+    chip_leds, chip_status = on_expander(led_pins), on_expander(status)
+    if chip_leds or chip_status:
+        assert expander is not None and i2c is not None
+        if chip_status and input_chip is None:
+            raise ValueError("status LEDs on the expander need its switches there too")
+        sinks.append(ExpanderLamps(
+            i2c, address=expander.led_address, flap_pins=chip_leds, status=input_chip,
+            green_pin=chip_status.get("green"), red_pin=chip_status.get("red"),
+            sleep=sleep, timers=timers))
+    pi_leds, pi_status = on_pi(led_pins), on_pi(status)
+    if pi_leds or pi_status:
+        sinks.append(PiLamps({**pi_leds, **pi_status}, pin_factory))
 
 
 def build_module(dice: DiceConfig, clock: Clock, *, pin_factory: Any,

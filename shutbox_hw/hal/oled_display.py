@@ -91,6 +91,7 @@ class OledDisplay(Closable):
                  sleep: Callable[[float], None] = time.sleep, wake: Wake = no_wake,
                  coalesce_ms: int = 10, refresh_every_ms: int = REFRESH_EVERY_MS,
                  timers: Scheduler | None = None) -> None:
+        """Long only because it lists every field, grouped by the thread that writes it."""
         self.width, self.height = width, height
         self.timer = (Scheduler() if timers is None else timers).timer("display")
         self._factory = device_factory
