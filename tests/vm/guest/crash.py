@@ -274,10 +274,10 @@ class CrashCheck:
 
         t = time.monotonic()
         result = self.check_replay(disk, "--final-db", str(disk.work / "final/shutbox.db"),
-                                   "--plays", os.environ.get("CRASH_PLAYS", "24"),
+                                   "--plays", os.environ.get("CRASH_PLAYS", "all"),
                                    "--samples", os.environ.get("CRASH_SAMPLES", "2"),
                                    "--real-daemon",
-                                   "--budget", os.environ.get("CRASH_BUDGET", "600"))
+                                   "--budget", os.environ.get("CRASH_BUDGET", "900"))
         replay_s = time.monotonic() - t
         (r.report.path.parent / "crash-replay.json").write_text(json.dumps(result, indent=1))
         n, lost = result["points"], result["lost_points"]
@@ -288,7 +288,9 @@ class CrashCheck:
             + ("" if n >= MIN_POINTS else f"; fewer than {MIN_POINTS}")))
         r.check("crash-replay-plays-on-to-the-same-game", lambda: (
             result["played"] > 0 and not result["play_failures"],
-            f"{result['played']} points played on to the uninterrupted record"
+            (f"{result['play_covered']} of {n} points, {result['played']} distinct disks and "
+             f"flaps, played on to the uninterrupted record" if result["play_covered"]
+             else f"{result['played']} points played on to the uninterrupted record")
             + (f"; {result['play_failures'][0]}" if result["play_failures"] else "")))
         d = result["daemon"]
         ready = sorted(d["ready_s"]) or [0.0]

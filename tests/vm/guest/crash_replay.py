@@ -198,7 +198,11 @@ def check(args: argparse.Namespace) -> None:
     points = replay_points(log, args.torn, rng, start=start)
     if args.kinds:
         points = [p for p in points if p.kind in args.kinds.split(",")]
-    every = max(1, math.ceil(len(points) / args.plays)) if args.plays else 0
+    # "all": every distinct state (disk and flaps) is played on, as the daemon boots it
+    plays_all = args.plays == "all"
+    plays = 0 if plays_all else int(args.plays)
+    every = max(1, math.ceil(len(points) / plays)) if plays else 0
+    played_states: set[tuple[int, int | None]] = set()
     samples = set()
     if args.samples:
         # the real daemon's resume: points spread over the game, on a mark
@@ -216,7 +220,8 @@ def check(args: argparse.Namespace) -> None:
                             {t: int(pin) for t, pin in enumerate(config.hardware.flaps, 1)})
     oracle: dict[tuple[int, int | None], list[dict[str, Any]]] = {}
     result: dict[str, Any] = {"points": 0, "kinds": {}, "lost_points": 0, "failures": [],
-                              "played": 0, "play_failures": [], "samples": [], "mounted": 0,
+                              "played": 0, "play_covered": 0, "play_failures": [],
+                              "samples": [], "mounted": 0,
                               "entries": len(log.entries),
                               "flushes": sum(1 for e in log.entries[start:] if e.durable)}
     result["daemon"] = {"booted": 0, "covered": 0, "ready": 0, "resumed": 0, "ready_s": [],
@@ -286,7 +291,11 @@ def check(args: argparse.Namespace) -> None:
             t3 = time.monotonic()
         if daemon is not None:
             result["daemon"]["covered"] += 1
-        if every and i % every == 0 and reference is not None:
+        if reference is not None and plays_all:
+            result["play_covered"] += 1
+        if reference is not None and ((plays_all and key not in played_states)
+                                      or (every and i % every == 0)):
+            played_states.add(key)
             again = work / "again"
             shutil.rmtree(again, ignore_errors=True)
             shutil.copytree(here, again)
@@ -384,8 +393,9 @@ def main() -> int:
     c.add_argument("--out", required=True)
     c.add_argument("--torn", type=float, default=0.5,
                    help="torn subsets per gap between flushes (a fraction: a chance)")
-    c.add_argument("--plays", type=int, default=0,
-                   help="play on to the end at about this many points")
+    c.add_argument("--plays", default="0",
+                   help="play on to the end at about this many points ('all': every "
+                        "distinct disk and flaps)")
     c.add_argument("--samples", type=int, default=0, help="points prepared for the real daemon")
     c.add_argument("--real-daemon", action="store_true",
                    help="boot shutbox-hw run at every point (a fork of this process)")
