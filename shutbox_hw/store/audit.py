@@ -18,6 +18,7 @@ from typing import Any
 
 from ..events import Tonight
 from ..rules.ruleset import PRESET_TITLES
+from .outbox import outbox_figures
 from .schema import VERSION
 
 SINCE = "since:game"   # the counters row holding the last game before the reset
@@ -128,6 +129,7 @@ def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
                      if k.startswith("switch:")},
         "faults": {k.split(":", 1)[1]: v for k, v in sorted(counters.items())
                    if k.startswith("fault:")},
+        "outbox": outbox_figures(db),   # store/outbox.py: {"queued": N, "dropped": M}
     }
 
 
@@ -159,7 +161,15 @@ def audit_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
     if a["faults"]:
         rows.append(("faults", None))
         rows += [(device, str(n)) for device, n in a["faults"].items()]
-    return rows
+    return rows + outbox_rows(a.get("outbox"))
+
+
+def outbox_rows(outbox: dict[str, int] | None) -> list[tuple[str, str | None]]:
+    """The MQTT outbox's backlog and what its limits dropped, when there is any."""
+    if not outbox or not (outbox["queued"] or outbox["dropped"]):
+        return []
+    return [("mqtt outbox", None), ("waiting", str(outbox["queued"])),
+            ("dropped", str(outbox["dropped"]))]
 
 
 def audit_lines(store_or_db: Any) -> list[str]:
