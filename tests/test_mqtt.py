@@ -61,8 +61,8 @@ def mqtt_config(tmp_path: Path, broker: Broker, **extra: str) -> Path:
 
 def test_sim_with_mqtt_sends_every_event_state_status_and_discovery(tmp_path, broker, consumer):
     config = mqtt_config(tmp_path, broker, homeassistant="true")
-    out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script", str(PRACTICE)],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
+                          str(PRACTICE)], capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
     assert out.returncode == 0 and out.stderr == "", out.stderr
     printed = [json.loads(line) for line in out.stdout.splitlines()]
     assert consumer.wait(lambda: len(consumer.events()) >= len(printed)
@@ -297,8 +297,9 @@ def test_mqtts_with_credentials_from_a_file(tmp_path):
         credentials.chmod(0o600)
         config = mqtt_config(tmp_path, broker, credentials_file=f'"{credentials}"',
                              ca_file=f'"{broker.ca}"')
-        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script", str(PRACTICE)],
-                             capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
+                              str(PRACTICE)], capture_output=True, text=True, timeout=60,
+                             cwd=CHECKOUT)
         assert out.returncode == 0 and out.stderr == "", out.stderr
         printed = [json.loads(line) for line in out.stdout.splitlines()]
         assert secure_consumer.wait(lambda: len(secure_consumer.events()) == len(printed), 10)
@@ -306,8 +307,8 @@ def test_mqtts_with_credentials_from_a_file(tmp_path):
         credentials.write_text(f"{broker.user}:wrong\n")
         db = tmp_path / "kept.db"
         out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
-                              str(PRACTICE), "--db", str(db)], capture_output=True, text=True, timeout=60,
-                             cwd=CHECKOUT)
+                              str(PRACTICE), "--db", str(db)], capture_output=True, text=True,
+                             timeout=60, cwd=CHECKOUT)
         assert out.returncode == 0
         lines = out.stderr.splitlines()
         assert "refused the connection" in lines[0] and "wrong" not in out.stderr

@@ -55,6 +55,7 @@ log = logging.getLogger("shutbox_hw.mqtt")
 BACKOFF_S = (1, 2, 5, 10, 30)   # between attempts to reach the broker, or to start again
 BUSY_TIMEOUT_S = 5.0     # this thread may wait for the daemon's writes; the daemon not for it
 GRACE_S = 60.0           # a broker away this long is a fault (a restart takes a second)
+STOP_WAIT_S = 10.0       # stop() waits this long for the thread
 STATE_REFRESH_S = 60.0   # the state looked at again this often (tonight's window moves)
 ACL_CAVEAT = ("the broker does not speak MQTT 5: using MQTT 3.1.1, where the broker's "
               "acknowledgement carries no reason (a message its ACL drops looks delivered: "
@@ -107,6 +108,7 @@ class Publisher:
         os.set_blocking(self._wake_w, False)
         self._stop = threading.Event()
         self._closed = False
+        self._pipe_lock = threading.Lock()
         self.drained = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self.faults: dict[str, str] = {}     # device -> detail, from the events sent
@@ -115,6 +117,7 @@ class Publisher:
         self.refused = 0                     # events the broker refused (they stay queued)
         self.restarts = 0                    # times the supervisor started the work again
         self._refused_seq: int | None = None
+        self._crash: str | None = None       # the last failure logged with its traceback
         self._attempt = 0
         self._down_since: float | None = None
 
@@ -126,12 +129,13 @@ class Publisher:
 
     def wake(self) -> None:
         """New rows are queued (called on the daemon's thread: one non-blocking write)."""
-        if self._closed:
-            return   # its pipe is gone (and the number may belong to another file now)
-        try:
-            os.write(self._wake_w, b"\0")
-        except (BlockingIOError, OSError):
-            pass  # the pipe is full: the thread is awake anyway
+        with self._pipe_lock:
+            if self._closed:
+                return   # its pipe is gone (and the number may belong to another file now)
+            try:
+                os.write(self._wake_w, b"\0")
+            except (BlockingIOError, OSError):
+                pass  # the pipe is full: the thread is awake anyway
 
     def reports(self, now_ms: int) -> list[InputFault]:
         """The publisher's faults and recoveries since the last look (the box's loop)."""
@@ -145,12 +149,17 @@ class Publisher:
             self.drained.wait(drain_s)
         self._stop.set()
         self.wake()
-        self._thread.join(10)
-        if not self._thread.is_alive():   # never close the pipe under a running select
-            self._closed = True
-            for fd in (self._wake_r, self._wake_w):
-                os.close(fd)
+        self._thread.join(STOP_WAIT_S)
+        if not self._thread.is_alive():   # never close the pipe under a running select:
+            self._close_pipe()            # a thread still busy closes it as it ends
         return self._waiting_now()
+
+    def _close_pipe(self) -> None:
+        with self._pipe_lock:
+            if not self._closed:
+                self._closed = True
+                for fd in (self._wake_r, self._wake_w):
+                    os.close(fd)
 
     def _waiting_now(self) -> int:
         try:
@@ -166,6 +175,13 @@ class Publisher:
 
     def _run(self) -> None:
         """The supervisor: the work, started again after any failure."""
+        try:
+            self._supervise()
+        finally:
+            if self._stop.is_set():
+                self._close_pipe()
+
+    def _supervise(self) -> None:
         failures = 0
         while not self._stop.is_set():
             try:
@@ -173,9 +189,9 @@ class Publisher:
                 return
             except Exception as error:   # whatever it is, the box plays on and we retry
                 text = f"the publisher failed ({type(error).__name__}: {error}); it starts again"
-                if text != self.problem:
+                if text != self._crash:     # the same failure again: not logged again
                     log.exception("MQTT: %s", text)
-                self.problem = text
+                self._crash = self.problem = text
                 self.health.bad(text)
                 self.restarts += 1
                 self._sleep(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
@@ -276,6 +292,11 @@ class Publisher:
         self.problem, self._down_since = None, None
         if self._refused_seq is None:
             self._attempt = 0
+
+    def working(self) -> None:
+        """A round of sending went through (the session, after each): the fault,
+        if one was shown, is over unless the broker refused an event still queued."""
+        if self._refused_seq is None:
             self._all_well()
 
     def _all_well(self) -> None:

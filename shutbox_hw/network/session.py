@@ -166,6 +166,8 @@ class Session:
                 break
             if self.accepted:
                 self._pump()
+                if not self.lost:
+                    pub.working()
 
     def _pump(self) -> None:
         """Acknowledged rows deleted (a prefix, in one transaction); the window
