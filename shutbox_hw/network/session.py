@@ -112,6 +112,10 @@ class Session:
         # the fresh state before "online": no stale retained figures shown as live
         self._state_seq = newest_seq(self.db)
         self._last_queued = 0
+        for event, in self.db.execute(   # the faults the state includes, sent or not yet
+                "SELECT event FROM outbox WHERE event LIKE '{\"event\":\"fault\"%'"
+                " OR event LIKE '{\"event\":\"recovered\"%' ORDER BY seq"):
+            pub.note_event(event)
         self._publish_state()
         self._publish(pub.topics["status"], "online", retain=True)
         if pub.network.homeassistant:

@@ -166,5 +166,6 @@ def shrink(db: sqlite3.Connection, least: int = SHRINK_PAGES) -> int:
     mode, = db.execute("PRAGMA auto_vacuum").fetchone()
     if mode != 2:
         return 0
-    db.execute(f"PRAGMA incremental_vacuum({int(free)})").fetchall()
+    # stepped to its end by executescript (execute steps once: one page)
+    db.executescript(f"PRAGMA incremental_vacuum({int(free)});")
     return int(free)
