@@ -98,7 +98,8 @@ def default_box_id(cpuinfo: Path = CPUINFO, machine_id: Path = MACHINE_ID) -> st
 
 def private_file_problem(path: str | Path, what: str) -> str | None:
     """Why a secret file must not be used: readable by the group or by everyone
-    (the web unit's user is in the box's group). None when only its owner reads it."""
+    (the web unit's user is in the box's group), so that only the box's user
+    reads it. None when only its owner can."""
     import stat
     try:
         mode = Path(path).stat().st_mode
@@ -106,8 +107,8 @@ def private_file_problem(path: str | Path, what: str) -> str | None:
         return None   # read_secret says what is wrong with a missing file
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         who = "everyone" if mode & stat.S_IRWXO else "its group"
-        return (f"{what} {path} can be read by {who} (mode {stat.S_IMODE(mode):04o}): "
-                f"chmod 600 {path}, so that only the box's user reads it")
+        return (f"{what} can be read by {who} (mode {stat.S_IMODE(mode):04o}): "
+                f"chmod 600 {path}")
     return None
 
 
@@ -184,8 +185,7 @@ def parse_network(table: Mapping[str, Any], problems: list[str]) -> NetworkConfi
     broker = _broker_or_none(config.mqtt)
     if config.ca_file and broker is not None and not broker.tls:
         Problems(problems, "network").add(
-            "ca_file", "a CA is for TLS, but mqtt = \"mqtt://...\" sends everything, the "
-            "credentials too, in clear text: use mqtts://host:8883 (or remove ca_file)")
+            "ca_file", "mqtt:// sends all in clear text, ca_file is for mqtts://host:8883")
     return config
 
 
@@ -199,7 +199,7 @@ def _broker_or_none(text: str | None) -> Broker | None:
 def network_file_problems(network: NetworkConfig) -> list[str]:
     """``check-config``: the secret files of ``[network]`` that are not private."""
     problem = network.credentials_file and private_file_problem(
-        network.credentials_file, "[network] credentials_file:")
+        network.credentials_file, "[network] credentials_file")
     return [problem] if problem else []
 
 

@@ -70,7 +70,7 @@ class Session:
         try:
             credentials = pub.network.credentials_file
             if credentials:
-                problem = private_file_problem(credentials, "credentials file")
+                problem = private_file_problem(credentials, f"credentials file {credentials}")
                 if problem:
                     raise ValueError(problem + " (not used meanwhile)")
                 user, _, password = read_secret(credentials, "credentials file").partition(":")
