@@ -22,12 +22,14 @@ from shutbox_hw.store import Store
 from shutbox_hw.store.audit import audit_lines, audits
 from shutbox_hw.store.outbox import (
     DROPPED,
+    TRIM_EVERY,
     Limits,
     make_shrinkable,
     outbox_figures,
     queue,
     sent,
     shrink,
+    trim,
     waiting,
 )
 
@@ -67,8 +69,15 @@ def test_past_outbox_max_the_oldest_are_dropped_and_counted(tmp_path):
     store, conn = _store(tmp_path / "box.db")
     limits = Limits(max_rows=300, max_age_s=10**9)
     dropped = sum(_queue(conn, 10 * step, 10, 1000.0 + step, limits) for step in range(100))
+    # looked at once every TRIM_EVERY events: the cap holds within that many
+    kept = waiting(conn)
+    assert 300 <= kept < 300 + TRIM_EVERY + 10 and dropped == 1000 - kept
+    assert _throws(conn) == list(range(1000 - kept, 1000))   # the newest kept, in order
+    conn.execute("BEGIN IMMEDIATE")
+    dropped += trim(conn, 2000.0, limits)
+    conn.execute("COMMIT")
     assert dropped == 700 and waiting(conn) == 300
-    assert _throws(conn) == list(range(700, 1000))         # the newest kept, in order
+    assert _throws(conn) == list(range(700, 1000))
     assert outbox_figures(conn) == {"queued": 300, "dropped": 700}
     count, = conn.execute("SELECT count FROM counters WHERE key = ?", (DROPPED,)).fetchone()
     assert count == 700                                     # persisted: the counter row
@@ -82,14 +91,19 @@ def test_past_the_age_limit_the_oldest_are_dropped_from_the_head(tmp_path):
     _queue(conn, 0, 50, 0.0, limits)              # a broker away since then
     _queue(conn, 50, 50, 20 * day, limits)
     assert waiting(conn) == 100
-    assert _queue(conn, 100, 1, 40 * day, limits) == 50      # the first day's are 40 days old
+    _queue(conn, 100, 1, 40 * day, limits)
+    conn.execute("BEGIN IMMEDIATE")
+    assert trim(conn, 40 * day, limits) == 50              # the first day's are 40 days old
+    conn.execute("COMMIT")
     assert _throws(conn) == list(range(50, 101))
     assert outbox_figures(conn)["dropped"] == 50
     store.close()
 
 
-def test_the_store_trims_with_the_configs_limits(tmp_path):
+def test_the_store_trims_with_the_configs_limits(tmp_path, monkeypatch):
     """``[network] outbox_max`` reaches the store through its outbox hook."""
+    from shutbox_hw.store import outbox
+    monkeypatch.setattr(outbox, "TRIM_EVERY", 8)
     config = load_config(rule_overrides=None, preset="crafthouse-12")
     db = tmp_path / "box.db"
     runner = SimRunner(config, db, outbox=Outbox(Limits(max_rows=20, max_age_s=10**9)))
@@ -100,7 +114,8 @@ def test_the_store_trims_with_the_configs_limits(tmp_path):
     conn = sqlite3.connect(db)
     figures = outbox_figures(conn)
     newest, = conn.execute("SELECT MAX(seq) FROM outbox").fetchone()
-    assert figures["queued"] == 20 and figures["dropped"] == newest - 20 > 0
+    assert 20 <= figures["queued"] < 20 + 8 + 5 and figures["dropped"] == newest - figures[
+        "queued"] > 0
     conn.close()
 
 
@@ -117,16 +132,16 @@ def test_the_limits_are_config_keys_with_a_months_default():
 def test_audit_json_menu_and_the_store_function_show_the_backlog(tmp_path):
     db = tmp_path / "box.db"
     store, conn = _store(db)
-    _queue(conn, 0, 40, 1.0, Limits(max_rows=25, max_age_s=10**12))
+    _queue(conn, 0, 70, 1.0, Limits(max_rows=25, max_age_s=10**12))   # past TRIM_EVERY
     store.close()
     out = subprocess.run([*SB, "audit", "--db", str(db), "--json"], capture_output=True,
                          text=True, timeout=60, cwd=CHECKOUT)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["outbox"] == {"queued": 25, "dropped": 15}
+    assert json.loads(out.stdout)["outbox"] == {"queued": 25, "dropped": 45}
     reader = sqlite3.connect(db)
     lines = audit_lines(reader)
     at = lines.index("mqtt outbox")
-    assert lines[at + 1:at + 3] == ["waiting\t25", "dropped\t15"]
+    assert lines[at + 1:at + 3] == ["waiting\t25", "dropped\t45"]
     assert audits(reader)["outbox"] == outbox_figures(reader)
     reader.close()
     text = subprocess.run([*SB, "audit", "--db", str(db)], capture_output=True, text=True,

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 DROPPED = "outbox_dropped"   # the audit counter (table counters) of rows dropped unsent
 SHRINK_PAGES = 256           # free pages that make the publisher shrink the file
+TRIM_EVERY = 64              # events between two looks at the limits (the cap holds within)
 
 
 class Reportable(Protocol):
@@ -55,13 +56,17 @@ def limits_of(hook: Any) -> Limits:
 def queue(db: sqlite3.Connection, events: Iterable[Reportable], now: float,
           limits: Limits = Limits(), happened: Sequence[float] | None = None) -> int:
     """Add the events in order (inside the caller's transaction), each with the
-    time it happened (``happened``, one per event) or ``now``; then the oldest
-    rows past the limits dropped. How many were dropped."""
+    time it happened (``happened``, one per event) or ``now``; then, once every
+    :data:`TRIM_EVERY` events, the oldest rows past the limits dropped. How
+    many were dropped."""
     rows = [(now if happened is None else happened[i],
              json.dumps(e.as_json(), separators=(",", ":"))) for i, e in enumerate(events)]
     if not rows:
         return 0
     db.executemany("INSERT INTO outbox (at, event) VALUES (?, ?)", rows)
+    newest, = db.execute("SELECT last_insert_rowid()").fetchone()
+    if (newest - len(rows)) // TRIM_EVERY == newest // TRIM_EVERY:
+        return 0    # the limits are looked at once every TRIM_EVERY events (the loop's time)
     return trim(db, now, limits)
 
 
