@@ -11,6 +11,7 @@ moves, and storage faults queued with the time they happened.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -421,3 +422,81 @@ def test_the_publishers_own_fault_is_queued_once_and_recovered(tmp_path):
     assert health.take(10) == []
     assert Fault(device="mqtt", detail="x").as_json()["device"] == "mqtt"
     assert Recovered(device="mqtt").as_json() == {"event": "recovered", "device": "mqtt"}
+
+
+# ---------------------------------------------------------------- the broker away
+
+def test_a_broker_away_past_the_grace_is_a_fault_until_it_is_back(tmp_path, broker, consumer):
+    """Killed and started again: the fault once it has been away for ``grace_s``
+    (none for a restart's second by default), recovered once events flow."""
+    db = tmp_path / "box.db"
+    store = Store(db)
+    publisher = _publisher(db, broker.url, grace_s=0.0).start()
+    store.outbox = publisher.wake
+    try:
+        store.record_all([Fault(device="flap 7", detail="chatters")])
+        assert consumer.wait(lambda: len(consumer.events()) == 1, 10)
+        broker.kill()
+        reports: list = []
+        assert consumer.wait(lambda: _took(publisher, reports), 20)
+        assert [(r.source, r.ok) for r in reports] == [("mqtt", False)]
+        assert "cannot reach" in reports[0].message or "closed" in reports[0].message
+        store.record_all([Recovered(device="flap 7")])      # waits in the outbox
+        broker.start()
+        assert consumer.wait(lambda: _took(publisher, reports) and len(reports) == 2, 30)
+        assert reports[1].ok
+        assert consumer.wait(lambda: [m["seq"] for m in dedup(consumer.events())] == [1, 2], 10)
+    finally:
+        publisher.stop()
+        store.close()
+
+
+def test_stop_never_closes_the_pipe_under_a_running_thread(tmp_path, monkeypatch):
+    """``stop()`` closed the wake pipe while the thread could still select on it
+    (its number then another file's)."""
+    import threading
+
+    from shutbox_hw.network import publisher as module
+    from shutbox_hw.network.session import Session
+    monkeypatch.setattr(module, "STOP_WAIT_S", 0.05)
+    busy, release = threading.Event(), threading.Event()
+
+    def slow_connect(self):       # a connect that takes its time (a broker far away)
+        busy.set()
+        release.wait(10)
+        return False
+    monkeypatch.setattr(Session, "connect", slow_connect)
+    db = tmp_path / "box.db"
+    _queued(db, 1)
+    publisher = _publisher(db, "mqtt://127.0.0.1:1").start()
+    assert busy.wait(10)
+    publisher.stop()            # gives up waiting after 0.05 s
+    assert publisher._thread.is_alive()
+    os.fstat(publisher._wake_r)          # both ends still open: the thread owns them
+    publisher.wake()                     # and waking it is harmless
+    release.set()
+    publisher._thread.join(10)
+    assert not publisher._thread.is_alive()
+    assert publisher._closed             # closed by the thread as it ended
+    publisher.wake()                     # after the end: nothing, no error
+
+
+def test_a_publish_paho_refuses_ends_the_connection_and_keeps_the_rows(tmp_path):
+    """``publish()``'s return code was ignored: a message paho never queued counted
+    as in flight."""
+    pytest.importorskip("paho.mqtt.client")
+    from shutbox_hw.network.session import Session
+    db = tmp_path / "box.db"
+    _queued(db, 2)
+    publisher = _publisher(db, "mqtt://127.0.0.1:1")
+    conn = sqlite3.connect(db, isolation_level=None)
+    session = Session(publisher, conn)
+    mqtt = publisher.mqtt
+    session._client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="never",
+                                  protocol=mqtt.MQTTv5)     # a real client, never connected
+    session.accepted = True
+    session._pump()
+    assert session.lost and session._inflight == {}
+    assert "could not publish" in (publisher.problem or "")
+    assert waiting(conn) == 2
+    conn.close()
