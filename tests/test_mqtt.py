@@ -36,22 +36,6 @@ PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
 SB = [sys.executable, "-m", "shutbox_hw.cli"]
 
 
-@pytest.fixture
-def broker(tmp_path: Path):
-    need_broker()
-    b = Broker(tmp_path / "broker")
-    b.start()
-    yield b
-    b.kill()
-
-
-@pytest.fixture
-def consumer(broker: Broker):
-    c = Consumer(broker)
-    yield c
-    c.close()
-
-
 def mqtt_config(tmp_path: Path, broker: Broker, **extra: str) -> Path:
     lines = [f'mqtt = "{broker.url}"', 'box = "pub1"'] + [f"{k} = {v}" for k, v in extra.items()]
     path = tmp_path / "box.toml"

@@ -38,22 +38,6 @@ ONLY_STATUS_AND_STATE = ("topic read #\ntopic write shutbox/pub1/status\n"
                          "topic write shutbox/pub1/state\n")
 
 
-@pytest.fixture
-def broker(tmp_path: Path):
-    need_broker()
-    b = Broker(tmp_path / "broker")
-    b.start()
-    yield b
-    b.kill()
-
-
-@pytest.fixture
-def consumer(broker: Broker):
-    c = Consumer(broker)
-    yield c
-    c.close()
-
-
 class _Event:
     def __init__(self, n: int) -> None:
         self.n = n
