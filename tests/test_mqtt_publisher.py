@@ -484,3 +484,46 @@ def test_a_publish_paho_refuses_ends_the_connection_and_keeps_the_rows(tmp_path)
     assert "could not publish" in (publisher.problem or "")
     assert waiting(conn) == 2
     conn.close()
+
+
+def test_the_publishers_fault_goes_through_the_boxs_fault_path(tmp_path):
+    """Refused credentials: the daemon takes the fault of ``mqtt`` from the store's
+    outbox hook on its next step, the controller shows it, the audits count it,
+    and it is queued (for the broker, once it takes the box)."""
+    need_broker()
+    import dataclasses
+
+    from shutbox_hw.network.hookup import publishing
+    from shutbox_hw.store.audit import audits
+    broker = Broker(tmp_path / "pw", passwords=True)
+    broker.start()
+    credentials = tmp_path / "credentials"
+    credentials.write_text(f"{broker.user}:wrong\n")
+    credentials.chmod(0o600)
+    plain = load_config(rule_overrides=None, preset="crafthouse-12")
+    config = dataclasses.replace(plain, network=NetworkConfig(
+        mqtt=broker.url, box="pub1", credentials_file=str(credentials)))
+    db = tmp_path / "box.db"
+    printed: list[dict] = []
+    warnings: list[str] = []
+    try:
+        with publishing(config, db, warnings.append) as outbox:
+            runner = SimRunner(config, db, on_event=printed.append, outbox=outbox)
+            publisher = outbox.publisher
+            from loopback import wait_for
+            assert wait_for(lambda: publisher.health.fault is not None, 20)
+            runner.run(parse_script("wait 0.1\n", config.rules.tiles)[0])
+            assert "mqtt" in runner.daemon.controller.state.faults
+            faults = [e for e in printed if e["event"] == "fault"]
+            assert [(f["device"], "refused the connection" in f["detail"]) for f in faults] \
+                == [("mqtt", True)]
+            runner.finish()
+            runner.daemon.store.close()
+    finally:
+        broker.kill()
+    reader = sqlite3.connect(db)
+    queued = [json.loads(e) for e, in reader.execute("SELECT event FROM outbox ORDER BY seq")]
+    assert [e for e in queued if e["event"] == "fault"] == faults
+    assert audits(reader)["faults"] == {"mqtt": 1}
+    reader.close()
+    assert warnings and warnings[-1].endswith("they wait in the database's outbox")
