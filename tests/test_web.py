@@ -275,18 +275,20 @@ def test_live_stream_sends_the_summary_and_each_change(tmp_path):
     assert 12 not in seen[-1]["open"]   # the first throw's flap, shut
 
 
-SETPRIV = shutil.which("setpriv")
-NOBODY = 65534
 GROUP = 64999   # a group of the test's own, as the drop-in's group shutbox
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or SETPRIV is None,
-                    reason="needs root and setpriv to run the web process as another user")
-def test_web_as_another_user_with_group_read_only_follows_a_running_box(request):
+@pytest.mark.other_user
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the web process as another "
+                    "user in a group of its own")
+def test_web_as_another_user_with_group_read_only_follows_a_running_box(request, public_copy):
     """As installed by --web: the database and its directory group-readable (0640/0750),
     the web process another user in that group. It reads the running box's WAL and
-    follows it; it cannot write (the files say so, and its connection is read-only)."""
+    follows it; it cannot write (the files say so, and its connection is read-only).
+    It runs from the public copy (tests/other_user.py): ``nobody`` cannot enter a checkout
+    in a private folder."""
     need_web()
+    public_copy.include("uvicorn", "starlette")
     base = Path(tempfile.mkdtemp(prefix="shutbox-web-user-", dir="/tmp"))
     base.chmod(0o755)   # pytest's own folders are root's alone
     request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
@@ -308,10 +310,10 @@ def test_web_as_another_user_with_group_read_only_follows_a_running_box(request)
     assert {oct(p.stat().st_mode & 0o777) for p in state.iterdir()} == {"0o640"}
     port = free_port()
     proc = subprocess.Popen(
-        [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={GROUP}",
-         sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
-         "--listen", f"127.0.0.1:{port}"], cwd=CHECKOUT, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        public_copy.command("web", "--db", str(db), "--listen", f"127.0.0.1:{port}",
+                            groups=(GROUP,)),
+        cwd="/", stderr=subprocess.PIPE, text=True,
+        env=public_copy.env(PYTHONDONTWRITEBYTECODE="1"))
     server = WebServer.__new__(WebServer)
     server.port, server.proc = port, proc
     try:
