@@ -169,19 +169,19 @@ def raw(port: int, data: bytes) -> bytes:
 
 
 BAD = [
-    (b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /static/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /game/abc HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /game/99999999999999999999999 HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /history?limit=-1 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"GET /history?limit=99999 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", 405),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 2_000_000 + b"\r\n\r\n", 400),
-    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+    (b"GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /../../etc/passwd HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /static/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /game/abc HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /game/99999999999999999999999 HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /history?limit=-1 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    (b"GET /history?limit=99999 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    (b"DELETE / HTTP/1.1\r\nHost: localhost\r\n\r\n", 405),
+    (b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431),
+    (b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 2_000_000 + b"\r\n\r\n", 400),
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n", 414),
     (b"NOT HTTP AT ALL\r\n\r\n", 400),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n", 400),
     (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(64), 400),   # a TLS hello
 ]
 
@@ -244,7 +244,7 @@ def test_live_stream_sends_the_summary_and_each_change(tmp_path):
     seen: list[dict] = []
     try:
         with socket.create_connection(("127.0.0.1", server.port), 10) as s:
-            s.sendall(b"GET /live/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.sendall(b"GET /live/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
             s.settimeout(None)
             reader = s.makefile("rb")
 
