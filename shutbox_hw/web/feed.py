@@ -53,12 +53,9 @@ class Snapshot:
 
 
 class LiveFeed:
-    def __init__(self, db_path: Path, clock: Callable[[], float],
-                 summarise: Callable[[sqlite3.Connection, float], dict[str, Any]] = live
-                 ) -> None:
+    def __init__(self, db_path: Path, clock: Callable[[], float]) -> None:
         self.reader = Reader(db_path)           # used in the feed's thread only
         self.clock = clock
-        self.summarise = summarise
         self.latest: Snapshot | None = None
         self.stopping = False
         self.listeners = 0
@@ -86,7 +83,7 @@ class LiveFeed:
 
     def _summary(self, now: float) -> tuple[str, str]:
         try:
-            return "data", json.dumps(self.summarise(self.reader.connection(), now))
+            return "data", json.dumps(live(self.reader.connection(), now))
         except Unavailable as error:
             return "unavailable", json.dumps(str(error))
         except sqlite3.Error as error:
