@@ -216,7 +216,8 @@ def test_a_slow_audits_read_does_not_freeze_a_connected_stream(box, monkeypatch)
     answers: list[int] = []
     try:
         assert wait_for(lambda: tv.data(), 10)
-        reader = threading.Thread(target=lambda: answers.append(server.get("/audits", timeout=90)[0]))
+        reader = threading.Thread(
+            target=lambda: answers.append(server.get("/audits", timeout=90)[0]))
         reader.start()
         assert entered.wait(10)
         for _ in range(3):
