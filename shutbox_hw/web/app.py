@@ -118,29 +118,31 @@ class Site:
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"X-Accel-Buffering": "no"})
 
-    async def _games(self, request: Request, default: int) -> tuple[list[dict[str, Any]], int]:
-        """A page of games, newest first (``?limit=`` of them, ``?before=`` a game's id)."""
+    async def _games(self, request: Request, default: int
+                     ) -> tuple[list[dict[str, Any]], int, bool]:
+        """A page of games, newest first (``?limit=`` of them, older than game ``?before=``);
+        the limit, and whether older games follow."""
         limit = _limit(request, default)
         before = _whole(request, "before", None, MAX_GAME_ID)
 
         def work(reader: Reader) -> list[dict[str, Any]]:
-            return recent_games(reader.connection(), limit, reader.schema, before)
-        return await self.read(work), limit
+            return recent_games(reader.connection(), limit + 1, reader.schema, before)
+        games = await self.read(work)
+        return games[:limit], limit, len(games) > limit
 
     async def tonight(self, request: Request) -> Response:
-        games, limit = await self._games(request, 50)
+        games, limit, more = await self._games(request, 50)
         since = self.clock() - TONIGHT_S
         shown = [g for g in games if g["started_at"] is not None and g["started_at"] >= since]
-        more = len(games) == limit and len(shown) == len(games)
         body = ("<h1>Tonight</h1><p class=note>Games started in the last 12 hours.</p>"
-                + pages.games_table(shown) + pages.pager(request, games, limit, more))
+                + pages.games_table(shown)
+                + pages.pager(request, games, limit, more and len(shown) == len(games)))
         return HTMLResponse(pages.layout("Tonight", body))
 
     async def history(self, request: Request) -> Response:
-        games, limit = await self._games(request, 50)
+        games, limit, more = await self._games(request, 50)
         body = (f"<h1>History</h1><p class=note>{limit} games a page, newest first.</p>"
-                + pages.games_table(games)
-                + pages.pager(request, games, limit, len(games) == limit))
+                + pages.games_table(games) + pages.pager(request, games, limit, more))
         return HTMLResponse(pages.layout("History", body))
 
     async def _card(self, request: Request) -> dict[str, Any]:

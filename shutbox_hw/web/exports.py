@@ -16,7 +16,8 @@ from typing import Any
 
 from ..store.history import recent_games
 
-BATCH = 500            # rows per chunk sent (turns); games are read BATCH // 10 at a time
+BATCH = 500            # turns per chunk sent
+GAME_BATCH = 50        # games per chunk sent (each is a few queries: history's own)
 
 GAMES_HEAD = ["game", "started_at", "ended_at", "rules", "state", "rounds", "players",
               "winners", "totals", "boxes_shut"]
@@ -63,7 +64,7 @@ def games_csv(db: sqlite3.Connection, schema: int) -> Iterator[str]:
         yield csv_text(GAMES_HEAD, ())
         after = -1
         while ids := [i for i, in db.execute("SELECT id FROM games WHERE id > ? ORDER BY id"
-                                               " LIMIT ?", (after, BATCH // 10))]:
+                                               " LIMIT ?", (after, GAME_BATCH))]:
             after = ids[-1]
             games = recent_games(db, len(ids), schema, before=after + 1)
             yield csv_text(None, (_game_row(g) for g in reversed(games)))
