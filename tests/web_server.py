@@ -77,14 +77,16 @@ class WebServer(Client):
         return self.proc.stderr.read() if self.proc.stderr else ""
 
     def stop(self) -> str:
-        """Stops it; its stderr (the log)."""
-        self.proc.terminate()
-        try:
-            _, err = self.proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
+        """Stops it (once); its stderr (the log)."""
+        if getattr(self, "log", None) is None:
+            self.proc.terminate()
+            try:
+                _, err = self.proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                _, err = self.proc.communicate()
+            self.log: str | None = err
+        return self.log or ""
 
 
 class InProcessServer(Client):

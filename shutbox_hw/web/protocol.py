@@ -27,6 +27,7 @@ from .guard import SECURITY_HEADERS
 HEADER_TIMEOUT_S = 10.0   # a request's head, in full
 PER_CLIENT = 16           # connections one address may hold (a browser opens 6 at most)
 MAX_CONNECTIONS = 256     # uvicorn's limit_concurrency: open sockets of all clients
+LINGER_S = 1.0            # a refused connection is closed this long after its answer
 
 
 def raw_answer(status: int, reason: str, text: str) -> bytes:
@@ -45,6 +46,7 @@ TOO_MANY = raw_answer(503, "Service Unavailable",
 
 class GuardedH11(H11Protocol):
     _deadline: asyncio.TimerHandle | None = None
+    _refused = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -55,6 +57,8 @@ class GuardedH11(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return          # read and dropped, so that closing sends no reset over the answer
         super().data_received(data)
         if self._waiting_for_head():
             return
@@ -91,9 +95,15 @@ class GuardedH11(H11Protocol):
             self._refuse(TOO_SLOW)
 
     def _refuse(self, answer: bytes) -> None:
-        if not self.transport.is_closing():
-            self.transport.write(answer)
-            self.transport.close()
+        """The answer, then the end of our side; closed a moment later (a client still
+        sending would otherwise get a reset that may wipe the answer before it is read)."""
+        if self.transport.is_closing() or self._refused:
+            return
+        self._refused = True
+        self.transport.write(answer)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_S, self.transport.close)
 
 
 def _peer(connection: object) -> str | None:
