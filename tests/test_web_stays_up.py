@@ -292,6 +292,10 @@ def test_a_failed_backup_is_503_with_the_reason(box, served, tmp_path):
     assert body.startswith(b"503 the backup failed: the database") and \
         body.count(b"\n") == 1, body
     assert headers["x-frame-options"] == "DENY"
+    # the pages say the same, one line each, until the file is a database again
+    for path in ("/history", "/audits", "/game/1"):
+        status, _, body = server.get(path)
+        assert status == 503 and body.count(b"\n") == 1, (path, body)
 
 
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "[::1]", "192.168.1.20:8080",

@@ -97,7 +97,12 @@ class Site:
     async def read(self, work: Callable[[Reader], T]) -> T:
         """``work(reader)`` in a worker thread, on that thread's own connection."""
         def run() -> T:
-            return work(self.readers.here())
+            reader = self.readers.here()
+            try:
+                return work(reader)
+            except sqlite3.Error as error:   # the file damaged or replaced: opened afresh next
+                reader.close()
+                raise Unavailable(f"the database {sqlite_problem(error)}") from None
         return await anyio.to_thread.run_sync(run, limiter=self.page_reads)
 
     # ------------------------------------------------------------------ pages
