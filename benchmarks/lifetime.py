@@ -54,7 +54,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "scripts"
 SIZES = (1000, 10_000, 100_000)
-REPEATS = 3           # menu openings and game ends measured on each database
+REPEATS = 5           # menu openings and game ends measured on each database
 GAMES_A_NIGHT = 30
 SEEDS = (("klappenspiel", {"threshold": "10"}, "two-player-klappenspiel.txt"),
          ("crafthouse-12", {}, "practice-001.txt"))

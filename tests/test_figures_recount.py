@@ -18,8 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from recount import recount, shown
 
-from shutbox_hw.game.events import (AuditsReset, GameEnded, GameStarted, RoundEnded,
-                                    TurnEnded, TurnStarted)
+from shutbox_hw.game.events import (
+    AuditsReset,
+    GameEnded,
+    GameStarted,
+    RoundEnded,
+    TurnEnded,
+    TurnStarted,
+)
 from shutbox_hw.store import Store
 from shutbox_hw.store.audit import audits, tonight
 from shutbox_hw.store.schema import VERSION
