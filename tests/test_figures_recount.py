@@ -10,6 +10,7 @@ previous schema gets them built by the migration.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -166,3 +167,28 @@ def test_tonight_counts_only_the_window(tmp_path):
     figures = tonight(store.db, clock[0])
     store.close()
     assert (figures.games, figures.boxes_shut, figures.best) == (1, 0, ("Ben", 4))
+
+
+def test_the_audits_show_the_outbox_and_the_database_size(tmp_path, capsys):
+    """``audit --json`` has ``"outbox": {"queued": N, "dropped": M}`` and the file's
+    size; the menu's lines show them under "storage"."""
+    from shutbox_hw.cli import main
+    from shutbox_hw.store.audit import OUTBOX_DROPPED
+    from shutbox_hw.store.settings import save_setting
+    path = tmp_path / "box.db"
+    store = Store(path)
+    store.outbox = lambda: None          # the broker is away: every event waits
+    steps = game(2, [[0, 7]], "klappenspiel", "ended")
+    for step in steps:
+        store.record_all(step)
+    with store.db:
+        save_setting(store.db, OUTBOX_DROPPED, 12)   # what the outbox's cap dropped
+    lines = store.audit_lines()
+    store.close()
+    events = sum(len(step) for step in steps)
+    assert main(["audit", "--db", str(path), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["outbox"] == {"queued": events, "dropped": 12}
+    assert figures["database_bytes"] == path.stat().st_size
+    assert lines[-4:] == ["storage", f"database\t{path.stat().st_size / 1e6:.1f} MB",
+                          f"outbox queued\t{events}", "outbox dropped\t12"]

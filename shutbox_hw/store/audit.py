@@ -195,6 +195,20 @@ def audit_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
     if a["faults"]:
         rows.append(("faults", None))
         rows += [(device, str(n)) for device, n in a["faults"].items()]
+    rows += storage_rows(a)
+    return rows
+
+
+def storage_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """The database's size and the MQTT outbox's backlog (what a broker away for
+    long leaves waiting, and what its cap dropped)."""
+    rows: list[tuple[str, str | None]] = [("storage", None),
+                                          ("database", f"{a['database_bytes'] / 1e6:.1f} MB")]
+    outbox = a.get("outbox")
+    if outbox and (outbox["queued"] or outbox["dropped"]):
+        rows.append(("outbox queued", str(outbox["queued"])))
+        if outbox["dropped"]:
+            rows.append(("outbox dropped", str(outbox["dropped"])))
     return rows
 
 
