@@ -140,13 +140,13 @@ def test_audit_json_menu_and_the_store_function_show_the_backlog(tmp_path):
     assert json.loads(out.stdout)["outbox"] == {"queued": 25, "dropped": 45}
     reader = sqlite3.connect(db)
     lines = audit_lines(reader)
-    at = lines.index("mqtt outbox")
-    assert lines[at + 1:at + 3] == ["waiting\t25", "dropped\t45"]
+    at = lines.index("outbox queued\t25")
+    assert lines[at + 1] == "outbox dropped\t45"
     assert audits(reader)["outbox"] == outbox_figures(reader)
     reader.close()
     text = subprocess.run([*SB, "audit", "--db", str(db)], capture_output=True, text=True,
                           timeout=60, cwd=CHECKOUT).stdout
-    assert "mqtt outbox:" in text and "waiting" in text
+    assert "outbox queued" in text and "outbox dropped" in text
 
 
 def test_an_old_database_shows_an_empty_outbox(tmp_path):

@@ -291,15 +291,16 @@ class Store(Closable):
             raise StorageFault(fault_text(error, self.path)) from error
 
     def audit_lines(self) -> list[str]:
-        """The audits as short lines for the operator menu (reads every game:
-        asked for when the menu opens, not after each game)."""
+        """The audits as short lines for the operator menu (the figures every
+        write keeps up to date: a few rows, whatever the record's size)."""
         try:
             return audit_lines(self._conn())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 
     def tonight(self) -> Tonight:
-        """Tonight's figures for the idle screen (three counts, read after each game)."""
+        """Tonight's figures for the idle screen (read after each game, through the
+        index on ``started_at``: they cost tonight's games, not the record's)."""
         try:
             return tonight(self._conn(), self._clock())
         except sqlite3.Error as error:
