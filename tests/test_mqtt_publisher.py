@@ -183,6 +183,9 @@ def test_events_the_broker_refuses_stay_in_the_outbox_and_are_reported(tmp_path)
         assert consumer.wait(lambda: state().get("state") == "fault", 10)
         assert [f["device"] for f in state()["faults"]] == ["mqtt"]
         assert state()["outbox"] == {"queued": 50, "dropped": 0}
+        # a clean DISCONNECT each time: the box stays online (no last will fired)
+        assert consumer.wait(lambda: publisher.refused >= 2, 20)
+        assert b"offline" not in consumer.on("shutbox/pub1/status")
     finally:
         publisher.stop()
         consumer.close()

@@ -45,10 +45,12 @@ class Session:
         self.db = db
         self.accepted = False      # the broker accepted the CONNACK
         self.lost = False
+        self.dropped = False       # the connection itself went (the broker's side or the net)
         self.downgrade = False     # the broker wants 3.1.1: try again at once
         self.refused: tuple[int, str] | None = None   # (seq, reason) of a refused event
         self._client: Any = None
-        self._inflight: OrderedDict[int, list[Any]] = OrderedDict()   # mid -> [seq, acked]
+        # mid -> [seq, accepted, answered], in the order sent
+        self._inflight: OrderedDict[int, list[Any]] = OrderedDict()
         self._last_queued = 0      # the highest seq published on this connection
         self._state_seq = -1       # the seq the retained state last reflected
         self._state_at = 0.0       # monotonic time of the last state look
@@ -124,19 +126,20 @@ class Session:
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        properties: Any) -> None:
-        self.lost = True
+        self.lost = self.dropped = True
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any,
                     properties: Any) -> None:
         entry = self._inflight.get(mid)
         if entry is None:
             return   # status, state or discovery
+        entry[2] = True        # answered
         if getattr(reason, "is_failure", False):
             if self.refused is None:
                 self.refused = (int(entry[0]), str(reason))
             self.lost = True   # nothing after it is deleted; sent again from it
             return
-        entry[1] = True
+        entry[1] = True        # accepted
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> Any:
         """One message, QoS 1; a refusal by paho (not connected, its queue full)
@@ -178,7 +181,7 @@ class Session:
         refilled; the state once all is sent, and when its figures change."""
         done = []
         while self._inflight:
-            mid, (seq, acked) = next(iter(self._inflight.items()))
+            mid, (seq, acked, _) = next(iter(self._inflight.items()))
             if not acked:
                 break
             del self._inflight[mid]
@@ -197,7 +200,7 @@ class Session:
                 info = self._publish(self.pub.topics["event"], payload)
                 if info is None:
                     return
-                self._inflight[info.mid] = [seq, False]
+                self._inflight[info.mid] = [seq, False, False]
                 self._last_queued = seq
                 self.pub.note_event(event)
         if not self._inflight:
@@ -224,15 +227,24 @@ class Session:
                       retain=True)
 
     def close(self) -> None:
-        """Offline said on a clean stop; the socket closed in any case."""
+        """Offline said on a clean stop; a clean DISCONNECT after a refused event
+        (no last will: the box is online, only its events wait); the socket
+        closed in any case."""
         client, self._client = self._client, None
         if client is None:
             return
-        if self.pub.stopping() and self.accepted and not self.lost:
-            info = client.publish(self.pub.topics["status"], "offline", qos=1, retain=True)
+        if self.accepted and not self.dropped and (self.pub.stopping() or self.refused):
             end = time.monotonic() + 2
-            while not info.is_published() and time.monotonic() < end:
-                if client.loop(0.1) != 0:
+            if self.pub.stopping():
+                info = client.publish(self.pub.topics["status"], "offline", qos=1,
+                                      retain=True)
+                while not info.is_published() and time.monotonic() < end:
+                    if client.loop(0.1) != 0:
+                        break
+            # the broker's answers to what is in flight read first: closing under
+            # them, the broker's write fails and it fires the last will
+            while not all(e[2] for e in self._inflight.values()) and time.monotonic() < end:
+                if client.loop(0.05) != 0:
                     break
             client.disconnect()
             client.loop(0.1)
