@@ -135,7 +135,8 @@ def compose(ch: str, glyphs: dict[str, tuple[str, ...]], height: int,
     has no lower case, so a lower-case letter is drawn as its capital);
     ``min_body``: the fewest rows a capital keeps (a row between mark and
     body only when that leaves them)."""
-    base, mark = unicodedata.normalize("NFD", ch)
+    decomposed = unicodedata.normalize("NFD", ch)
+    base, mark = decomposed[0], decomposed[1]
     lower = base.islower()
     if lower and lower_top is None:
         base, lower = base.upper(), False
