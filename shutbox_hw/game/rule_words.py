@@ -1,0 +1,34 @@
+"""A rule set in the words of the box's language: its title and the short
+line under it on the idle screen. (The commands keep the rules engine's own
+English: :meth:`~shutbox_hw.rules.RuleSet.summary`.)"""
+
+from __future__ import annotations
+
+from ..i18n import N_, tr
+from ..rules import RuleSet
+from ..rules.ruleset import HOUSE_RULES, PRESET_TITLES
+
+# the catalogue's entries for the presets' titles (rules/ruleset.py holds them)
+TITLES = (N_("Klappenspiel"), N_("1-12 Race"), N_("Pub Pool"), N_("House rules"))
+CLOSURE = {"any-sum": N_("any-sum"), "sum-or-dice": N_("sum-or-dice")}
+MATCH = {"single-round": N_("single-round"), "elimination": N_("elimination"),
+         "race": N_("race"), "pool": N_("pool")}
+
+
+def title(rules: RuleSet) -> str:
+    """The name the box shows (the preset's, or "House rules" when changed)."""
+    shown = rules.shown_title
+    known = shown == HOUSE_RULES or shown in PRESET_TITLES.values()
+    return tr(shown) if known else shown
+
+
+def summary(rules: RuleSet) -> str:
+    """What the rules are, in a line: "9 tiles, any-sum, elimination 45"."""
+    parts = [tr("{n} tiles").format(n=rules.tiles), tr(CLOSURE[rules.closure])]
+    if rules.multiplication:
+        parts.append(tr("x allowed"))
+    match = tr(MATCH[rules.match])
+    if rules.threshold is not None and rules.match in ("elimination", "race"):
+        match = tr("{match} {threshold}").format(match=match, threshold=rules.threshold)
+    parts.append(match)
+    return ", ".join(parts)
