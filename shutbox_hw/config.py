@@ -2,8 +2,8 @@
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
 :mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
-``[storage]``, ``[sim]`` (only the simulator reads it) and ``[box]`` (its language). Every problem is reported with
-the key it concerns;
+``[storage]``, ``[sim]`` (only the simulator reads it) and ``[box]`` (its
+language). Every problem is reported with the key it concerns;
 :func:`check_config` gathers all of them so a builder can fix a file in one go.
 """
 

@@ -13,6 +13,8 @@ TITLES = (N_("Klappenspiel"), N_("1-12 Race"), N_("Pub Pool"), N_("House rules")
 CLOSURE = {"any-sum": N_("any-sum"), "sum-or-dice": N_("sum-or-dice")}
 MATCH = {"single-round": N_("single-round"), "elimination": N_("elimination"),
          "race": N_("race"), "pool": N_("pool")}
+# a match played up to a number: each language says it its own way ("raus ab 45")
+UP_TO = {"elimination": N_("elimination {threshold}"), "race": N_("race {threshold}")}
 
 
 def title(rules: RuleSet) -> str:
@@ -27,8 +29,8 @@ def summary(rules: RuleSet) -> str:
     parts = [tr("{n} tiles").format(n=rules.tiles), tr(CLOSURE[rules.closure])]
     if rules.multiplication:
         parts.append(tr("x allowed"))
-    match = tr(MATCH[rules.match])
-    if rules.threshold is not None and rules.match in ("elimination", "race"):
-        match = tr("{match} {threshold}").format(match=match, threshold=rules.threshold)
-    parts.append(match)
+    if rules.threshold is not None and rules.match in UP_TO:
+        parts.append(tr(UP_TO[rules.match]).format(threshold=rules.threshold))
+    else:
+        parts.append(tr(MATCH[rules.match]))
     return ", ".join(parts)

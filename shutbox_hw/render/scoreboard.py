@@ -79,12 +79,14 @@ def _legend(canvas: ImageDraw.ImageDraw, rows: tuple[ScoreRow, ...], x: int, y: 
         x += text.width(item.name, small) + LEGEND_GAP
 
 
-def _note(canvas: ImageDraw.ImageDraw, note: str, y: int, legend_of: tuple[ScoreRow, ...] = ()
-          ) -> None:
-    """The note centred on row ``y``, with the legend of ``legend_of`` beside it."""
+def _note(canvas: ImageDraw.ImageDraw, note: str, y: int, legend_of: tuple[ScoreRow, ...] = (),
+          names: tuple[str, ...] = ()) -> None:
+    """The note centred on row ``y``, with the legend of ``legend_of`` beside it
+    (a name in the note is shortened before its words are)."""
     small, _ = role("secondary")
     lw = legend_width(legend_of)
-    shown = text.shorten(note, small, RIGHT - (lw + LEGEND_GAP if lw else 0)) if note else ""
+    room = RIGHT - (lw + LEGEND_GAP if lw else 0)
+    shown = text.shorten_names(note, names, small, room) if note else ""
     total = text.width(shown, small) + (lw + LEGEND_GAP if lw and shown else lw)
     x = (RIGHT - total) // 2
     if shown:
@@ -92,6 +94,10 @@ def _note(canvas: ImageDraw.ImageDraw, note: str, y: int, legend_of: tuple[Score
         x += text.width(shown, small) + LEGEND_GAP
     if lw:
         _legend(canvas, legend_of, x, y)
+
+
+def _names(rows: tuple[ScoreRow, ...]) -> tuple[str, ...]:
+    return tuple(r.name for r in rows)
 
 
 def _fits_beside(note: str, rows: tuple[ScoreRow, ...]) -> bool:
@@ -192,7 +198,7 @@ def _compact_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen, pool: 
     _round_label(canvas, s.round, heads_left, header)
     canvas.line((0, 8, RIGHT - 1, 8), fill=1)
     if s.note or beside:
-        _note(canvas, s.note, note_y, beside)
+        _note(canvas, s.note, note_y, beside, _names(s.rows))
     if own:
         _legend(canvas, own, (RIGHT - legend_width(own)) // 2,
                 note_y - (small.height + 1) if s.note else note_y)
@@ -271,7 +277,7 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
     fits_both = room >= line + role("prompt")[0].height + 1
     top = widgets.footer(canvas, prompt) if prompt and (fits_both or not s.note) else BOTTOM
     if s.note or beside:
-        _note(canvas, s.note, top - small.height - 2, beside)
+        _note(canvas, s.note, top - small.height - 2, beside, _names(s.rows))
         top -= line
     if own:
         _legend(canvas, own, (RIGHT - legend_width(own)) // 2, top - small.height - 2)
