@@ -20,7 +20,7 @@ from table import Table
 
 from shutbox_hw import i18n
 from shutbox_hw.events import Tonight
-from shutbox_hw.game import service_view
+from shutbox_hw.game import device_words, service_view
 from shutbox_hw.game.screens import (
     AttractScreen,
     ConfirmScreen,
@@ -28,6 +28,7 @@ from shutbox_hw.game.screens import (
     PlayScreen,
     ResultScreen,
     Screen,
+    ShutScreen,
     TurnEndScreen,
 )
 from shutbox_hw.game.service import ADJUST_ITEMS, CHOICES, ITEMS, LED_STEPS, NAMES, ServiceMenu
@@ -228,6 +229,10 @@ def extra_screens(names: tuple[str, ...]) -> list[Screen]:
                       note=i18n.tr("reached {threshold}: out").format(threshold=999)),
         ConfirmScreen(i18n.tr("Stop and settle?")),
         ResultScreen((), ()),
+        *(replace(big, message=device_words.fault(source, problem)) for source, problem in (
+            ("MCP23017 0x20", "registers were reset (brownout?)"),
+            ("dice module", "no answer: software dice"), ("flap 12", "switch chattering"),
+            ("storage", "cannot save: disk I/O error"), ("display", "answering again"))),
     ]
 
 
@@ -265,3 +270,57 @@ def primary_texts(screen: Screen) -> list[str]:
         return [screen.prompt, *(line for i, line in enumerate(screen.lines)
                                  if i not in screen.headings)]
     return []
+
+
+# ------------------------------------------------------------------ golden frames
+
+def golden_screens(language: str) -> dict[str, Screen]:
+    """The main screens of one scripted game and the menu, in ``language``:
+    each language's golden frames (tests/golden/<language>/)."""
+    with i18n.speaking(language):
+        t = Table("klappenspiel", {"match": "single-round"},
+                  player_names=("Jürgen", "Niccolò"), pause_ms=10)
+        out: dict[str, Screen] = {"attract": t.screen}
+        t.start(2)
+        out["play_before_throw"] = t.screen
+        t.roll(3, 4)
+        out["play_shut"] = t.screen
+        t.close(8)
+        out["play_misfit"] = t.screen
+        t.open(8)
+        t.close(7)
+        t.wait(t.game.settle_ms + 1)
+        t.roll(1, 1)
+        t.close(2)
+        t.wait(t.game.settle_ms + 1)
+        t.roll(1, 1)                           # nothing makes 2 now: the turn ends
+        out["no_move"] = t.screen
+        t.pass_ends()
+        out["turn_end"] = next(s for s in t.shown if isinstance(s, TurnEndScreen))
+        out["lift_flaps"] = t.screen
+        t.open(2, 7)
+        t.roll(6, 6)
+        t.close(3, 9)
+        t.wait(t.game.settle_ms + 1)
+        t.roll(1, 2)
+        t.close(1, 2)
+        t.wait(t.game.settle_ms + 1)
+        t.roll(1, 1)                           # 4, 5, 6, 8 open: no 2
+        t.pass_ends()
+        out["scoreboard"] = next(s for s in t.shown if type(s).__name__ == "ScoreboardScreen")
+        out["result"] = t.screen
+        t.press("roll")
+        t.start(2)
+        t.press("next", long=True)
+        out["confirm"] = t.screen
+        menu = ServiceMenu.open({"preset": "klappenspiel", "players": 2,
+                                 NAMES: ("Jürgen", "Niccolò"), "hints": "off",
+                                 "settle_ms": 2500, "contrast": 128, "language": language})
+        out["menu"] = service_view.screen(menu, 9, ())
+        out["menu_adjust"] = service_view.screen(replace(menu, page="adjustments", index=6),
+                                                 9, ())
+        out["menu_audits"] = service_view.screen(
+            replace(menu, page="audits"), 9,
+            ("games", "played\t1234", "rounds\t5012", "boxes shut\t87"))
+        out["shut"] = replace(ShutScreen("Niccolò", note=i18n.tr("others score double")))
+        return out

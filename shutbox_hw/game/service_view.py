@@ -8,7 +8,7 @@ from typing import Any
 from ..i18n import N_, NATIVE_NAMES, tr
 from ..leds import LedFrame, LedState
 from ..rules.ruleset import PRESET_TITLES
-from . import rule_words
+from . import device_words, rule_words
 from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen
 from .service import ADJUST_ITEMS, BACK, CHOICES, ITEMS, LED_STEPS, NAMES, RESET, ServiceMenu
 
@@ -46,12 +46,7 @@ def menu_value(key: str, value: Any) -> str:
 
 def audit_label(label: str) -> str:
     """An audit row's label in the box's language ("flap 3", "played")."""
-    if label in AUDIT_WORDS:
-        return tr(label)
-    kind, _sep, number = label.partition(" ")
-    if kind == "flap" and number.isdigit():
-        return tr("flap {n}").format(n=number)
-    return label
+    return tr(label) if label in AUDIT_WORDS else device_words.device(label)
 
 
 def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:

@@ -10,7 +10,7 @@ from typing import Any
 from ..i18n import ngettext, tr
 from ..leds import LedFrame, LedState
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
-from . import rule_words, service_view
+from . import device_words, rule_words, service_view
 from .presentation import Presentation
 from .screens import (
     AttractScreen,
@@ -238,7 +238,7 @@ def message(state: GameState, shown: Presentation | None = None) -> str | None:
                         len(reopened)).format(flaps=flaps_word(reopened))
     if state.faults:
         source, text = next(iter(state.faults.items()))
-        return f"{source}: {text}"
+        return device_words.fault(source, text)
     return None
 
 

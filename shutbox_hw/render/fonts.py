@@ -266,7 +266,7 @@ SMALL = Font("small", 7, extend(_parse(_SMALL, 7), 7, 2, 5, _parse(SMALL_EXTRA, 
 # the narrow "1" is trimmed to its 2 px of ink, so "10" packs tight and the
 # gap between two flaps' numbers stays clearly wider than inside a number
 NARROW = Font("narrow", 7, _parse(_NARROW, 7), fixed="023456789")
-LARGE = Font("large", 10, extend(_parse(_LARGE, 10), 10, None, 7, _parse(LARGE_EXTRA, 10)))
+LARGE = Font("large", 10, extend(_parse(_LARGE, 10), 10, None, 8, _parse(LARGE_EXTRA, 10)))
 
 
 # What each piece of a screen is drawn in: (font, scale). "Primary" roles are

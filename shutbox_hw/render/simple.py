@@ -181,12 +181,16 @@ def draw_shut(canvas: ImageDraw.ImageDraw, s: ShutScreen) -> None:
     under it, and the consequence ("wins at once!") small at the bottom."""
     font, scale = role("headline")
     canvas.rectangle((0, 0, RIGHT - 1, SHUT_BAND - 1), fill=1)
-    widgets.centred_lines(canvas, 1, SHUT_BAND - 2, widgets.shut_the_box(), font, scale,
-                          gap=2, fill=0)
-    # sparkles beside "BOX!" (the narrow second line) and in the top corners
+    lines = widgets.shut_the_box()
+    widgets.centred_lines(canvas, 1, SHUT_BAND - 2, lines, font, scale, gap=2, fill=0)
+    # sparkles beside the second line (narrow in English: "BOX!") and in the
+    # top corners, each only where it stays a pixel clear of the words
     for x, y, big in ((12, 20, True), (28, 16, False), (RIGHT - 20, 20, True),
                       (RIGHT - 34, 16, False), (4, 4, False), (RIGHT - 10, 4, False)):
-        _stamp(canvas, x, y, _SPARKLE if big else _SPARKLE_SMALL, fill=0)
+        rows = _SPARKLE if big else _SPARKLE_SMALL
+        words = text.width(lines[0 if y < 8 else -1], font, scale)
+        if x + len(rows[0]) < (RIGHT - words) // 2 or x > (RIGHT + words) // 2:
+            _stamp(canvas, x, y, rows, fill=0)
 
     small, _ = role("secondary")
     bottom = BOTTOM - 1
