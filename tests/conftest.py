@@ -123,3 +123,12 @@ def installed(tmp_path_factory) -> Installed:
                            "--build", "mcp23017-12")
     assert second.returncode == 0, second.stderr
     return Installed(root, wheels, first, second, edited)
+
+
+@pytest.fixture(autouse=True)
+def box_speaks_english():
+    """The box's language is the process's (shutbox_hw.i18n): a test that
+    switches it (a daemon configured in German) leaves English behind."""
+    from shutbox_hw import i18n
+    yield
+    i18n.set_language(i18n.DEFAULT)
