@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from test_web_browser import browser  # noqa: F401  (the fixture)
 from web_server import WebServer, need_web
 
 from shutbox_hw.web.language import RECHECK_S
@@ -80,3 +81,61 @@ def test_the_pages_follow_the_menus_adjustment(box, tmp_path):
     assert anyio.run(language) == "it"                 # not read again yet
     now[0] += RECHECK_S
     assert anyio.run(language) == "de"                 # back to the config file's
+
+
+@pytest.mark.parametrize("code, words", [
+    ("de", ("", "Spieler", "Runde", "ist am Zug")),
+    ("it", ("", "giocatore", "round", "tocca a")),
+])
+def test_the_tv_page_plays_in_the_language_in_a_real_browser(tmp_path, browser, code, words):
+    """The live page (its script writes the words) while a pool game plays,
+    in a box configured in ``code``; a screenshot kept to be looked at."""
+    from loopback import wait_for
+    from test_web_browser import keep, text_of
+
+    from shutbox_hw.sim.script import parse_script
+    db = tmp_path / "box.db"
+    config = _box_config(tmp_path, code)
+    runner = _sim(config, db)
+    server = WebServer(db, config)
+    try:
+        browser.get(server.url + "/")          # the browser asks for English (en-US) ...
+        assert browser.execute_script("return document.documentElement.lang") == "en"
+        browser.get(server.url + f"/?lang={code}")   # ... the TV pinned to the box's language
+        browser.get(server.url + "/")                 # (kept in a cookie)
+        assert wait_for(lambda: "Shut the Box" in text_of(browser, "last"), 10)
+        for step in parse_script("start 2\ndice 3 4\nroll\nclose 7", 9):
+            runner.run(step)
+        assert browser.execute_script("return document.documentElement.lang") == code
+        assert wait_for(lambda: words[3] in text_of(browser, "turn"), 10), \
+            text_of(browser, "turn")
+        assert words[1] in text_of(browser, "players")
+        assert words[2] in text_of(browser, "title")
+        shot = tmp_path / f"live-{code}.png"
+        browser.save_screenshot(str(shot))
+        keep(shot)
+    finally:
+        server.stop()
+
+
+def _box_config(tmp_path: Path, code: str) -> Path:
+    config = tmp_path / "box.toml"
+    config.write_text(f'[box]\nlanguage = "{code}"\n[rules]\npreset = "pub"\n')
+    return config
+
+
+def _sim(config: Path, db: Path):
+    from shutbox_hw.config import load_config
+    from shutbox_hw.sim.runner import SimRunner
+    return SimRunner(load_config(config), db)
+
+
+def test_a_page_pinned_to_a_language_keeps_it(box):
+    server, _db = box
+    status, headers, page = server.get("/tonight?lang=it",
+                                       headers={"Accept-Language": "en"})
+    assert status == 200 and _lang(page) == "it" and "lang=it" in headers["set-cookie"]
+    _, _, page = server.get("/tonight", headers={"Cookie": "lang=it", "Accept-Language": "en"})
+    assert _lang(page) == "it"
+    _, _, page = server.get("/tonight?lang=xx", headers={"Cookie": "lang=zz"})
+    assert _lang(page) == "de"                   # nothing the box speaks: the box's own

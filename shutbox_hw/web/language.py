@@ -1,8 +1,10 @@
 """The language a page speaks: the box's (its ``[box] language``, or the
 operator menu's adjustment stored in the database), unless the browser's
-``Accept-Language`` asks for another the box speaks. Every answer says which
-(``Content-Language``, and ``Vary: Accept-Language`` for caches); the page
-itself declares it in ``<html lang>``."""
+``Accept-Language`` asks for another the box speaks. ``?lang=de`` chooses
+one outright and is kept in a cookie (a TV's browser set to English can be
+pinned to the box's language once). Every answer says which
+(``Content-Language``, and ``Vary: Accept-Language, Cookie`` for caches);
+the page itself declares it in ``<html lang>``."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import anyio.to_thread
 
@@ -18,6 +21,20 @@ from ..i18n import LANGUAGES, choose, speaking
 from ..settings import read_settings
 
 RECHECK_S = 30.0     # how often the box's stored adjustment is read again
+COOKIE = "lang"
+
+
+def _query_lang(query: bytes) -> str | None:
+    values = parse_qs(query.decode("latin-1")).get("lang", [])
+    return values[-1] if values and values[-1] in LANGUAGES else None
+
+
+def _cookie_lang(header: bytes) -> str | None:
+    for part in header.decode("latin-1").split(";"):
+        name, _sep, value = part.strip().partition("=")
+        if name == COOKIE and value in LANGUAGES:
+            return value
+    return None
 
 
 class BoxLanguage:
@@ -52,14 +69,20 @@ def speaking_pages(app: Any, box_language: Callable[[], Awaitable[str]]) -> Any:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        asked = dict(scope.get("headers") or ()).get(b"accept-language", b"")
-        code = choose(asked.decode("latin-1"), await box_language())
+        headers = dict(scope.get("headers") or ())
+        pinned = _query_lang(scope.get("query_string", b""))
+        kept = _cookie_lang(headers.get(b"cookie", b""))
+        code = pinned or kept or choose(headers.get(b"accept-language", b"").decode("latin-1"),
+                                        await box_language())
 
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", ()),
-                                                  (b"content-language", code.encode()),
-                                                  (b"vary", b"Accept-Language")]}
+                extra = [(b"content-language", code.encode()),
+                         (b"vary", b"Accept-Language, Cookie")]
+                if pinned:
+                    extra.append((b"set-cookie", f"{COOKIE}={pinned}; Path=/; Max-Age=31536000; "
+                                                 "SameSite=Lax".encode()))
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
             await send(message)
 
         with speaking(code):

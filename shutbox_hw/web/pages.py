@@ -6,6 +6,7 @@ the pages carry no script except the live page's, served from the box.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Sequence
 from html import escape
@@ -41,8 +42,23 @@ def live_page() -> str:
             '<div class="flaps" id="flaps"></div></section>'
             '<section id="between"><div class="result" id="last"></div>'
             '<div class="result note" id="tonight"></div></section>'
-            '<div class="stale" id="stale" hidden>' + tr("reconnecting…") + '</div>')
+            '<div class="stale" id="stale" hidden>' + tr("reconnecting…") + '</div>'
+            '<script type="application/json" id="words">' + live_words() + "</script>")
     return layout(tr("Shut the Box"), body, live=True)
+
+
+# what live.js writes on the TV page, in the catalogue's words ("{name}" filled there)
+LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player} — turn over"), N_("{player}'s turn"),
+              N_("pot {pot}"), N_("player"), N_("this round"), N_("balance"), N_("total"),
+              N_("Last game stopped"), N_("Last game"), N_("no winner"), N_("ahead: {names}"),
+              N_("{names} won"), N_("Shut the Box"),
+              N_("Tonight: {games} games, {shut} boxes shut"), N_(", best {score} by {player}"))
+
+
+def live_words() -> str:
+    """The live page's words as JSON, safe inside its <script> element."""
+    words = {key: tr(key) for key in LIVE_WORDS}
+    return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def when(stamp: float | None) -> str:
