@@ -84,3 +84,18 @@ def test_the_menu_switches_the_language_from_the_next_screen_and_keeps_it(tmp_pa
 def test_a_stored_language_the_version_no_longer_speaks_is_ignored():
     config, sources = effective(load_config(None), {"language": "fr"})
     assert config.box.language == "en" and sources["language"] == "config file"
+
+
+def test_home_assistants_entities_are_named_in_the_boxs_language():
+    import json
+
+    from shutbox_hw.network.discovery import discovery_messages
+    topics = {"state": "shutbox/bar/state", "status": "shutbox/bar/status"}
+    i18n.set_language("de")
+    configs = {topic: json.loads(payload) for topic, payload in
+               discovery_messages("bar", topics)}
+    names = {c["name"] for c in configs.values()}
+    assert {"Zustand", "Spieler", "Störung", "Partien heute Abend"} <= names
+    assert {c["device"]["name"] for c in configs.values()} == {"Shut the Box bar"}
+    # the ids HA keys its entities on do not change with the language
+    assert "shutbox_bar_fault" in {c["unique_id"] for c in configs.values()}
