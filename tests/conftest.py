@@ -142,3 +142,23 @@ def box_speaks_english():
     from shutbox_hw import i18n
     yield
     i18n.set_language(i18n.DEFAULT)
+
+
+@pytest.fixture
+def broker(tmp_path: Path):
+    """A real Mosquitto on a free loopback port (tests/mqtt_broker.py), killed after."""
+    from mqtt_broker import Broker, need_broker
+    need_broker()
+    b = Broker(tmp_path / "broker")
+    b.start()
+    yield b
+    b.kill()
+
+
+@pytest.fixture
+def consumer(broker):
+    """A subscriber to everything on ``broker`` that keeps every message."""
+    from mqtt_broker import Consumer
+    c = Consumer(broker)
+    yield c
+    c.close()

@@ -174,7 +174,8 @@ def menu_screens(tiles: int, names: tuple[str, ...]) -> list[Screen]:
               "avg score a turn", "Klappenspiel\t21.3", "1-12 Race\t17", "Pub Pool\t9.5",
               "best turns", f"{names[0]} 2024-05-03\t0", "flap moves",
               *(f"flap {t}\t{20000 + t}" for t in range(1, tiles + 1)), "button presses",
-              "ROLL\t40210", "NEXT\t8812", "faults", "expander\t2", "oled\t1")
+              "ROLL\t40210", "NEXT\t8812", "faults", "expander\t2", "oled\t1", "storage",
+              "database\t123.4 MB", "outbox queued\t99999", "outbox dropped\t99999")
     out: list[Screen] = []
 
     def menu(**kw: Any) -> ServiceMenu:

@@ -22,7 +22,8 @@ WORDS = (N_("switch test"), N_("LED test"), N_("audits"), N_("adjustments"),
          N_("all off"), N_("off"), N_("on-request"), N_("always"))
 AUDIT_WORDS = frozenset((N_("games"), N_("played"), N_("rounds"), N_("boxes shut"),
                          N_("avg score a turn"), N_("best turns"), N_("flap moves"),
-                         N_("button presses"), N_("faults"), *rule_words.TITLES))
+                         N_("button presses"), N_("faults"), N_("database"),
+                         N_("outbox queued"), N_("outbox dropped"), *rule_words.TITLES))
 
 
 def shown_value(key: str, value: Any) -> str:
