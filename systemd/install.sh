@@ -126,10 +126,29 @@ MODULES=$ROOT/etc/modules-load.d/$NAME.conf
 PYTHON=/usr/bin/python3
 [[ -x $PYTHON ]] || PYTHON=$(command -v python3) || die "no python3 (apt-get install python3)"
 
+# Whether systemd runs this system (sd_booted: /run/systemd/system). It does not in a
+# chroot, where an SD card's image is prepared (or the arm rehearsal installs): there
+# units are enabled offline (systemctl --root=/) and nothing is reloaded, started or
+# stopped; the box starts at the next boot.
+SYSTEMD_UP=1
+[[ -n $ROOT || -d /run/systemd/system ]] || SYSTEMD_UP=0
+systemctl_here() {
+    if ((SYSTEMD_UP)); then systemctl "$@"; return; fi
+    local args=() a
+    case $1 in
+        enable|disable)
+            for a in "$@"; do [[ $a == --now ]] || args+=("$a"); done
+            systemctl --root=/ "${args[@]}" ;;
+        *) return 0 ;;
+    esac
+}
+
 # A command that changes the running system: run it, or with --root print it.
 system() {
     if [[ -n $ROOT ]]; then
         echo "would run: $*"
+    elif [[ $1 == systemctl ]]; then
+        shift; systemctl_here "$@"
     else
         "$@"
     fi
@@ -139,7 +158,7 @@ system() {
 # one (a stand-in playing a unit that does or does not report ready)
 ctl() {
     if [[ -z $ROOT ]]; then
-        systemctl "$@"
+        systemctl_here "$@"
     else
         echo "would run: systemctl $*"
         [[ -z ${SHUTBOX_SYSTEMCTL:-} ]] || "$SHUTBOX_SYSTEMCTL" "$@"
@@ -570,7 +589,7 @@ prune_versions() {
     done
 }
 LATER=""
-if [[ -z $ROOT && ! -d /run/systemd/system ]]; then
+if ! ((SYSTEMD_UP)); then
     # a chroot (an SD card's image being prepared, the arm rehearsal): systemctl
     # enables units there but starts nothing
     LATER="systemd is not running here, so it was not started"
