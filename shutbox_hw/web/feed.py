@@ -30,6 +30,7 @@ log = logging.getLogger("shutbox_hw.web")
 
 POLL_S = 0.25        # how often the feed looks at the database's version (1 s at most behind)
 RECHECK_S = 60.0     # tonight's figures move with the clock: recomputed at least this often
+FAILED_S = 5.0       # after a failure of the feed's own, the next try
 # what reading a damaged row raises (bad JSON, a missing or mistyped field)
 DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError)
 
@@ -131,10 +132,18 @@ class LiveFeed:
 
     async def _watch(self) -> None:
         loop = asyncio.get_running_loop()
+        failed = ""
         try:
             while self.listeners and not self.stopping:
-                if await loop.run_in_executor(self._thread, self._check):
-                    self._wake()
+                try:
+                    if await loop.run_in_executor(self._thread, self._check):
+                        self._wake()
+                except Exception as error:    # a fault of ours: the journal has it once
+                    if repr(error) != failed:
+                        log.exception("live summary failed; trying again every %g s",
+                                      FAILED_S)
+                        failed = repr(error)
+                    await asyncio.sleep(FAILED_S)
                 await asyncio.sleep(POLL_S)
         finally:
             self._task = None
