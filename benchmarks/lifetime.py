@@ -9,7 +9,9 @@ fresh processes:
 - ``menu_open_loop_ms`` / ``game_end_loop_ms``: the longest time the daemon's
   loop is busy (one ``Daemon._drain``: the input and all the work it leads to,
   the screen drawn) when the operator menu opens (``hold-both``) and when a
-  game ends, on the simulated box; the median over ``REPEATS`` of each;
+  game ends, on the simulated box; the median over ``REPEATS`` of each (the
+  loop thread's CPU time in those drains on stderr: what the loop itself did,
+  without the turns other processes took on a loaded machine);
 - ``resume_s``: start-up on that database (store opened, unfinished game looked
   for, figures read, first screen);
 - ``menu_peak_rss_mb``: the box process's peak RSS while the menu opens (the
@@ -163,11 +165,13 @@ def reset_peak(pid: int | str) -> None:
 # ------------------------------------------------------------------ the box (child processes)
 
 class Timed:
-    """Every ``Daemon._drain`` timed, with the events printed during it."""
+    """Every ``Daemon._drain`` timed (wall clock, and the loop thread's own CPU time:
+    on a loaded machine the wall clock is mostly other processes' turns), with the
+    events printed during it."""
 
     def __init__(self) -> None:
         self.marks: list[str] = []
-        self.drains: list[tuple[float, set[str]]] = []
+        self.drains: list[tuple[float, float, set[str]]] = []
 
     def event(self, data: dict[str, Any]) -> None:
         self.marks.append(data["event"])
@@ -176,14 +180,16 @@ class Timed:
         inner = daemon._drain
 
         def drain(now: int) -> None:
-            start, began = len(self.marks), time.perf_counter()
+            start, began, cpu = len(self.marks), time.perf_counter(), time.thread_time()
             inner(now)
             self.drains.append(((time.perf_counter() - began) * 1000,
-                                set(self.marks[start:])))
+                                (time.thread_time() - cpu) * 1000, set(self.marks[start:])))
         daemon._drain = drain
 
-    def longest(self, event: str, since: int) -> float:
-        return max((ms for ms, seen in self.drains[since:] if event in seen), default=0.0)
+    def longest(self, event: str, since: int) -> tuple[float, float]:
+        """The longest drain (wall ms, CPU ms) that printed ``event``."""
+        return max(((ms, cpu) for ms, cpu, seen in self.drains[since:] if event in seen),
+                   default=(0.0, 0.0))
 
 
 def child_box(db: Path) -> dict[str, Any]:
@@ -222,9 +228,11 @@ def child_box(db: Path) -> dict[str, Any]:
         for step in leave:
             runner.run(step)
     runner.daemon.store.close()
-    return {"menu_open_loop_ms": statistics.median(opens),
-            "game_end_loop_ms": statistics.median(ends), "resume_s": resume,
-            "menu_peak_rss_mb": peak, "idle_rss_mb": idle}
+    return {"menu_open_loop_ms": statistics.median(ms for ms, _ in opens),
+            "game_end_loop_ms": statistics.median(ms for ms, _ in ends), "resume_s": resume,
+            "menu_peak_rss_mb": peak, "idle_rss_mb": idle,
+            "menu_open_cpu_ms": statistics.median(cpu for _, cpu in opens),
+            "game_end_cpu_ms": statistics.median(cpu for _, cpu in ends)}
 
 
 def child_io(db: Path) -> dict[str, Any]:
@@ -352,7 +360,8 @@ def measure(db: Path, games: int, only: str | None) -> dict[str, Any]:
     if only in (None, "box"):
         box = run_child("box", db)
         log(f"  box: idle RSS {box.pop('idle_rss_mb'):.1f} MB, "
-            f"menu peak {box['menu_peak_rss_mb']:.1f} MB")
+            f"menu peak {box['menu_peak_rss_mb']:.1f} MB; the loop thread's CPU: menu open "
+            f"{box.pop('menu_open_cpu_ms'):.1f} ms, game end {box.pop('game_end_cpu_ms'):.1f} ms")
         figures |= box
     if only in (None, "web"):
         figures |= web_figures(db)

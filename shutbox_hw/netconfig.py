@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import UserError
 from .textfile import read_text_file
-from .validate import Flag, Problems, Rule, Spec
+from .validate import Flag, Integer, Problems, Rule, Spec
 
 BOX_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -51,6 +51,15 @@ def parse_broker(text: str) -> Broker:
     return Broker(parts.hostname, port, parts.scheme == "mqtts")
 
 
+def parse_web_url(text: str) -> str:
+    """``http://host[:port]/...`` (Home Assistant's "visit device" link); ValueError."""
+    from urllib.parse import urlsplit
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"expected http://host:port/, got {text[:60]!r}")
+    return text
+
+
 def parse_listen(text: str) -> tuple[str, int]:
     """``host:port`` (``[::]:8080`` for IPv6); ValueError with the reason."""
     host, sep, port = text.rpartition(":")
@@ -60,11 +69,47 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def default_box_id() -> str:
-    """The host name, cut to what a topic level may hold."""
+CPUINFO = Path("/proc/cpuinfo")
+MACHINE_ID = Path("/etc/machine-id")
+
+
+def default_box_id(cpuinfo: Path = CPUINFO, machine_id: Path = MACHINE_ID) -> str:
+    """Something unique to this machine, never the host name (``raspberrypi`` on
+    many Pis): ``pi-`` and the last 8 hex digits of the Pi's serial number, else
+    ``box-`` and the first 12 of the systemd machine id; the host name only on
+    a machine that has neither."""
+    try:
+        serial = re.search(r"^Serial\s*:\s*([0-9a-fA-F]{8,})\s*$",
+                           cpuinfo.read_text(errors="replace"), re.MULTILINE)
+    except OSError:
+        serial = None
+    if serial and serial.group(1).strip("0"):
+        return f"pi-{serial.group(1)[-8:].lower()}"
+    try:
+        machine = machine_id.read_text().strip().lower()
+    except OSError:
+        machine = ""
+    if re.fullmatch(r"[0-9a-f]{32}", machine) and machine.strip("0"):
+        return f"box-{machine[:12]}"
     import socket
     name = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname().split(".")[0])[:64]
     return name or "shutbox"
+
+
+def private_file_problem(path: str | Path, what: str) -> str | None:
+    """Why a secret file must not be used: readable by the group or by everyone
+    (the web unit's user is in the box's group), so that only the box's user
+    reads it. None when only its owner can."""
+    import stat
+    try:
+        mode = Path(path).stat().st_mode
+    except OSError:
+        return None   # read_secret says what is wrong with a missing file
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        who = "everyone" if mode & stat.S_IRWXO else "its group"
+        return (f"{what} can be read by {who} (mode {stat.S_IMODE(mode):04o}): "
+                f"chmod 600 {path}")
+    return None
 
 
 @dataclass(frozen=True)
@@ -99,8 +144,13 @@ class NetworkConfig:
     mqtt: str | None = None               # None: no outbox, no publisher
     credentials_file: str | None = None   # "user:password" on the first line
     ca_file: str | None = None            # mqtts: the CA to trust (default: the system's)
-    box: str | None = None                # the box's id in topics (default: the host name)
+    box: str | None = None                # the box's id in topics (default: default_box_id)
     homeassistant: bool = False
+    # the outbox while the broker is away (store/outbox.py): past either limit the
+    # oldest events are dropped and counted; a month of heavy play by default
+    outbox_max: int = 100_000             # events (50 games a night x ~60 events x 31)
+    outbox_max_days: int = 31             # days
+    web_url: str | None = None            # the box's web page, for Home Assistant's device
 
     @property
     def broker(self) -> Broker | None:
@@ -119,7 +169,10 @@ class WebConfig:
 
 NETWORK = Spec(NetworkConfig, {"mqtt": Parsed(parse_broker), "credentials_file": PathText(),
                                "ca_file": PathText(), "box": Parsed(_box_id),
-                               "homeassistant": Flag()})
+                               "homeassistant": Flag(),
+                               "outbox_max": Integer(100, 10_000_000, "a number of events"),
+                               "outbox_max_days": Integer(1, 3650, "a number of days"),
+                               "web_url": Parsed(parse_web_url)})
 WEB = Spec(WebConfig, {"listen": Parsed(parse_listen), "token_file": PathText()})
 
 
@@ -129,7 +182,25 @@ def parse_network(table: Mapping[str, Any], problems: list[str]) -> NetworkConfi
     if config.mqtt is None and (config.homeassistant or config.credentials_file):
         Problems(problems, "network").add("mqtt", "homeassistant and credentials_file need "
                                           "mqtt = \"mqtt://host:1883\"")
+    broker = _broker_or_none(config.mqtt)
+    if config.ca_file and broker is not None and not broker.tls:
+        Problems(problems, "network").add(
+            "ca_file", "mqtt:// sends all in clear text, ca_file is for mqtts://host:8883")
     return config
+
+
+def _broker_or_none(text: str | None) -> Broker | None:
+    try:
+        return None if text is None else parse_broker(text)
+    except ValueError:
+        return None   # already a problem of the key mqtt
+
+
+def network_file_problems(network: NetworkConfig) -> list[str]:
+    """``check-config``: the secret files of ``[network]`` that are not private."""
+    problem = network.credentials_file and private_file_problem(
+        network.credentials_file, "[network] credentials_file")
+    return [problem] if problem else []
 
 
 def parse_web(table: Mapping[str, Any], problems: list[str]) -> WebConfig:

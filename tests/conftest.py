@@ -133,3 +133,23 @@ def installed(tmp_path_factory) -> Installed:
                            "--build", "mcp23017-12")
     assert second.returncode == 0, second.stderr
     return Installed(root, wheels, first, second, edited)
+
+
+@pytest.fixture
+def broker(tmp_path: Path):
+    """A real Mosquitto on a free loopback port (tests/mqtt_broker.py), killed after."""
+    from mqtt_broker import Broker, need_broker
+    need_broker()
+    b = Broker(tmp_path / "broker")
+    b.start()
+    yield b
+    b.kill()
+
+
+@pytest.fixture
+def consumer(broker):
+    """A subscriber to everything on ``broker`` that keeps every message."""
+    from mqtt_broker import Consumer
+    c = Consumer(broker)
+    yield c
+    c.close()

@@ -32,28 +32,37 @@ def need_broker() -> None:
 class Broker:
     """One mosquitto process; kill() and start() again on the same port and folder."""
 
-    def __init__(self, folder: Path, secure: bool = False) -> None:
+    def __init__(self, folder: Path, secure: bool = False, *, passwords: bool = False,
+                 acl: str | None = None) -> None:
         """``secure``: TLS with a CA of its own (``ca`` the file) and one user,
-        ``user``/``password`` (anonymous clients refused)."""
+        ``user``/``password`` (anonymous clients refused). ``passwords``: the
+        same user on plain TCP. ``acl``: Mosquitto's ``acl_file`` text (for
+        anonymous clients write its lines before any ``user`` line)."""
         self.folder = folder
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         folder.mkdir(parents=True, exist_ok=True)
         self.ca: Path | None = None
         self.user, self.password = "box", "pa:ss w0rd"
+        self.anonymous = not (secure or passwords)
         extra = ""
         if secure:
             self.ca = _certificates(folder)
+            extra = (f"cafile {self.ca}\ncertfile {folder / 'server.pem'}\n"
+                     f"keyfile {folder / 'server.key'}\n")
+        if secure or passwords:
             subprocess.run(["mosquitto_passwd", "-c", "-b", str(folder / "passwd"), self.user,
                             self.password], check=True, capture_output=True)
-            extra = (f"cafile {self.ca}\ncertfile {folder / 'server.pem'}\n"
-                     f"keyfile {folder / 'server.key'}\npassword_file {folder / 'passwd'}\n")
+            extra += f"password_file {folder / 'passwd'}\n"
+        if acl is not None:
+            (folder / "acl").write_text(acl)
+            extra += f"acl_file {folder / 'acl'}\n"
         # persistence saved at every change: a subscriber's session survives a SIGKILL
         (folder / "mosquitto.conf").write_text(
             # as root mosquitto would drop to the user "mosquitto", who cannot write here
             f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
             f"listener {self.port} 127.0.0.1\n{extra}"
-            f"allow_anonymous {'false' if secure else 'true'}\n"
+            f"allow_anonymous {'true' if self.anonymous else 'false'}\n"
             f"persistence true\npersistence_location {folder}/\n"
             "autosave_interval 1\nautosave_on_changes true\nlog_dest stderr\n")
 
@@ -80,6 +89,13 @@ class Broker:
     def log(self) -> str:
         """The broker's log's end (for a failing test's message)."""
         return (self.folder / "log.txt").read_text(errors="replace")[-1500:]
+
+    def stop(self) -> None:
+        """SIGTERM: a clean stop (clients see their connection closed)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        self.proc = None
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -114,6 +130,7 @@ class Consumer:
         self.client.reconnect_delay_set(0.1, 0.5)
         if broker.ca is not None:
             self.client.tls_set(ca_certs=str(broker.ca))
+        if not broker.anonymous:
             self.client.username_pw_set(broker.user, broker.password)
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe(topic, qos=1)
         self.client.on_message = self._got
@@ -156,3 +173,94 @@ def dedup(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def bare(message: dict[str, Any]) -> dict[str, Any]:
     """The event as the simulator prints it (without box, seq and time)."""
     return {k: v for k, v in message.items() if k not in ("box", "seq", "at")}
+
+
+class Mqtt311Only:
+    """A broker that speaks only MQTT 3.1.1 (as Mosquitto before 1.6 did): a CONNECT
+    of protocol level 5 is answered ``CONNACK`` return code 1 ("unacceptable
+    protocol version") and closed; any other connection is passed on to the real
+    ``broker`` byte for byte. ``v5_refused`` counts the refusals."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self.port = free_port()
+        self.v5_refused = 0
+        self._server = socket.create_server(("127.0.0.1", self.port))
+        self._server.settimeout(0.2)
+        self._closing = False
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while not self._closing:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(10)
+            first = _read_packet(conn)
+            # CONNECT: fixed header, remaining length, "\0\4MQTT", protocol level
+            body = first[1 + _length_bytes(first):]
+            if body[:6] == b"\x00\x04MQTT" and body[6] == 5:
+                self.v5_refused += 1
+                conn.sendall(b"\x20\x02\x00\x01")
+                conn.close()
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.broker.port), 5)
+            upstream.sendall(first)
+            for a, b in ((conn, upstream), (upstream, conn)):
+                threading.Thread(target=_pipe, args=(a, b), daemon=True).start()
+        except OSError:
+            conn.close()
+
+    def close(self) -> None:
+        self._closing = True
+        self._server.close()
+
+
+def _read_packet(conn: socket.socket) -> bytes:
+    data = b""
+    while len(data) < 2 or (data[-1] & 0x80 and len(data) < 5):
+        chunk = conn.recv(1)
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    length, shift = 0, 0
+    for byte in data[1:]:
+        length |= (byte & 0x7F) << shift
+        shift += 7
+    while len(data) < 1 + _length_bytes(data) + length:
+        chunk = conn.recv(4096)
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    return data
+
+
+def _length_bytes(packet: bytes) -> int:
+    n = 1
+    while packet[n] & 0x80:
+        n += 1
+    return n
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass

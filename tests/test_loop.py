@@ -238,9 +238,9 @@ def test_a_step_sets_the_lights_then_stores_then_renders_the_screen(tmp_path):
     order: list[str] = []
     record, lights, render = daemon.store.record_all, daemon.box.indicators.show, daemon.render
 
-    def recording(events, tally=None):
+    def recording(events, tally=None, happened=None):
         order.extend(f"store {event.name}" for event in events)
-        record(events, tally)
+        record(events, tally, happened)
 
     def lighting(frame, now):
         order.append("lights")

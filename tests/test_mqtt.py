@@ -36,22 +36,6 @@ PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
 SB = [sys.executable, "-m", "shutbox_hw.cli"]
 
 
-@pytest.fixture
-def broker(tmp_path: Path):
-    need_broker()
-    b = Broker(tmp_path / "broker")
-    b.start()
-    yield b
-    b.kill()
-
-
-@pytest.fixture
-def consumer(broker: Broker):
-    c = Consumer(broker)
-    yield c
-    c.close()
-
-
 def mqtt_config(tmp_path: Path, broker: Broker, **extra: str) -> Path:
     lines = [f'mqtt = "{broker.url}"', 'box = "pub1"'] + [f"{k} = {v}" for k, v in extra.items()]
     path = tmp_path / "box.toml"
@@ -61,8 +45,8 @@ def mqtt_config(tmp_path: Path, broker: Broker, **extra: str) -> Path:
 
 def test_sim_with_mqtt_sends_every_event_state_status_and_discovery(tmp_path, broker, consumer):
     config = mqtt_config(tmp_path, broker, homeassistant="true")
-    out = subprocess.run([*SB, "sim", "--config", str(config), "--script", str(PRACTICE)],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
+                          str(PRACTICE)], capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
     assert out.returncode == 0 and out.stderr == "", out.stderr
     printed = [json.loads(line) for line in out.stdout.splitlines()]
     assert consumer.wait(lambda: len(consumer.events()) >= len(printed)
@@ -78,7 +62,7 @@ def test_sim_with_mqtt_sends_every_event_state_status_and_discovery(tmp_path, br
     assert state["player"] == "P2" and state["open"] == [2] and state["last_score"] == 2
     assert [p["name"] for p in state["players"]] == ["P1", "P2"]
     configs = {t: json.loads(p) for t, p, _ in consumer.messages if t.endswith("/config")}
-    assert len(configs) == len(ENTITIES) == 6
+    assert len(configs) == len(ENTITIES) == 8
     for topic, cfg in configs.items():
         assert topic.startswith("homeassistant/") and "/pub1/" in topic
         assert cfg["state_topic"] == "shutbox/pub1/state"
@@ -297,23 +281,31 @@ def test_mqtts_with_credentials_from_a_file(tmp_path):
         credentials.chmod(0o600)
         config = mqtt_config(tmp_path, broker, credentials_file=f'"{credentials}"',
                              ca_file=f'"{broker.ca}"')
-        out = subprocess.run([*SB, "sim", "--config", str(config), "--script", str(PRACTICE)],
-                             capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
+                              str(PRACTICE)], capture_output=True, text=True, timeout=60,
+                             cwd=CHECKOUT)
         assert out.returncode == 0 and out.stderr == "", out.stderr
         printed = [json.loads(line) for line in out.stdout.splitlines()]
         assert secure_consumer.wait(lambda: len(secure_consumer.events()) == len(printed), 10)
         assert [bare(m) for m in secure_consumer.events()] == printed
         credentials.write_text(f"{broker.user}:wrong\n")
         db = tmp_path / "kept.db"
-        out = subprocess.run([*SB, "sim", "--config", str(config), "--script", str(PRACTICE),
-                              "--db", str(db)], capture_output=True, text=True, timeout=60,
-                             cwd=CHECKOUT)
+        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
+                              str(PRACTICE), "--db", str(db)], capture_output=True, text=True,
+                             timeout=60, cwd=CHECKOUT)
         assert out.returncode == 0
         lines = out.stderr.splitlines()
         assert "refused the connection" in lines[0] and "wrong" not in out.stderr
         assert lines[-1].endswith("they wait in the database's outbox")
+        # the refusal is a fault of the part mqtt on the box (if it came while the
+        # script played: the script does not wait for the network), queued like its events
+        again = [json.loads(line) for line in out.stdout.splitlines()]
+        faults = [e for e in again if e["event"] == "fault"]
+        assert all(f["device"] == "mqtt" and "refused the connection" in f["detail"]
+                   for f in faults) and len(faults) <= 1
+        assert [e for e in again if e["event"] != "fault"] == printed
         reader = sqlite3.connect(db)
-        assert waiting(reader) == len(printed)
+        assert waiting(reader) == len(again)
         reader.close()
     finally:
         secure_consumer.close()

@@ -42,6 +42,12 @@ def run(args: argparse.Namespace) -> int:
         for line in kernel:
             print(one_line(f"{shown_path(path)}: {line}"), file=sys.stderr)
         return 2
+    from ..netconfig import network_file_problems
+    secrets = network_file_problems(config.network)   # readable by others: refused
+    if secrets:
+        for line in secrets:
+            print(one_line(f"{shown_path(path)}: {line}"), file=sys.stderr)
+        return 2
     db = Path(args.db) if args.db else (config.db or default_db_path())
     if db.exists():
         # what the box's database holds must be readable by this version (an upgrade

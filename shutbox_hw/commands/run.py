@@ -114,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
         box = build_real_box(config, clock, args.pin_factory, waker.wake)
         store = Store(db_path)
         from ..network.hookup import publishing
-        with publishing(config, db_path, log.warning, drain_s=2.0) as outbox:
+        with publishing(config, db_path, log.warning, drain_s=2.0,
+                        wake_box=waker.wake) as outbox:
             store.outbox = outbox   # [network] mqtt: every event queued for the broker
             return _serve_box(args, config, box, store, clock, waker)
     finally:

@@ -7,6 +7,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--world", metavar="FILE", help="with --script and --db: keep the "
                    "flaps and the script's progress in FILE, so a process killed at any "
                    "moment goes on where it stopped when run again")
+    p.add_argument("--publish", action="store_true", help="with [network] mqtt in the "
+                   "config: send this simulated box's events to the broker as the box "
+                   "named there (off by default: a simulator never speaks for a real box)")
     p.set_defaults(run=run)
 
 
@@ -49,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
                         "on the real clock")
     config = load_config(args.config, preset=args.rules,
                          rule_overrides=parse_set_options(args.set))
+    if not args.publish:   # the config may be the real box's: its broker is not ours
+        config = replace(config, network=replace(config.network, mqtt=None,
+                                                 homeassistant=False, credentials_file=None))
     if args.frames_clear and not args.frames:
         raise UserError("--frames-clear goes with --frames DIR")
     if args.world and not args.script:

@@ -10,33 +10,55 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..config import Config
+from ..events import InputFault
+from ..store.outbox import Limits
 
-Wake = Callable[[], None]
+if TYPE_CHECKING:
+    from .publisher import Publisher
 
 
-def _nothing() -> None:
-    """The outbox's wake when no publisher runs (the rows wait in the database)."""
+class Outbox:
+    """The store's ``outbox`` hook: called after each commit that queued events
+    (the publisher's wake), it carries the limits the store trims the queue to
+    (:func:`~shutbox_hw.store.outbox.limits_of`) and the publisher's own faults
+    the daemon takes on each step (:meth:`faults`)."""
+
+    def __init__(self, limits: Limits, publisher: Publisher | None = None) -> None:
+        self.limits = limits
+        self.publisher = publisher
+
+    def __call__(self) -> None:
+        if self.publisher is not None:
+            self.publisher.wake()
+
+    def faults(self, now_ms: int) -> list[InputFault]:
+        return [] if self.publisher is None else self.publisher.reports(now_ms)
 
 
 @contextmanager
 def publishing(config: Config, db_path: str | Path, warn: Callable[[str], None],
-               drain_s: float = 0.0) -> Iterator[Wake | None]:
+               drain_s: float = 0.0,
+               wake_box: Callable[[], None] | None = None) -> Iterator[Outbox | None]:
     """The store's ``outbox`` hook (None: no ``[network] mqtt``), a publisher running
-    meanwhile; on the way out up to ``drain_s`` seconds to send what is queued."""
-    if config.network.mqtt is None:
+    meanwhile; on the way out up to ``drain_s`` seconds to send what is queued.
+    ``wake_box`` wakes the box's loop when the publisher has a fault to show."""
+    network = config.network
+    if network.mqtt is None:
         yield None
         return
+    limits = Limits(network.outbox_max, network.outbox_max_days * 86400.0)
     from .publisher import MqttMissing, Publisher
     try:
-        publisher = Publisher(db_path, config.network).start()
+        publisher = Publisher(db_path, network, wake_box=wake_box).start()
     except MqttMissing as error:
         warn(str(error))
-        yield _nothing
+        yield Outbox(limits)
         return
     try:
-        yield publisher.wake
+        yield Outbox(limits, publisher)
     finally:
         left = publisher.stop(drain_s)
         if left:

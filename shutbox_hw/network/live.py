@@ -25,7 +25,7 @@ def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
                          ).fetchone()
         figures = tonight(db, now)
         summary: dict[str, Any] = {
-            "playing": False, "game": None,
+            "playing": False, "game": None, "player": None,   # always there (null: idle)
             "tonight": {"games": figures.games, "boxes_shut": figures.boxes_shut,
                         "best": None if figures.best is None else
                         {"player": figures.best[0], "score": figures.best[1]}},
@@ -76,11 +76,19 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str) -> dict[str, An
     for dice_json, closed_json in (db.execute(
             "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number", (turn[0],))
             if turn else ()):
-        dice = json.loads(dice_json) if dice_json else None
-        closed.update(json.loads(closed_json) if closed_json else ())
+        try:   # a damaged throw row is left out (the rest of the picture stands)
+            thrown = json.loads(dice_json) if dice_json else None
+            closed.update(int(t) for t in (json.loads(closed_json) if closed_json else ()))
+        except (ValueError, TypeError):
+            continue
+        dice = thrown
+    open_tiles: list[int] | None = None
     if turn and turn[3] is not None and turn[4]:
-        open_tiles = list(json.loads(turn[4]))
-    else:
+        try:
+            open_tiles = [int(t) for t in json.loads(turn[4])]
+        except (ValueError, TypeError):
+            open_tiles = None
+    if open_tiles is None:
         open_tiles = [t for t in range(1, tiles + 1) if t not in closed]
     totals, balances = result.get("totals", {}), result.get("balances")
     return {

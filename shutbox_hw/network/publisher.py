@@ -1,22 +1,32 @@
-"""The MQTT publisher: the outbox sent to the broker in order, each row deleted on PUBACK.
+"""The MQTT publisher: the outbox sent to the broker in order, each row deleted
+once the broker accepted it.
 
 It runs on a thread of its own with its own SQLite connection and its own
 select loop over the broker's socket and a wake pipe (the daemon's store
 writes one byte after each commit that queued events: a few microseconds on
-the box's loop, which never waits for the network). paho-mqtt is driven
-through ``loop_read``/``loop_write``/``loop_misc`` so that nothing else runs
-a thread. Each connection is a fresh client with a clean session: after a
+the box's loop, which never waits for the network). One connection at a time
+is a :class:`~.session.Session` (a fresh client, a clean session): after a
 drop, sending starts again from the oldest row still queued, so the broker may
 see a message twice (same ``seq``) but never out of order, and nothing is
-deleted before the broker has acknowledged it.
+deleted before the broker has accepted it.
 
-Topics (``<box>``: ``[network] box``, default the host name):
+The thread is supervised: whatever fails in it (a database locked at start, a
+bug) is logged once, shown on the box as a fault of the part ``mqtt``
+(:mod:`.health`), and the work starts again after a back-off. A broker that
+cannot be reached for :data:`GRACE_S` is a fault too (not the second it takes
+a broker to restart); a broker that refuses the box (credentials) or one of
+its events (an ACL) is one at once. The back-off between attempts grows to
+30 s and starts again only once the broker has accepted a connection (and
+taken the event it refused, if it refused one).
+
+Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.netconfig.default_box_id`):
 
 - ``shutbox/<box>/event``: every event, QoS 1, ``{"box", "seq", "at", "event", ...}``;
 - ``shutbox/<box>/state``: retained, the live summary (:mod:`.live`) with the
-  ``seq`` of the last event it includes, after each burst of events;
-- ``shutbox/<box>/status``: retained ``online``, and ``offline`` as the last
-  will (or on a clean stop).
+  ``seq`` of the last event it includes, the faults and the outbox; after each
+  burst of events, and when its figures change with the clock (tonight's window);
+- ``shutbox/<box>/status``: retained ``online`` (after the fresh state), and
+  ``offline`` as the last will (or on a clean stop).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import select
 import sqlite3
 import threading
@@ -32,17 +43,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..netconfig import NetworkConfig, read_secret
-from ..store.outbox import oldest, sent, waiting
-from .discovery import discovery_messages
-from .live import live
+from .. import __version__
+from ..events import InputFault
+from ..netconfig import NetworkConfig
+from ..store.outbox import waiting
+from .health import PART, Health
+from .session import Session
 
 log = logging.getLogger("shutbox_hw.mqtt")
 
-WINDOW = 20              # messages in flight at once (paho's own default)
-KEEPALIVE_S = 30
-BACKOFF_S = (1, 2, 5, 10, 30)   # between attempts to reach the broker
+BACKOFF_S = (1, 2, 5, 10, 30)   # between attempts to reach the broker, or to start again
 BUSY_TIMEOUT_S = 5.0     # this thread may wait for the daemon's writes; the daemon not for it
+GRACE_S = 60.0           # a broker away this long is a fault (a restart takes a second)
+STOP_WAIT_S = 10.0       # stop() waits this long for the thread
+STATE_REFRESH_S = 60.0   # the state looked at again this often (tonight's window moves)
+ACL_CAVEAT = ("the broker does not speak MQTT 5: using MQTT 3.1.1, where the broker's "
+              "acknowledgement carries no reason (a message its ACL drops looks delivered: "
+              "let the ACL allow shutbox/{box}/#)")
 
 
 def topics(box: str) -> dict[str, str]:
@@ -67,34 +84,42 @@ class Publisher:
     """Sends the outbox of the database at ``db_path`` to the broker of ``network``."""
 
     def __init__(self, db_path: str | Path, network: NetworkConfig,
-                 clock: Callable[[], float] = time.time) -> None:
-        self._mqtt = _paho()
+                 clock: Callable[[], float] = time.time, *, grace_s: float = GRACE_S,
+                 refresh_s: float = STATE_REFRESH_S,
+                 wake_box: Callable[[], None] | None = None) -> None:
+        self.mqtt = _paho()
         broker = network.broker
         assert broker is not None, "a publisher needs [network] mqtt"
         self.broker = broker
         self.network = network
         self.box = network.box_id
+        # a suffix of its own each run: two processes never take each other's session
+        self.client_id = f"shutbox-{self.box}-{secrets.token_hex(4)}"
         self.topics = topics(self.box)
         self.db_path = Path(db_path)
+        self.v5 = True                       # until the broker says it speaks only 3.1.1
+        self.grace_s = grace_s
+        self.refresh_s = refresh_s
+        self.health = Health()
         self._clock = clock
+        self._wake_box = wake_box            # the box's loop, to take a fault at once
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
         self._stop = threading.Event()
         self._closed = False
-        self._drained = threading.Event()
+        self._pipe_lock = threading.Lock()
+        self.drained = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self.faults: dict[str, str] = {}     # device -> detail, from the events sent
         self.problem: str | None = None      # why the broker is not reached (for logs, tests)
-        self.sent = 0                        # messages acknowledged since start
-        # per connection
-        self._client: Any = None
-        self._connected = False
-        self._lost = False
-        self._inflight: dict[int, int] = {}   # mid -> seq
-        self._acked: list[int] = []           # mids acknowledged (filled by paho's callback)
-        self._last_queued = 0                 # the highest seq published on this connection
-        self._state_seq = -1                  # the seq the retained state last reflected
+        self.sent = 0                        # messages accepted since start
+        self.refused = 0                     # events the broker refused (they stay queued)
+        self.restarts = 0                    # times the supervisor started the work again
+        self._refused_seq: int | None = None
+        self._crash: str | None = None       # the last failure logged with its traceback
+        self._attempt = 0
+        self._down_since: float | None = None
 
     # ------------------------------------------------------------------ the loop's side
 
@@ -104,26 +129,37 @@ class Publisher:
 
     def wake(self) -> None:
         """New rows are queued (called on the daemon's thread: one non-blocking write)."""
-        if self._closed:
-            return   # its pipe is gone (and the number may belong to another file now)
-        try:
-            os.write(self._wake_w, b"\0")
-        except (BlockingIOError, OSError):
-            pass  # the pipe is full: the thread is awake anyway
+        with self._pipe_lock:
+            if self._closed:
+                return   # its pipe is gone (and the number may belong to another file now)
+            try:
+                os.write(self._wake_w, b"\0")
+            except (BlockingIOError, OSError):
+                pass  # the pipe is full: the thread is awake anyway
+
+    def reports(self, now_ms: int) -> list[InputFault]:
+        """The publisher's faults and recoveries since the last look (the box's loop)."""
+        return self.health.take(now_ms)
 
     def stop(self, drain_s: float = 0.0) -> int:
         """Stop, after up to ``drain_s`` seconds for the queue to empty; how many wait still."""
         if drain_s > 0 and self._thread.is_alive():
-            self._drained.clear()
+            self.drained.clear()
             self.wake()
-            self._drained.wait(drain_s)
+            self.drained.wait(drain_s)
         self._stop.set()
         self.wake()
-        self._thread.join(10)
-        self._closed = True
-        for fd in (self._wake_r, self._wake_w):
-            os.close(fd)
+        self._thread.join(STOP_WAIT_S)
+        if not self._thread.is_alive():   # never close the pipe under a running select:
+            self._close_pipe()            # a thread still busy closes it as it ends
         return self._waiting_now()
+
+    def _close_pipe(self) -> None:
+        with self._pipe_lock:
+            if not self._closed:
+                self._closed = True
+                for fd in (self._wake_r, self._wake_w):
+                    os.close(fd)
 
     def _waiting_now(self) -> int:
         try:
@@ -138,29 +174,53 @@ class Publisher:
     # ------------------------------------------------------------------ the thread
 
     def _run(self) -> None:
+        """The supervisor: the work, started again after any failure."""
+        try:
+            self._supervise()
+        finally:
+            if self._stop.is_set():
+                self._close_pipe()
+
+    def _supervise(self) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                self._work()
+                return
+            except Exception as error:   # whatever it is, the box plays on and we retry
+                text = f"the publisher failed ({type(error).__name__}: {error}); it starts again"
+                if text != self._crash:     # the same failure again: not logged again
+                    log.exception("MQTT: %s", text)
+                self._crash = self.problem = text
+                self.health.bad(text)
+                self.restarts += 1
+                self._sleep(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
+                failures += 1
+
+    def _work(self) -> None:
         db = sqlite3.connect(self.db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
                              check_same_thread=True)
-        # deletes need no fsync of their own: a lost delete only sends a row twice
-        db.execute("PRAGMA synchronous=NORMAL")
-        attempt = 0
         try:
+            # deletes need no fsync of their own: a lost delete only sends a row twice
+            db.execute("PRAGMA synchronous=NORMAL")
             self._await_outbox(db)
             while not self._stop.is_set():
+                session = Session(self, db)
                 try:
-                    if self._connect():
-                        attempt = 0
-                        self._serve(db)
-                except sqlite3.Error as error:   # locked, or not migrated yet: try again
-                    self._problem(f"the database: {error}")
+                    if session.connect():
+                        session.serve()
                 finally:
-                    self._disconnect()
+                    session.close()
+                if session.refused is not None:
+                    self._was_refused(*session.refused)
+                elif session.accepted and not self._stop.is_set():
+                    self.unreachable("the broker closed the connection")
                 if self._stop.is_set():
                     break
-                delay = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
-                attempt += 1
-                self._sleep(delay)
-        except Exception:  # a bug here must never reach the box: log it and stop sending
-            log.exception("MQTT publisher stopped")
+                if session.downgrade:
+                    continue   # at once, in 3.1.1
+                self._sleep(BACKOFF_S[min(self._attempt, len(BACKOFF_S) - 1)])
+                self._attempt += 1
         finally:
             db.close()
 
@@ -169,156 +229,126 @@ class Publisher:
         while not self._stop.is_set() and db.execute(
                 "SELECT 1 FROM sqlite_master WHERE name = 'outbox'").fetchone() is None:
             select.select([self._wake_r], [], [], 1.0)
-            self._drain_pipe()
+            self.drain_pipe()
 
     def _sleep(self, seconds: float) -> None:
         """Wait, cut short by a stop (not by new rows: the broker is away)."""
         end = time.monotonic() + seconds
         while not self._stop.is_set() and time.monotonic() < end:
             select.select([self._wake_r], [], [], max(0.0, end - time.monotonic()))
-            self._drain_pipe()
+            self.drain_pipe()
 
-    def _drain_pipe(self) -> None:
+    # ------------------------------------------------------------------ for the session
+
+    @property
+    def wake_fd(self) -> int:
+        return self._wake_r
+
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def drain_pipe(self) -> None:
         try:
             while os.read(self._wake_r, 4096):
                 pass
         except (BlockingIOError, OSError):
             pass
 
-    def _connect(self) -> bool:
-        mqtt = self._mqtt
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"shutbox-{self.box}",
-                             clean_session=True, reconnect_on_failure=False)
-        client.will_set(self.topics["status"], "offline", qos=1, retain=True)
-        try:
-            if self.network.credentials_file:
-                user, _, password = read_secret(self.network.credentials_file,
-                                                "credentials file").partition(":")
-                client.username_pw_set(user, password or None)
-            if self.broker.tls:
-                client.tls_set(ca_certs=self.network.ca_file)
-        except (ValueError, OSError) as error:
-            self._problem(str(error))
-            return False
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_publish = self._on_publish
-        self._connected, self._lost = False, False
-        self._inflight, self._acked, self._last_queued = {}, [], 0
-        self._state_seq = -1
-        try:
-            client.connect(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S)
-        except (OSError, ValueError) as error:
-            self._problem(f"cannot reach {self.broker.host}:{self.broker.port}: "
-                          f"{getattr(error, 'strerror', None) or error}")
-            return False
-        self._client = client
-        return True
-
-    def _problem(self, text: str) -> None:
+    def _say(self, text: str) -> None:
         if text != self.problem:
             log.warning("MQTT: %s", text)
         self.problem = text
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                    properties: Any) -> None:
-        if reason.is_failure:
-            self._problem(f"the broker refused the connection: {reason}")
-            self._lost = True
-            return
-        self._connected = True
+    def problem_now(self, text: str) -> None:
+        """A problem that is a fault at once (refused credentials, a secret file)."""
+        self._say(text)
+        self._tell_box(text)
+
+    def unreachable(self, text: str) -> None:
+        """The broker is away: a fault once it has been away for ``grace_s``."""
+        self._say(text)
+        now = time.monotonic()
+        if self._down_since is None:
+            self._down_since = now
+        if now - self._down_since >= self.grace_s:
+            self._tell_box(text)
+
+    def _tell_box(self, text: str) -> None:
+        if self.health.fault is None:
+            self.health.bad(text)
+            if self._wake_box is not None:
+                self._wake_box()
+
+    def speak_311(self) -> None:
+        if self.v5:
+            self.v5 = False
+            log.warning("MQTT: %s", ACL_CAVEAT.format(box=self.box))
+
+    def connected(self) -> None:
+        """The broker accepted the connection."""
         if self.problem is not None:
-            log.info("MQTT: connected to %s:%d", self.broker.host, self.broker.port)
-        self.problem = None
-        client.publish(self.topics["status"], "online", qos=1, retain=True)
-        if self.network.homeassistant:
-            for topic, payload in discovery_messages(self.box, self.topics):
-                client.publish(topic, payload, qos=1, retain=True)
+            log.info("MQTT: connected to %s:%d (MQTT %s)", self.broker.host, self.broker.port,
+                     "5" if self.v5 else "3.1.1")
+        self.problem, self._down_since = None, None
+        if self._refused_seq is None:
+            self._attempt = 0
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                       properties: Any) -> None:
-        self._lost = True
+    def working(self) -> None:
+        """A round of sending went through (the session, after each): the fault,
+        if one was shown, is over unless the broker refused an event still queued."""
+        if self._refused_seq is None:
+            self._all_well()
 
-    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any,
-                    properties: Any) -> None:
-        self._acked.append(mid)   # same thread (loop_read): no lock needed
+    def _all_well(self) -> None:
+        if self.health.fault is not None:
+            self.health.good()
+            if self._wake_box is not None:
+                self._wake_box()
 
-    def _serve(self, db: sqlite3.Connection) -> None:
-        """One connection: pump the outbox until it drops or the publisher stops."""
-        client = self._client
-        while not self._stop.is_set() and not self._lost:
-            sock = client.socket()
-            if sock is None:
-                break
-            want = [sock] if client.want_write() else []
-            readable, writable, _ = select.select([sock, self._wake_r], want, [], 1.0)
-            if self._wake_r in readable:
-                self._drain_pipe()
-            if sock in readable and client.loop_read() != 0:
-                break
-            if sock in writable and client.loop_write() != 0:
-                break
-            if client.loop_misc() != 0:
-                break
-            if self._connected:
-                self._pump(db)
+    def _was_refused(self, seq: int, reason: str) -> None:
+        self.refused += 1
+        self._refused_seq = seq
+        self.problem_now(f"the broker refused event {seq} on {self.topics['event']} "
+                         f"({reason}): it stays in the outbox")
 
-    def _pump(self, db: sqlite3.Connection) -> None:
-        """Acknowledged rows deleted; the window refilled; the state once all is sent."""
-        if self._acked:
-            done = [self._inflight.pop(mid) for mid in self._acked if mid in self._inflight]
-            self._acked = []
-            if done:
-                sent(db, done)
-                self.sent += len(done)
-        room = WINDOW - len(self._inflight)
-        if room > 0:
-            for seq, at, event in oldest(db, self._last_queued, room):
-                payload = f'{{"box":{json.dumps(self.box)},"seq":{seq},"at":{at:.3f},{event[1:]}'
-                info = self._client.publish(self.topics["event"], payload, qos=1)
-                self._inflight[info.mid] = seq
-                self._last_queued = seq
-                self._note_fault(event)
-        if not self._inflight and self._last_queued != self._state_seq:
-            self._publish_state(db)
-            self._state_seq = self._last_queued
-            self._drained.set()
-        elif not self._inflight:
-            self._drained.set()
+    def acknowledged(self, seqs: list[int]) -> None:
+        """Rows the broker accepted (and the session deleted)."""
+        self.sent += len(seqs)
+        if self._refused_seq is not None and seqs[-1] >= self._refused_seq:
+            self._refused_seq, self._attempt = None, 0   # taken (or dropped by the limits)
+            self._all_well()
 
-    def _note_fault(self, event: str) -> None:
+    def note_event(self, event: str) -> None:
         if event.startswith('{"event":"fault"') or event.startswith('{"event":"recovered"'):
-            data = json.loads(event)
+            try:
+                data = json.loads(event)
+                device = str(data["device"])
+            except (ValueError, KeyError, TypeError):
+                return
             if data["event"] == "fault":
-                self.faults[data["device"]] = data["detail"]
+                self.faults[device] = str(data.get("detail", ""))
             else:
-                self.faults.pop(data["device"], None)
+                self.faults.pop(device, None)
 
-    def _publish_state(self, db: sqlite3.Connection) -> None:
-        summary = live(db, self._clock())
-        faults = [{"device": d, "detail": t} for d, t in sorted(self.faults.items())]
-        state = "fault" if faults else "playing" if summary["playing"] else "idle"
-        best = summary["tonight"]["best"]
-        payload = {"box": self.box, "seq": self._last_queued, "state": state,
-                   "faults": faults, "games_tonight": summary["tonight"]["games"],
-                   "best_tonight": None if best is None else best["score"], **summary}
-        self._client.publish(self.topics["state"], json.dumps(payload), qos=1, retain=True)
-
-    def _disconnect(self) -> None:
-        client, self._client = self._client, None
-        if client is None:
-            return
-        if self._stop.is_set() and self._connected and not self._lost:
-            info = client.publish(self.topics["status"], "offline", qos=1, retain=True)
-            end = time.monotonic() + 2
-            while not info.is_published() and time.monotonic() < end:
-                if client.loop(0.1) != 0:
-                    break
-            client.disconnect()
-            client.loop(0.1)
+    def state(self, db: sqlite3.Connection, live: Callable[[sqlite3.Connection, float],
+                                                            dict[str, Any]],
+              outbox: Callable[[sqlite3.Connection], dict[str, int]]) -> dict[str, Any] | None:
+        """The retained state's payload (without its ``seq``), or None if the
+        record cannot be read now (said once; the events go on)."""
         try:
-            sock = client.socket()
-            if sock is not None:
-                sock.close()
-        except OSError:
-            pass
+            summary = live(db, self._clock())
+            figures = outbox(db)
+        except (ValueError, TypeError, KeyError, IndexError) as error:
+            self._say(f"the state cannot be read from the record ({error}): not published")
+            return None
+        faults = {**self.faults}
+        if self.health.fault is not None:
+            faults[PART] = self.health.fault
+        listed = [{"device": d, "detail": t} for d, t in sorted(faults.items())]
+        state = "fault" if listed else "playing" if summary["playing"] else "idle"
+        best = summary["tonight"]["best"]
+        return {"box": self.box, "state": state, "faults": listed,
+                "fault_parts": ", ".join(f["device"] for f in listed) or None,
+                "games_tonight": summary["tonight"]["games"],
+                "best_tonight": None if best is None else best["score"],
+                "outbox": figures, "version": __version__, **summary}

@@ -74,6 +74,7 @@ class WiredPin(MockPin):  # type: ignore[misc]   # gpiozero has no type hints
     Its ``states`` keep only the newest changes (gpiozero's keep every one)."""
 
     grounded = False
+    states: Any    # gpiozero's PinState entries (the package has no type hints)
 
     def clear_states(self) -> None:
         super().clear_states()

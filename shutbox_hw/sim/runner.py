@@ -318,13 +318,14 @@ class SimRunner:
         """At a script's end: every step of an end shown, and every event the disk
         refused for a moment (a lock, a full disk) tried again for up to
         ``FLUSH_TRIES`` retry periods, as the box would go on trying. Returns
-        how many events are still not saved (the caller says so)."""
+        how many events the record keeps are still not saved (the caller says so)."""
         self.let_ends_show()
         for _ in range(FLUSH_TRIES):
             if not self.daemon.unsaved:
                 break
             self.advance(STORE_RETRY_MS)
-        return len(self.daemon.unsaved)
+        from ..store.game_rows import NOT_STORED
+        return sum(not isinstance(e, NOT_STORED) for e in self.daemon.unsaved)
 
     def bounce(self, tile: int, edges: int) -> None:
         self._settle_after(self.sim.bounce(tile, edges, self.world.now_ms()))

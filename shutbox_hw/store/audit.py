@@ -11,7 +11,6 @@ count from (``since:game``) and clears the counters.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections import Counter
@@ -21,6 +20,7 @@ from ..events import Tonight
 from ..rules.ruleset import PRESET_TITLES
 from . import figures
 from .figures import SINCE
+from .outbox import DROPPED, outbox_figures
 from .schema import VERSION
 
 FLUSH_EVERY = 50       # pending changes that force a write even without a game write
@@ -145,19 +145,8 @@ def _best(db: sqlite3.Connection, turns: list[int], version: int) -> list[dict[s
     return best
 
 
-OUTBOX_DROPPED = "outbox_dropped"
-"""The settings row counting the outbox's events dropped past its cap (store/outbox.py)."""
-
-
-def outbox_figures(db: sqlite3.Connection) -> dict[str, int]:
-    """The MQTT outbox's backlog and what its cap dropped: ``{"queued": N, "dropped": M}``."""
-    queued, = db.execute("SELECT COUNT(*) FROM outbox").fetchone()
-    row = db.execute("SELECT value FROM settings WHERE key = ?", (OUTBOX_DROPPED,)).fetchone()
-    try:
-        dropped = int(json.loads(row[0])) if row else 0
-    except (ValueError, TypeError):
-        dropped = 0
-    return {"queued": int(queued), "dropped": dropped}
+OUTBOX_DROPPED = DROPPED
+"""The audit counter (table ``counters``) of the outbox's events dropped past its limits."""
 
 
 def database_bytes(db: sqlite3.Connection) -> int:

@@ -42,7 +42,7 @@ from .faults import (
     transient_disk_error,
 )
 from .game_rows import NOT_STORED, read_saved_game, write_event
-from .outbox import queue
+from .outbox import limits_of, make_shrinkable, queue
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .settings import load_settings
 
@@ -101,6 +101,7 @@ class Store(Closable):
             if self._check_write is not None:
                 self._check_write()
             migrate(db, self.path)  # reads the schema before changing anything
+            make_shrinkable(db)     # once per file: the outbox's pages can be given back
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
@@ -153,6 +154,10 @@ class Store(Closable):
         except (sqlite3.Error, OSError, SchemaError) as error:
             raise StorageFault(fault_text(error, self.path)) from None
 
+    def now(self) -> float:
+        """The store's wall clock (what it writes as the time of an event)."""
+        return self._clock()
+
     def clock_synced(self) -> bool:
         """Whether the system clock is set (no RTC: before NTP it is not to be trusted)."""
         return self._sync_flag.exists()
@@ -167,9 +172,12 @@ class Store(Closable):
         """Write one game event durably, in a transaction of its own."""
         self.record_all([event])
 
-    def record_all(self, events: Iterable[AnyGameEvent], tally: Tally | None = None) -> None:
+    def record_all(self, events: Iterable[AnyGameEvent], tally: Tally | None = None,
+                   happened: Sequence[float] | None = None) -> None:
         """Write the events of one step, in order, in one transaction: all or none;
         the audit counts of ``tally`` ride in the same transaction (one sync).
+        ``happened``: when each event happened (:meth:`now` then), for the outbox
+        (events kept in memory while the disk refused them).
 
         Raises :class:`StorageFault` when the disk does not take them now; the
         store is then as it was before (the caller keeps the events, the tally
@@ -191,7 +199,7 @@ class Store(Closable):
             if counts is not None:
                 counts.add_to(self._conn())
             if self.outbox is not None:
-                queue(self._conn(), events, now)
+                queue(self._conn(), events, now, limits_of(self.outbox), happened)
         if counts is not None:
             counts.written()
         if self.outbox is not None and events:
@@ -283,15 +291,16 @@ class Store(Closable):
             raise StorageFault(fault_text(error, self.path)) from error
 
     def audit_lines(self) -> list[str]:
-        """The audits as short lines for the operator menu (reads every game:
-        asked for when the menu opens, not after each game)."""
+        """The audits as short lines for the operator menu (the figures every
+        write keeps up to date: a few rows, whatever the record's size)."""
         try:
             return audit_lines(self._conn())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 
     def tonight(self) -> Tonight:
-        """Tonight's figures for the idle screen (three counts, read after each game)."""
+        """Tonight's figures for the idle screen (read after each game, through the
+        index on ``started_at``: they cost tonight's games, not the record's)."""
         try:
             return tonight(self._conn(), self._clock())
         except sqlite3.Error as error:

@@ -1,0 +1,244 @@
+"""One connection to the broker: a fresh paho-mqtt client with a clean session.
+
+MQTT 5 where the broker speaks it: its PUBACK carries a reason code, and a
+message the broker refuses (its ACL, a quota) stays in the outbox and is
+reported; nothing is deleted but what the broker accepted, and only from
+the head of the queue, in order. A broker that answers MQTT 5 with
+"unsupported protocol version" is spoken to in 3.1.1 from then on, where a
+PUBACK carries no reason: Mosquitto acknowledges a message its ACL drops,
+so under 3.1.1 the ACL must allow ``shutbox/<box>/#`` (README, "MQTT").
+
+The client is driven through ``loop_read``/``loop_write``/``loop_misc`` on
+the publisher's thread (paho's callbacks run inside them: no locks here).
+On connect the retained state goes first (fresh figures), then ``online``,
+then Home Assistant's discovery; the events follow, at most :data:`WINDOW`
+in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import sqlite3
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ..netconfig import private_file_problem, read_secret
+from ..store.outbox import newest_seq, oldest, outbox_figures, sent, shrink
+from .discovery import discovery_messages
+from .live import live
+
+if TYPE_CHECKING:
+    from .publisher import Publisher
+
+WINDOW = 20              # messages in flight at once (paho's own default)
+KEEPALIVE_S = 30
+UNSUPPORTED_PROTOCOL = 0x84   # CONNACK reason (paho's name for a 3.1.1 broker's answer 1)
+
+
+class Session:
+    """Connect, pump the outbox until the connection drops or the publisher stops."""
+
+    def __init__(self, publisher: Publisher, db: sqlite3.Connection) -> None:
+        self.pub = publisher
+        self.db = db
+        self.accepted = False      # the broker accepted the CONNACK
+        self.lost = False
+        self.downgrade = False     # the broker wants 3.1.1: try again at once
+        self.refused: tuple[int, str] | None = None   # (seq, reason) of a refused event
+        self._client: Any = None
+        self._inflight: OrderedDict[int, list[Any]] = OrderedDict()   # mid -> [seq, acked]
+        self._last_queued = 0      # the highest seq published on this connection
+        self._state_seq = -1       # the seq the retained state last reflected
+        self._state_at = 0.0       # monotonic time of the last state look
+        self._state_sent = ""      # the last state published (without its seq)
+
+    # ------------------------------------------------------------------ connecting
+
+    def connect(self) -> bool:
+        pub = self.pub
+        mqtt = pub.mqtt
+        if pub.v5:
+            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
+                                 protocol=mqtt.MQTTv5, reconnect_on_failure=False)
+        else:
+            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
+                                 protocol=mqtt.MQTTv311, clean_session=True,
+                                 reconnect_on_failure=False)
+        client.will_set(pub.topics["status"], "offline", qos=1, retain=True)
+        try:
+            credentials = pub.network.credentials_file
+            if credentials:
+                problem = private_file_problem(credentials, f"credentials file {credentials}")
+                if problem:
+                    raise ValueError(problem + " (not used meanwhile)")
+                user, _, password = read_secret(credentials, "credentials file").partition(":")
+                client.username_pw_set(user, password or None)
+            if pub.broker.tls:
+                client.tls_set(ca_certs=pub.network.ca_file)
+        except (ValueError, OSError) as error:
+            pub.problem_now(str(error))
+            return False
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        try:
+            if pub.v5:
+                client.connect(pub.broker.host, pub.broker.port, keepalive=KEEPALIVE_S,
+                               clean_start=True)
+            else:
+                client.connect(pub.broker.host, pub.broker.port, keepalive=KEEPALIVE_S)
+        except (OSError, ValueError) as error:
+            pub.unreachable(f"cannot reach {pub.broker.host}:{pub.broker.port}: "
+                            f"{getattr(error, 'strerror', None) or error}")
+            return False
+        self._client = client
+        return True
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                    properties: Any) -> None:
+        pub = self.pub
+        if reason.is_failure:
+            self.lost = True
+            if pub.v5 and getattr(reason, "value", None) == UNSUPPORTED_PROTOCOL:
+                pub.speak_311()
+                self.downgrade = True
+                return
+            pub.problem_now(f"the broker refused the connection: {reason}")
+            return
+        self.accepted = True
+        pub.connected()
+        # the fresh state before "online": no stale retained figures shown as live
+        self._state_seq = newest_seq(self.db)
+        self._last_queued = 0
+        for event, in self.db.execute(   # the faults the state includes, sent or not yet
+                "SELECT event FROM outbox WHERE event LIKE '{\"event\":\"fault\"%'"
+                " OR event LIKE '{\"event\":\"recovered\"%' ORDER BY seq"):
+            pub.note_event(event)
+        self._publish_state()
+        self._publish(pub.topics["status"], "online", retain=True)
+        if pub.network.homeassistant:
+            for topic, payload in discovery_messages(pub.box, pub.topics, pub.network):
+                self._publish(topic, payload, retain=True)
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                       properties: Any) -> None:
+        self.lost = True
+
+    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any,
+                    properties: Any) -> None:
+        entry = self._inflight.get(mid)
+        if entry is None:
+            return   # status, state or discovery
+        if getattr(reason, "is_failure", False):
+            if self.refused is None:
+                self.refused = (int(entry[0]), str(reason))
+            self.lost = True   # nothing after it is deleted; sent again from it
+            return
+        entry[1] = True
+
+    def _publish(self, topic: str, payload: str, retain: bool = False) -> Any:
+        """One message, QoS 1; a refusal by paho (not connected, its queue full)
+        ends this connection: the rows stay queued and go on the next."""
+        info = self._client.publish(topic, payload, qos=1, retain=retain)
+        if info.rc != self.pub.mqtt.MQTT_ERR_SUCCESS:
+            self.lost = True
+            self.pub.unreachable(f"could not publish on {topic}: "
+                                 f"{self.pub.mqtt.error_string(info.rc)}")
+            return None
+        return info
+
+    # ------------------------------------------------------------------ serving
+
+    def serve(self) -> None:
+        """Pump until the connection drops or the publisher stops."""
+        client, pub = self._client, self.pub
+        while not pub.stopping() and not self.lost:
+            sock = client.socket()
+            if sock is None:
+                break
+            want = [sock] if client.want_write() else []
+            readable, writable, _ = select.select([sock, pub.wake_fd], want, [], 1.0)
+            if pub.wake_fd in readable:
+                pub.drain_pipe()
+            if sock in readable and client.loop_read() != 0:
+                break
+            if sock in writable and client.loop_write() != 0:
+                break
+            if client.loop_misc() != 0:
+                break
+            if self.accepted:
+                self._pump()
+                if not self.lost:
+                    pub.working()
+
+    def _pump(self) -> None:
+        """Acknowledged rows deleted (a prefix, in one transaction); the window
+        refilled; the state once all is sent, and when its figures change."""
+        done = []
+        while self._inflight:
+            mid, (seq, acked) = next(iter(self._inflight.items()))
+            if not acked:
+                break
+            del self._inflight[mid]
+            done.append(seq)
+        if done:
+            sent(self.db, done)
+            self.pub.acknowledged(done)
+            shrink(self.db)
+        if self.lost:
+            return
+        room = WINDOW - len(self._inflight)
+        if room > 0:
+            for seq, at, event in oldest(self.db, self._last_queued, room):
+                payload = (f'{{"box":{json.dumps(self.pub.box)},"seq":{seq},"at":{at:.3f},'
+                           f'{event[1:]}')
+                info = self._publish(self.pub.topics["event"], payload)
+                if info is None:
+                    return
+                self._inflight[info.mid] = [seq, False]
+                self._last_queued = seq
+                self.pub.note_event(event)
+        if not self._inflight:
+            fresh = self._last_queued > self._state_seq
+            if fresh or time.monotonic() - self._state_at >= self.pub.refresh_s:
+                self._publish_state(only_if_changed=not fresh)
+                self._state_seq = max(self._state_seq, self._last_queued)
+            self.pub.drained.set()
+
+    def _publish_state(self, only_if_changed: bool = False) -> None:
+        """The retained state (the live summary, the faults, the outbox); with
+        ``only_if_changed`` (the periodic look: tonight's window moves with
+        the clock) only when it differs from the last one sent."""
+        self._state_at = time.monotonic()
+        payload = self.pub.state(self.db, live, outbox_figures)
+        if payload is None:
+            return
+        seq = max(self._state_seq, self._last_queued)
+        text = json.dumps(payload)
+        if only_if_changed and text == self._state_sent:
+            return
+        self._state_sent = text
+        self._publish(self.pub.topics["state"], json.dumps({**payload, "seq": seq}),
+                      retain=True)
+
+    def close(self) -> None:
+        """Offline said on a clean stop; the socket closed in any case."""
+        client, self._client = self._client, None
+        if client is None:
+            return
+        if self.pub.stopping() and self.accepted and not self.lost:
+            info = client.publish(self.pub.topics["status"], "offline", qos=1, retain=True)
+            end = time.monotonic() + 2
+            while not info.is_published() and time.monotonic() < end:
+                if client.loop(0.1) != 0:
+                    break
+            client.disconnect()
+            client.loop(0.1)
+        try:
+            sock = client.socket()
+            if sock is not None:
+                sock.close()
+        except OSError:
+            pass
