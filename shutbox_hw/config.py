@@ -2,8 +2,8 @@
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
 :mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
-``[storage]`` and ``[sim]`` (only the simulator reads it). Every problem is reported with
-the key it concerns;
+``[storage]``, ``[sim]`` (only the simulator reads it) and ``[box]`` (its
+language). Every problem is reported with the key it concerns;
 :func:`check_config` gathers all of them so a builder can fix a file in one go.
 """
 
@@ -19,12 +19,14 @@ from typing import Any
 from .errors import UserError, clip, shown_path
 from .game.config import GameConfig, parse_game
 from .hal.config import HardwareConfig, parse_hardware
+from .i18n import DEFAULT as DEFAULT_LANGUAGE
+from .i18n import LANGUAGES
 from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
 from .rules import RulesError, RuleSet, rules_from_table
 from .textfile import read_text_file
 from .validate import Choice, Problems, Rule, Spec
 
-TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web")
+TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web", "box")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
 
@@ -48,6 +50,15 @@ SIM = Spec(SimConfig, {"dice_firmware": Choice(("model", "micropython"))})
 
 
 @dataclass(frozen=True)
+class BoxConfig:
+    """``[box]``: the box as its players meet it."""
+    language: str = DEFAULT_LANGUAGE    # what the OLED, the menu and the pages speak
+
+
+BOX = Spec(BoxConfig, {"language": Choice(LANGUAGES)})
+
+
+@dataclass(frozen=True)
 class Config:
     rules: RuleSet
     hardware: HardwareConfig
@@ -57,6 +68,7 @@ class Config:
     sim: SimConfig = field(default_factory=SimConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)   # MQTT (shutbox_hw/network)
     web: WebConfig = field(default_factory=WebConfig)               # shutbox-hw web
+    box: BoxConfig = field(default_factory=BoxConfig)               # its language
 
 
 def default_db_path() -> Path:
@@ -127,13 +139,14 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     sim = SimConfig(**SIM.read(tables["sim"], Problems(problems, "sim")))
     network = parse_network(tables["network"], problems)
     web = parse_web(tables["web"], problems)
+    box = BoxConfig(**BOX.read(tables["box"], Problems(problems, "box")))
     if game.dice == "module" and "dice" not in tables["hardware"]:
         problems.append('[game] dice: "module" needs a [hardware.dice] table (an empty one: '
                         "bus 4 on BCM 10/11, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,
-                  sim=sim, network=network, web=web), []
+                  sim=sim, network=network, web=web, box=box), []
 
 
 def load_config(path: str | Path | None = None, *, preset: str | None = None,

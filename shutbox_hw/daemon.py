@@ -45,6 +45,7 @@ from .hal.clock import Clock
 from .hal.dice_source import DiceSource
 from .hal.ports import Buttons, Display, FlapBank, Indicators
 from .hints import advisor_for as solver_advisor
+from .i18n import set_language
 from .lifecycle import Closable
 from .scheduler import Scheduler
 from .settings import config_values, effective
@@ -167,6 +168,7 @@ class Daemon:
         controller (and the display its contrast)."""
         contrast = self.config.hardware.display.contrast
         self.config, _ = effective(self.base_config, self.settings)
+        set_language(self.config.box.language)   # the next screen speaks it
         if self.config.hardware.display.contrast != contrast:
             self.box.display.set_contrast(self.config.hardware.display.contrast)
         advisor = self.advisor_for(self.config)

@@ -18,12 +18,13 @@ from typing import Any
 from .config import Config
 from .game.config import HINT_MODES, MAX_PLAYERS, PlayerNames, seat_names
 from .game.service_view import shown_value
+from .i18n import LANGUAGES
 from .rules import build_rules
 from .store.settings import load_settings
 
 BOX = "box"
 CONFIG_FILE = "config file"
-KEYS = ("preset", "players", "names", "hints", "settle_ms", "contrast")
+KEYS = ("preset", "players", "names", "hints", "settle_ms", "contrast", "language")
 
 
 def config_values(config: Config) -> dict[str, Any]:
@@ -33,7 +34,8 @@ def config_values(config: Config) -> dict[str, Any]:
             "names": seat_names(config.game.player_names, len(config.game.player_names) or 2),
             "hints": config.game.hints,
             "settle_ms": config.game.settle_ms,
-            "contrast": config.hardware.display.contrast}
+            "contrast": config.hardware.display.contrast,
+            "language": config.box.language}
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
@@ -81,7 +83,11 @@ def effective(config: Config, settings: Mapping[str, Any]) -> tuple[Config, dict
                           dim_contrast=min(display.dim_contrast, contrast))
         sources["contrast"] = BOX
     hardware = replace(config.hardware, display=display)
-    return replace(config, rules=rules, game=game, hardware=hardware), sources
+    box = config.box
+    if settings.get("language") in LANGUAGES:
+        box = replace(box, language=settings["language"])
+        sources["language"] = BOX
+    return replace(config, rules=rules, game=game, hardware=hardware, box=box), sources
 
 
 def setting_lines(config: Config, sources: Mapping[str, str]) -> list[str]:

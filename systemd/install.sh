@@ -126,10 +126,29 @@ MODULES=$ROOT/etc/modules-load.d/$NAME.conf
 PYTHON=/usr/bin/python3
 [[ -x $PYTHON ]] || PYTHON=$(command -v python3) || die "no python3 (apt-get install python3)"
 
+# Whether systemd runs this system (sd_booted: /run/systemd/system). It does not in a
+# chroot, where an SD card's image is prepared (or the arm rehearsal installs): there
+# units are enabled offline (systemctl --root=/) and nothing is reloaded, started or
+# stopped; the box starts at the next boot.
+SYSTEMD_UP=1
+[[ -n $ROOT || -d /run/systemd/system ]] || SYSTEMD_UP=0
+systemctl_here() {
+    if ((SYSTEMD_UP)); then systemctl "$@"; return; fi
+    local args=() a
+    case $1 in
+        enable|disable)
+            for a in "$@"; do [[ $a == --now ]] || args+=("$a"); done
+            systemctl --root=/ "${args[@]}" ;;
+        *) return 0 ;;
+    esac
+}
+
 # A command that changes the running system: run it, or with --root print it.
 system() {
     if [[ -n $ROOT ]]; then
         echo "would run: $*"
+    elif [[ $1 == systemctl ]]; then
+        shift; systemctl_here "$@"
     else
         "$@"
     fi
@@ -139,7 +158,7 @@ system() {
 # one (a stand-in playing a unit that does or does not report ready)
 ctl() {
     if [[ -z $ROOT ]]; then
-        systemctl "$@"
+        systemctl_here "$@"
     else
         echo "would run: systemctl $*"
         [[ -z ${SHUTBOX_SYSTEMCTL:-} ]] || "$SHUTBOX_SYSTEMCTL" "$@"
@@ -264,14 +283,37 @@ if ((ROLLBACK)); then
 fi
 
 # --- system packages ---------------------------------------------------------
-# python3-lgpio: the lgpio that gpiozero drives the pins with, built for this
-# OS's Python (PyPI's wheels stop at Python 3.12; Trixie has 3.13);
-# sqlite3 for backups of the database; i2c-tools for i2cdetect.
-PACKAGES=(python3-venv python3-lgpio i2c-tools sqlite3)
+# python3-venv; sqlite3 for backups of the database; i2c-tools for i2cdetect. And
+# each of the box's dependencies whose Debian package (Raspberry Pi OS's archive
+# included) this system has in a version the project's pins accept
+# (systemd/debian_packages.py): Pillow as python3-pil (PyPI has no 32-bit ARM
+# wheel of it), lgpio as Raspberry Pi OS's python3-lgpio (built for the system's
+# Python; PyPI's wheels stop at 3.12). The venv sees them (--system-site-packages)
+# with their metadata, so pip counts them as installed; PyPI's wheels give the rest.
+PACKAGES=(python3-venv i2c-tools sqlite3)
+# the extras: pi (lgpio), and with --web / --mqtt theirs, in one pip run
+EXTRAS=pi
+if ((WEB)); then EXTRAS+=,web; fi
+if ((MQTT)); then EXTRAS+=,mqtt; fi
+declare -A DEBIAN_HAS=()    # Debian package -> "version" (or "-") for pip's one-line failures
 if ((SKIP_APT)); then
     say "skipping system packages (--skip-system-packages)"
 else
     system apt-get update || say "apt-get update failed; trying the packages already known"
+    FROM_DEBIAN=() TO_PYPI=()
+    while IFS=$'\t' read -r where package dist version spec; do
+        DEBIAN_HAS[${dist,,}]="$package $version"
+        if [[ $where == debian ]]; then
+            PACKAGES+=("$package") FROM_DEBIAN+=("$package $version ($spec)")
+        elif [[ $version == - ]]; then
+            TO_PYPI+=("$dist (no $package here)")
+        else
+            TO_PYPI+=("$dist (Debian's $package is $version, the box needs $spec)")
+        fi
+    done < <("$PYTHON" "$SRC/systemd/debian_packages.py" "$SRC/pyproject.toml" "$EXTRAS")
+    listed() { local out="" x; for x; do out+="${out:+, }$x"; done; echo "${out:-none}"; }
+    say "from Debian: $(listed "${FROM_DEBIAN[@]}")"
+    say "from PyPI's wheels: $(listed "${TO_PYPI[@]}"), and what they need"
     system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         "${PACKAGES[@]}" || die "apt-get could not install ${PACKAGES[*]} (above)"
 fi
@@ -389,12 +431,9 @@ if [[ -n $from ]]; then
         || die "cannot copy the libraries of $CURRENT into $OPT/$NEW"
 fi
 PIP=("$OPT/$NEW/bin/python" -m pip install --quiet --disable-pip-version-check
-     --root-user-action=ignore --upgrade-strategy only-if-needed --only-binary lgpio)
+     --root-user-action=ignore --upgrade-strategy only-if-needed
+     --only-binary :all: --report "$BUILD_DIR/pip-report.json")
 [[ -z $WHEELS ]] || PIP+=(--no-index --find-links "$WHEELS")
-# the pi extra (lgpio), and with --web / --mqtt theirs, in one pip run
-EXTRAS=pi
-if ((WEB)); then EXTRAS+=,web; fi
-if ((MQTT)); then EXTRAS+=,mqtt; fi
 if "$OPT/$NEW/bin/python" -c 'import lgpio' 2>/dev/null \
         && ! "$OPT/$NEW/bin/python" -c 'import importlib.metadata as m; m.version("lgpio")' 2>/dev/null; then
     # the system's lgpio imports but pip cannot see it installed: the pi extra
@@ -404,8 +443,42 @@ if "$OPT/$NEW/bin/python" -c 'import lgpio' 2>/dev/null \
 fi
 EXTRA=${EXTRAS:+[$EXTRAS]}
 if [[ $TARGET == *.whl ]]; then SPEC="shutbox-hw$EXTRA @ file://$TARGET"; else SPEC="$TARGET$EXTRA"; fi
-"${PIP[@]}" "$SPEC" \
-    || die "pip could not install shutbox-hw$EXTRA (above; on a Pi lgpio comes from apt's python3-lgpio); the running version is unchanged"
+# wheels only (--only-binary :all:): nothing is compiled on the Pi. The box's own
+# package is built from the checkout (pure Python) unless it came as a wheel.
+pip_status=0
+"${PIP[@]}" "$SPEC" 2>"$BUILD_DIR/pip.err" || pip_status=$?
+if ((pip_status)); then
+    # a missing wheel in one line (pip's resolver report is long); anything else as pip said it
+    missing=$(sed -n 's/.*No matching distribution found for \([A-Za-z0-9._-]*\).*/\1/p' "$BUILD_DIR/pip.err" | head -1)
+    if [[ -n $missing ]]; then
+        read -r deb_pkg deb_version <<<"${DEBIAN_HAS[${missing,,}]:-}"
+        deb=""
+        if [[ -n ${deb_pkg:-} ]]; then
+            if [[ $deb_version == - ]]; then deb="; apt has no $deb_pkg"; else deb="; apt's $deb_pkg is $deb_version, too old"; fi
+        fi
+        where="on PyPI"; [[ -z $WHEELS ]] || where="in $WHEELS"
+        die "no wheel of $missing for this machine ($(uname -m), Python $("$PYTHON" -c "$PYVER")) $where$deb: the installer builds nothing from source; the running version is unchanged"
+    fi
+    cat "$BUILD_DIR/pip.err" >&2
+    die "pip could not install shutbox-hw$EXTRA (above); the running version is unchanged"
+fi
+cat "$BUILD_DIR/pip.err" >&2
+# what pip installed, from its report: a distribution that did not come as a wheel
+# (the checkout itself aside) was built here from its source
+SDISTS=$("$OPT/$NEW/bin/python" - "$BUILD_DIR/pip-report.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+for item in report.get("install", []):
+    info = item.get("download_info", {})
+    if "dir_info" not in info and not info.get("url", "").endswith(".whl"):
+        print(item["metadata"]["name"])
+PY
+) || die "cannot read pip's report of what it installed ($BUILD_DIR/pip-report.json)"
+[[ -z $SDISTS ]] || die "pip built $(echo $SDISTS | sed 's/ /, /g') from source: the installer takes wheels only; the running version is unchanged"
+say "pip built nothing from source; $("$OPT/$NEW/bin/python" -c 'import json, sys
+names = sorted((i["metadata"]["name"] for i in json.load(open(sys.argv[1])).get("install", [])
+                if i.get("download_info", {}).get("url", "").endswith(".whl")), key=str.lower)
+print("wheels installed: %d%s" % (len(names), " (" + ", ".join(names) + ")" if names else ""))' "$BUILD_DIR/pip-report.json")"
 install -m 0644 "$SRC/systemd/$NAME.service" "$OPT/$NEW/$NAME.service"
 say "installed $("$OPT/$NEW/bin/python" -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"))') in $OPT/$NEW"
 
@@ -509,22 +582,34 @@ if ((WEB || MQTT)); then
 fi
 
 # --- switch, restart, and back if it does not come up ----------------------------
-if [[ -z $CURRENT && -z $ROOT ]] && ! compgen -G "/dev/i2c-*" >/dev/null; then
+# keep the version now in use and the one before it
+prune_versions() {
+    for old in "$VERSIONS"/*; do
+        case "versions/${old##*/}" in "$NEW"|"$CURRENT") ;; *) rm -rf "$old" ;; esac
+    done
+}
+LATER=""
+if ! ((SYSTEMD_UP)); then
+    # a chroot (an SD card's image being prepared, the arm rehearsal): systemctl
+    # enables units there but starts nothing
+    LATER="systemd is not running here, so it was not started"
+elif [[ -z $CURRENT && -z $ROOT ]] && ! compgen -G "/dev/i2c-*" >/dev/null; then
     # a first install: I2C comes on at the next boot, and the box needs it
+    LATER="I2C comes on then"
+fi
+if [[ -n $LATER ]]; then
     unit_of "$NEW"
     relink "$VENV" "$NEW"
     FAILED=""
+    [[ -z $CURRENT ]] || { relink "$PREVIOUS" "$CURRENT"; prune_versions; }
     ctl enable "$NAME.service"
-    say "installed $ID; it starts at the next boot (I2C comes on then): sudo reboot"
+    say "installed $ID; it starts at the next boot ($LATER): sudo reboot"
     exit 0
 fi
 if switch_to "$NEW"; then
     FAILED=""
     [[ -z $CURRENT ]] || relink "$PREVIOUS" "$CURRENT"
-    # keep the running version and the one before it
-    for old in "$VERSIONS"/*; do
-        case "versions/${old##*/}" in "$NEW"|"$CURRENT") ;; *) rm -rf "$old" ;; esac
-    done
+    prune_versions
     if [[ -n $ROOT ]]; then
         say "installed into $ROOT"
     else

@@ -3,6 +3,7 @@ by systemd/install.sh into a scratch tree."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -85,9 +86,19 @@ def long_run(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--long"))
 
 
-def run_installer(*args: str | Path) -> subprocess.CompletedProcess:
+# apt-cache for the installer's choice of Debian packages: a stand-in, so that what it
+# would install does not depend on this machine's archive (tests/fake_apt_cache)
+FAKE_APT_CACHE = Path(__file__).resolve().parent / "fake_apt_cache" / "apt-cache"
+
+
+def run_installer(*args: str | Path, apt: str | None = None) -> subprocess.CompletedProcess:
+    """install.sh with ARGS; APT: the archive's candidates ("pkg=version ..."), by
+    default a Raspberry Pi OS Bookworm's."""
+    env = {**os.environ, "SHUTBOX_APT_CACHE": str(FAKE_APT_CACHE)}
+    if apt is not None:
+        env["FAKE_APT"] = apt
     return subprocess.run(["bash", str(INSTALLER), *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env=env)
 
 
 @dataclass
@@ -133,6 +144,15 @@ def installed(tmp_path_factory) -> Installed:
                            "--build", "mcp23017-12")
     assert second.returncode == 0, second.stderr
     return Installed(root, wheels, first, second, edited)
+
+
+@pytest.fixture(autouse=True)
+def box_speaks_english():
+    """The box's language is the process's (shutbox_hw.i18n): a test that
+    switches it (a daemon configured in German) leaves English behind."""
+    from shutbox_hw import i18n
+    yield
+    i18n.set_language(i18n.DEFAULT)
 
 
 @pytest.fixture

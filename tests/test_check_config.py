@@ -28,7 +28,7 @@ def test_reference_configs_pass(path, capsys):
     code, out, err = check(path, capsys)
     assert (code, err) == (0, [])
     assert out[0] == f"{path}: ok"
-    assert len(out) == 8   # the summary, then the six adjustable values and their source
+    assert len(out) == 9   # the summary, then the seven adjustable values and their source
     assert all(line.endswith(("(config file)", "(box)")) for line in out[2:])
 
 

@@ -71,8 +71,12 @@ def test_it_prints_the_system_commands_instead_of_running_them(installed):
     first = would_run(installed.first.stdout)
     assert "apt-get update" in first
     install = next(c for c in first if "apt-get install" in c)
-    for package in ("python3-venv", "python3-lgpio", "i2c-tools"):
+    # the archive is a Raspberry Pi OS Bookworm's (tests/fake_apt_cache): what it has in a
+    # version the pins accept comes from it; luma.oled 3.10 is older than the >=3.13 pinned
+    for package in ("python3-venv", "i2c-tools", "sqlite3", "python3-lgpio", "python3-pil",
+                    "python3-smbus2", "python3-gpiozero"):
         assert package in install.split()
+    assert "python3-luma.oled" not in install.split()
     assert "groupadd --system gpio" in first and "groupadd --system i2c" in first
     useradd = next(c for c in first if c.startswith("useradd"))
     assert "--groups gpio,i2c" in useradd and useradd.split()[-1] == "shutbox"
@@ -166,3 +170,45 @@ def test_help_names_every_option():
     for option in ("--root", "--wheels", "--skip-system-packages", "--build",
                    "--uninstall", "--purge"):
         assert option in out.stdout
+
+
+def test_it_says_what_comes_from_debian_and_what_from_pypi(installed):
+    said = installed.first.stdout
+    assert "install.sh: from Debian: python3-gpiozero 2.0.1 (gpiozero>=2.0.1), " \
+           "python3-smbus2 0.4.2 (smbus2>=0.4), python3-pil 9.4.0 (Pillow<14), " \
+           "python3-lgpio 0.2.2 (lgpio>=0.2)\n" in said
+    assert "install.sh: from PyPI's wheels: luma.oled (Debian's python3-luma.oled is " \
+           "3.10.0, the box needs luma.oled>=3.13), and what they need\n" in said
+    # pip's report: everything came as a wheel
+    assert "install.sh: pip built nothing from source; wheels installed: " in said
+
+
+def test_on_plain_debian_pillow_is_debians_and_lgpio_a_wheel(installed, tmp_path):
+    """Debian bookworm's own archive (no python3-lgpio, gpiozero 1.6.2): Pillow and smbus2
+    from apt, lgpio and gpiozero from the wheels."""
+    bookworm = ("python3-pil=9.4.0-1.1+deb12u1 python3-smbus2=0.4.2-1 "
+                "python3-luma.oled=3.10.0-1 python3-gpiozero=1.6.2-1+b1")
+    out = run_installer("--root", tmp_path / "r", "--wheels", installed.wheels, apt=bookworm)
+    assert out.returncode == 0, out.stderr
+    site = next((tmp_path / "r/opt/shutbox-hw/.venv/lib").glob("python3*/site-packages"))
+    assert list(site.glob("lgpio-*.dist-info")) and list(site.glob("gpiozero-*.dist-info"))
+    install = next(c for c in would_run(out.stdout) if "apt-get install" in c).split()
+    assert {"python3-pil", "python3-smbus2"} <= set(install)
+    assert not {"python3-lgpio", "python3-gpiozero", "python3-luma.oled"} & set(install)
+    assert "lgpio (no python3-lgpio here)" in out.stdout
+    assert "gpiozero (Debian's python3-gpiozero is 1.6.2, the box needs gpiozero>=2.0.1)" \
+        in out.stdout
+
+
+def test_a_missing_wheel_fails_in_one_line_naming_it(installed, tmp_path):
+    """No wheel of colorzero (gpiozero's dependency) and no index: pip may not build it
+    from source, so the installer stops, in one line that names it, and leaves no venv."""
+    wheels = tmp_path / "wheels"
+    shutil.copytree(installed.wheels, wheels)
+    for whl in wheels.glob("colorzero-*.whl"):
+        whl.unlink()
+    root = tmp_path / "root"
+    out = run_installer("--root", root, "--wheels", wheels, "--skip-system-packages")
+    _one_line_error(out, "no wheel of colorzero for this machine")
+    assert f"in {wheels}" in out.stderr and "builds nothing from source" in out.stderr
+    assert not any((root / "opt/shutbox-hw/versions").iterdir())

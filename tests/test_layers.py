@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).parent.parent / "shutbox_hw"
 
 LAYERS: dict[str, int] = {
     "events": 0, "leds": 0, "errors": 0, "validate": 0, "scheduler": 0, "lifecycle": 0,
+    "i18n": 0,              # the language in force and its catalogues (gettext only)
     "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
     "__version__": 0,       # the package's version (shutbox_hw/__init__.py), a plain value
     "rules": 1, "hal": 1, "textfile": 1, "sdnotify": 1,

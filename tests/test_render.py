@@ -102,9 +102,13 @@ def test_width_counts_glyphs_and_gaps():
 
 
 def test_accents_and_unknown_characters_still_draw():
-    assert SMALL.normalise("Jürgen") == "Jurgen"
-    assert SMALL.normalise("a€b") == "a?b"
+    assert SMALL.normalise("Jürgen") == "Jürgen"
+    assert LARGE.normalise("Niccolò") == "NICCOLÒ"
     assert LARGE.normalise("Anna") == "ANNA"
+    # outside the fonts: spelled with their letters, a sign left out, never "?"
+    assert SMALL.normalise("Ŧom 🎲 Ħans") == "Tom  Hans"
+    assert LARGE.normalise("Straße") == "STRASSE"
+    assert NARROW.normalise("12€") == "12"
 
 
 def test_drawn_text_is_as_wide_as_measured():

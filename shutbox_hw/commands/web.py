@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     sock = listening_socket(host, port)
     logging.getLogger("shutbox_hw.web").info(
         "serving %s on http://%s:%d/ (backup %s)", db, host, port, "on" if token else "off")
-    make_server(make_app(db, token, names=box_names(host, args.host))).run(sockets=[sock])
+    make_server(make_app(db, token, names=box_names(host, args.host),
+                         language=config.box.language)).run(sockets=[sock])
     return 0
 
 

@@ -9,6 +9,7 @@ the state is as the end left it; the words come from :mod:`.view`.
 
 from __future__ import annotations
 
+from ..i18n import tr
 from . import view
 from .events import RoundEnded, TurnEnded
 from .presentation import Presentation
@@ -37,11 +38,11 @@ def round_ended(state: GameState, shown: Presentation, ended: RoundEnded) -> Non
     result = state.match.rounds[-1]
     note = view.round_note(state.players, ended.winners, ended.round)
     if ended.pot:
-        note += f", pot {ended.pot}"
+        note += tr(", pot {pot}").format(pot=ended.pot)
     rows = view.score_rows(state, result)
     if state.match.over:
         shown.add(state.now, ScoreboardScreen(round=ended.round, rows=rows, note=note))
         return
     shown.resting = ScoreboardScreen(round=ended.round, rows=rows, note=note,
-                                     prompt="lift all flaps")
+                                     prompt=tr("lift all flaps"))
     shown.add(state.now, shown.resting)

@@ -8,9 +8,10 @@ the content of a screen without comparing pixels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..events import Tonight
+from ..i18n import tr
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class AttractScreen:
     title: str                    # e.g. "Klappenspiel"
     rules_line: str               # e.g. "9 tiles, any-sum, elimination 45"
     players: tuple[str, ...]      # the players NEXT has chosen
-    prompt: str = "NEXT: players  ROLL: start"
+    prompt: str = field(default_factory=lambda: tr("NEXT: players  ROLL: start"))
     tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
     #                                (the idle screen alternates between the two)
 
@@ -59,7 +60,7 @@ class TurnEndScreen:
     open_tiles: tuple[int, ...]
     shut: bool                    # "SHUT THE BOX!"
     note: str = ""                # consequence: "wins at once", "others doubled", ...
-    prompt: str = "lift all flaps"
+    prompt: str = field(default_factory=lambda: tr("lift all flaps"))
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class ScoreboardScreen:
     round: int
     rows: tuple[ScoreRow, ...]
     note: str = ""                # "P2 wins the round", "pot 3"
-    prompt: str = "NEXT: continue"
+    prompt: str = field(default_factory=lambda: tr("NEXT: continue"))
 
 
 @dataclass(frozen=True)
@@ -87,14 +88,14 @@ class ResultScreen:
     """The match is over."""
     winners: tuple[str, ...]
     rows: tuple[ScoreRow, ...]
-    prompt: str = "ROLL: new game"
+    prompt: str = field(default_factory=lambda: tr("ROLL: new game"))
 
 
 @dataclass(frozen=True)
 class ConfirmScreen:
     """A question answered with the buttons, e.g. "New game?"."""
     question: str
-    prompt: str = "ROLL: yes  NEXT: no"
+    prompt: str = field(default_factory=lambda: tr("ROLL: yes  NEXT: no"))
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ class MenuScreen:
     selected: int | None = 0
     values: tuple[str, ...] = ()
     first: int = 0
-    prompt: str = "NEXT: move  ROLL: choose"
+    prompt: str = field(default_factory=lambda: tr("NEXT: move  ROLL: choose"))
     headings: tuple[int, ...] = ()    # lines drawn as headings of what follows
 
 
@@ -137,7 +138,7 @@ class SwitchTestScreen:
     counts: tuple[int, ...]       # closures of flap t at index t-1 since the test began
     roll: int                     # ROLL presses counted
     next: int                     # NEXT presses counted
-    prompt: str = "hold NEXT: back"
+    prompt: str = field(default_factory=lambda: tr("hold NEXT: back"))
     held: tuple[str, ...] = ()    # "ROLL", "NEXT": the buttons down now
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import LANGUAGES
 from ..rules import PRESETS
 from .config import HINT_MODES, MAX_PLAYERS, seat_names
 from .events import AnyGameEvent, AuditsReset, ServiceExited, SettingChanged
@@ -38,9 +39,10 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "hints": HINT_MODES,
     "settle_ms": (1000, 1500, 2000, 2500, 3000, 4000, 5000),
     "contrast": (32, 64, 128, 192, 255),
+    "language": LANGUAGES,
 }
 ADJUST_ITEMS: tuple[str, ...] = ("preset", "players", NAMES, "hints", "settle_ms", "contrast",
-                                 RESET, BACK)
+                                 "language", RESET, BACK)
 
 LED_STEPS: tuple[str, ...] = ("all on", "flap LEDs", "green", "red", "all off")
 

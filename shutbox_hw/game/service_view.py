@@ -5,14 +5,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import N_, NATIVE_NAMES, tr
 from ..leds import LedFrame, LedState
 from ..rules.ruleset import PRESET_TITLES
+from . import device_words, rule_words
 from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen
 from .service import ADJUST_ITEMS, BACK, CHOICES, ITEMS, LED_STEPS, NAMES, RESET, ServiceMenu
 
-LABELS = {"preset": "rules", "players": "players", NAMES: "names", "hints": "hints",
-          "settle_ms": "settle ms", "contrast": "contrast", RESET: "reset to config",
-          BACK: "back"}
+LABELS = {"preset": N_("rules"), "players": N_("players"), NAMES: N_("names"),
+          "hints": N_("hints"), "settle_ms": N_("settle ms"), "contrast": N_("contrast"),
+          "language": N_("language"), RESET: N_("reset to config"), BACK: N_("back")}
+# the words of the menu's items, LED steps and hint modes, and of the audits'
+# headings and rows (store/audit.py writes them in English for the CLI too)
+WORDS = (N_("switch test"), N_("LED test"), N_("audits"), N_("adjustments"),
+         N_("reset audits"), N_("exit"), N_("all on"), N_("flap LEDs"), N_("green"), N_("red"),
+         N_("all off"), N_("off"), N_("on-request"), N_("always"))
+AUDIT_WORDS = frozenset((N_("games"), N_("played"), N_("rounds"), N_("boxes shut"),
+                         N_("avg score a turn"), N_("best turns"), N_("flap moves"),
+                         N_("button presses"), N_("faults"), N_("database"),
+                         N_("outbox queued"), N_("outbox dropped"), *rule_words.TITLES))
 
 
 def shown_value(key: str, value: Any) -> str:
@@ -26,8 +37,17 @@ def menu_value(key: str, value: Any) -> str:
     """A value as the box's menu shows it: a preset by the name the idle
     screen shows ("1-12 Race"), not the config file's ("crafthouse-12")."""
     if key == "preset" and isinstance(value, str):
-        return PRESET_TITLES.get(value, value)
+        return tr(PRESET_TITLES[value]) if value in PRESET_TITLES else value
+    if key == "language" and isinstance(value, str):
+        return NATIVE_NAMES.get(value, value)
+    if key == "hints" and isinstance(value, str):
+        return tr(value)
     return shown_value(key, value)
+
+
+def audit_label(label: str) -> str:
+    """An audit row's label in the box's language ("flap 3", "played")."""
+    return tr(label) if label in AUDIT_WORDS else device_words.device(label)
 
 
 def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
@@ -40,39 +60,42 @@ def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
                                 roll=menu.counts.get("ROLL", 0), next=menu.counts.get("NEXT", 0),
                                 held=tuple(b for b in ("ROLL", "NEXT") if menu.live.get(b)))
     if page == "LED test":
-        return MenuScreen("LED TEST", LED_STEPS, selected=menu.led_step,
-                          prompt="NEXT: next  hold: back")
+        return MenuScreen(tr("LED TEST"), tuple(tr(step) for step in LED_STEPS),
+                          selected=menu.led_step, prompt=tr("NEXT: next  hold: back"))
     if page == "audits":
         # "label<TAB>value" rows under headings (store/audit.py)
-        rows = [line.partition("\t") for line in audits or ("no games yet",)]
-        return MenuScreen("hold: back", tuple(label for label, _, _ in rows),
+        rows = [line.partition("\t") for line in audits or (tr("no games yet"),)]
+        return MenuScreen(tr("hold: back"), tuple(audit_label(label) for label, _, _ in rows),
                           selected=None, first=min(menu.index, len(rows) - 1),
                           values=tuple(value for _, _, value in rows),
                           headings=tuple(i for i, (_, sep, _) in enumerate(rows)
                                          if not sep and audits),
-                          prompt="NEXT: down  ROLL: up")
+                          prompt=tr("NEXT: down  ROLL: up"))
     if page == "adjustments":
-        return MenuScreen("ADJUST", tuple(LABELS[i] for i in ADJUST_ITEMS), selected=menu.index,
+        return MenuScreen(tr("ADJUST"), tuple(tr(LABELS[i]) for i in ADJUST_ITEMS),
+                          selected=menu.index,
                           values=tuple(menu_value(i, menu.values.get(i)) if i in LABELS
                                        and i not in (RESET, BACK) else ""
                                        for i in ADJUST_ITEMS))
     if page == "edit":
         options = CHOICES[menu.key]
         current = menu.values.get(menu.key)
-        return MenuScreen(LABELS[menu.key].upper(), tuple(menu_value(menu.key, o) for o in options),
-                          selected=menu.choice,
-                          values=tuple("now" if o == current else "" for o in options))
+        return MenuScreen(tr(LABELS[menu.key]).upper(),
+                          tuple(menu_value(menu.key, o) for o in options), selected=menu.choice,
+                          values=tuple(tr("now") if o == current else "" for o in options))
     if page == NAMES:
         names = menu.names()
-        return MenuScreen("NAMES", tuple(f"seat {i + 1}" for i in range(len(names))),
+        return MenuScreen(tr("NAMES"), tuple(tr("seat {n}").format(n=i + 1)
+                                             for i in range(len(names))),
                           selected=menu.index, values=names)
     if page == "name":
-        return MenuScreen(f"SEAT {menu.seat + 1}", menu.name_choices(), selected=menu.choice)
+        return MenuScreen(tr("SEAT {n}").format(n=menu.seat + 1), menu.name_choices(),
+                          selected=menu.choice)
     if page == "confirm":
-        return ConfirmScreen("Reset adjustments?")
+        return ConfirmScreen(tr("Reset adjustments?"))
     if page == "reset audits":
-        return ConfirmScreen("Reset audits?")
-    return MenuScreen("SERVICE", ITEMS, selected=menu.index)
+        return ConfirmScreen(tr("Reset audits?"))
+    return MenuScreen(tr("SERVICE"), tuple(tr(item) for item in ITEMS), selected=menu.index)
 
 
 def leds(menu: ServiceMenu, tiles: int) -> LedFrame:

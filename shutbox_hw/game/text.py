@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..i18n import ngettext, tr
 from ..rules import Dice, RuleSet
 
 
@@ -30,34 +31,36 @@ def throw_text(rules: RuleSet, dice: Dice) -> str:
         return str(dice[0])
     text = f"{dice[0]}+{dice[1]}"
     if rules.multiplication:
-        text += f" or {dice[0]}x{dice[1]}"
+        text = tr("{sum} or {product}").format(sum=text, product=f"{dice[0]}x{dice[1]}")
     return text
 
 
 def throw_sum_text(rules: RuleSet, dice: Dice) -> str:
     """What a throw makes: ``4+6 is 10``; ``4+6 is 10 or 4x6 is 24``; ``the die is 5``."""
     if len(dice) == 1:
-        return f"the die is {dice[0]}"
-    text = f"{dice[0]}+{dice[1]} is {dice[0] + dice[1]}"
+        return tr("the die is {n}").format(n=dice[0])
+    text = tr("{dice} is {n}").format(dice=f"{dice[0]}+{dice[1]}", n=dice[0] + dice[1])
     if rules.multiplication:
-        text += f" or {dice[0]}x{dice[1]} is {dice[0] * dice[1]}"
+        product = tr("{dice} is {n}").format(dice=f"{dice[0]}x{dice[1]}", n=dice[0] * dice[1])
+        text = tr("{sum} or {product}").format(sum=text, product=product)
     return text
 
 
 def flaps_word(tiles: Iterable[int]) -> str:
     tiles = list(tiles)
-    return ("flap " if len(tiles) == 1 else "flaps ") + tile_ranges(tiles)
+    return ngettext("flap {flaps}", "flaps {flaps}", len(tiles)).format(
+        flaps=tile_ranges(tiles))
 
 
 def wrong_dice_text(rules: RuleSet, thrown: int, wanted: tuple[int, ...]) -> str:
     """Why a throw of ``thrown`` dice is refused, and what to throw instead:
     the rule that decides, not just the count ("1 dice: 2 wanted" told nothing)."""
     if thrown == 1:
-        why = {"never": "this game never uses 1 die",
-               "when-high-shut": f"1 die only once 7-{rules.tiles} are shut",
-               "below-6": "1 die only when under 6 is open"}[rules.one_die]
-        return f"throw 2 dice: {why}"
+        why = {"never": tr("this game never uses 1 die"),
+               "when-high-shut": tr("1 die only once 7-{last} are shut").format(last=rules.tiles),
+               "below-6": tr("1 die only when under 6 is open")}[rules.one_die]
+        return tr("throw 2 dice: {why}").format(why=why)
     if wanted == (1,):
-        return "throw 1 die: the open flaps add up under 6"
-    want = " or ".join(str(n) for n in wanted)
-    return f"throw {want} dice, not {thrown}"
+        return tr("throw 1 die: the open flaps add up under 6")
+    want = tr(" or ").join(str(n) for n in wanted)
+    return tr("throw {wanted} dice, not {thrown}").format(wanted=want, thrown=thrown)

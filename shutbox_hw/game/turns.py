@@ -8,6 +8,7 @@ dice arrive as faces.
 
 from __future__ import annotations
 
+from ..i18n import tr
 from ..rules import AnyThrow, Dice, Throw, allowed_dice_counts, dice_choice, tile_bit, tiles_of
 from . import advice, end_screens, endings, view
 from .advice import Advisor
@@ -96,12 +97,12 @@ class Turns:
         counts = allowed_dice_counts(dice_choice(s.rules, s.open_mask(turn)))
         if turn.throw is not None or s.problems():
             # thrown on the dice module at the wrong moment: refused, and said so
-            self.shown.note = "dice ignored: " + ("fix the flaps first" if s.problems()
-                                                  else "finish this throw first")
+            self.shown.note = (tr("dice ignored: fix the flaps first") if s.problems()
+                               else tr("dice ignored: finish this throw first"))
             return []
         if len(faces) not in counts or not all(1 <= f <= 6 for f in faces):
             self.shown.note = wrong_dice_text(s.rules, len(faces), counts) \
-                if all(1 <= f <= 6 for f in faces) else "bad throw: roll again"
+                if all(1 <= f <= 6 for f in faces) else tr("bad throw: roll again")
             return []
         turn.throw = throw = Throw(s.rules, s.open_mask(turn), faces)
         self.shown.note = ""
@@ -228,7 +229,7 @@ class Turns:
                 turn.hint_shown = True
                 return advice.hint_effects(s, turn)
             if isinstance(turn.throw, AnyThrow) and turn.pending:
-                self.shown.note = "not a whole move yet"
+                self.shown.note = tr("not a whole move yet")
             return self.refuse("roll")
         open_mask = s.open_mask(turn)
         if s.unseen_dice:      # the players throw now: the box only marks it
@@ -247,11 +248,11 @@ class Turns:
         legal, _ = self.closure_state(turn)
         out: list[Effect] = []
         if turn.pending and not legal:
-            self.shown.note = "not a whole move yet"
+            self.shown.note = tr("not a whole move yet")
             return self.refuse("next")
         if not turn.next_armed:
             turn.next_armed = True
-            self.shown.note = "No move? NEXT again"
+            self.shown.note = tr("No move? NEXT again")
             self.shown.refuse(self.shown.note, s.now)
             return []
         turn.next_armed = False

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..i18n import ngettext, tr
 from ..leds import LedFrame, LedState
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
-from . import service_view
+from . import device_words, rule_words, service_view
 from .presentation import Presentation
 from .screens import (
     AttractScreen,
@@ -48,12 +49,12 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     if state.service is not None:
         return service_view.screen(state.service, state.rules.tiles, state.audits)
     if state.phase == "idle":
-        return AttractScreen(title=title(state.rules), rules_line=state.rules.summary(),
+        return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
                              players=state.names(state.player_count),
                              tonight=state.tonight if _tonight_shown(state) else None)
     if state.phase == "confirm":
-        return ConfirmScreen(question="Stop and settle?" if state.rules.match == "pool"
-                             else "New game?")
+        return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
+                             else tr("New game?"))
     match = state.match
     assert match is not None
     if shown.queue:
@@ -119,29 +120,31 @@ def why_not(state: GameState, button: str) -> str:
     """Why a press of ``button`` cannot act now, in a few words."""
     rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
     if rejected:
-        return f"lift {tile_ranges(rejected)} first"
+        return tr("lift {flaps} first").format(flaps=tile_ranges(rejected))
     if reopened:
-        return f"shut {tile_ranges(reopened)} again first"
+        return tr("shut {flaps} again first").format(flaps=tile_ranges(reopened))
     turn = state.turn
     if turn is None:
         shut = tiles_of(state.shut)
-        return f"lift {tile_ranges(shut)} first" if shut else "lift all flaps first"
+        return (tr("lift {flaps} first").format(flaps=tile_ranges(shut)) if shut
+                else tr("lift all flaps first"))
     if button == "next" and not state.unseen_dice:
-        return "hold NEXT to settle up" if state.rules.match == "pool" else "hold NEXT to stop"
+        return (tr("hold NEXT to settle up") if state.rules.match == "pool"
+                else tr("hold NEXT to stop"))
     throw = turn.throw
     if isinstance(throw, Throw):
         if not turn.pending:
-            return f"shut {throw_text(state.rules, throw.dice)} first"
+            return tr("shut {throw} first").format(throw=throw_text(state.rules, throw.dice))
         more = [sum(tiles_of(c & ~turn.pending)) for c in throw.legal_closures()
                 if c != turn.pending and c & turn.pending == turn.pending]
-        return f"shut {min(more)} more" if more else "not a whole move yet"
-    return "not a whole move yet"
+        return tr("shut {n} more").format(n=min(more)) if more else tr("not a whole move yet")
+    return tr("not a whole move yet")
 
 
 def title(rules: RuleSet) -> str:
     """The preset's name, unless overrides changed its rules (the rules line
     below says what they are)."""
-    return rules.shown_title
+    return rule_words.title(rules)
 
 
 def _to_open(state: GameState) -> str:
@@ -149,9 +152,10 @@ def _to_open(state: GameState) -> str:
     every flap is open the next turn is under way (never "lift" with nothing shut)."""
     must_open = tiles_of(state.shut)
     if must_open:
-        return f"lift {tile_ranges(must_open)}"
+        return tr("lift {flaps}").format(flaps=tile_ranges(must_open))
     turn = state.turn
-    return f"{state.players[turn.player]} to play" if turn is not None else ""
+    return (tr("{player} to play").format(player=state.players[turn.player])
+            if turn is not None else "")
 
 
 def _queued(state: GameState, shown: Screen) -> Screen:
@@ -159,7 +163,7 @@ def _queued(state: GameState, shown: Screen) -> Screen:
     that a button goes on."""
     if isinstance(shown, (TurnEndScreen, ScoreboardScreen)):
         return replace(shown, prompt=_to_open(state) if state.phase == "play"
-                       else "press: go on")
+                       else tr("press: go on"))
     return shown
 
 
@@ -168,7 +172,7 @@ def no_move(state: GameState, turn: Turn) -> PlayScreen:
     assert state.match is not None
     return PlayScreen(player=state.players[turn.player], round=state.match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(state.open_mask(turn))),
-                      total=state.match.totals[turn.player], dice=turn.dice, prompt="no move",
+                      total=state.match.totals[turn.player], dice=turn.dice, prompt=tr("no move"),
                       **_pool_fields(state, turn.player))
 
 
@@ -192,12 +196,14 @@ def round_note(names: tuple[str, ...] | list[str], winners: tuple[int, ...], num
     if not winners:
         return ""
     if len(winners) == 1:
-        return f"{names[winners[0]]} wins round {number}"
+        return tr("{name} wins round {round}").format(name=names[winners[0]], round=number)
     if len(winners) == 2:
-        return f"{names[winners[0]]} & {names[winners[1]]} win round {number}"
+        return tr("{name} & {other} win round {round}").format(
+            name=names[winners[0]], other=names[winners[1]], round=number)
     if len(winners) == len(names):
-        return f"round {number}: all {len(names)} tie"
-    return f"{len(winners)}-way tie: " + ", ".join(names[p] for p in winners)
+        return tr("round {round}: all {n} tie").format(round=number, n=len(names))
+    return tr("{n}-way tie: {names}").format(n=len(winners),
+                                             names=", ".join(names[p] for p in winners))
 
 
 def turn_end_note(state: GameState, player: int, score: int, open_mask: Mask) -> str:
@@ -207,15 +213,15 @@ def turn_end_note(state: GameState, player: int, score: int, open_mask: Mask) ->
     rules = state.rules
     if open_mask == 0:
         if rules.shut_the_box == "instant-win":
-            return "wins the pot x2!" if rules.match == "pool" else "wins at once!"
+            return tr("wins the pot x2!") if rules.match == "pool" else tr("wins at once!")
         if rules.shut_the_box == "double-others":
-            return "others score double"
+            return tr("others score double")
         return ""
     if rules.match == "elimination" and state.match is not None \
             and rules.threshold is not None:
         total = state.match.totals[player] + score
         if total >= rules.threshold:
-            return f"reached {rules.threshold}: out"
+            return tr("reached {threshold}: out").format(threshold=rules.threshold)
     return ""
 
 
@@ -225,14 +231,14 @@ def message(state: GameState, shown: Presentation | None = None) -> str | None:
     rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
     if rejected:
         reason = shown.reasons.get(rejected[0]) if shown is not None else None
-        return reason or f"lift {flaps_word(rejected)}"
+        return reason or tr("lift {flaps}").format(flaps=flaps_word(rejected))
     if reopened:
-        if len(reopened) == 1:
-            return f"{flaps_word(reopened)} was shut earlier: shut it again"
-        return f"{flaps_word(reopened)} were shut earlier: shut them again"
+        return ngettext("{flaps} was shut earlier: shut it again",
+                        "{flaps} were shut earlier: shut them again",
+                        len(reopened)).format(flaps=flaps_word(reopened))
     if state.faults:
         source, text = next(iter(state.faults.items()))
-        return f"{source}: {text}"
+        return device_words.fault(source, text)
     return None
 
 
@@ -241,16 +247,16 @@ def prompt(state: GameState, turn: Turn) -> str:
     choice = dice_choice(state.rules, state.open_mask(turn))
     if state.unseen_dice:
         if turn.throw is None:
-            return "throw, then ROLL" if choice != "one" else "throw 1 die, then ROLL"
-        return "shut, then ROLL again. No move? NEXT"
+            return tr("throw, then ROLL") if choice != "one" else tr("throw 1 die, then ROLL")
+        return tr("shut, then ROLL again. No move? NEXT")
     if turn.dice is None:
         if state.game.dice == "module":
-            return "throw the dice"
-        return {"two": "ROLL: throw", "one": "ROLL: throw 1 die",
-                "one-or-two": "ROLL: 2 dice, hold: 1"}[choice]
+            return tr("throw the dice")
+        return {"two": tr("ROLL: throw"), "one": tr("ROLL: throw 1 die"),
+                "one-or-two": tr("ROLL: 2 dice, hold: 1")}[choice]
     if turn.settle_at is not None:
-        return "more? ROLL: done"
-    return f"shut {throw_text(state.rules, turn.dice)}"
+        return tr("more? ROLL: done")
+    return tr("shut {throw}").format(throw=throw_text(state.rules, turn.dice))
 
 
 def misfit(state: GameState, tile: int, throw: Position | None,
@@ -258,17 +264,20 @@ def misfit(state: GameState, tile: int, throw: Position | None,
     """Why ``tile`` may not join the flaps shut since the throw, and the flaps
     among those it conflicts with (lifting them would let it fit)."""
     if throw is None:
-        return (f"{tile}: press ROLL as you throw" if state.unseen_dice
-                else f"{tile} was shut before the roll"), ()
+        return (tr("{tile}: press ROLL as you throw") if state.unseen_dice
+                else tr("{tile} was shut before the roll")).format(tile=tile), ()
     conflicts = conflicting(throw, tile, pending)
     if isinstance(throw, Throw):
         if not conflicts:
-            return f"{tile} doesn't fit {throw_text(state.rules, throw.dice)}", ()
-        return (f"{tile} doesn't fit with {tile_ranges(conflicts)}: "
-                f"{throw_sum_text(state.rules, throw.dice)}"), conflicts
+            return tr("{tile} doesn't fit {throw}").format(
+                tile=tile, throw=throw_text(state.rules, throw.dice)), ()
+        return tr("{tile} doesn't fit with {flaps}: {sum}").format(
+            tile=tile, flaps=tile_ranges(conflicts),
+            sum=throw_sum_text(state.rules, throw.dice)), conflicts
     if not conflicts:
-        return f"{tile} doesn't fit any throw", ()
-    return f"{tile} doesn't fit with {tile_ranges(conflicts)}", conflicts
+        return tr("{tile} doesn't fit any throw").format(tile=tile), ()
+    return tr("{tile} doesn't fit with {flaps}").format(tile=tile,
+                                                        flaps=tile_ranges(conflicts)), conflicts
 
 
 def conflicting(throw: Position, tile: int, pending: Mask) -> tuple[int, ...]:

@@ -4,7 +4,8 @@ With ``[network] homeassistant = true`` the publisher sends these retained
 configs under ``homeassistant/<component>/<box>/<key>/config`` on every
 connection. Each entity reads the retained state topic through a template
 and is available while the status topic says ``online`` (the last will turns
-it ``offline``). A template rendering ``None`` is HA's "unknown".
+it ``offline``). A template rendering ``None`` is HA's "unknown". The names
+are in the box's language when the configs are sent (each connection).
 
 As current Home Assistant wants them (its MQTT integration's schemas; the
 test ``tests/test_ha_discovery.py`` checks every payload against them):
@@ -21,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .. import __version__
+from ..i18n import N_, tr
 from ..netconfig import NetworkConfig
 
 PREFIX = "homeassistant"
@@ -29,21 +31,21 @@ DIAGNOSTIC = {"entity_category": "diagnostic"}
 
 # key -> (component, name, value template, extra config)
 ENTITIES: dict[str, tuple[str, str, str, dict[str, Any]]] = {
-    "state": ("sensor", "State", "{{ value_json.state }}", {"icon": "mdi:dice-multiple"}),
-    "player": ("sensor", "Player", "{{ value_json.player }}", {"icon": "mdi:account"}),
-    "last_score": ("sensor", "Last score", "{{ value_json.last_score }}",
+    "state": ("sensor", N_("State"), "{{ value_json.state }}", {"icon": "mdi:dice-multiple"}),
+    "player": ("sensor", N_("Player"), "{{ value_json.player }}", {"icon": "mdi:account"}),
+    "last_score": ("sensor", N_("Last score"), "{{ value_json.last_score }}",
                    {"icon": "mdi:counter", "state_class": "measurement"}),
-    "games_tonight": ("sensor", "Games tonight", "{{ value_json.games_tonight }}",
+    "games_tonight": ("sensor", N_("Games tonight"), "{{ value_json.games_tonight }}",
                       {"icon": "mdi:counter", "state_class": "measurement"}),
-    "best_tonight": ("sensor", "Best score tonight", "{{ value_json.best_tonight }}",
+    "best_tonight": ("sensor", N_("Best score tonight"), "{{ value_json.best_tonight }}",
                      {"icon": "mdi:trophy", "state_class": "measurement"}),
-    "outbox_queued": ("sensor", "Events waiting for the broker",
+    "outbox_queued": ("sensor", N_("Events waiting for the broker"),
                       "{{ value_json.outbox.queued }}",
                       {"icon": "mdi:tray-full", "state_class": "measurement", **DIAGNOSTIC}),
-    "outbox_dropped": ("sensor", "Events dropped unsent", "{{ value_json.outbox.dropped }}",
+    "outbox_dropped": ("sensor", N_("Events dropped unsent"), "{{ value_json.outbox.dropped }}",
                        {"icon": "mdi:tray-remove", "state_class": "total_increasing",
                         **DIAGNOSTIC}),
-    "fault": ("binary_sensor", "Fault",
+    "fault": ("binary_sensor", N_("Fault"),
               "{{ 'ON' if value_json.faults else 'OFF' }}",
               {"device_class": "problem",
                # which part: {"parts": "flap 7, mqtt", "faults": [{"device", "detail"}]}
@@ -63,7 +65,7 @@ def discovery_messages(box: str, topics: Mapping[str, str],
         device["configuration_url"] = network.web_url
     for key, (component, name, template, extra) in ENTITIES.items():
         config: dict[str, Any] = {
-            "name": name, "unique_id": f"shutbox_{box}_{key}",
+            "name": tr(name), "unique_id": f"shutbox_{box}_{key}",
             "default_entity_id": f"{component}.shutbox_{box}_{key}",
             "state_topic": topics["state"], "value_template": template,
             "availability_topic": topics["status"], "payload_available": "online",

@@ -22,8 +22,9 @@ quietly shrink them.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
+
+from .latin import LARGE_EXTRA, SMALL_EXTRA, extend, spell
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,24 +37,16 @@ class Font:
     glyphs: dict[str, tuple[str, ...]]
     fixed: str = "0123456789"      # characters kept at full width (columns align)
     space_width: int = 3
-    fallback: str = "?"
     widths: dict[str, int] = field(default_factory=dict, compare=False)
 
     def normalise(self, text: str) -> str:
-        """Map text onto the characters this font has: strip accents
-        ("Jürgen" -> "Jurgen"), upper-case for capital-only fonts, and
-        replace anything else with the fallback glyph."""
-        out = []
+        """Map text onto the characters this font has: upper-case for
+        capital-only fonts, a letter the font lacks spelled with those it has
+        ("Ŧ" -> "T", "ø" -> "o" where there is no "ø"), anything else left out
+        (:func:`.latin.spell`): never a "?" for a letter."""
         upper_only = "a" not in self.glyphs
-        for ch in text:
-            if upper_only:
-                ch = ch.upper()
-            if ch not in self.glyphs:
-                base = unicodedata.normalize("NFKD", ch)[:1]
-                base = base.upper() if upper_only else base
-                ch = base if base in self.glyphs else self.fallback
-            out.append(ch)
-        return "".join(out)
+        return "".join(ch if ch in self.glyphs and not (upper_only and ch.islower())
+                       else spell(ch, self.glyphs, upper_only) for ch in text)
 
     def glyph_width(self, ch: str) -> int:
         """Width of one glyph in pixels: letters are trimmed to their ink
@@ -269,11 +262,11 @@ _LARGE = {
     "_": "..... ..... ..... ..... ..... ..... ..... ..... ..... #####",
 }
 
-SMALL = Font("small", 7, _parse(_SMALL, 7))
+SMALL = Font("small", 7, extend(_parse(_SMALL, 7), 7, 2, 5, _parse(SMALL_EXTRA, 7)))
 # the narrow "1" is trimmed to its 2 px of ink, so "10" packs tight and the
 # gap between two flaps' numbers stays clearly wider than inside a number
 NARROW = Font("narrow", 7, _parse(_NARROW, 7), fixed="023456789")
-LARGE = Font("large", 10, _parse(_LARGE, 10))
+LARGE = Font("large", 10, extend(_parse(_LARGE, 10), 10, None, 8, _parse(LARGE_EXTRA, 10)))
 
 
 # What each piece of a screen is drawn in: (font, scale). "Primary" roles are

@@ -12,6 +12,7 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from ..game.screens import PlayScreen, TurnEndScreen
+from ..i18n import tr
 from . import text, widgets
 from .fonts import role
 from .widgets import BOTTOM, DIE, RIGHT, TILE_H
@@ -53,11 +54,13 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
     if s.balance is not None:     # a pool: the pot and the balance, not a total
         bal = widgets.number(s.balance, 4, signed=True)
         # a long name is shortened before these words are: "P0 B0" said nothing
-        _header(canvas, s.player, [f"pot {s.pot}  bal {bal}", f"pot {s.pot} bal {bal}"])
+        _header(canvas, s.player, [tr("pot {pot}  bal {balance}").format(pot=s.pot, balance=bal),
+                                   tr("pot {pot} bal {balance}").format(pot=s.pot, balance=bal)])
     else:
         total = widgets.number(s.total, 4)
-        _header(canvas, s.player, [f"round {s.round}  total {total}",
-                                   f"R{s.round} total {total}"])
+        _header(canvas, s.player, [
+            tr("round {round}  total {total}").format(round=s.round, total=total),
+            tr("R{round} total {total}").format(round=s.round, total=total)])
 
     # the dice: squares with pips; outlines with "?" before the throw
     faces = list(s.dice) if s.dice else [None] * s.throw_dice
@@ -72,16 +75,17 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
     small, _ = role("secondary")
     lines = []
     if s.shut_chance is not None:
-        lines.append(("box", _percent(s.shut_chance)))
+        lines.append((tr("box"), _percent(s.shut_chance)))
     if s.move_chance is not None:
-        lines.append(("move", _percent(s.move_chance)))
+        lines.append((tr("move"), _percent(s.move_chance)))
     if lines:
         panel_x = 2 * DIE + 3
         pitch = small.height + 3
         block = pitch * (len(lines) - 1) + small.height
         top = DICE_Y + (DIE - block) // 2
-        text.draw(canvas, panel_x, DICE_Y + (DIE - small.height) // 2, "chance", small)
-        label_x = panel_x + text.width("chance", small) + 3
+        chance = tr("chance")
+        text.draw(canvas, panel_x, DICE_Y + (DIE - small.height) // 2, chance, small)
+        label_x = panel_x + text.width(chance, small) + 3
         for i, (label, value) in enumerate(lines):
             y = top + i * pitch
             text.draw(canvas, label_x, y, label, small)
@@ -89,8 +93,8 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
     elif s.hints_pending:   # the tables are being solved (off the loop): say so
         panel_x = 2 * DIE + 3
         top = DICE_Y + (DIE - 2 * small.height - 3) // 2
-        text.draw(canvas, panel_x, top, "hints", small)
-        text.draw(canvas, panel_x, top + small.height + 3, "not ready", small)
+        text.draw(canvas, panel_x, top, tr("hints"), small)
+        text.draw(canvas, panel_x, top + small.height + 3, tr("not ready"), small)
 
     if s.message:
         font, _ = role("message")
@@ -113,22 +117,22 @@ def draw_turn_end(canvas: ImageDraw.ImageDraw, s: TurnEndScreen) -> None:
         # the headline of the game: inverted, two lines of 14 px capitals
         font, scale = role("headline")
         canvas.rectangle((0, body_top, RIGHT - 1, body_bottom), fill=1)
-        widgets.centred_lines(canvas, body_top, body_bottom, ["SHUT THE", "BOX!"], font,
+        widgets.centred_lines(canvas, body_top, body_bottom, widgets.shut_the_box(), font,
                               scale, fill=0)
     else:
         font, scale = role("score")
         small, _ = role("secondary")
-        label_w = text.width("score", small) + 4
+        label_w = text.width(tr("score"), small) + 4
         score = str(s.score)
         if text.width(score, font, scale) > RIGHT - label_w:
             score = widgets.number(s.score, 4)
         score_y = body_top
-        text.draw(canvas, 0, score_y + (font.height * scale - small.height) // 2, "score",
+        text.draw(canvas, 0, score_y + (font.height * scale - small.height) // 2, tr("score"),
                   small)
         text.draw(canvas, label_w, score_y, score, font, scale)
         tiles = sorted(s.open_tiles)
         row_y = body_top + font.height * scale + 1
-        label = "still open"
+        label = tr("still open")
         left = text.width(label, small) + 3
         if tiles and 11 * len(tiles) <= RIGHT - left:
             text.draw(canvas, 0, row_y + 1, label, small)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from ..game.screens import ResultScreen, ScoreboardScreen, ScoreRow
+from ..i18n import N_, tr
 from . import text, widgets
 from .fonts import NARROW, Font, role
 from .widgets import BOTTOM, RIGHT
@@ -53,9 +54,9 @@ def _legend_items(rows: tuple[ScoreRow, ...]) -> list[ScoreRow]:
     """One sample row per mark shown: the legend draws the mark, then its word."""
     items = []
     if any(r.shut for r in rows):
-        items.append(ScoreRow("shut", None, None, 0, shut=True))
+        items.append(ScoreRow(tr("shut"), None, None, 0, shut=True))
     if any(r.out for r in rows):
-        items.append(ScoreRow("out", None, None, 0, out=True))
+        items.append(ScoreRow(tr("out"), None, None, 0, out=True))
     return items
 
 
@@ -78,12 +79,14 @@ def _legend(canvas: ImageDraw.ImageDraw, rows: tuple[ScoreRow, ...], x: int, y: 
         x += text.width(item.name, small) + LEGEND_GAP
 
 
-def _note(canvas: ImageDraw.ImageDraw, note: str, y: int, legend_of: tuple[ScoreRow, ...] = ()
-          ) -> None:
-    """The note centred on row ``y``, with the legend of ``legend_of`` beside it."""
+def _note(canvas: ImageDraw.ImageDraw, note: str, y: int, legend_of: tuple[ScoreRow, ...] = (),
+          names: tuple[str, ...] = ()) -> None:
+    """The note centred on row ``y``, with the legend of ``legend_of`` beside it
+    (a name in the note is shortened before its words are)."""
     small, _ = role("secondary")
     lw = legend_width(legend_of)
-    shown = text.shorten(note, small, RIGHT - (lw + LEGEND_GAP if lw else 0)) if note else ""
+    room = RIGHT - (lw + LEGEND_GAP if lw else 0)
+    shown = text.shorten_names(note, names, small, room) if note else ""
     total = text.width(shown, small) + (lw + LEGEND_GAP if lw and shown else lw)
     x = (RIGHT - total) // 2
     if shown:
@@ -91,6 +94,10 @@ def _note(canvas: ImageDraw.ImageDraw, note: str, y: int, legend_of: tuple[Score
         x += text.width(shown, small) + LEGEND_GAP
     if lw:
         _legend(canvas, legend_of, x, y)
+
+
+def _names(rows: tuple[ScoreRow, ...]) -> tuple[str, ...]:
+    return tuple(r.name for r in rows)
 
 
 def _fits_beside(note: str, rows: tuple[ScoreRow, ...]) -> bool:
@@ -116,7 +123,7 @@ def _place_legend(rows: Rows, own_line: bool, note: str, number: int,
     if not note or _fits_beside(note, rows):
         return none, rows, none
     small, _ = role("secondary")
-    label_w = text.width(f"R{number}", small) + LEGEND_GAP
+    label_w = text.width(tr("R{round}").format(round=number), small) + LEGEND_GAP
 
     def in_header(part: Rows) -> bool:
         return label_w + legend_width(part) <= header_room
@@ -175,7 +182,7 @@ def _compact_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen, pool: 
     """5..8 players: two columns of name, score and total; the note, the
     legend and what to do below."""
     small, _ = role("secondary")
-    last = "balance" if pool else "total"
+    last = tr("balance") if pool else tr("total")
     half = (len(s.rows) + 1) // 2
     pitch = small.height + 1
     for col, part in enumerate((s.rows[:half], s.rows[half:])):
@@ -183,14 +190,15 @@ def _compact_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen, pool: 
     prompt = widgets.prompt_lines(s.prompt, 1)
     top = widgets.footer(canvas, prompt) if prompt else BOTTOM
     note_y = top - small.height - 2
-    heads_left = widgets.right_text(canvas, RIGHT, 0, f"score, {last}", small) - COL_GAP
+    heads_left = widgets.right_text(canvas, RIGHT, 0, tr("score, {last}").format(last=last),
+                                    small) - COL_GAP
     # 5-6 players leave a free line above the note
     own, beside, header = _place_legend(
         s.rows, note_y - (small.height + 1) >= 10 + half * pitch, s.note, s.round, heads_left)
     _round_label(canvas, s.round, heads_left, header)
     canvas.line((0, 8, RIGHT - 1, 8), fill=1)
     if s.note or beside:
-        _note(canvas, s.note, note_y, beside)
+        _note(canvas, s.note, note_y, beside, _names(s.rows))
     if own:
         _legend(canvas, own, (RIGHT - legend_width(own)) // 2,
                 note_y - (small.height + 1) if s.note else note_y)
@@ -202,7 +210,7 @@ def _round_label(canvas: ImageDraw.ImageDraw, number: int, room: int,
     "R3" when that leaves room for the legend of ``legend_of`` (or when "ROUND 3"
     does not fit at all). Returns whether the legend went there too."""
     small, _ = role("secondary")
-    labels = (f"ROUND {number}", f"R{number}")
+    labels = (tr("ROUND {round}").format(round=number), tr("R{round}").format(round=number))
     if _legend_items(legend_of):
         for label in labels:
             label_w = text.width(label, small)
@@ -220,13 +228,14 @@ def _column_rights(pool: bool, doubled: bool) -> list[tuple[str, int]]:
     head at least ``COL_GAP`` clear of the next ("final total", not "finaltotal")."""
     small, _ = role("secondary")
     big, _ = role("scores")
-    labels = (["raw"] if doubled else []) + ["final", "balance" if pool else "total"]
+    labels = ([N_("raw")] if doubled else []) + [N_("final"), N_("balance") if pool
+                                                  else N_("total")]
     samples = {"raw": "999", "final": "999", "total": "9999", "balance": "+999"}
     right = RIGHT - MARKS_W
     columns: list[tuple[str, int]] = []
     for label in reversed(labels):
         columns.insert(0, (label, right))
-        right -= max(text.width(label, small), text.width(samples[label], big)) + COL_GAP
+        right -= max(text.width(tr(label), small), text.width(samples[label], big)) + COL_GAP
     return columns
 
 
@@ -240,7 +249,7 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
     doubled = any(r.raw != r.final for r in s.rows)
     columns = _column_rights(pool, doubled)
     for label, right in columns:
-        widgets.right_text(canvas, right, 0, label, small)
+        widgets.right_text(canvas, right, 0, tr(label), small)
     canvas.line((0, 8, RIGHT - 1, 8), fill=1)
     pitch = big.height + (2 if len(s.rows) <= 2 else 1)
     name_right = columns[0][1] - text.width("999", big) - 3
@@ -261,14 +270,14 @@ def draw_scoreboard(canvas: ImageDraw.ImageDraw, s: ScoreboardScreen) -> None:
     prompt = widgets.prompt_lines(s.prompt, 1)
     line = small.height + 1
     need = role("prompt")[0].height + 1 + (line if s.note else 0)
-    heads_left = columns[0][1] - text.width(columns[0][0], small) - COL_GAP
+    heads_left = columns[0][1] - text.width(tr(columns[0][0]), small) - COL_GAP
     own, beside, header = _place_legend(s.rows, room >= need + line, s.note, s.round,
                                         heads_left)
     _round_label(canvas, s.round, heads_left, header)
     fits_both = room >= line + role("prompt")[0].height + 1
     top = widgets.footer(canvas, prompt) if prompt and (fits_both or not s.note) else BOTTOM
     if s.note or beside:
-        _note(canvas, s.note, top - small.height - 2, beside)
+        _note(canvas, s.note, top - small.height - 2, beside, _names(s.rows))
         top -= line
     if own:
         _legend(canvas, own, (RIGHT - legend_width(own)) // 2, top - small.height - 2)
@@ -279,9 +288,10 @@ def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:
     everyone's total (or balance) in two columns, then what to do."""
     pool = _pool(s.rows)
     font, _ = role("winner")
-    label = "WINNER" if len(s.winners) == 1 else "WINNERS"
+    label = tr("WINNER") if len(s.winners) == 1 else tr("WINNERS")
     names = ", ".join(s.winners)
-    one_line = f"{label}: {names}" if s.winners else "STOPPED: NO WINNER"
+    one_line = (tr("{label}: {names}").format(label=label, names=names) if s.winners
+                else tr("STOPPED: NO WINNER"))
     if text.width(one_line, font) <= RIGHT - 4 or not s.winners:
         widgets.bar(canvas, 0, [one_line], bottom=font.height + 1, font=font)
         rows_top = font.height + 4

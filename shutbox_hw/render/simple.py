@@ -7,6 +7,7 @@ from PIL import ImageDraw
 
 from ..events import Tonight
 from ..game.screens import AttractScreen, ConfirmScreen, NoticeScreen, ShutScreen
+from ..i18n import ngettext, tr
 from . import text, widgets
 from .fonts import Font, role
 from .widgets import BOTTOM, RIGHT
@@ -28,23 +29,21 @@ def _small_centred(canvas: ImageDraw.ImageDraw, y: int, line: str) -> None:
     text.draw(canvas, text.centred_x(line, font, 0, RIGHT), y, line, font)
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def tonight_lines(t: Tonight, font: Font, scale: int = 1) -> list[str]:
     """Tonight's figures in at most two lines that fit: "4 games  1 box
     shut", "best 3 Anna" (the name shortened, never the score)."""
     if t.games <= 0:
-        return ["no games yet"]
-    games = _plural(t.games, "game", "games")
-    first = f"{games}  {_plural(t.boxes_shut, 'box', 'boxes')} shut"
+        return [tr("no games yet")]
+    games = ngettext("{n} game", "{n} games", t.games).format(n=t.games)
+    boxes = ngettext("{n} box shut", "{n} boxes shut", t.boxes_shut).format(n=t.boxes_shut)
+    first = f"{games}  {boxes}"
     if text.width(first, font, scale) > RIGHT:
-        first = text.shorten(f"{games}  {t.boxes_shut} shut", font, RIGHT, scale)
+        first = text.shorten(f"{games}  " + tr("{n} shut").format(n=t.boxes_shut), font, RIGHT,
+                             scale)
     lines = [first]
     if t.best is not None:
         name, score = t.best
-        prefix = f"best {widgets.number(score, 5)} "
+        prefix = tr("best {score}").format(score=widgets.number(score, 5)) + " "
         room = RIGHT - text.width(prefix, font, scale) - scale   # the gap after the prefix
         lines.append(prefix + text.shorten(name, font, room, scale))
     return lines
@@ -54,7 +53,7 @@ def _tonight(canvas: ImageDraw.ImageDraw, t: Tonight) -> None:
     """Rows 0..30 of the idle screen: "tonight" between two rules, then
     the figures in two 10 px lines."""
     small, _ = role("secondary")
-    label = "tonight"
+    label = tr("tonight")
     w = text.width(label, small)
     x = text.centred_x(label, small, 0, RIGHT)
     text.draw(canvas, x, 0, label, small)
@@ -78,7 +77,8 @@ def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
             _small_centred(canvas, y, line)
             y += small.height + 1
     n = len(s.players)
-    _small_centred(canvas, 32, f"{n} player{'s' if n != 1 else ''}: " + " ".join(s.players))
+    _small_centred(canvas, 32, ngettext("{n} player:", "{n} players:", n).format(n=n) + " "
+                   + " ".join(s.players))
     # the way in, inverted and 10 px so a passer-by sees what to press;
     # "NEXT: players  ROLL: start" is too wide for one line, so its two
     # halves go one per line
@@ -181,12 +181,16 @@ def draw_shut(canvas: ImageDraw.ImageDraw, s: ShutScreen) -> None:
     under it, and the consequence ("wins at once!") small at the bottom."""
     font, scale = role("headline")
     canvas.rectangle((0, 0, RIGHT - 1, SHUT_BAND - 1), fill=1)
-    widgets.centred_lines(canvas, 1, SHUT_BAND - 2, ["SHUT THE", "BOX!"], font, scale,
-                          gap=2, fill=0)
-    # sparkles beside "BOX!" (the narrow second line) and in the top corners
+    lines = widgets.shut_the_box()
+    widgets.centred_lines(canvas, 1, SHUT_BAND - 2, lines, font, scale, gap=2, fill=0)
+    # sparkles beside the second line (narrow in English: "BOX!") and in the
+    # top corners, each only where it stays a pixel clear of the words
     for x, y, big in ((12, 20, True), (28, 16, False), (RIGHT - 20, 20, True),
                       (RIGHT - 34, 16, False), (4, 4, False), (RIGHT - 10, 4, False)):
-        _stamp(canvas, x, y, _SPARKLE if big else _SPARKLE_SMALL, fill=0)
+        rows = _SPARKLE if big else _SPARKLE_SMALL
+        words = text.width(lines[0 if y < 8 else -1], font, scale)
+        if x + len(rows[0]) < (RIGHT - words) // 2 or x > (RIGHT + words) // 2:
+            _stamp(canvas, x, y, rows, fill=0)
 
     small, _ = role("secondary")
     bottom = BOTTOM - 1

@@ -75,11 +75,8 @@ def wrap(text: str, font: Font, max_width: int, max_lines: int, scale: int = 1) 
         if current:
             lines.append(current)
         while width(word, font, scale) > max_width:      # one very long word
-            n = len(word)
-            while n > 1 and width(word[:n], font, scale) > max_width:
-                n -= 1
-            lines.append(word[:n])
-            word = word[n:]
+            head, word = split_word(word, font, max_width, scale)
+            lines.append(head)
         current = word
     if current:
         lines.append(current)
@@ -89,6 +86,31 @@ def wrap(text: str, font: Font, max_width: int, max_lines: int, scale: int = 1) 
         if not lines[-1].endswith(ELLIPSIS):
             lines[-1] = mark_cut(lines[-1], font, max_width, scale)
     return lines
+
+
+def shorten_names(line: str, names: tuple[str, ...] | list[str], font: Font, max_width: int,
+                  scale: int = 1) -> str:
+    """``line`` made to fit by shortening the players' names in it first (the
+    longest one a letter at a time, "Maximil.."), so the words around them
+    stay whole; cut at the end (:func:`shorten`) only if that is not enough."""
+    shown = {n: n for n in dict.fromkeys(names) if n and n in line}
+    while shown and width(line, font, scale) > max_width:
+        name, now = max(shown.items(), key=lambda item: (len(item[1]), item[0]))
+        base = now.removesuffix(ELLIPSIS)
+        if len(base) <= 1:
+            break
+        shorter = base[:-1].rstrip() + ELLIPSIS
+        line = line.replace(now, shorter)
+        shown[name] = shorter
+    return shorten(line, font, max_width, scale)
+
+
+def split_word(word: str, font: Font, max_width: int, scale: int = 1) -> tuple[str, str]:
+    """A word too long for a line: the most of it that fits, and the rest."""
+    n = len(word)
+    while n > 1 and width(word[:n], font, scale) > max_width:
+        n -= 1
+    return word[:n], word[n:]
 
 
 def mark_cut(line: str, font: Font, max_width: int, scale: int = 1) -> str:

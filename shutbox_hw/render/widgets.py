@@ -12,6 +12,7 @@ from collections.abc import Set
 
 from PIL import ImageDraw
 
+from ..i18n import tr
 from . import text
 from .fonts import LARGE, NARROW, SMALL, Font, role
 
@@ -109,6 +110,11 @@ def bar(canvas: ImageDraw.ImageDraw, top: int, lines: list[str], bottom: int = B
     font = font or role("message")[0]
     canvas.rectangle((0, top, RIGHT - 1, bottom), fill=1)
     centred_lines(canvas, top, bottom, lines, font, gap=gap, fill=0)
+
+
+def shut_the_box() -> list[str]:
+    """The game's cry, on two lines of 14 px capitals."""
+    return tr("SHUT THE\nBOX!").split("\n")
 
 
 def prompt_lines(prompt: str, max_lines: int) -> list[str]:

@@ -42,6 +42,8 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from ..errors import UserError
+from ..i18n import DEFAULT as DEFAULT_LANGUAGE
+from ..i18n import tr
 from ..store.audit import TONIGHT_S, audits
 from ..store.history import DamagedGame, recent_games, scorecard
 from ..store.readonly import connect_readonly
@@ -51,6 +53,7 @@ from . import exports, pages
 from .assets import LIVE_JS, STYLE
 from .feed import LiveFeed, Snapshot
 from .guard import box_names, line, secure
+from .language import BoxLanguage, speaking_pages
 from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
 
 log = logging.getLogger("shutbox_hw.web")
@@ -139,16 +142,18 @@ class Site:
         games, limit, more = await self._games(request, 50)
         since = self.clock() - TONIGHT_S
         shown = [g for g in games if g["started_at"] is not None and g["started_at"] >= since]
-        body = ("<h1>Tonight</h1><p class=note>Games started in the last 12 hours.</p>"
+        body = ("<h1>" + tr("Tonight") + "</h1><p class=note>"
+                + tr("Games started in the last 12 hours.") + "</p>"
                 + pages.games_table(shown)
                 + pages.pager(request, games, limit, more and len(shown) == len(games)))
-        return HTMLResponse(pages.layout("Tonight", body))
+        return HTMLResponse(pages.layout(tr("Tonight"), body))
 
     async def history(self, request: Request) -> Response:
         games, limit, more = await self._games(request, 50)
-        body = (f"<h1>History</h1><p class=note>{limit} games a page, newest first.</p>"
+        body = ("<h1>" + tr("History") + "</h1><p class=note>"
+                + tr("{n} games a page, newest first.").format(n=limit) + "</p>"
                 + pages.games_table(games) + pages.pager(request, games, limit, more))
-        return HTMLResponse(pages.layout("History", body))
+        return HTMLResponse(pages.layout(tr("History"), body))
 
     async def _card(self, request: Request) -> dict[str, Any]:
         game = request.path_params["game"]
@@ -178,7 +183,7 @@ class Site:
         return await self.read(lambda r: audits(r.connection(), r.schema))
 
     async def export(self, request: Request) -> Response:
-        return HTMLResponse(pages.layout("Export", pages.EXPORT))
+        return HTMLResponse(pages.layout(tr("Export"), pages.export_body()))
 
     async def games_csv(self, request: Request) -> Response:
         schema = (await self.read(lambda r: (r.connection(), r.schema)))[1]
@@ -200,8 +205,7 @@ class Site:
     # ------------------------------------------------------------------ backup
 
     async def backup_form(self, request: Request) -> Response:
-        return HTMLResponse(pages.layout("Backup", pages.BACKUP_FORM if self.token
-                                         else pages.BACKUP_OFF))
+        return HTMLResponse(pages.layout(tr("Backup"), pages.backup_body(bool(self.token))))
 
     async def backup(self, request: Request) -> Response:
         if self.token is None:
@@ -301,17 +305,20 @@ def _static(text: str, media: str) -> Callable[[Request], Awaitable[Response]]:
 
 
 def make_app(db_path: Path, token: str | None, clock: Callable[[], float] = time.time,
-             names: frozenset[str] | None = None) -> Web:
-    """The web app (``names``: the host names it answers to, see :mod:`.guard`)."""
-    return Web(Site(db_path, token, clock), names if names is not None else box_names(""))
+             names: frozenset[str] | None = None, language: str = DEFAULT_LANGUAGE) -> Web:
+    """The web app (``names``: the host names it answers to, see :mod:`.guard`;
+    ``language``: the config file's, see :mod:`.language`)."""
+    return Web(Site(db_path, token, clock), names if names is not None else box_names(""),
+               BoxLanguage(db_path, language))
 
 
 class Web:
     """The ASGI app, and what the server calls when it stops (:meth:`stop`)."""
 
-    def __init__(self, site: Site, names: frozenset[str]) -> None:
+    def __init__(self, site: Site, names: frozenset[str],
+                 language: Callable[[], Awaitable[str]]) -> None:
         self.site = site
-        self.app = secure(_starlette(site), names)
+        self.app = speaking_pages(secure(_starlette(site), names), language)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)

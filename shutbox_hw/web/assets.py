@@ -48,6 +48,9 @@ body.live { font-size: 4vmin; overflow: hidden; }
 LIVE_JS = """
 "use strict";
 const $ = (id) => document.getElementById(id);
+// the page's words in its language (pages.live_words), "{name}" filled from o
+const WORDS = JSON.parse($("words").textContent);
+const w = (key, o) => (WORDS[key] || key).replace(/\\{(\\w+)\\}/g, (_, n) => String(o[n]));
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -59,8 +62,9 @@ function show(s) {
   $("play").hidden = !playing;
   $("between").hidden = playing;
   if (playing) {
-    $("title").textContent = (s.preset || "") + " \\u00b7 round " + s.round;
-    $("turn").textContent = s.player ? s.player + (s.turn_over ? " \\u2014 turn over" : "'s turn") : "";
+    $("title").textContent = w("{rules} \\u00b7 round {round}", {rules: s.preset || "", round: s.round});
+    $("turn").textContent = s.player ? w(s.turn_over ? "{player} \\u2014 turn over" : "{player}'s turn",
+                                         {player: s.player}) : "";
     const dice = $("dice"); dice.replaceChildren();
     (s.dice && s.dice.length ? s.dice : [null, null]).forEach((d) =>
       dice.appendChild(el("div", d === null ? "die none" : "die", d === null ? "?" : d)));
@@ -69,10 +73,10 @@ function show(s) {
     for (let t = 1; t <= s.tiles; t++)
       flaps.appendChild(el("div", open.has(t) ? "flap" : "flap shut", t));
     const pool = s.players.some((p) => p.balance !== null);
-    $("pot").textContent = s.pot !== null && s.pot !== undefined ? "pot " + s.pot : "";
+    $("pot").textContent = s.pot !== null && s.pot !== undefined ? w("pot {pot}", {pot: s.pot}) : "";
     const body = $("players"); body.replaceChildren();
     const head = el("tr");
-    ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", h)));
+    ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", w(h))));
     body.appendChild(head);
     s.players.forEach((p) => {
       const tr = el("tr", p.name === s.player ? "now" : "");
@@ -85,17 +89,17 @@ function show(s) {
     const r = s.last_result;
     $("last").replaceChildren();
     if (r) {
-      $("last").appendChild(el("div", "", r.abandoned ? "Last game stopped" : "Last game"));
+      $("last").appendChild(el("div", "", w(r.abandoned ? "Last game stopped" : "Last game")));
       const names = r.winners.join(", ");
-      $("last").appendChild(el("div", "win", !r.winners.length ? "no winner"
-        : r.abandoned ? "ahead: " + names : names + " won"));
+      $("last").appendChild(el("div", "win", !r.winners.length ? w("no winner")
+        : w(r.abandoned ? "ahead: {names}" : "{names} won", {names: names})));
       $("last").appendChild(el("div", "", Object.entries(r.totals).map(([n, t]) => n + " " + t).join("   ")));
     } else {
-      $("last").appendChild(el("div", "win", "Shut the Box"));
+      $("last").appendChild(el("div", "win", w("Shut the Box")));
     }
     const t = s.tonight;
-    $("tonight").textContent = "Tonight: " + t.games + " games, " + t.boxes_shut + " boxes shut" +
-      (t.best ? ", best " + t.best.score + " by " + t.best.player : "");
+    $("tonight").textContent = w("Tonight: {games} games, {shut} boxes shut", {games: t.games, shut: t.boxes_shut}) +
+      (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "");
   }
   $("stale").hidden = true;
 }

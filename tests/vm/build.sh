@@ -1,6 +1,15 @@
 # Sourced by tests/vm/rehearse: builds (and caches) what the VM needs under .vm/.
 # Each function prints its reason on stderr and returns non-zero when it cannot.
 
+# debian_mirror: the Debian mirror the host's apt already uses (with a trailing /)
+debian_mirror() {
+    local mirror
+    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null \
+        | grep -E '^[[:space:]]*(deb|URIs:)' | grep -oE 'https?://[^ ]+/debian/?( |$)' | head -1 | tr -d ' ' || true)
+    mirror=${mirror:-http://deb.debian.org/debian/}
+    echo "${mirror%/}/"
+}
+
 # build_kernel DIR LOG: DIR/vmlinux (uncompressed, booted through PVH: no decompressor
 # under TCG), DIR/modules/<release>/, DIR/release. Kept once built.
 build_kernel() {
@@ -11,10 +20,7 @@ build_kernel() {
     step "kernel: fetching trixie-backports' kernel (about 120 MB, once)"
     rm -rf "$K" && mkdir -p "$K/apt/lists/partial" "$K/apt/archives/partial" "$K/debs" "$K/root"
     # the Debian mirror the host already uses, with a private list of sources and state
-    local mirror
-    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null \
-        | grep -E '^[[:space:]]*(deb|URIs:)' | grep -oE 'https?://[^ ]+/debian/?( |$)' | head -1 | tr -d ' ' || true)
-    mirror=${mirror:-http://deb.debian.org/debian/}
+    local mirror; mirror=$(debian_mirror)
     echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} trixie-backports main" \
         >"$K/apt/sources.list"
     local A=(-o "Dir::Etc::SourceList=$K/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
@@ -154,4 +160,59 @@ build_initramfs() {
     install -m 0755 "$INIT" "$I/init"
     (cd "$I" && find . | cpio -o -H newc --quiet | gzip -1 >"$OUT.part") && mv "$OUT.part" "$OUT"
     rm -rf "$I"
+}
+
+# ---------------------------------------------------------------- the arm rehearsal's roots
+# What a Raspberry Pi OS Lite has before the box is installed: Python, systemd, the CA
+# certificates, apt; no compiler, no headers. apt's lists are kept (the installer's
+# apt-get update then only checks them).
+ARM_ROOT_PACKAGES=python3,ca-certificates,systemd
+
+# arm_binfmt: QEMU's user-mode emulation of arm64 and armhf programs through binfmt_misc
+# (qemu-user-static's entries, registered here if they are not: update-binfmts). Their F
+# flag opens the emulator once, at registration, so it runs inside a chroot too.
+arm_binfmt() {
+    local d=/proc/sys/fs/binfmt_misc e
+    [ -e $d/status ] || mount -t binfmt_misc binfmt_misc $d 2>/dev/null \
+        || { echo "binfmt_misc is not mounted and cannot be (mount -t binfmt_misc failed)" >&2; return 1; }
+    grep -qx enabled $d/status || { echo "binfmt_misc is disabled ($d/status)" >&2; return 1; }
+    for e in qemu-aarch64 qemu-arm; do
+        [ -e $d/$e ] || update-binfmts --enable $e >/dev/null 2>&1 || true
+        grep -qx enabled $d/$e 2>/dev/null \
+            || { echo "no binfmt_misc entry $e: update-binfmts --enable $e failed (is qemu-user-static installed?)" >&2; return 1; }
+        grep -Eq '^flags: .*F' $d/$e \
+            || { echo "binfmt_misc entry $e lacks the F flag: a chroot cannot reach its emulator" >&2; return 1; }
+    done
+}
+
+# arm_snapshot MIRROR CACHE: the Debian snapshot the roots come from, named by bookworm's
+# point release and its Release file's date (12.15-20260711T101637Z) and the root's
+# package list; with the mirror out of reach, the newest snapshot already in CACHE.
+arm_snapshot() {
+    local mirror=$1 cache=$2 name
+    name=$(python3 -c 'import email.utils, sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=60).read().decode()
+fields = dict(l.split(": ", 1) for l in text.splitlines() if ": " in l and l[:1].isupper())
+date = email.utils.parsedate_to_datetime(fields["Date"])
+print(fields["Version"] + "-" + date.strftime("%Y%m%dT%H%M%SZ"))' "${mirror}dists/bookworm/InRelease" 2>/dev/null) || name=""
+    if [ -n "$name" ]; then
+        echo "$name-$(echo "minbase $ARM_ROOT_PACKAGES" | sha256sum | cut -c1-8)"
+        return 0
+    fi
+    name=$(ls -t "$cache" 2>/dev/null | grep -E '^[0-9.]+-[0-9T]+Z-[0-9a-f]{8}$' | head -1)
+    [ -n "$name" ] || { echo "cannot read ${mirror}dists/bookworm/InRelease and no root is cached" >&2; return 1; }
+    echo "rehearse: ${mirror} out of reach: the cached snapshot $name" >&2
+    echo "$name"
+}
+
+# build_arm_root ARCH DIR MIRROR LOG: DIR, a Debian bookworm root for ARCH (arm64, armhf)
+# from MIRROR, made by mmdebstrap under emulation (minutes); kept once built.
+build_arm_root() {
+    local arch=$1 dir=$2 mirror=$3 log=$4
+    [ -f "$dir.ready" ] && return 0
+    rm -rf "$dir.part" && mkdir -p "$(dirname "$dir")"
+    mmdebstrap --mode=root --arch="$arch" --variant=minbase --include="$ARM_ROOT_PACKAGES" \
+        --skip=cleanup/apt/lists bookworm "$dir.part" "$mirror" >"$log" 2>&1 \
+        || { echo "rehearse: mmdebstrap could not make the $arch root (see $log)" >&2; return 1; }
+    rm -rf "$dir" && mv "$dir.part" "$dir" && touch "$dir.ready"
 }

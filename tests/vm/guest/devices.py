@@ -12,7 +12,9 @@ import os
 import struct
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 GPIO_SIM = Path("/sys/kernel/config/gpio-sim/pi")
 LINES = 28                                  # BCM 0..27 as line offsets, like a Pi's header
@@ -49,6 +51,17 @@ class Report:
             self.failed += 1
         self.line(f"CHECK {name}: {'PASS' if ok else 'FAIL'}" + (f" ({detail})" if detail else ""))
         return ok
+
+    def attempt(self, name: str, fn: Callable[[], Any]) -> bool:
+        """One check by a function that returns its result, or (result, detail); an
+        exception fails it with its reason. Returns the result."""
+        try:
+            result = fn()
+        except Exception as exc:  # noqa: BLE001 - reported on the check's line, never retried
+            return self.check(name, False, f"{type(exc).__name__}: {exc}"[:300])
+        if isinstance(result, tuple):
+            return self.check(name, result[0], str(result[1]))
+        return self.check(name, result)
 
     def figure(self, name: str, value: str) -> None:
         self.line(f"FIGURE {name}: {value}")

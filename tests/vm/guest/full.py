@@ -71,13 +71,7 @@ class Rehearsal:
 
     def check(self, name: str, fn: Callable[[], Any]) -> bool:
         """One check; returns its result. An exception fails it with its reason."""
-        try:
-            result = fn()
-        except Exception as exc:  # noqa: BLE001 - reported on the check's line, never retried
-            return self.report.check(name, False, f"{type(exc).__name__}: {exc}"[:300])
-        if isinstance(result, tuple):
-            return self.report.check(name, result[0], str(result[1]))
-        return self.report.check(name, result)
+        return self.report.attempt(name, fn)
 
     def prop(self, name: str) -> str:
         return sh("systemctl", "show", "-P", name, UNIT, check=False).stdout.strip()
