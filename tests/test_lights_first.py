@@ -24,10 +24,10 @@ def traced(runner):
         order.append("lights")
         return show_lights(leds, now)
 
-    def write(events, tally=None):
+    def write(events, tally=None, happened=None):
         events = list(events)
         order.append("write " + ",".join(e.name for e in events))
-        return record(events, tally)
+        return record(events, tally, happened)
 
     def screen(image, now, activity=True):
         order.append("screen")
