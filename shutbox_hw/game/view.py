@@ -22,6 +22,7 @@ from .screens import (
     ShutScreen,
     TurnEndScreen,
 )
+from .shown import flap_states, open_tiles
 from .state import GameState, Turn
 from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
 
@@ -70,7 +71,7 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
         player = state.next_player()
         return PlayScreen(player=state.players[player] if player is not None else "",
                           round=match.round_number, tiles=state.rules.tiles,
-                          open_tiles=tuple(tiles_of(state.board & ~state.shut)),
+                          open_tiles=open_tiles(flap_states(state)),
                           total=match.totals[player] if player is not None else 0,
                           prompt=to_open,
                           message=_bar(state, shown,
@@ -78,7 +79,7 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
                           **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
     return PlayScreen(player=state.players[turn.player], round=match.round_number,
-                      tiles=state.rules.tiles, open_tiles=tuple(tiles_of(open_mask)),
+                      tiles=state.rules.tiles, open_tiles=open_tiles(flap_states(state)),
                       total=match.totals[turn.player], dice=turn.dice,
                       throw_dice=1 if dice_choice(state.rules, open_mask) == "one" else 2,
                       prompt=shown.note or prompt(state, turn), message=_bar(state, shown),

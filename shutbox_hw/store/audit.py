@@ -19,6 +19,7 @@ from typing import Any
 from ..events import Tonight
 from ..rules.ruleset import PRESET_TITLES
 from .schema import VERSION
+from .tonight import clock_state, tonight_games, tonight_since
 
 SINCE = "since:game"   # the counters row holding the last game before the reset
 FLUSH_EVERY = 50       # pending changes that force a write even without a game write
@@ -66,13 +67,10 @@ def reset_counters(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO counters (key, count) VALUES (?, ?)", (SINCE, last))
 
 
-TONIGHT_S = 12 * 3600
-""""Tonight" on the idle screen: the games started in the last 12 hours."""
-
-
 def tonight(db: sqlite3.Connection, now: float) -> Tonight:
-    """Games finished, boxes shut and the best (lowest) turn score since ``now - TONIGHT_S``."""
-    since = now - TONIGHT_S
+    """Games finished, boxes shut and the best (lowest) turn score of tonight's
+    games (the definition, and the clock they are counted by: store/tonight.py)."""
+    since = tonight_since(now)
     games, = db.execute("SELECT COUNT(*) FROM games WHERE started_at >= ? AND ended_at IS NOT"
                         " NULL AND NOT abandoned", (since,)).fetchone()
     shut, = db.execute("SELECT COUNT(*) FROM turns t JOIN games g ON g.id = t.game_id WHERE"
@@ -81,7 +79,8 @@ def tonight(db: sqlite3.Connection, now: float) -> Tonight:
                       " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
                       " WHERE g.started_at >= ? AND t.score IS NOT NULL"
                       " ORDER BY t.score, t.id LIMIT 1", (since,)).fetchone()
-    return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None)
+    return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None,
+                   clock=clock_state(synced for _, synced in tonight_games(db, now)))
 
 
 def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from ..errors import shown_path
 from ..textfile import file_kind, os_problem
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 4
+VERSION = 5
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -93,6 +93,13 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # after its row is deleted on the broker's PUBACK (consumers drop duplicates by it)
     3: ("CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
         " at REAL NOT NULL, event TEXT NOT NULL)",),
+    # 5: what the box shows right now (store/shown.py): one row the daemon replaces
+    # after every step it changes, read by the TV page and Home Assistant's state;
+    # and each fault with its time, detail and recovery (the faults page)
+    4: ("CREATE TABLE IF NOT EXISTS shown (id INTEGER PRIMARY KEY CHECK (id = 1),"
+        " game_id INTEGER, at REAL NOT NULL, data TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS fault_log (id INTEGER PRIMARY KEY, device TEXT NOT NULL,"
+        " detail TEXT NOT NULL, at REAL NOT NULL, at_synced INTEGER, recovered_at REAL)"),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

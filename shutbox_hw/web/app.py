@@ -36,9 +36,10 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from ..network.live import live
-from ..store.audit import TONIGHT_S, audits
+from ..store.audit import audits
+from ..store.fault_log import recent_faults
 from ..store.history import DamagedGame, recent_games, scorecard
-from . import pages
+from . import pages, views
 from .assets import LIVE_JS, STYLE
 from .reader import Reader, Unavailable
 
@@ -118,21 +119,13 @@ class Site:
                                  headers={"X-Accel-Buffering": "no"})
 
     async def tonight(self, request: Request) -> Response:
-        db = self.reader.connection()
-        since = self.clock() - TONIGHT_S
-        games = [g for g in recent_games(db, 200, self.reader.schema)
-                 if g["started_at"] is not None and g["started_at"] >= since]
-        body = ("<h1>Tonight</h1><p class=note>Games started in the last 12 hours.</p>"
-                + pages.games_table(games))
-        return HTMLResponse(pages.layout("Tonight", body))
+        return HTMLResponse(views.tonight_html(self.reader.connection(), self.clock(),
+                                               self.reader.schema))
 
     async def history(self, request: Request) -> Response:
         limit = _limit(request, 50)
-        games = recent_games(self.reader.connection(), limit, self.reader.schema)
-        body = (f"<h1>History</h1><p class=note>The {limit} newest games "
-                f'(<a href="?limit={min(limit * 4, MAX_LIMIT)}">more</a>).</p>'
-                + pages.games_table(games))
-        return HTMLResponse(pages.layout("History", body))
+        return HTMLResponse(views.history_html(self.reader.connection(), limit,
+                                               min(limit * 4, MAX_LIMIT), self.reader.schema))
 
     def _card(self, request: Request) -> dict[str, Any]:
         game = request.path_params["game"]
@@ -157,8 +150,9 @@ class Site:
                                                      self.reader.schema)))
 
     async def faults(self, request: Request) -> Response:
-        return HTMLResponse(pages.faults_page(audits(self.reader.connection(),
-                                                     self.reader.schema)))
+        db = self.reader.connection()
+        return HTMLResponse(pages.faults_page(audits(db, self.reader.schema),
+                                              recent_faults(db, self.reader.schema)))
 
     async def export(self, request: Request) -> Response:
         return HTMLResponse(pages.layout("Export", pages.EXPORT))
@@ -241,7 +235,19 @@ async def _http_error(request: Request, error: Exception) -> Response:
         detail = "not found"
     if error.status_code == 405:
         detail = f"method {request.method} not allowed here"
-    return line(error.status_code, " ".join(detail.split())[:200])
+    detail = " ".join(detail.split())[:200]
+    if _wants_page(request):
+        return HTMLResponse(pages.error_page(error.status_code, detail),
+                            status_code=error.status_code)
+    return line(error.status_code, detail)
+
+
+def _wants_page(request: Request) -> bool:
+    """A browser asking for a page (not the JSON, the CSV or a script) gets the
+    answer in the pages' design; anything else the one line."""
+    path = request.url.path
+    return request.method == "GET" and "text/html" in request.headers.get("accept", "") \
+        and not path.endswith((".json", ".csv", ".js", ".css")) and "/stream" not in path
 
 
 async def _unavailable(request: Request, error: Exception) -> Response:

@@ -40,6 +40,13 @@ body.live { font-size: 4vmin; overflow: hidden; }
   justify-content: center; font-size: 9vmin; font-weight: 800; background: #e8d9b5;
   color: #2a1a08; }
 .flap.shut { background: #1d2127; color: #3a414b; }
+.flap.pending { background: #1d2127; color: var(--hi); outline: .6vmin solid var(--hi); }
+.flap.refused { background: var(--bad); color: var(--fg); }
+.flap.lifted { background: #e8d9b5; color: var(--bad); outline: .6vmin dashed var(--bad); }
+.problem { font-size: 5vmin; color: var(--bad); font-weight: 700; margin-top: 2vmin;
+  min-height: 6vmin; }
+.live .links { position: fixed; left: 4vmin; bottom: 2vmin; font-size: 2.4vmin; }
+.live .links a { color: var(--dim); margin-right: 1.5em; text-decoration: none; }
 .result { font-size: 7vmin; margin-top: 4vmin; }
 .result .win { color: var(--hi); font-weight: 800; font-size: 12vmin; }
 .stale { position: fixed; right: 2vmin; bottom: 2vmin; color: var(--bad); font-size: 3vmin; }
@@ -54,20 +61,24 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
+function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 function show(s) {
   const playing = s.playing;
   $("play").hidden = !playing;
   $("between").hidden = playing;
+  $("title").textContent = playing ? s.title + " \u00b7 round " + s.round : s.title;
   if (playing) {
-    $("title").textContent = (s.preset || "") + " \\u00b7 round " + s.round;
-    $("turn").textContent = s.player ? s.player + (s.turn_over ? " \\u2014 turn over" : "'s turn") : "";
+    $("turn").textContent = !s.player ? "" : s.turn_over ? s.player + " plays next" : s.player + "'s turn";
     const dice = $("dice"); dice.replaceChildren();
     (s.dice && s.dice.length ? s.dice : [null, null]).forEach((d) =>
       dice.appendChild(el("div", d === null ? "die none" : "die", d === null ? "?" : d)));
     const flaps = $("flaps"); flaps.replaceChildren();
-    const open = new Set(s.open);
-    for (let t = 1; t <= s.tiles; t++)
-      flaps.appendChild(el("div", open.has(t) ? "flap" : "flap shut", t));
+    (s.flaps || []).forEach((state, i) => {
+      const f = el("div", "flap " + state, i + 1);
+      f.title = state + (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
+      flaps.appendChild(f);
+    });
+    $("problem").textContent = s.problem || "";
     const pool = s.players.some((p) => p.balance !== null);
     $("pot").textContent = s.pot !== null && s.pot !== undefined ? "pot " + s.pot : "";
     const body = $("players"); body.replaceChildren();
@@ -77,7 +88,7 @@ function show(s) {
     s.players.forEach((p) => {
       const tr = el("tr", p.name === s.player ? "now" : "");
       tr.appendChild(el("td", "", p.name));
-      tr.appendChild(el("td", "", p.round_score === null ? "\\u2013" : p.round_score));
+      tr.appendChild(el("td", "", p.round_score === null ? "\u2013" : p.round_score));
       tr.appendChild(el("td", "", pool ? p.balance : p.total));
       body.appendChild(tr);
     });
@@ -85,17 +96,18 @@ function show(s) {
     const r = s.last_result;
     $("last").replaceChildren();
     if (r) {
-      $("last").appendChild(el("div", "", r.abandoned ? "Last game stopped" : "Last game"));
+      $("last").appendChild(el("div", "", (r.abandoned ? "Last game, stopped: " : "Last game: ") + r.title));
       const names = r.winners.join(", ");
-      $("last").appendChild(el("div", "win", !r.winners.length ? "no winner"
-        : r.abandoned ? "ahead: " + names : names + " won"));
+      $("last").appendChild(el("div", "win", !r.winners.length ? "no winner" : names + " won"));
       $("last").appendChild(el("div", "", Object.entries(r.totals).map(([n, t]) => n + " " + t).join("   ")));
     } else {
       $("last").appendChild(el("div", "win", "Shut the Box"));
     }
     const t = s.tonight;
-    $("tonight").textContent = "Tonight: " + t.games + " games, " + t.boxes_shut + " boxes shut" +
-      (t.best ? ", best " + t.best.score + " by " + t.best.player : "");
+    $("tonight").textContent = "Tonight: " + plural(t.games, "game", "games") + ", " +
+      plural(t.boxes_shut, "box shut", "boxes shut") +
+      (t.best ? ", best " + t.best.score + " by " + t.best.player : "") +
+      (t.note ? ". " + t.note : "");
   }
   $("stale").hidden = true;
 }
