@@ -34,6 +34,22 @@ def throw_text(rules: RuleSet, dice: Dice) -> str:
     return text
 
 
+def shut_text(rules: RuleSet, dice: Dice) -> str:
+    """What to shut for a throw, in words that cannot be read as flap numbers
+    ("shut 5+4" read as "shut flaps 5 and 4", and "shut 1+1" as nothing):
+    ``shut flaps: total 9``; ``shut: total 10 or 24`` with the multiplication rule;
+    under sum-or-dice, where the dice's own flaps are a move too,
+    ``shut 9, or 5 and 4`` (``shut flap 9`` for a double or one die)."""
+    total = sum(dice)
+    if rules.closure == "sum-or-dice":
+        if len(dice) == 2 and dice[0] != dice[1]:
+            return f"shut {total}, or {dice[0]} and {dice[1]}"
+        return f"shut flap {total}"
+    if rules.multiplication and len(dice) == 2:
+        return f"shut: total {total} or {dice[0] * dice[1]}"
+    return f"shut flaps: total {total}"
+
+
 def throw_sum_text(rules: RuleSet, dice: Dice) -> str:
     """What a throw makes: ``4+6 is 10``; ``4+6 is 10 or 4x6 is 24``; ``the die is 5``."""
     if len(dice) == 1:

@@ -24,7 +24,7 @@ from .screens import (
 )
 from .shown import flap_states, open_tiles
 from .state import GameState, Turn
-from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
+from .text import flaps_word, shut_text, throw_sum_text, throw_text, tile_ranges
 
 ATTRACT_PAGE_MS = 6000
 """The idle screen shows the rule set, then tonight's figures, this long each."""
@@ -60,8 +60,12 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     if shown.queue:
         return _queued(state, shown.queue[0])
     if state.phase == "over":
+        # a new game starts with every flap open: until they are, that is what to do
+        still_shut = tiles_of(state.shut & state.board)
         return ResultScreen(winners=tuple(state.players[p] for p in match.winners),
-                            rows=score_rows(state, match.rounds[-1] if match.rounds else None))
+                            rows=score_rows(state, match.rounds[-1] if match.rounds else None),
+                            **({"prompt": f"lift {tile_ranges(still_shut)}"} if still_shut
+                               else {}))
     turn = state.turn
     if turn is None:
         to_open = _to_open(state)
@@ -132,7 +136,7 @@ def why_not(state: GameState, button: str) -> str:
     throw = turn.throw
     if isinstance(throw, Throw):
         if not turn.pending:
-            return f"shut {throw_text(state.rules, throw.dice)} first"
+            return f"{shut_text(state.rules, throw.dice)} first"
         more = [sum(tiles_of(c & ~turn.pending)) for c in throw.legal_closures()
                 if c != turn.pending and c & turn.pending == turn.pending]
         return f"shut {min(more)} more" if more else "not a whole move yet"
@@ -251,7 +255,7 @@ def prompt(state: GameState, turn: Turn) -> str:
                 "one-or-two": "ROLL: 2 dice, hold: 1"}[choice]
     if turn.settle_at is not None:
         return "more? ROLL: done"
-    return f"shut {throw_text(state.rules, turn.dice)}"
+    return shut_text(state.rules, turn.dice)
 
 
 def misfit(state: GameState, tile: int, throw: Position | None,

@@ -115,6 +115,8 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     else:
         open_tiles = [t for t in range(1, tiles + 1) if t not in closed]
     totals, balances = result.get("totals", {}), result.get("balances")
+    if rules.get("match") == "pool" and balances is None:
+        balances = {}         # a pool before its first round's end: everyone at 0, as shown
     flaps = ["open" if t in open_tiles else "shut" for t in range(1, tiles + 1)]
     summary = {
         "playing": True, "game": game_id, "preset": rules.get("preset"),
@@ -126,7 +128,7 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
         "dice": dice, "open": open_tiles, "pot": result.get("pot"),
         "players": [{"name": name, "round_score": scores.get(seat),
                      "total": totals.get(name, 0),
-                     "balance": None if balances is None else balances.get(name)}
+                     "balance": None if balances is None else balances.get(name, 0)}
                     for seat, name in enumerate(names)]}
     if picture is not None:
         summary.update(_turn_shown(picture))
