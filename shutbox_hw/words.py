@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import UserError
-from .rules.ruleset import RuleSet, RulesError, rules_from_dict
+from .rules.ruleset import RulesError, RuleSet, rules_from_dict
 
 
 def rules_title(table: Any) -> str:
