@@ -164,7 +164,7 @@ def test_an_empty_file_becomes_a_fresh_database_for_the_box_only(tmp_path, capsy
     path = tmp_path / "empty.db"
     path.touch()
     code, _, err = history(capsys, "--db", str(path))
-    assert code == 2 and "not a shutbox-hw database (it has no tables)" in err
+    assert code == 2 and "is an empty file, not a shutbox-hw database yet" in err
     Store(path).close()
     assert pragmas(path) == (APP_ID, VERSION)
     assert history(capsys, "--db", str(path))[1] == "no games yet\n"

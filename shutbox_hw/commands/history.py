@@ -58,6 +58,9 @@ def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
     db, version = open_read_only(path)
     if version == 0:
         db.close()
+        if path.stat().st_size == 0:
+            raise UserError(f"{name} is an empty file, not a shutbox-hw database yet (the box,"
+                            " or `shutbox-hw sim --db`, makes its database in it)")
         raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
     return db, version, path
 
