@@ -164,6 +164,10 @@ def scorecard_page(card: dict[str, Any]) -> str:
             f"{ended}.</p>"
             + (f"<table>{head}{''.join(rows)}</table>" if rows else
                '<p class="note">No turn was finished.</p>')
+            + ("" if left is None else
+               f'<p class="note">Round {left["round"]} was '
+               f'{"stopped" if card["abandoned"] else "not finished"} before its end: its '
+               "scores are shown, and counted in no total.</p>")
             + f"<p>Winner: {winners}</p>"
             f'<p class="note">{count(len(card["throws"]), "throw")}, '
             f'{count(card["rejected_flaps"], "flap refused", "flaps refused")}. '
@@ -175,8 +179,8 @@ def scorecard_page(card: dict[str, Any]) -> str:
 def audits_page(a: dict[str, Any]) -> str:
     figures = [["Games finished", str(a["games"])], ["Rounds played", str(a["rounds"])],
                ["Boxes shut", str(a["boxes_shut"])]]
-    figures += [[f"Average score a turn, {escape(PRESET_TITLES.get(p, p))}", str(v)]
-                for p, v in a["average_score"].items()]
+    figures += [[f"Average score a turn, {escape(PRESET_TITLES.get(p, p))} and its house rules",
+                 str(v)] for p, v in a["average_score"].items()]
     best = [[str(b["score"]), escape(b["name"]), f'<a href="/game/{b["game"]}">Game {b["game"]}'
              "</a>", escape(PRESET_TITLES.get(b["rules"], b["rules"])),
              escape(b["date"] or "clock not set")] for b in a["best"]]
@@ -186,7 +190,7 @@ def audits_page(a: dict[str, Any]) -> str:
     return layout("Audits", f'<h1>Audits</h1><p class="note">{since}</p>'
                   + table(["Figure", "Count"], figures)
                   + "<h2>Best turns (lowest scores)</h2>"
-                  + (table(["Score", "Player", "Game", "Rules", "Date"], best) if best
+                  + (table(["Score", "Player", "Game", "Preset", "Date"], best) if best
                      else '<p class="note">No turn played yet.</p>')
                   + "<h2>Switch actuations (wear)</h2>"
                   + (table(["Switch", "Times closed or pressed"], switches) if switches
