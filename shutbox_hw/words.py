@@ -8,6 +8,7 @@ so that no two of them can drift apart.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from .errors import UserError
@@ -37,7 +38,16 @@ def _rules(table: Any) -> RuleSet | None:
     if not isinstance(table, Mapping):
         return None
     try:
-        return rules_from_dict(table)
+        return _rules_of(tuple(sorted(table.items())))
+    except TypeError:     # a value that cannot be a rule's (a list, a table)
+        return None
+
+
+@lru_cache(maxsize=64)
+def _rules_of(items: tuple[tuple[str, Any], ...]) -> RuleSet | None:
+    """(Every page and the live summary name a few rule sets again and again.)"""
+    try:
+        return rules_from_dict(dict(items))
     except (RulesError, UserError, TypeError, ValueError):
         return None
 

@@ -339,3 +339,16 @@ def test_the_hardware_readme_names_each_build_s_panel_as_its_config_has_it():
         assert f"a {panels[driver[1]]} OLED as its config has it" in row
         intro = " ".join((root / build / "README.md").read_text().split("\n\n")[1].split())
         assert panels[driver[1]] in intro
+
+
+def test_the_readme_s_first_words_are_for_a_newcomer():
+    text = (SCRIPTS.parent.parent / "README.md").read_text()
+    quick = text.split("## Quick start", 1)[1].split("###", 1)[0]
+    paragraph = quick.split("```", 2)[2]
+    assert not re.search(r"\.ci/run|mypy|ruff|QEMU|rehears", paragraph), paragraph
+    trying = text.split("### Trying it without a box", 1)[1].split("###", 1)[0]
+    assert "-e '.[sim,web]'" in trying and "shutbox-hw web --db /tmp/g.db" in trying
+    for href, _ in pages.NAV:
+        assert f"`{href}`" in trying or f"127.0.0.1:8080{href}`" in trying, href
+    developers = text.split("### For developers", 1)[1].split("##", 1)[0]
+    assert ".ci/run" in developers and "mypy --strict" in developers and "ruff" in developers
