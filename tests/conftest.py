@@ -63,6 +63,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="run the fault suites at full length (see tests/README.md)")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that acts as another user says so (``@pytest.mark.other_user``), so that
+    test_private_checkout.py finds it and runs it from a private folder."""
+    unmarked = [item.nodeid for item in items if "public_copy" in getattr(
+        item, "fixturenames", ()) and item.get_closest_marker("other_user") is None]
+    if unmarked:
+        raise pytest.UsageError("these tests use public_copy (another user) without "
+                                "@pytest.mark.other_user: " + ", ".join(unmarked))
+
+
 @pytest.fixture(scope="session")
 def public_copy() -> Iterator[PublicCopy]:
     """The package and its dependencies where ``nobody`` can run them (tests/other_user.py)."""

@@ -30,13 +30,15 @@ INTERPRETER = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
 _MAIN = "import sys; from shutbox_hw.cli import main; sys.exit(main())"
 
 
-def setpriv() -> list[str]:
-    """The prefix that drops root to ``nobody``; empty when not root (the user is ordinary)."""
+def setpriv(groups: tuple[int, ...] = ()) -> list[str]:
+    """The prefix that drops root to ``nobody`` (in ``groups`` only); empty when not root
+    (the user is ordinary)."""
     if os.geteuid() != 0:
         return []
     if shutil.which("setpriv") is None:
         pytest.skip("root without setpriv cannot act as an ordinary user")
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    joined = ["--groups=" + ",".join(map(str, groups))] if groups else ["--clear-groups"]
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", *joined]
 
 
 def _distributions(name: str) -> list[metadata.Distribution]:
@@ -88,9 +90,19 @@ class PublicCopy:
             _open_up(self.root)
         return target
 
-    def command(self, *args: str, code: str = _MAIN) -> list[str]:
-        """``shutbox-hw ARGS`` (or ``python -c CODE ARGS``) as ``nobody`` on this copy."""
-        return [*setpriv(), str(INTERPRETER), "-S", "-c", code, *args]
+    def include(self, *names: str) -> None:
+        """Copy these distributions (an extra's: ``uvicorn``, ``starlette``) and what they
+        need at run time into ``site/`` as well; once per session."""
+        for dist in (d for name in names for d in _distributions(name)):
+            if not (self.site / f"{dist.metadata['Name']}.copied").exists():
+                _copy_distribution(dist, self.site)
+                (self.site / f"{dist.metadata['Name']}.copied").touch()
+        _open_up(self.root)
+
+    def command(self, *args: str, code: str = _MAIN, groups: tuple[int, ...] = ()) -> list[str]:
+        """``shutbox-hw ARGS`` (or ``python -c CODE ARGS``) as ``nobody`` on this copy
+        (a member of ``groups`` only)."""
+        return [*setpriv(groups), str(INTERPRETER), "-S", "-c", code, *args]
 
     def env(self, *before: Path, **extra: str) -> dict[str, str]:
         """The environment for ``command``: ``before`` folders ahead of the copy on the path."""

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import random
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,7 +174,11 @@ class Night:
         """The live JSON the TV draws from, held to the box and the game at this step."""
         db = self.database()
         if db is not None:
-            self.witness.surfaces(live(db, time.time()), set(tiles_of(self.shut)))
+            self.witness.surfaces(live(db, self.wall()), set(tiles_of(self.shut)))
+
+    def wall(self) -> float:
+        """The box's wall clock (its store's: a year's calendar in ``pub_year.py``)."""
+        return float(self.store._clock())
 
     def _shown(self, screen) -> None:
         self.witness.shown(screen, self.state, set(tiles_of(self.shut)), self.clock())
@@ -391,7 +394,7 @@ class Night:
             raise Untrue(f"end steps never shown: {self.witness.expect}")
         self.figures.matches += 1
         self.figures.ends_shown = self.witness.ends_shown
-        self.witness.check_record(self.database())
+        self.witness.check_record(self.database(), self.wall())
 
 class _NoStore:
     """The probe's copy writes nothing."""

@@ -121,6 +121,9 @@ class SimNight(Night):
     def database(self):
         return self.runner.daemon.store.db
 
+    def wall(self) -> float:
+        return float(self.runner.daemon.store._clock())
+
     def press(self, button: str, long: bool = False) -> None:
         self.log.append(f"{button}{' long' if long else ''}")
         self.figures.steps += 1

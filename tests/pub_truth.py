@@ -30,7 +30,9 @@ from shutbox_hw.rules.ruleset import PRESET_TITLES
 from shutbox_hw.store.audit import audits
 from shutbox_hw.store.history import recent_games, scorecard
 from shutbox_hw.store.schema import VERSION
-from shutbox_hw.web.views import history_html, tonight_html
+from shutbox_hw.web.views import history_html, tonight_html, tonight_of
+
+TONIGHT_S = 12 * 3600   # "tonight": the last 12 hours (README), said here again
 
 
 def lift_tiles(text: str) -> set[int] | None:
@@ -71,6 +73,8 @@ class Witness:
         self._on_screen: tuple[str, Any] | None = None   # the end step on the screen
         self._since = 0                                 # ... since then
         self.screen: Any = None                         # the OLED's last screen
+        # each game checked: its recorded start, finished, boxes shut, turn scores
+        self.played: list[tuple[float, bool, int, list[int]]] = []
         self.surfaces_checked = 0                       # steps the live JSON was held to
 
     # ------------------------------------------------------------------ events
@@ -242,10 +246,10 @@ class Witness:
 
     def pages(self, db: Any, now: float) -> None:
         """After a game: the history and tonight pages say what was played, and
-        tonight's figures are the night's."""
+        tonight's figures are those of the games played in the 12 hours before ``now``."""
         ref = self.referee
         game = recent_games(db, 1)[0]
-        row = _first_row(history_html(db, 5, 20, VERSION))
+        row = _first_row(history_html(recent_games(db, 5, VERSION), 5))
         pool = ref.rules["match"] == "pool"
         scores = ", ".join(f"{p} {v:+d}" if pool else f"{p} {v}" for p, v in zip(
             ref.players, ref.balances if pool else ref.totals, strict=True))
@@ -256,18 +260,20 @@ class Witness:
         got = [row[0], row[2], row[3], row[4], row[5], row[6], row[7]]
         if got != [w.replace("&", "&amp;") for w in want]:
             raise Untrue(f"history page {got}; played {want}")
-        page = tonight_html(db, now, VERSION)
+        page = tonight_html(*tonight_of(db, now), recent_games(db, 50, VERSION))
         m = re.search(r'class="figures">(\d+) games? finished, (\d+) box(?:es)? shut'
                       r"(?:, best turn (\d+) by [^.]*)?\.", page)
-        figures = (self.record["games"], self.record["shut"],
-                   str(self.best[0]) if self.best else None)
+        tonight = [g for g in self.played if g[0] >= now - TONIGHT_S]   # the README's 12 hours
+        scores = [s for g in tonight for s in g[3]]
+        figures = (sum(g[1] for g in tonight), sum(g[2] for g in tonight),
+                   str(min(scores)) if scores else None)
         if m is None or (int(m[1]), int(m[2]), m[3]) != figures or \
                 f'href="/game/{game["id"]}"' not in page:
             raise Untrue(f"tonight page {m and m.groups()}; the night {figures}")
 
     # ------------------------------------------------------------------ the record
 
-    def check_record(self, db: Any) -> None:
+    def check_record(self, db: Any, now: float | None = None) -> None:
         """``history`` and the audits say what was played (the night so far)."""
         ref = self.referee
         assert db is not None and ref.ended is not None
@@ -294,7 +300,9 @@ class Witness:
                 [b["score"] for b in a["best"]] != self.best:
             raise Untrue(f"audits {a['games']} games, {a['rounds']} rounds, {a['boxes_shut']}"
                          f" shut, best {a['best']}; played {dict(self.record)}, {self.best}")
-        self.pages(db, time.time())
+        start, = db.execute("SELECT started_at FROM games WHERE id = ?", (game["id"],)).fetchone()
+        self.played.append((start, not abandoned, ref.shut_turns, list(ref.scores)))
+        self.pages(db, time.time() if now is None else now)
 
 
 def _first_row(page: str) -> list[str]:

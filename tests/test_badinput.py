@@ -157,6 +157,7 @@ def history_as_nobody(public_copy: PublicCopy) -> Callable[[Path], subprocess.Co
     return run
 
 
+@pytest.mark.other_user
 def test_history_reads_a_database_in_a_read_only_directory(box_db, history_as_nobody):
     box_db.chmod(0o644)
     box_db.parent.chmod(0o555)
@@ -165,6 +166,7 @@ def test_history_reads_a_database_in_a_read_only_directory(box_db, history_as_no
     assert done.stdout.startswith("#1 ")
 
 
+@pytest.mark.other_user
 def test_history_says_a_read_only_copy_with_a_wal_file_must_be_copied(box_db, history_as_nobody):
     con = sqlite3.connect(box_db, isolation_level=None)
     con.execute("PRAGMA wal_autocheckpoint = 0")
@@ -182,6 +184,7 @@ def test_history_says_a_read_only_copy_with_a_wal_file_must_be_copied(box_db, hi
     assert len(done.stderr.splitlines()) == 1
 
 
+@pytest.mark.other_user
 def test_history_says_an_unreadable_database_is_unreadable(box_db, history_as_nobody):
     box_db.chmod(0o600)
     if os.geteuid() != 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+import pytest
 from conftest import CHECKOUT, INSTALLER, SHIPPED_CONFIG_TXT, run_installer
 from other_user import setpriv
 
@@ -147,6 +148,7 @@ def test_outside_a_checkout_it_refuses(tmp_path):
     _one_line_error(out, "checkout")
 
 
+@pytest.mark.other_user
 def test_without_root_it_refuses(public_copy):
     # another user may not reach the checkout (a private folder): a copy of what makes a
     # checkout for the installer is where it can

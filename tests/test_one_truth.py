@@ -20,7 +20,7 @@ from shutbox_hw.game.text import shut_text, tile_ranges
 from shutbox_hw.network.live import live
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
-from shutbox_hw.store.history import scorecard
+from shutbox_hw.store.history import recent_games, scorecard
 from shutbox_hw.store.schema import VERSION
 from shutbox_hw.store.tonight import CLOCK_NOTES, TONIGHT_S, clock_state, is_tonight
 from shutbox_hw.web import pages, views
@@ -36,6 +36,11 @@ def play(db: Path, script: str, **rules: object) -> SimRunner:
     for step in parse_script(script, config.rules.tiles):
         runner.run(step)
     return runner
+
+
+def tonight_page(con: sqlite3.Connection, now: float) -> str:
+    """``/tonight`` as its route makes it (a page of 50 games)."""
+    return views.tonight_html(*views.tonight_of(con, now), recent_games(con, 50))
 
 
 def now_live(runner: SimRunner) -> dict:
@@ -60,7 +65,7 @@ def test_tonight_is_one_definition_on_every_surface_whatever_the_clock(tmp_path,
     summary = live(con, time.time())
     assert (summary["tonight"]["games"], summary["tonight"]["boxes_shut"]) == (1, 1)
     assert summary["tonight"]["clock"] == ("set" if synced else "not set")
-    page = views.tonight_html(con, time.time(), VERSION)
+    page = tonight_page(con, time.time())
     # the issue's repro said "No games." here while the box counted 1
     assert "No games" not in page and "1 game finished, 1 box shut" in page
     assert 'href="/game/1"' in page
@@ -68,7 +73,7 @@ def test_tonight_is_one_definition_on_every_surface_whatever_the_clock(tmp_path,
     # 12 hours later it is another night, on every surface at once
     later = time.time() + TONIGHT_S + 60
     assert live(con, later)["tonight"]["games"] == 0
-    assert "No games tonight yet." in views.tonight_html(con, later, VERSION)
+    assert "No games tonight yet." in tonight_page(con, later)
 
 
 def test_the_definition_of_tonight_and_its_clock():
@@ -96,7 +101,7 @@ def test_house_rules_are_named_as_the_box_names_them_everywhere(tmp_path, capsys
     out = capsys.readouterr().out
     assert f" {named} finished, " in out and "klappenspiel" not in out
     con = sqlite3.connect(db)
-    assert f"<td>{named}</td>" in views.history_html(con, 5, 20, VERSION)
+    assert f"<td>{named}</td>" in views.history_html(recent_games(con, 5), 5)
     card = scorecard(con, 1)
     assert card is not None and f"Game 1: {named}" in pages.scorecard_page(card)
     # a preset as it is keeps its own title
@@ -156,7 +161,7 @@ def test_the_pages_speak_as_a_publican_reads(tmp_path):
     assert "<td>1 (stopped)</td><td>9</td>" in page and "raw/fin" not in page
     assert "stopped before its end: nobody won" in page
     assert "1 flap refused" in page and "4 throws" in page
-    history = views.history_html(con, 5, 20, VERSION)
+    history = views.history_html(recent_games(con, 5), 5)
     assert "<td>stopped</td>" in history and "<th>Rounds played</th>" in history
     assert count(1, "round") == "1 round" and count(2, "box shut", "boxes shut") == \
         "2 boxes shut" and count(0, "flap refused", "flaps refused") == "0 flaps refused"

@@ -129,6 +129,7 @@ def run_with_fake_lgpio(public_copy: PublicCopy, base: Path, cwd: Path, lg_wd: P
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.other_user
 def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir, public_copy):
     cwd = shared_dir / "readonly"
     cwd.mkdir()
@@ -140,6 +141,7 @@ def test_lgpio_in_a_read_only_directory_is_one_line_naming_it(shared_dir, public
     assert not (shared_dir / "data" / "box.db").exists()
 
 
+@pytest.mark.other_user
 def test_lgpio_starts_from_a_read_only_directory_with_lg_wd(shared_dir, public_copy):
     cwd, lg_wd = shared_dir / "readonly", shared_dir / "lgwd"
     cwd.mkdir()
@@ -152,6 +154,7 @@ def test_lgpio_starts_from_a_read_only_directory_with_lg_wd(shared_dir, public_c
     assert (shared_dir / "data" / "box.db").exists()
 
 
+@pytest.mark.other_user
 def test_lgpio_starts_from_a_writable_working_directory(shared_dir, public_copy):
     cwd = shared_dir / "work"
     cwd.mkdir()
@@ -160,6 +163,7 @@ def test_lgpio_starts_from_a_writable_working_directory(shared_dir, public_copy)
     assert list(cwd.iterdir()) == []     # lgpio had a private LG_WD: nothing left here
 
 
+@pytest.mark.other_user
 def test_a_pin_held_by_another_program_is_one_line(shared_dir, public_copy):
     cwd = shared_dir / "work"
     cwd.mkdir()
@@ -170,6 +174,7 @@ def test_a_pin_held_by_another_program_is_one_line(shared_dir, public_copy):
     assert len(lines) == 1 and "GPIO busy" in lines[0] and "systemctl stop" in lines[0], lines
 
 
+@pytest.mark.other_user
 def test_without_lg_wd_a_read_only_working_directory_starts_and_nothing_is_left(shared_dir,
                                                                               public_copy):
     cwd, tmp = shared_dir / "readonly", shared_dir / "tmp"

@@ -7,6 +7,8 @@ up nobody; the box plays on while the web process is hammered.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -22,8 +24,9 @@ from pathlib import Path
 
 import pytest
 from loopback import free_port, wait_for
-from web_server import CHECKOUT, WebServer, need_web
+from web_server import CHECKOUT, InProcessServer, WebServer, need_web
 
+import shutbox_hw.web.exports as exports
 from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
@@ -109,6 +112,28 @@ def test_scorecards_and_history_are_the_figures_history_prints(played, web):
     assert len(body.decode().splitlines()) == 1 + turns
 
 
+def test_exports_streamed_in_small_chunks_hold_every_row_once_in_order(played, monkeypatch):
+    """Chunks of 2 turns and 1 game: the files are those of one read, row by row."""
+    monkeypatch.setattr(exports, "BATCH", 2)
+    monkeypatch.setattr(exports, "GAME_BATCH", 1)
+    server = InProcessServer(played)
+    try:
+        turns = list(csv.reader(io.StringIO(server.get("/export/turns.csv")[2].decode())))
+        games = list(csv.reader(io.StringIO(server.get("/export/games.csv")[2].decode())))
+    finally:
+        server.stop()
+    db = sqlite3.connect(played)
+    expected = db.execute("SELECT t.game_id, p.name, t.score FROM turns t JOIN players p ON"
+                          " p.game_id = t.game_id AND p.seat = t.seat ORDER BY t.id").fetchall()
+    assert turns[0][:3] == ["game", "round", "player"]
+    assert [(int(r[0]), r[2], r[5]) for r in turns[1:]] == [
+        (g, name, "" if score is None else str(score)) for g, name, score in expected]
+    history = json.loads(cli("history", "--db", str(played), "--json"))["games"]
+    assert [int(r[0]) for r in games[1:]] == [g["id"] for g in reversed(history)]
+    assert [r[8] for r in games[1:]] == [";".join(f"{p}={t}" for p, t in g["totals"].items())
+                                         for g in reversed(history)]
+
+
 def test_audits_and_live_summary(played, web):
     audit = json.loads(cli("audit", "--db", str(played), "--json"))
     page = web.get("/audits")[2].decode()
@@ -142,12 +167,32 @@ def test_live_summary_is_the_game_as_its_events_tell_it(tmp_path):
     assert live["title"] == "1-12 Race"
 
 
+def test_history_is_paginated_from_the_newest_game(played, web):
+    ids = [g["id"] for g in json.loads(cli("history", "--db", str(played), "--json"))["games"]]
+    pages_seen, path = [], "/history?limit=1"
+    for _ in range(len(ids) + 1):              # bounded: one page per game at most
+        status, _, body = web.get(path.replace("&amp;", "&"))
+        assert status == 200
+        text = body.decode()
+        pages_seen.append([int(n) for n in re.findall(r'href="/game/(\d+)"', text)])
+        older = re.search(r'href="(\?limit=1&amp;before=\d+)">older<', text)
+        if older is None:
+            break
+        path = "/history" + older.group(1)
+    assert pages_seen == [[i] for i in ids]       # each game once, newest first
+    assert "newest" in body.decode()              # and the way back from the last page
+    full = web.get("/history?limit=50")[2].decode()
+    assert [int(n) for n in re.findall(r'href="/game/(\d+)"', full)] == ids
+    assert ">older<" not in full
+
+
 def test_backup_needs_the_token_and_is_a_consistent_copy(played, web, tmp_path):
     assert web.get("/backup", "POST")[0] == 403
     assert web.get("/backup", "POST", b"token=wrong",
                    {"Content-Type": "application/x-www-form-urlencoded"})[0] == 403
-    status, _, body = web.get("/backup", "POST", b"x" * 5000)
+    status, headers, body = web.get("/backup", "POST", b"x" * 5000)
     assert status == 413 and body.count(b"\n") == 1
+    assert headers["x-frame-options"] == "DENY" and "content-security-policy" in headers
     status, headers, body = web.get("/backup", "POST", f"token={TOKEN}".encode(),
                                     {"Content-Type": "application/x-www-form-urlencoded"})
     assert status == 200 and "attachment" in headers["content-disposition"]
@@ -185,19 +230,25 @@ def raw(port: int, data: bytes) -> bytes:
 
 
 BAD = [
-    (b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /static/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /game/abc HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /game/99999999999999999999999 HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /history?limit=-1 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"GET /history?limit=99999 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", 405),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 2_000_000 + b"\r\n\r\n", 400),
-    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+    (b"GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /../../etc/passwd HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /static/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /game/abc HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /game/99999999999999999999999 HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
+    (b"GET /history?limit=-1 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    (b"GET /history?limit=99999 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    # a superscript two: str.isdigit() says yes, int() says no
+    (b"GET /history?limit=%C2%B2 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    (b"GET /history?limit=%EF%BC%91 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),  # fullwidth 1
+    (b"GET /history?before=0 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    (b"GET /tonight?before=%C2%B2 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nHost: rebound.example.com\r\n\r\n", 421),
+    (b"DELETE / HTTP/1.1\r\nHost: localhost\r\n\r\n", 405),
+    (b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431),
+    (b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 2_000_000 + b"\r\n\r\n", 400),
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n", 414),
     (b"NOT HTTP AT ALL\r\n\r\n", 400),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n", 400),
     (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(64), 400),   # a TLS hello
 ]
 
@@ -229,6 +280,9 @@ def test_bad_requests_get_a_one_line_4xx_and_the_box_plays_on(played, web, tmp_p
                 continue   # refused while it was still being sent
             head, _, body = answer.partition(b"\r\n\r\n")
             assert head.startswith(f"HTTP/1.1 {status} ".encode()), (request[:60], answer[:200])
+            # the refusals of the server's own (413, 431, 400...) as well as the pages'
+            assert b"x-frame-options: deny" in head.lower(), (request[:60], head)
+            assert b"content-security-policy: " in head.lower(), (request[:60], head)
             assert body.count(b"\n") <= 1 and b"Traceback" not in body, body[:300]
             assert len(body) < 200
         player.join(60)
@@ -260,7 +314,7 @@ def test_live_stream_sends_the_summary_and_each_change(tmp_path):
     seen: list[dict] = []
     try:
         with socket.create_connection(("127.0.0.1", server.port), 10) as s:
-            s.sendall(b"GET /live/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.sendall(b"GET /live/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
             s.settimeout(None)
             reader = s.makefile("rb")
 
@@ -291,18 +345,20 @@ def test_live_stream_sends_the_summary_and_each_change(tmp_path):
     assert 12 not in seen[-1]["open"]   # the first throw's flap, shut
 
 
-SETPRIV = shutil.which("setpriv")
-NOBODY = 65534
 GROUP = 64999   # a group of the test's own, as the drop-in's group shutbox
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or SETPRIV is None,
-                    reason="needs root and setpriv to run the web process as another user")
-def test_web_as_another_user_with_group_read_only_follows_a_running_box(request):
+@pytest.mark.other_user
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the web process as another "
+                    "user in a group of its own")
+def test_web_as_another_user_with_group_read_only_follows_a_running_box(request, public_copy):
     """As installed by --web: the database and its directory group-readable (0640/0750),
     the web process another user in that group. It reads the running box's WAL and
-    follows it; it cannot write (the files say so, and its connection is read-only)."""
+    follows it; it cannot write (the files say so, and its connection is read-only).
+    It runs from the public copy (tests/other_user.py): ``nobody`` cannot enter a checkout
+    in a private folder."""
     need_web()
+    public_copy.include("uvicorn", "starlette")
     base = Path(tempfile.mkdtemp(prefix="shutbox-web-user-", dir="/tmp"))
     base.chmod(0o755)   # pytest's own folders are root's alone
     request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
@@ -324,10 +380,10 @@ def test_web_as_another_user_with_group_read_only_follows_a_running_box(request)
     assert {oct(p.stat().st_mode & 0o777) for p in state.iterdir()} == {"0o640"}
     port = free_port()
     proc = subprocess.Popen(
-        [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={GROUP}",
-         sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
-         "--listen", f"127.0.0.1:{port}"], cwd=CHECKOUT, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        public_copy.command("web", "--db", str(db), "--listen", f"127.0.0.1:{port}",
+                            groups=(GROUP,)),
+        cwd="/", stderr=subprocess.PIPE, text=True,
+        env=public_copy.env(PYTHONDONTWRITEBYTECODE="1"))
     server = WebServer.__new__(WebServer)
     server.port, server.proc = port, proc
     try:

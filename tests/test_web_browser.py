@@ -8,9 +8,11 @@ folder (and copied to $SHUTBOX_SCREENSHOTS when it is set) to be looked at.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -191,3 +193,93 @@ def test_every_page_at_the_tv_s_sizes_and_the_tv_mid_turn(tmp_path, browser):
     finally:
         runner.daemon.store.close()
         server.stop()
+
+
+class Refusing(http.server.BaseHTTPRequestHandler):
+    """What a proxy in front of the box answers while the web process is away: 503."""
+
+    def do_GET(self) -> None:
+        if self.path.endswith("/live/stream"):
+            self.server.streams += 1          # type: ignore[attr-defined]
+        self.send_response(503)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def _follows(browser, server) -> bool:
+    now = json.loads(server.get("/live.json")[2])
+    return shown(browser) == (now["dice"], now["open"])
+
+
+def test_the_page_comes_back_by_itself_after_a_restart_and_after_a_503(tmp_path, browser):
+    db = tmp_path / "box.db"
+    config = load_config(preset="crafthouse-12")
+    steps = iter(load_script(str(CHECKOUT / "tests" / "scripts" / "practice-001.txt"),
+                             config.rules.tiles))
+    runner = SimRunner(config, db)
+
+    def throw() -> None:
+        for step in steps:
+            runner.run(step)
+            if step.command.word == "roll":
+                return
+    throw()
+    server = WebServer(db)
+    port = server.port
+    refusing = None
+    try:
+        browser.get(server.url + "/")
+        assert wait_for(lambda: _follows(browser, server), 10)
+        # the web restarts (an upgrade): its stream ends, the page finds the next process
+        server.stop()
+        assert wait_for(lambda: browser.find_element("id", "stale").is_displayed(), 10)
+        server = WebServer(db, port=port)
+        throw()
+        assert wait_for(lambda: _follows(browser, server), 10)
+        # the web away behind a proxy that answers 503: the browser gives such a stream
+        # up for good (WHATWG), the page makes a new one, again and again
+        server.stop()
+        refusing = http.server.ThreadingHTTPServer(("127.0.0.1", port), Refusing)
+        refusing.streams = 0                  # type: ignore[attr-defined]
+        threading.Thread(target=refusing.serve_forever, daemon=True).start()
+        assert wait_for(lambda: refusing.streams >= 3, 30), refusing.streams
+        assert browser.execute_script("return document.body.dataset.stream") == "closed"
+        assert browser.find_element("id", "stale").is_displayed()
+        refusing.shutdown()
+        refusing.server_close()
+        refusing = None
+        server = WebServer(db, port=port)
+        throw()
+        # back within 10 s of the web answering again (the back-off is 5 s at most)
+        assert wait_for(lambda: _follows(browser, server), 10)
+        assert not browser.find_element("id", "stale").is_displayed()
+    finally:
+        if refusing is not None:
+            refusing.shutdown()
+            refusing.server_close()
+        log = server.stop()
+    assert "Traceback" not in log, log
+
+
+def test_the_page_says_why_the_record_cannot_be_read_and_follows_once_it_can(tmp_path,
+                                                                               browser):
+    db = tmp_path / "box.db"          # the box has not made its database yet
+    server = WebServer(db)
+    try:
+        browser.get(server.url + "/")
+        assert wait_for(lambda: "no games yet" in text_of(browser, "stale"), 10), \
+            text_of(browser, "stale")
+        assert browser.find_element("id", "stale").is_displayed()
+        config = load_config(preset="crafthouse-12")
+        runner = SimRunner(config, db)
+        for step in load_script(str(CHECKOUT / "tests" / "scripts" / "practice-001.txt"),
+                                config.rules.tiles)[:3]:
+            runner.run(step)
+        assert wait_for(lambda: _follows(browser, server), 10)
+        assert not browser.find_element("id", "stale").is_displayed()
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log

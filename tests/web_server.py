@@ -1,12 +1,18 @@
-"""``shutbox-hw web`` as a real process on a free loopback port, for the tests."""
+"""``shutbox-hw web`` as a real process on a free loopback port, for the tests; the same app
+on the same uvicorn server in a thread of the test (to slow down or count what it calls);
+and an event-stream client that keeps every event it gets."""
 
 from __future__ import annotations
 
 import http.client
+import json
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loopback import free_port
@@ -19,23 +25,19 @@ def need_web() -> None:
     pytest.importorskip("uvicorn", reason="uvicorn (the web extra) is not installed")
 
 
-class WebServer:
-    def __init__(self, db: Path, config: Path | None = None) -> None:
-        self.port = free_port()
-        args = [sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
-                "--listen", f"127.0.0.1:{self.port}"]
-        if config is not None:
-            args += ["--config", str(config)]
-        self.proc = subprocess.Popen(args, cwd=CHECKOUT, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+class Client:
+    """Plain requests to a web process on 127.0.0.1:``port``."""
+    port: int
+
+    def wait_until_up(self, died: Any = lambda: None) -> None:
         end = time.monotonic() + 20
         while time.monotonic() < end:
             try:
                 if self.get("/health")[0] == 200:
                     return
             except OSError:
-                if self.proc.poll() is not None:
-                    said = self.proc.stderr.read() if self.proc.stderr else ""
+                said = died()
+                if said is not None:
                     raise RuntimeError(said) from None
                 time.sleep(0.1)
         raise RuntimeError("shutbox-hw web did not answer")
@@ -45,8 +47,9 @@ class WebServer:
         return f"http://127.0.0.1:{self.port}"
 
     def get(self, path: str, method: str = "GET", body: bytes | None = None,
-            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            headers: dict[str, str] | None = None, timeout: float = 10
+            ) -> tuple[int, dict[str, str], bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             conn.request(method, path, body=body, headers=headers or {})
             response = conn.getresponse()
@@ -55,12 +58,91 @@ class WebServer:
         finally:
             conn.close()
 
+
+
+class WebServer(Client):
+    def __init__(self, db: Path, config: Path | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()
+        args = [sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
+                "--listen", f"127.0.0.1:{self.port}"]
+        if config is not None:
+            args += ["--config", str(config)]
+        self.proc = subprocess.Popen(args, cwd=CHECKOUT, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.wait_until_up(self._died)
+
+    def _died(self) -> str | None:
+        if self.proc.poll() is None:
+            return None
+        return self.proc.stderr.read() if self.proc.stderr else ""
+
     def stop(self) -> str:
-        """Stops it; its stderr (the log)."""
-        self.proc.terminate()
+        """Stops it (once); its stderr (the log)."""
+        if getattr(self, "log", None) is None:
+            self.proc.terminate()
+            try:
+                _, err = self.proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                _, err = self.proc.communicate()
+            self.log: str | None = err
+        return self.log or ""
+
+
+class InProcessServer(Client):
+    """The real app (``make_app``) on the real server (``make_server``), in a thread."""
+
+    def __init__(self, db: Path) -> None:
+        from shutbox_hw.commands.web import listening_socket, make_server
+        from shutbox_hw.web.app import make_app
+        self.port = free_port()
+        sock = listening_socket("127.0.0.1", self.port)
+        self.app = make_app(db, None)
+        self.server = make_server(self.app)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]},
+                                       daemon=True)
+        self.thread.start()
+        self.wait_until_up()
+
+    def stop(self) -> None:
+        self.server.handle_exit(15, None)   # as SIGTERM does
+        self.thread.join(30)
+
+
+class Stream:
+    """``GET /live/stream`` on a raw socket; every event kept as (event type, data)."""
+
+    def __init__(self, port: int, host: str = "localhost") -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), 10)
+        self.sock.sendall(f"GET /live/stream HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        self.sock.settimeout(None)
+        self.head = b""
+        self.events: list[tuple[str, str]] = []
+        self.ended = threading.Event()
+        threading.Thread(target=self._listen, daemon=True).start()
+
+    def _listen(self) -> None:
+        kind = "message"
         try:
-            _, err = self.proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
+            for raw in self.sock.makefile("rb"):
+                text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
+                if not self.events and text.startswith("HTTP/"):
+                    self.head = raw
+                if text.startswith("event: "):
+                    kind = text[7:]
+                elif text.startswith("data: "):
+                    self.events.append((kind, text[6:]))
+                    kind = "message"
+        except OSError:
+            pass               # the test closed it
+        self.ended.set()
+
+    def data(self) -> list[dict[str, Any]]:
+        return [json.loads(d) for k, d in list(self.events) if k == "message"]
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()

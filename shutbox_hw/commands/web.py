@@ -1,17 +1,25 @@
 """``shutbox-hw web``: the box's pages on the LAN (its own process and systemd unit).
 
 It only reads the database, so the box never waits for it, and it can be
-stopped, restarted or left out without the box noticing.
+stopped, restarted or left out without the box noticing. It stops within a
+few seconds even with TVs connected: on SIGTERM the event streams end (the
+pages reconnect to the next process by themselves) and whatever is still
+running after :data:`GRACE_S` is cancelled.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import socket
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
+
+GRACE_S = 3              # uvicorn's graceful shutdown: what still runs after this is cancelled
+KEEP_ALIVE_S = 5         # an idle kept-alive connection is closed after this
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,6 +28,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--db", metavar="PATH", help="the database (default: the box's)")
     p.add_argument("--listen", metavar="HOST:PORT",
                    help='where to serve (default: [web] listen, else "0.0.0.0:8080")')
+    p.add_argument("--host", metavar="NAME", action="append", default=[],
+                   help="a further name the pages may be opened by (a name of your own "
+                        "network's DNS; its addresses, localhost and the box's host name "
+                        "are always accepted); may be given again")
     p.set_defaults(run=run)
 
 
@@ -42,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from ..netconfig import parse_listen, read_secret
     config = load_config(args.config)
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (installed? the web extra)
 
         from ..web.app import make_app
     except ImportError:
@@ -60,12 +72,34 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"[web] token_file: {error}") from None
     db = Path(args.db) if args.db else (config.db or default_db_path())
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    from ..web.guard import box_names
     sock = listening_socket(host, port)
     logging.getLogger("shutbox_hw.web").info(
         "serving %s on http://%s:%d/ (backup %s)", db, host, port, "on" if token else "off")
-    server = uvicorn.Server(uvicorn.Config(
-        make_app(db, token), http="h11", loop="asyncio", lifespan="off", access_log=False,
-        log_level="warning", server_header=False, limit_concurrency=64,
-        timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024))
-    server.run(sockets=[sock])
+    make_server(make_app(db, token, names=box_names(host, args.host))).run(sockets=[sock])
     return 0
+
+
+def make_server(app: Any) -> Any:
+    """uvicorn with the guarded protocol (web/protocol.py) and a stop that ends the streams."""
+    import uvicorn
+
+    from ..web.protocol import MAX_CONNECTIONS, GuardedH11
+
+    class Server(uvicorn.Server):
+        loop: asyncio.AbstractEventLoop | None = None
+
+        async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+            self.loop = asyncio.get_running_loop()
+            await super().serve(sockets)
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            if self.loop is not None:
+                self.loop.call_soon_threadsafe(app.stop)
+
+    return Server(uvicorn.Config(
+        app, http=GuardedH11, loop="asyncio", lifespan="off", access_log=False,
+        log_level="warning", server_header=False, limit_concurrency=MAX_CONNECTIONS,
+        timeout_keep_alive=KEEP_ALIVE_S, timeout_graceful_shutdown=GRACE_S,
+        h11_max_incomplete_event_size=16 * 1024))

@@ -55,7 +55,8 @@ def _tonight(canvas: ImageDraw.ImageDraw, t: Tonight) -> None:
     the figures in two 10 px lines."""
     small, _ = role("secondary")
     # counted by the box's clock, which may not be set (store/tonight.py): it says so
-    label = "tonight" if t.clock == "set" else f"tonight (clock {t.clock})"
+    label = {"set": "tonight", "not set": "tonight (clock unset)"}.get(t.clock,
+                                                                      "tonight (clock?)")
     w = text.width(label, small)
     x = text.centred_x(label, small, 0, RIGHT)
     text.draw(canvas, x, 0, label, small)

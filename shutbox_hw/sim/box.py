@@ -33,6 +33,7 @@ from ..hal.simulated.reader import WorldReader
 from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
 from ..leds import LedFrame
 from .observed import Observed
+from .recent import Recent, recent_states
 from .recorded_panel import AckingChip, PanelRecorder, SyncedDisplay
 
 Seen = FlapChanged | ButtonPressed | ServiceRequested
@@ -69,9 +70,15 @@ def device_problem(hw: HardwareConfig, device: int | str) -> str | None:
 
 class WiredPin(MockPin):  # type: ignore[misc]   # gpiozero has no type hints
     """A mock pin with a switch to ground: the pull-up cannot lift a closed switch
-    (gpiozero's mock would drive the pin high when a new device sets its pull)."""
+    (gpiozero's mock would drive the pin high when a new device sets its pull).
+    Its ``states`` keep only the newest changes (gpiozero's keep every one)."""
 
     grounded = False
+    states: Any    # gpiozero's own attribute (untyped there)
+
+    def clear_states(self) -> None:
+        super().clear_states()
+        self.states = recent_states(self.states[0])
 
     def drive_high(self) -> None:
         if not self.grounded:
@@ -99,7 +106,7 @@ class Watched(Generic[E]):
     and press they report: the simulated person waits for the box to take an
     input, and tests count what reached the game."""
 
-    def __init__(self, port: Polled[E], seen: list[Seen]) -> None:
+    def __init__(self, port: Polled[E], seen: Recent[Seen]) -> None:
         self._port = port
         self._seen = seen
 
@@ -207,7 +214,7 @@ class SimulatedBox:
             self.buttons["service"] = self._switch(hw.service, switch_rng)
         self.shut: set[int] = set()
         # every input the daemon got
-        self.seen: list[Seen] = []
+        self.seen: Recent[Seen] = Recent()
         self.view = Observed()   # what a person sees: the events, the screen, the lights
         # drawn after the dice and switches, so their sequences are as before
         self.bus.rng = random.Random(rng.random())

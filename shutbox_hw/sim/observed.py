@@ -57,7 +57,9 @@ class TurnSeen:
 
 class Observed:
     """The events, the screen and the lights of one simulated box, kept over
-    power cuts (the events are those printed; a cut loses none that were)."""
+    power cuts (the events are those printed; a cut loses none that were).
+    Only the events since the last game started are kept: everything below
+    reads no further back, and a box that plays for a week must not grow."""
 
     def __init__(self, db: Path | None = None) -> None:
         self.db = db     # the box's record: what it printed before this process saw it
@@ -66,6 +68,8 @@ class Observed:
         self.leds: LedFrame | None = None
 
     def event(self, data: dict[str, Any]) -> None:
+        if data["event"] == "game_started":
+            self.events = []   # what is read back is all since the last game started
         self.events.append(data)
 
     def shown(self, screen: Screen) -> None:

@@ -1,7 +1,8 @@
 """Audits: what the person who runs the box wants to know, read from the record.
 
-Games, rounds, boxes shut, average and best scores come from the games the
-store already keeps; switch actuations (microswitch wear) and faults per device
+Games, rounds, boxes shut, average and best scores are kept up to date by
+every game write (:mod:`.figures`), so reading them costs the same at 100,000
+games as at 10; switch actuations (microswitch wear) and faults per device
 are counted in memory by :class:`Tally` and added to the ``counters`` table in
 one small write now and then, never one write per edge. "Reset audits" keeps
 every game (``history`` still shows them) and only moves the point audits
@@ -18,12 +19,14 @@ from typing import Any
 
 from ..events import Tonight
 from ..rules.ruleset import PRESET_TITLES
+from . import figures
+from .figures import SINCE
 from .schema import VERSION
-from .tonight import clock_state, tonight_games, tonight_since
+from .tonight import TONIGHT_S, clock_state, tonight_games, tonight_since
 
-SINCE = "since:game"   # the counters row holding the last game before the reset
+__all__ = ["TONIGHT_S", "tonight_since"]   # (kept here too for their older callers)
+
 FLUSH_EVERY = 50       # pending changes that force a write even without a game write
-BEST = 5               # how many best scores the audits list
 
 
 class Tally:
@@ -64,19 +67,26 @@ def reset_counters(db: sqlite3.Connection) -> None:
     """Counters cleared, games before now not counted (inside the caller's transaction)."""
     last, = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()
     db.execute("DELETE FROM counters")
+    figures.clear(db)
     db.execute("INSERT INTO counters (key, count) VALUES (?, ?)", (SINCE, last))
 
 
 def tonight(db: sqlite3.Connection, now: float) -> Tonight:
-    """Games finished, boxes shut and the best (lowest) turn score of tonight's
-    games (the definition, and the clock they are counted by: store/tonight.py)."""
+    """Games finished, boxes shut and the best (lowest) turn score of tonight's games
+    (the definition, and the clock they are counted by: :mod:`.tonight`).
+
+    Read through the index on ``games.started_at`` and the turns' own index on
+    ``game_id`` (CROSS JOIN keeps SQLite to that order): it costs tonight's
+    games, never the whole record.
+    """
     since = tonight_since(now)
     games, = db.execute("SELECT COUNT(*) FROM games WHERE started_at >= ? AND ended_at IS NOT"
                         " NULL AND NOT abandoned", (since,)).fetchone()
-    shut, = db.execute("SELECT COUNT(*) FROM turns t JOIN games g ON g.id = t.game_id WHERE"
-                       " g.started_at >= ? AND t.shut", (since,)).fetchone()
-    best = db.execute("SELECT p.name, t.score FROM turns t JOIN games g ON g.id = t.game_id"
-                      " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
+    shut, = db.execute("SELECT COUNT(*) FROM games g CROSS JOIN turns t ON t.game_id = g.id"
+                       " WHERE g.started_at >= ? AND t.shut", (since,)).fetchone()
+    best = db.execute("SELECT p.name, t.score FROM games g CROSS JOIN turns t ON"
+                      " t.game_id = g.id CROSS JOIN players p ON p.game_id = t.game_id"
+                      " AND p.seat = t.seat"
                       " WHERE g.started_at >= ? AND t.score IS NOT NULL"
                       " ORDER BY t.score, t.id LIMIT 1", (since,)).fetchone()
     return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None,
@@ -84,50 +94,72 @@ def tonight(db: sqlite3.Connection, now: float) -> Tonight:
 
 
 def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
-    """The audit figures as plain data (``audit --json`` prints exactly this)."""
+    """The audit figures as plain data (``audit --json`` prints exactly this).
+
+    From schema 5 the game figures are the ones kept up to date by every write
+    (:mod:`.figures`: a few rows, whatever the record's size); an older file,
+    read as it is, has them recounted from its rows.
+    """
     counters: dict[str, int] = {}
     if version >= 3:
         counters = dict(db.execute("SELECT key, count FROM counters"))
     since = counters.pop(SINCE, 0)
-    synced = "started_synced" if version >= 2 else "NULL"
-    games = db.execute("SELECT id, rules, abandoned, ended_at, started_at, "
-                       f"{synced} FROM games WHERE id > ? ORDER BY id", (since,)).fetchall()
-    per_rules: dict[str, dict[str, Any]] = {}
-    best: list[dict[str, Any]] = []
-    played = rounds = shut = 0
-    for game_id, rules, abandoned, ended, started, started_synced in games:
-        try:
-            preset = str(json.loads(rules).get("preset"))
-        except (ValueError, TypeError, AttributeError):
-            preset = "?"
-        row = per_rules.setdefault(preset, {"games": 0, "turns": 0, "score_sum": 0})
-        if ended is not None and not abandoned:
-            played += 1
-            row["games"] += 1
-        n, = db.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()
-        rounds += n
-        for name, score, was_shut in db.execute(
-                "SELECT p.name, t.score, t.shut FROM turns t JOIN players p ON"
-                " p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
-                " AND t.ended_at IS NOT NULL AND t.score IS NOT NULL", (game_id,)):
-            shut += bool(was_shut)
-            row["turns"] += 1
-            row["score_sum"] += score
-            best.append({"score": score, "name": name, "game": game_id, "rules": preset,
-                         "date": None if started_synced is None or not started_synced
-                         else time.strftime("%Y-%m-%d", time.localtime(started))})
-    best.sort(key=lambda b: (b["score"], b["game"]))
+    kept = figures.read(db) if version >= 5 else figures.recount(db, since)
     return {
-        "since_game": since, "games": played, "rounds": rounds, "boxes_shut": shut,
-        "average_score": {p: round(r["score_sum"] / r["turns"], 1)
-                          for p, r in sorted(per_rules.items()) if r["turns"]},
-        "games_per_rules": {p: r["games"] for p, r in sorted(per_rules.items())},
-        "best": best[:BEST],
+        "since_game": since, "games": kept.games, "rounds": kept.rounds,
+        "boxes_shut": kept.boxes_shut,
+        "average_score": {p: round(r.score_sum / r.turns, 1)
+                          for p, r in sorted(kept.rules.items()) if r.turns},
+        "games_per_rules": {p: r.games for p, r in sorted(kept.rules.items())},
+        "best": _best(db, kept.best, version),
         "switches": {k.split(":", 1)[1]: v for k, v in sorted(counters.items())
                      if k.startswith("switch:")},
         "faults": {k.split(":", 1)[1]: v for k, v in sorted(counters.items())
                    if k.startswith("fault:")},
+        **({"outbox": outbox_figures(db)} if version >= 4 else {}),
+        "database_bytes": database_bytes(db),
     }
+
+
+def _best(db: sqlite3.Connection, turns: list[int], version: int) -> list[dict[str, Any]]:
+    """The best turns by id: who, when (only a date the clock was sure of), which rules."""
+    synced = "g.started_synced" if version >= 2 else "NULL"
+    best = []
+    for turn in turns:
+        row = db.execute(f"SELECT t.score, p.name, t.game_id, g.rules, g.started_at, {synced}"
+                         " FROM turns t JOIN games g ON g.id = t.game_id JOIN players p"
+                         " ON p.game_id = t.game_id AND p.seat = t.seat WHERE t.id = ?",
+                         (turn,)).fetchone()
+        if row is None:
+            continue
+        score, name, game_id, rules, started, started_synced = row
+        best.append({"score": score, "name": name, "game": game_id,
+                     "rules": figures.preset_of(rules),
+                     "date": None if not started_synced
+                     else time.strftime("%Y-%m-%d", time.localtime(started))})
+    return best
+
+
+OUTBOX_DROPPED = "outbox_dropped"
+"""The settings row counting the outbox's events dropped past its cap (store/outbox.py)."""
+
+
+def outbox_figures(db: sqlite3.Connection) -> dict[str, int]:
+    """The MQTT outbox's backlog and what its cap dropped: ``{"queued": N, "dropped": M}``."""
+    queued, = db.execute("SELECT COUNT(*) FROM outbox").fetchone()
+    row = db.execute("SELECT value FROM settings WHERE key = ?", (OUTBOX_DROPPED,)).fetchone()
+    try:
+        dropped = int(json.loads(row[0])) if row else 0
+    except (ValueError, TypeError):
+        dropped = 0
+    return {"queued": int(queued), "dropped": dropped}
+
+
+def database_bytes(db: sqlite3.Connection) -> int:
+    """The database file's size as SQLite has it (pages times page size)."""
+    pages, = db.execute("PRAGMA page_count").fetchone()
+    size, = db.execute("PRAGMA page_size").fetchone()
+    return int(pages) * int(size)
 
 
 ROW_SEP = "\t"   # a box line "label<TAB>value"; a line without one is a heading
@@ -158,6 +190,20 @@ def audit_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
     if a["faults"]:
         rows.append(("faults", None))
         rows += [(device, str(n)) for device, n in a["faults"].items()]
+    rows += storage_rows(a)
+    return rows
+
+
+def storage_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """The database's size and the MQTT outbox's backlog (what a broker away for
+    long leaves waiting, and what its cap dropped)."""
+    rows: list[tuple[str, str | None]] = [("storage", None),
+                                          ("database", f"{a['database_bytes'] / 1e6:.1f} MB")]
+    outbox = a.get("outbox")
+    if outbox and (outbox["queued"] or outbox["dropped"]):
+        rows.append(("outbox queued", str(outbox["queued"])))
+        if outbox["dropped"]:
+            rows.append(("outbox dropped", str(outbox["dropped"])))
     return rows
 
 

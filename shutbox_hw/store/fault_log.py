@@ -1,4 +1,4 @@
-"""Each fault the box noticed, with its time, detail and recovery (schema 5).
+"""Each fault the box noticed, with its time, detail and recovery (schema 6).
 
 The daemon writes a ``fault`` event's row and marks it recovered at the
 matching ``recovered`` event (:mod:`.game_rows`); the disk's own faults are not
@@ -17,7 +17,7 @@ LIMIT = 100   # the newest faults the faults page lists
 def recent_faults(db: sqlite3.Connection, version: int, limit: int = LIMIT) -> list[dict[str, Any]]:
     """Newest first: part, detail, when (None where the clock was not set), recovered
     (None: not yet), ``clock_synced`` as ``history`` has it."""
-    if version < 5:
+    if version < 6:
         return []
     return [{"device": device, "detail": detail,
              "at": None if synced == 0 else at, "clock_synced": None if synced is None

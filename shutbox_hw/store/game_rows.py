@@ -36,6 +36,7 @@ from ..game.events import (
 )
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of
+from . import figures
 from .audit import reset_counters
 from .settings import clear_settings, save_setting
 
@@ -71,17 +72,24 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                 db.execute("INSERT INTO rejected_flaps (turn_id, flap, reason, at)"
                            " VALUES (?, ?, ?, ?)", (turn, event.flap, event.reason, now))
         case TurnEnded():
+            turn = turn_id(db, game_id, event.round, event.seat)
+            was_open = _unended(db, "turns", turn)
             db.execute("UPDATE turns SET ended_at = ?, open_tiles = ?, score = ?, shut = ?"
                        " WHERE id = ?", (now, json.dumps(list(event.open)), event.score,
-                                         int(event.shut),
-                                         turn_id(db, game_id, event.round, event.seat)))
+                                         int(event.shut), turn))
+            if was_open:
+                figures.turn_ended(db, game_id, turn)
         case RoundEnded():
             _round_ended(db, game_id, event, now)
+            figures.round_ended(db, game_id)
         case GameEnded():
+            was_open = _unended(db, "games", game_id)
             db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, winners = ?,"
                        " abandoned = ? WHERE id = ?",
                        (now, int(synced()), json.dumps(event.winner_names()),
                         int(event.abandoned), game_id))
+            if was_open and not event.abandoned:
+                figures.game_ended(db, game_id)
             return None
         case SettingChanged():
             if event.value is None:
@@ -104,6 +112,13 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
     return game_id
 
 
+def _unended(db: sqlite3.Connection, table: str, row_id: int | None) -> bool:
+    """Whether the game or turn ``row_id`` exists and has not ended yet (its end then
+    counts in the audits' figures once, however often its event is written)."""
+    row = db.execute(f"SELECT ended_at FROM {table} WHERE id = ?", (row_id,)).fetchone()
+    return row is not None and row[0] is None
+
+
 def turn_id(db: sqlite3.Connection, game_id: int | None, round_number: int,
             seat: int) -> int | None:
     row = db.execute("SELECT id FROM turns WHERE game_id = ? AND round = ? AND seat = ?",
@@ -116,12 +131,13 @@ def _game_started(db: sqlite3.Connection, event: GameStarted, now: float,
     # a new game abandons any unfinished one
     db.execute("UPDATE games SET ended_at = ?, ended_synced = ?, abandoned = 1"
                " WHERE ended_at IS NULL", (now, int(synced)))
+    rules_json = json.dumps(dict(event.rules))
     cur = db.execute("INSERT INTO games (started_at, started_synced, rules, dice_mode)"
-                     " VALUES (?, ?, ?, ?)",
-                     (now, int(synced), json.dumps(dict(event.rules)), event.dice))
+                     " VALUES (?, ?, ?, ?)", (now, int(synced), rules_json, event.dice))
     game_id = cur.lastrowid
     db.executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
                    [(game_id, seat, name) for seat, name in enumerate(event.players)])
+    figures.game_started(db, game_id, rules_json)
     return game_id
 
 

@@ -38,8 +38,9 @@ def _times(started: float, ended: float | None, started_synced: int | None,
 
 
 def recent_games(db: sqlite3.Connection, limit: int = 20,
-                 version: int = VERSION) -> list[dict[str, Any]]:
-    """Newest recorded first: players, winners, totals and boxes shut per game.
+                 version: int = VERSION, before: int | None = None) -> list[dict[str, Any]]:
+    """Newest recorded first: players, winners, totals and boxes shut per game
+    (only games whose id is below ``before`` when it is given: the next page).
 
     A game whose stored rules or winners cannot be decoded is listed with
     ``"damaged": true`` rather than hiding every other game.
@@ -48,7 +49,8 @@ def recent_games(db: sqlite3.Connection, limit: int = 20,
     for (game_id, started, ended, rules, winners, abandoned, started_synced,
          ended_synced) in db.execute(
             "SELECT id, started_at, ended_at, rules, winners, abandoned, "
-            f"{_synced_columns(version)} FROM games ORDER BY id DESC LIMIT ?", (limit,)):
+            f"{_synced_columns(version)} FROM games WHERE id < ? ORDER BY id DESC LIMIT ?",
+            (2**63 - 1 if before is None else before, limit)):
         players = [n for n, in db.execute(
             "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
         totals = {p: 0 for p in players}

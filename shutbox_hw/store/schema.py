@@ -10,13 +10,15 @@ schema or somebody else's database is refused with one plain line.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import shown_path
 from ..textfile import file_kind, os_problem
+from .figures import migrate_to_5
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 5
+VERSION = 6
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -74,8 +76,10 @@ CREATE TABLE rejected_flaps (
 );
 """
 
-# MIGRATIONS[n] takes schema n to n + 1
-MIGRATIONS: dict[int, tuple[str, ...]] = {
+# MIGRATIONS[n] takes schema n to n + 1: SQL statements, or a function of the
+# connection for a step SQL alone cannot take
+Migration = str | Callable[[sqlite3.Connection], None]
+MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # 2: whether the clock was synchronised when a game started / ended (the Pi has no
     # RTC: before NTP its clock is wherever it stopped). NULL: not recorded (schema 1).
     1: ("ALTER TABLE games ADD COLUMN started_synced INTEGER",
@@ -93,10 +97,17 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # after its row is deleted on the broker's PUBACK (consumers drop duplicates by it)
     3: ("CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
         " at REAL NOT NULL, event TEXT NOT NULL)",),
-    # 5: what the box shows right now (store/shown.py): one row the daemon replaces
+    # 5: nothing the daemon reads grows with the record (issue 29): the audits' figures
+    # kept up to date by each write (store/figures.py), built here once from the rows;
+    # tonight's window read through an index on started_at; the unfinished game (at
+    # every start, and abandoned by every new game) found through a partial index
+    4: ("CREATE INDEX IF NOT EXISTS games_started_at ON games (started_at)",
+        "CREATE INDEX IF NOT EXISTS games_unfinished ON games (id) WHERE ended_at IS NULL",
+        migrate_to_5),
+    # 6: what the box shows right now (store/shown.py): one row the daemon replaces
     # after every step it changes, read by the TV page and Home Assistant's state;
     # and each fault with its time, detail and recovery (the faults page)
-    4: ("CREATE TABLE IF NOT EXISTS shown (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    5: ("CREATE TABLE IF NOT EXISTS shown (id INTEGER PRIMARY KEY CHECK (id = 1),"
         " game_id INTEGER, at REAL NOT NULL, data TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS fault_log (id INTEGER PRIMARY KEY, device TEXT NOT NULL,"
         " detail TEXT NOT NULL, at REAL NOT NULL, at_synced INTEGER, recovered_at REAL)"),
@@ -145,11 +156,14 @@ def migrate(db: sqlite3.Connection, path: str | Path) -> int:
             db.execute("ROLLBACK")  # nothing to write: a full disk can still be read
             return old
         if old == 0:
-            for statement in filter(str.strip, SCHEMA_1.split(";")):
-                db.execute(statement)
+            for table in filter(str.strip, SCHEMA_1.split(";")):
+                db.execute(table)
         for step in range(max(old, 1), VERSION):
             for statement in MIGRATIONS[step]:
-                db.execute(statement)
+                if isinstance(statement, str):
+                    db.execute(statement)
+                else:
+                    statement(db)
         db.execute(f"PRAGMA application_id = {APP_ID}")
         db.execute(f"PRAGMA user_version = {VERSION}")
         db.execute("COMMIT")

@@ -1,6 +1,6 @@
 """What the box shows right now, kept in the record for the other screens.
 
-The daemon replaces the one row of ``shown`` (schema 5) after every step that
+The daemon replaces the one row of ``shown`` (schema 6) after every step that
 changes the picture (:func:`shutbox_hw.game.shown.shown`): a flap shut but not
 taken yet, or refused with its reason, is in no game row, yet the TV page and
 Home Assistant must show it as the box does. The row is a mirror, not a
@@ -41,8 +41,8 @@ def publish(store: Any, data: dict[str, Any]) -> bool:
 
 def read_shown(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any] | None:
     """The picture the box last wrote, with its ``game`` (None: a database from
-    before schema 5, or the box has drawn nothing yet)."""
-    if version < 5:
+    before schema 6, or the box has drawn nothing yet)."""
+    if version < 6:
         return None
     row = db.execute("SELECT game_id, data FROM shown WHERE id = 1").fetchone()
     if row is None:

@@ -6,21 +6,28 @@ traceback goes to the journal. The backup needs the token from ``[web]
 token_file`` (off without one), sent as a form field or ``Authorization:
 Bearer``, compared in constant time and never logged; the token never travels
 in a URL (URLs end up in logs and browser history).
+
+Nothing reads the database on the event loop: pages read in worker threads
+(:data:`PAGE_READS` at once, each thread its own connection), the live
+summary is computed once per change by :class:`~.feed.LiveFeed` and shared by
+every stream, and the exports stream from a cursor (:mod:`.exports`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hmac
-import json
 import logging
+import sqlite3
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
@@ -29,61 +36,75 @@ from starlette.responses import (
     FileResponse,
     HTMLResponse,
     JSONResponse,
-    PlainTextResponse,
     Response,
     StreamingResponse,
 )
 from starlette.routing import Route
 
-from ..network.live import live
+from ..errors import UserError
 from ..store.audit import audits
 from ..store.fault_log import recent_faults
 from ..store.history import DamagedGame, recent_games, scorecard
-from . import pages, views
+from ..store.readonly import connect_readonly
+from ..store.schema import sqlite_problem
+from ..textfile import os_problem
+from . import exports, pages, views
 from .assets import LIVE_JS, STYLE
-from .reader import Reader, Unavailable
+from .feed import LiveFeed, Snapshot
+from .guard import box_names, line, secure
+from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
 
 log = logging.getLogger("shutbox_hw.web")
 
-POLL_S = 0.25            # how often the event stream looks at data_version (1 s at most behind)
-KEEPALIVE_S = 15.0       # a comment line, so proxies and TVs keep the stream open
+KEEPALIVE_S = 15.0       # a ping event, so proxies keep the stream open and the page knows
+RETRY_MS = 2000          # the browser's reconnect delay after the stream ends
+PAGE_READS = 4           # pages reading at once (worker threads); the rest wait their turn
+BODY_TIMEOUT_S = 10.0    # the backup form's body, in full
 MAX_FORM_BYTES = 1024    # the backup form holds one short token
 MAX_LIMIT = 1000
-MAX_HEADER_BYTES = 8 * 1024
-MAX_URL_BYTES = 2 * 1024
 MAX_GAME_ID = 2**63 - 1   # SQLite's largest integer
-SECURITY_HEADERS = [
-    (b"content-security-policy", b"default-src 'self'; frame-ancestors 'none'; "
-                                 b"form-action 'self'; base-uri 'none'"),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cache-control", b"no-store"),
-]
+T = TypeVar("T")
 
 
-def line(status: int, text: str) -> PlainTextResponse:
-    """A one-line answer."""
-    return PlainTextResponse(f"{status} {text}\n", status_code=status)
-
-
-def _limit(request: Request, default: int) -> int:
-    raw = request.query_params.get("limit")
+def _whole(request: Request, name: str, default: int | None, top: int) -> int | None:
+    """A query parameter that must be a whole number 1..top (ASCII digits only:
+    ``str.isdigit`` takes a superscript two)."""
+    raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
-        raise HTTPException(400, f"limit: expected a whole number 1..{MAX_LIMIT}")
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20 and 1 <= int(raw) <= top):
+        raise HTTPException(400, f"{name}: expected a whole number 1..{top}")
     return int(raw)
 
 
+def _limit(request: Request, default: int) -> int:
+    limit = _whole(request, "limit", default, MAX_LIMIT)
+    assert limit is not None
+    return limit
+
+
 class Site:
-    """The app's state: the database reader and the backup token (None: backup off)."""
+    """The app's state: the readers, the live feed and the backup token (None: backup off)."""
 
     def __init__(self, db_path: Path, token: str | None,
                  clock: Callable[[], float] = time.time) -> None:
-        self.reader = Reader(db_path)
+        self.db_path = db_path
+        self.readers = Readers(db_path)
+        self.feed = LiveFeed(db_path, clock)
         self.token = None if token is None else token.encode()
         self.clock = clock
+        self.page_reads = anyio.CapacityLimiter(PAGE_READS)
+
+    async def read(self, work: Callable[[Reader], T]) -> T:
+        """``work(reader)`` in a worker thread, on that thread's own connection."""
+        def run() -> T:
+            reader = self.readers.here()
+            try:
+                return work(reader)
+            except sqlite3.Error as error:   # the file damaged or replaced: opened afresh next
+                reader.close()
+                raise Unavailable(f"the database {sqlite_problem(error)}") from None
+        return await anyio.to_thread.run_sync(run, limiter=self.page_reads)
 
     # ------------------------------------------------------------------ pages
 
@@ -91,48 +112,49 @@ class Site:
         return HTMLResponse(pages.live_page())
 
     async def live_json(self, request: Request) -> Response:
-        return JSONResponse(self._live())
-
-    def _live(self) -> dict[str, Any]:
-        return live(self.reader.connection(), self.clock())
+        return _snapshot_answer(await self.feed.current())
 
     async def stream(self, request: Request) -> Response:
-        """Server-sent events: the live summary now, then after every change."""
+        """Server-sent events: the live summary now, then after every change; a ping when
+        quiet; ends when the web process stops (the page reconnects)."""
         async def events() -> AsyncIterator[str]:
-            seen: Any = object()
-            quiet = 0.0
-            while True:
-                version = self.reader.version()
-                if version != seen:
-                    seen = version
-                    try:
-                        yield f"data: {json.dumps(self._live())}\n\n"
-                    except Unavailable as error:
-                        yield f"event: unavailable\ndata: {json.dumps(str(error))}\n\n"
-                    quiet = 0.0
-                elif quiet >= KEEPALIVE_S:
-                    yield ": keepalive\n\n"
-                    quiet = 0.0
-                await asyncio.sleep(POLL_S)
-                quiet += POLL_S
+            yield f"retry: {RETRY_MS}\n\n"
+            async for snapshot in self.feed.follow(KEEPALIVE_S):
+                yield "event: ping\ndata: 1\n\n" if snapshot is None else snapshot.event()
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"X-Accel-Buffering": "no"})
 
+    async def _games(self, request: Request, default: int
+                     ) -> tuple[list[dict[str, Any]], int, bool]:
+        """A page of games, newest first (``?limit=`` of them, older than game ``?before=``);
+        the limit, and whether older games follow."""
+        limit = _limit(request, default)
+        before = _whole(request, "before", None, MAX_GAME_ID)
+
+        def work(reader: Reader) -> list[dict[str, Any]]:
+            return recent_games(reader.connection(), limit + 1, reader.schema, before)
+        games = await self.read(work)
+        return games[:limit], limit, len(games) > limit
+
     async def tonight(self, request: Request) -> Response:
-        return HTMLResponse(views.tonight_html(self.reader.connection(), self.clock(),
-                                               self.reader.schema))
+        games, limit, more = await self._games(request, 50)
+        now = self.clock()
+        figures, ids = await self.read(lambda r: views.tonight_of(r.connection(), now))
+        older = more and all(g["id"] in ids for g in games)
+        return HTMLResponse(views.tonight_html(figures, ids, games,
+                                               pages.pager(request, games, limit, older)))
 
     async def history(self, request: Request) -> Response:
-        limit = _limit(request, 50)
-        return HTMLResponse(views.history_html(self.reader.connection(), limit,
-                                               min(limit * 4, MAX_LIMIT), self.reader.schema))
+        games, limit, more = await self._games(request, 50)
+        return HTMLResponse(views.history_html(games, limit,
+                                               pages.pager(request, games, limit, more)))
 
-    def _card(self, request: Request) -> dict[str, Any]:
+    async def _card(self, request: Request) -> dict[str, Any]:
         game = request.path_params["game"]
         if game > MAX_GAME_ID:
             raise HTTPException(404, f"there is no game {str(game)[:20]}")
         try:
-            card = scorecard(self.reader.connection(), game, self.reader.schema)
+            card = await self.read(lambda r: scorecard(r.connection(), game, r.schema))
         except DamagedGame as error:
             raise HTTPException(409, str(error)) from None
         if card is None:
@@ -140,42 +162,42 @@ class Site:
         return card
 
     async def game(self, request: Request) -> Response:
-        return HTMLResponse(pages.scorecard_page(self._card(request)))
+        return HTMLResponse(pages.scorecard_page(await self._card(request)))
 
     async def game_json(self, request: Request) -> Response:
-        return JSONResponse(self._card(request))   # exactly `history --game ID --json`
+        return JSONResponse(await self._card(request))   # exactly `history --game ID --json`
 
     async def audits_page(self, request: Request) -> Response:
-        return HTMLResponse(pages.audits_page(audits(self.reader.connection(),
-                                                     self.reader.schema)))
+        return HTMLResponse(pages.audits_page(await self._audits()))
 
     async def faults(self, request: Request) -> Response:
-        db = self.reader.connection()
-        return HTMLResponse(pages.faults_page(audits(db, self.reader.schema),
-                                              recent_faults(db, self.reader.schema)))
+        def work(reader: Reader) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+            db = reader.connection()
+            return audits(db, reader.schema), recent_faults(db, reader.schema)
+        return HTMLResponse(pages.faults_page(*await self.read(work)))
+
+    async def _audits(self) -> dict[str, Any]:
+        return await self.read(lambda r: audits(r.connection(), r.schema))
 
     async def export(self, request: Request) -> Response:
         return HTMLResponse(pages.layout("Export", pages.EXPORT))
 
     async def games_csv(self, request: Request) -> Response:
-        games = recent_games(self.reader.connection(), 2**62, self.reader.schema)
-        rows = [[g["id"], g["started_at"], g["ended_at"], g["preset"],
-                 "finished" if g["finished"] else "abandoned" if g["abandoned"] else "playing",
-                 g["rounds"], ";".join(g["players"]), ";".join(g["winners"]),
-                 ";".join(f"{p}={t}" for p, t in g["totals"].items()),
-                 sum(g["boxes_shut"].values())] for g in reversed(games)]
-        return _csv("games.csv", pages.csv_text(
-            ["game", "started_at", "ended_at", "rules", "state", "rounds", "players",
-             "winners", "totals", "boxes_shut"], rows))
+        schema = (await self.read(lambda r: (r.connection(), r.schema)))[1]
+        return _csv("games.csv", exports.games_csv(await self._export_connection(), schema))
 
     async def turns_csv(self, request: Request) -> Response:
-        rows = self.reader.connection().execute(
-            "SELECT t.game_id, t.round, p.name, t.started_at, t.ended_at, t.score,"
-            " t.final_score, t.shut, t.open_tiles FROM turns t JOIN players p"
-            " ON p.game_id = t.game_id AND p.seat = t.seat ORDER BY t.id").fetchall()
-        return _csv("turns.csv", pages.csv_text(
-            ["game", "round", "player", "started_at", "ended_at", "score", "final_score",
-             "shut", "open"], rows))
+        return _csv("turns.csv", exports.turns_csv(await self._export_connection()))
+
+    async def _export_connection(self) -> Any:
+        """A connection of the export's own (the pages' readers say first if it cannot be)."""
+        await self.read(lambda r: r.connection())
+        try:
+            db, _ = await anyio.to_thread.run_sync(
+                partial(connect_readonly, self.db_path, LOCK_WAIT_S), limiter=self.page_reads)
+        except (sqlite3.Error, UserError) as error:
+            raise Unavailable(_why(error)) from None
+        return db
 
     # ------------------------------------------------------------------ backup
 
@@ -189,12 +211,18 @@ class Site:
         given = await self._given_token(request)
         if given is None or not hmac.compare_digest(given, self.token):
             raise HTTPException(403, "wrong or missing token")
-        folder = Path(tempfile.mkdtemp(prefix="shutbox-backup-"))
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="shutbox-backup-"))
+        except OSError as error:
+            raise Unavailable(f"the backup failed: {_why(error)}") from None
         target = folder / "shutbox.db"
         try:
-            await asyncio.to_thread(self.reader.backup, target)
-        except Exception:
+            await anyio.to_thread.run_sync(self.readers.here().backup, target)
+        except Exception as error:
             _remove(folder)
+            if isinstance(error, OSError | sqlite3.Error | UserError):
+                log.warning("backup failed: %s", error)
+                raise Unavailable(f"the backup failed: {_why(error)}") from None
             raise
         name = time.strftime("shutbox-%Y%m%d-%H%M.db", time.localtime(self.clock()))
         return FileResponse(target, media_type="application/vnd.sqlite3", filename=name,
@@ -208,18 +236,39 @@ class Site:
         if length is not None and (not length.isdigit() or int(length) > MAX_FORM_BYTES):
             raise HTTPException(413, f"the form is larger than {MAX_FORM_BYTES} bytes")
         body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_FORM_BYTES:
-                raise HTTPException(413, f"the form is larger than {MAX_FORM_BYTES} bytes")
+        try:
+            with anyio.fail_after(BODY_TIMEOUT_S):
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > MAX_FORM_BYTES:
+                        raise HTTPException(413, "the form is larger than "
+                                                 f"{MAX_FORM_BYTES} bytes")
+        except TimeoutError:
+            raise HTTPException(408, f"the form did not arrive within {BODY_TIMEOUT_S:g} s"
+                                ) from None
         values = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
         token = values.get("token", [""])[0].strip()
         return token.encode() if token else None
 
 
-def _csv(name: str, text: str) -> Response:
-    return Response(text, media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+def _csv(name: str, chunks: Iterator[str]) -> Response:
+    return StreamingResponse(chunks, media_type="text/csv; charset=utf-8",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def _snapshot_answer(snapshot: Snapshot) -> Response:
+    """/live.json: the summary, or 503 (cannot be read now) / 409 (a damaged row)."""
+    if snapshot.kind == "data":
+        return Response(snapshot.text, media_type="application/json")
+    return line(503 if snapshot.kind == "unavailable" else 409, snapshot.reason())
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, sqlite3.Error):
+        return f"the database {sqlite_problem(error)}"
+    if isinstance(error, OSError):
+        return os_problem(error, "backup copy")
+    return str(error)
 
 
 def _remove(folder: Path) -> None:
@@ -265,39 +314,28 @@ def _static(text: str, media: str) -> Callable[[Request], Awaitable[Response]]:
     return serve
 
 
-def _too_big(scope: dict[str, Any]) -> Response | None:
-    """Headers or a URL no page of ours needs: refused before any route sees them."""
-    if sum(len(k) + len(v) for k, v in scope.get("headers", ())) > MAX_HEADER_BYTES:
-        return line(431, f"request headers larger than {MAX_HEADER_BYTES} bytes")
-    if len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") > MAX_URL_BYTES:
-        return line(414, f"URL longer than {MAX_URL_BYTES} bytes")
-    return None
+def make_app(db_path: Path, token: str | None, clock: Callable[[], float] = time.time,
+             names: frozenset[str] | None = None) -> Web:
+    """The web app (``names``: the host names it answers to, see :mod:`.guard`)."""
+    return Web(Site(db_path, token, clock), names if names is not None else box_names(""))
 
 
-def secure(app: Any) -> Any:
-    """Adds the security headers to every answer (a plain ASGI wrapper: streams untouched)."""
-    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await app(scope, receive, send)
-            return
+class Web:
+    """The ASGI app, and what the server calls when it stops (:meth:`stop`)."""
 
-        too_big = _too_big(scope)
-        if too_big is not None:
-            await too_big(scope, receive, send)
-            return
+    def __init__(self, site: Site, names: frozenset[str]) -> None:
+        self.site = site
+        self.app = secure(_starlette(site), names)
 
-        async def send_with_headers(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                names = {k.lower() for k, _ in message.get("headers", [])}
-                message["headers"] = list(message.get("headers", [])) + [
-                    (k, v) for k, v in SECURITY_HEADERS if k not in names]
-            await send(message)
-        await app(scope, receive, send_with_headers)
-    return wrapped
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+    def stop(self) -> None:
+        """Every event stream ends (on the loop's thread)."""
+        self.site.feed.stop()
 
 
-def make_app(db_path: Path, token: str | None, clock: Callable[[], float] = time.time) -> Any:
-    site = Site(db_path, token, clock)
+def _starlette(site: Site) -> Starlette:
     routes = [
         Route("/", site.live_page), Route("/live.json", site.live_json),
         Route("/live/stream", site.stream),
@@ -312,6 +350,5 @@ def make_app(db_path: Path, token: str | None, clock: Callable[[], float] = time
         Route("/static/live.js", _static(LIVE_JS, "text/javascript")),
         Route("/health", _static("ok\n", "text/plain")),
     ]
-    app = Starlette(routes=routes, exception_handlers={
+    return Starlette(routes=routes, exception_handlers={
         HTTPException: _http_error, Unavailable: _unavailable, Exception: _crash})
-    return secure(app)

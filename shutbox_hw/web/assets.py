@@ -111,10 +111,43 @@ function show(s) {
   }
   $("stale").hidden = true;
 }
-function connect() {
-  const source = new EventSource("live/stream");
-  source.onmessage = (m) => show(JSON.parse(m.data));
-  source.onerror = () => { $("stale").hidden = false; };
+// The stream, kept for ever: the browser reconnects by itself after the stream ends or the
+// network fails, but gives up for good after an answer that is not the stream (a 503, the
+// server restarting); then a new one is made, with back-off (1 s doubling to 5 s). A stream
+// that has said nothing, not even its ping, for 45 s is replaced as well.
+const STALE = $("stale").textContent;
+const BACKOFF_MS = [1000, 5000], SILENT_MS = 45000;
+let source = null, backoff = BACKOFF_MS[0], heard = Date.now(), pending = false, made = 0;
+function stale(text) {
+  $("stale").textContent = text || STALE;
+  $("stale").hidden = false;
 }
+function heardFrom() { heard = Date.now(); }
+function connect() {
+  pending = false;
+  document.body.dataset.streams = String(++made);
+  heardFrom();
+  source = new EventSource("live/stream");
+  source.onopen = () => { backoff = BACKOFF_MS[0]; heardFrom(); document.body.dataset.stream = "open"; };
+  source.onmessage = (m) => { heardFrom(); show(JSON.parse(m.data)); $("stale").textContent = STALE; };
+  source.addEventListener("ping", heardFrom);
+  ["unavailable", "damaged"].forEach((kind) => source.addEventListener(kind, (m) => {
+    heardFrom(); stale(JSON.parse(m.data));
+  }));
+  source.onerror = () => {
+    stale();
+    document.body.dataset.stream = source.readyState === EventSource.CLOSED ? "closed" : "connecting";
+    if (source.readyState === EventSource.CLOSED) again();
+  };
+}
+function again() {
+  if (pending) return;
+  pending = true;
+  if (source) source.close();
+  const wait = backoff;
+  backoff = Math.min(backoff * 2, BACKOFF_MS[1]);
+  setTimeout(connect, wait + Math.random() * 250);
+}
+setInterval(() => { if (Date.now() - heard > SILENT_MS) { stale(); again(); } }, 5000);
 connect();
 """

@@ -6,8 +6,6 @@ the pages carry no script except the live page's, served from the box.
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from collections.abc import Iterable, Sequence
 from html import escape
@@ -114,6 +112,16 @@ def tonight_body(figures: Any, games: list[dict[str, Any]], note: str) -> str:
             "box’s clock; the figures count the finished ones, as the box and the TV "
             "do.</p>" + (f'<p class="note">{escape(note)}</p>' if note else "")
             + games_table(games, "No games tonight yet."))
+
+
+def pager(request: Any, games: list[dict[str, Any]], limit: int, more: bool) -> str:
+    """The links to the next (older) page of games and back to the newest."""
+    links = []
+    if request.query_params.get("before") is not None:
+        links.append(f'<a href="?limit={limit}">newest</a>')
+    if more and games:
+        links.append(f'<a href="?limit={limit}&amp;before={int(games[-1]["id"])}">older</a>')
+    return f'<p class="note">{" · ".join(links)}</p>' if links else ""
 
 
 def scorecard_page(card: dict[str, Any]) -> str:
@@ -226,18 +234,3 @@ BACKUP_FORM = ('<h1>Backup</h1><p>A consistent copy of the database (SQLite back
                '<button>Download</button></form>')
 BACKUP_OFF = ("<h1>Backup</h1><p>Backup is off: no <code>[web] token_file</code> in the "
               "config.</p>")
-
-
-def csv_text(head: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(head)
-    writer.writerows([[_cell(c) for c in row] for row in rows])
-    return out.getvalue()
-
-
-def _cell(value: Any) -> Any:
-    """A name a spreadsheet would take for a formula is given a leading quote."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
-        return "'" + value
-    return value

@@ -5,13 +5,17 @@ the file is then read ``immutable`` and reopened as soon as a ``-wal`` file
 shows the box writing again). :meth:`Reader.version` changes whenever the box
 has committed something: ``PRAGMA data_version`` on a live connection, the
 files' sizes and times on an immutable one.
+
+The web process reads in worker threads, never on its event loop: a
+:class:`Reader` belongs to one thread, and :class:`Readers` gives each worker
+thread its own (kept for the thread's life: opening costs more than a read).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,7 @@ class Unavailable(Exception):
 
 
 class Reader:
-    """One read-only connection, shared by every request (all on the event loop's thread)."""
+    """One read-only connection, used by one thread at a time."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -92,13 +96,24 @@ class Reader:
             db.close()
 
 
+class Readers:
+    """A :class:`Reader` per thread, all on one database."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+
+    def here(self) -> Reader:
+        """This thread's reader (made on first use)."""
+        reader: Reader | None = getattr(self._local, "reader", None)
+        if reader is None:
+            reader = self._local.reader = Reader(self.path)
+        return reader
+
+
 def _stamp(path: Path) -> tuple[int, int]:
     try:
         st = os.stat(path)
         return st.st_mtime_ns, st.st_size
     except OSError:
         return 0, 0
-
-
-def now() -> float:
-    return time.time()

@@ -1,0 +1,408 @@
+"""Years in the pub: what the box's reads, the web's pages and the disk cost as the record grows.
+
+Builds databases of 1,000, 10,000 and 100,000 games from real played games
+(the simulated box plays the scripted two-player klappenspiel and seed 001's
+practice round on crafthouse-12; their rows are copied with shifted ids and
+times, about 30 games a night, the newest tonight), then measures on each, in
+fresh processes:
+
+- ``menu_open_loop_ms`` / ``game_end_loop_ms``: the longest time the daemon's
+  loop is busy (one ``Daemon._drain``: the input and all the work it leads to,
+  the screen drawn) when the operator menu opens (``hold-both``) and when a
+  game ends, on the simulated box; the median over ``REPEATS`` of each;
+- ``resume_s``: start-up on that database (store opened, unfinished game looked
+  for, figures read, first screen);
+- ``menu_peak_rss_mb``: the box process's peak RSS while the menu opens (the
+  peak is reset with ``/proc/self/clear_refs`` at idle; the idle RSS is printed
+  on stderr beside it);
+- ``web_live_ms`` / ``web_audits_ms``: ``GET /live.json`` and ``GET /audits``
+  from a real ``shutbox-hw web`` on that database (median of several);
+- ``export_turns_peak_rss_mb``: that web process's peak RSS while
+  ``/export/turns.csv`` is streamed to a client (idle on stderr);
+- ``db_bytes_per_game``: the file's size over its games;
+- ``bytes_written_per_throw`` / ``fsyncs_per_throw``: one more game played with
+  ``disk sd-card`` under ``strace -f -y`` (every ``write``/``pwrite64`` to the
+  database and its ``-wal``, summed by their return values, and every
+  ``fsync``/``fdatasync`` of them), divided by the game's throws.
+
+    .venv/bin/python benchmarks/lifetime.py                   # all, about 10 min
+    .venv/bin/python benchmarks/lifetime.py --sizes 1000      # one size
+    .venv/bin/python benchmarks/lifetime.py --only web --dbs /tmp/lifetime   # web again
+
+JSON on stdout, one object per size; what each figure came from on stderr.
+``--dbs DIR`` keeps the databases (``games-N-schemaV.db``) to measure again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "tests" / "scripts"
+SIZES = (1000, 10_000, 100_000)
+REPEATS = 5           # menu openings and game ends measured on each database
+GAMES_A_NIGHT = 30
+SEEDS = (("klappenspiel", {"threshold": "10"}, "two-player-klappenspiel.txt"),
+         ("crafthouse-12", {}, "practice-001.txt"))
+COPIED = ("games", "players", "rounds", "turns", "throws", "rejected_flaps")
+PLAYED = SEEDS[0]     # the game played on the big database
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ building the databases
+
+def schema_version() -> int:
+    from shutbox_hw.store.schema import VERSION
+    return VERSION
+
+
+def config_for(preset: str, overrides: dict[str, str]) -> Any:
+    from shutbox_hw.config import load_config
+    return load_config(None, preset=preset, rule_overrides=overrides)
+
+
+def play_seed(path: Path) -> None:
+    """Real games: the simulated box plays each seed script once into ``path``."""
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import load_script
+    for preset, overrides, script in SEEDS:
+        config = config_for(preset, overrides)
+        runner = SimRunner(config, path, on_event=lambda e: None)
+        for step in load_script(SCRIPTS / script, config.rules.tiles):
+            runner.run(step)
+        runner.daemon.store.close()
+        runner.sim.box.close()
+
+
+def build(path: Path, games: int, seed: Path) -> None:
+    """``games`` games: the seed's rows copied with shifted ids and times (the copies
+    go back in time ``GAMES_A_NIGHT`` a day; the seed itself stays the newest)."""
+    from shutbox_hw.store import Store
+    Store(path).close()       # an empty database of this version's schema
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("ATTACH ? AS seed", (str(seed),))
+    per_copy, = db.execute("SELECT COUNT(*) FROM seed.games").fetchone()
+    copies = -(-games // per_copy)
+    spans = {t: db.execute(f"SELECT COALESCE(MAX({key}), 0) FROM seed.{t}").fetchone()[0]
+             for t, key in (("games", "id"), ("turns", "id"), ("throws", "id"),
+                            ("rejected_flaps", "id"))}
+    day = per_copy / GAMES_A_NIGHT * 86400
+    db.execute("BEGIN")
+    db.execute("CREATE TEMP TABLE k (k INTEGER PRIMARY KEY, dt REAL)")
+    db.executemany("INSERT INTO k VALUES (?, ?)",
+                   [(k, (k - copies + 1) * day) for k in range(copies)])
+    shifts = {"id": None, "game_id": "games", "turn_id": "turns"}
+    times = {"started_at", "ended_at", "rolled_at", "committed_at", "at"}
+    for table in COPIED:
+        columns = [c for _, c, *_ in db.execute(f"PRAGMA seed.table_info({table})")]
+        exprs = []
+        for c in columns:
+            span_of = table if c == "id" else shifts.get(c)
+            if span_of is not None and c in shifts:
+                exprs.append(f"{c} + k.k * {spans[span_of]}")
+            elif c in times:
+                exprs.append(f"{c} + k.dt")
+            else:
+                exprs.append(c)
+        db.execute(f"INSERT INTO main.{table} ({', '.join(columns)}) SELECT {', '.join(exprs)}"
+                   f" FROM k, seed.{table} ORDER BY k.k")
+    db.execute(f"DELETE FROM main.games WHERE id > (SELECT id FROM main.games ORDER BY id"
+               f" LIMIT 1 OFFSET {games - 1})")
+    for table in ("players", "rounds", "turns"):
+        db.execute(f"DELETE FROM main.{table} WHERE game_id NOT IN (SELECT id FROM main.games)")
+    db.execute("DELETE FROM main.throws WHERE turn_id NOT IN (SELECT id FROM main.turns)")
+    db.execute("DELETE FROM main.rejected_flaps WHERE turn_id NOT IN"
+               " (SELECT id FROM main.turns)")
+    db.execute("COMMIT")
+    # copied rows, not written by the box: the figures a newer schema keeps are built
+    # the way a database from before them gets them, by the migration
+    tables = {t for t, in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for kept in ("audit_figures", "audit_best"):
+        if kept in tables:
+            db.execute(f"DROP TABLE {kept}")
+    for index in ("games_started_at", "games_unfinished"):
+        db.execute(f"DROP INDEX IF EXISTS {index}")
+    db.execute("PRAGMA user_version = 4")
+    db.execute("DETACH seed")
+    db.execute("VACUUM")
+    db.close()
+    Store(path).close()       # migrated to this version, as an upgrade does
+
+
+# ------------------------------------------------------------------ memory
+
+def status(pid: int | str, key: str) -> float:
+    """``VmRSS`` / ``VmHWM`` of a process in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    raise KeyError(key)
+
+
+def reset_peak(pid: int | str) -> None:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")   # VmHWM := VmRSS
+
+
+# ------------------------------------------------------------------ the box (child processes)
+
+class Timed:
+    """Every ``Daemon._drain`` timed, with the events printed during it."""
+
+    def __init__(self) -> None:
+        self.marks: list[str] = []
+        self.drains: list[tuple[float, set[str]]] = []
+
+    def event(self, data: dict[str, Any]) -> None:
+        self.marks.append(data["event"])
+
+    def wrap(self, daemon: Any) -> None:
+        inner = daemon._drain
+
+        def drain(now: int) -> None:
+            start, began = len(self.marks), time.perf_counter()
+            inner(now)
+            self.drains.append(((time.perf_counter() - began) * 1000,
+                                set(self.marks[start:])))
+        daemon._drain = drain
+
+    def longest(self, event: str, since: int) -> float:
+        return max((ms for ms, seen in self.drains[since:] if event in seen), default=0.0)
+
+
+def child_box(db: Path) -> dict[str, Any]:
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import load_script, parse_script
+    preset, overrides, script = PLAYED
+    config = config_for(preset, overrides)
+    game = load_script(SCRIPTS / script, config.rules.tiles)
+    tiles = config.rules.tiles
+    lift_all = "open " + " ".join(str(t) for t in range(1, tiles + 1)) + "\n"
+    to_idle, menu, leave, lift = (parse_script(line, tiles) for line in (
+        "roll\n", "hold-both\n", "hold-next\n", lift_all))
+    timed = Timed()
+    began = time.perf_counter()
+    runner = SimRunner(config, db, on_event=timed.event)
+    resume = time.perf_counter() - began
+    timed.wrap(runner.daemon)
+    ends, opens, idle, peak = [], [], 0.0, 0.0
+    for repeat in range(REPEATS):
+        mark = len(timed.drains)
+        for step in lift + game:     # every flap up, as players leave it for a new game
+            runner.run(step)
+        runner.let_ends_show()   # the result shown; ROLL then goes back to idle
+        for step in to_idle:
+            runner.run(step)
+        ends.append(timed.longest("game_ended", mark))
+        if repeat == 0:          # an idle box (a game behind it, no menu yet): the memory
+            idle = status("self", "VmRSS")
+            reset_peak("self")
+        mark = len(timed.drains)
+        for step in menu:
+            runner.run(step)
+        opens.append(timed.longest("service_entered", mark))
+        if repeat == 0:
+            peak = status("self", "VmHWM")
+        for step in leave:
+            runner.run(step)
+    runner.daemon.store.close()
+    return {"menu_open_loop_ms": statistics.median(opens),
+            "game_end_loop_ms": statistics.median(ends), "resume_s": resume,
+            "menu_peak_rss_mb": peak, "idle_rss_mb": idle}
+
+
+def child_io(db: Path) -> dict[str, Any]:
+    """One game on an SD card's disk profile, between two marks strace sees."""
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import load_script, parse_script
+    preset, overrides, script = PLAYED
+    config = config_for(preset, overrides)
+    throws = []
+    runner = SimRunner(config, db, on_event=lambda e: throws.append(e["event"] == "rolled"))
+    runner.run(parse_script("disk sd-card\n", config.rules.tiles)[0])
+    steps = load_script(SCRIPTS / script, config.rules.tiles)
+    os.write(2, b"MARK begin\n")
+    for step in steps:
+        runner.run(step)
+    os.write(2, b"MARK end\n")
+    runner.daemon.store.close()
+    return {"throws": sum(throws)}
+
+
+SYSCALL = re.compile(r"^(\d+)\s+(\w+)\((\d+)<([^>]*)>")
+RESULT = re.compile(r"=\s+(-?\d+)")
+RESUMED = re.compile(r"^(\d+)\s+<\.\.\. (\w+) resumed>")
+
+
+def calls(trace: str) -> list[tuple[str, str, int]]:
+    """``(call, path, result)`` of each traced call, a call another thread's line
+    interrupted (``<unfinished ...>`` ... ``<... resumed>``) joined up again."""
+    done, pending = [], {}
+    for line in trace.splitlines():
+        if "MARK " in line:
+            done.append((line[line.index("MARK "):].split("\\")[0], "", 0))
+            continue
+        start, resumed = SYSCALL.match(line), RESUMED.match(line)
+        if start and line.endswith("<unfinished ...>"):
+            pending[start.group(1)] = (start.group(2), start.group(4))
+        elif start:
+            result = RESULT.findall(line)
+            done.append((start.group(2), start.group(4), int(result[-1]) if result else -1))
+        elif resumed and resumed.group(1) in pending:
+            call, path = pending.pop(resumed.group(1))
+            result = RESULT.findall(line)
+            done.append((call, path, int(result[-1]) if result else -1))
+    return done
+
+
+def io_figures(db: Path) -> tuple[float, float]:
+    """Bytes written to the database files and their syncs, per throw of one game."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace"
+        out = subprocess.run(["strace", "-f", "-y", "-qq", "-s", "32", "-o", str(trace),
+                              "-e", "trace=write,pwrite64,pwritev,fsync,fdatasync",
+                              sys.executable, __file__, "--child", "io", str(db)],
+                             check=True, capture_output=True, text=True)
+        throws = json.loads(out.stdout)["throws"]
+        written = syncs = 0
+        counting = False
+        for call, path, result in calls(trace.read_text()):
+            if call.startswith("MARK "):
+                counting = call == "MARK begin"
+            elif not counting or not path.startswith(str(db.resolve())):
+                continue
+            elif call in ("fsync", "fdatasync"):
+                syncs += 1
+            elif result > 0:
+                written += result
+    log(f"  io: {throws} throws, {written} bytes written to the database files, {syncs} syncs")
+    return written / throws, syncs / throws
+
+
+def run_child(kind: str, db: Path) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, __file__, "--child", kind, str(db)], check=True,
+                         capture_output=True, text=True)
+    return dict(json.loads(out.stdout.splitlines()[-1]))
+
+
+# ------------------------------------------------------------------ the web
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def timed_get(url: str) -> float:
+    began = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=600) as response:
+        while response.read(65536):
+            pass
+    return (time.perf_counter() - began) * 1000
+
+
+def web_figures(db: Path) -> dict[str, float]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-c", "import sys; from shutbox_hw.cli import"
+                               " main; sys.exit(main(sys.argv[1:]))", "web", "--db", str(db),
+                               "--listen", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                timed_get(base + "/health")
+                break
+            except OSError:
+                time.sleep(0.1)
+        timed_get(base + "/live.json")
+        live = statistics.median(timed_get(base + "/live.json") for _ in range(9))
+        audits = statistics.median(timed_get(base + "/audits") for _ in range(3))
+        idle = status(server.pid, "VmRSS")
+        reset_peak(server.pid)
+        export = timed_get(base + "/export/turns.csv")
+        peak = status(server.pid, "VmHWM")
+    finally:
+        server.terminate()
+        server.wait()
+    log(f"  web: idle RSS {idle:.1f} MB, turns.csv in {export:.0f} ms, peak {peak:.1f} MB")
+    return {"web_live_ms": live, "web_audits_ms": audits, "export_turns_peak_rss_mb": peak}
+
+
+# ------------------------------------------------------------------ putting it together
+
+def measure(db: Path, games: int, only: str | None) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    if only in (None, "box"):
+        box = run_child("box", db)
+        log(f"  box: idle RSS {box.pop('idle_rss_mb'):.1f} MB, "
+            f"menu peak {box['menu_peak_rss_mb']:.1f} MB")
+        figures |= box
+    if only in (None, "web"):
+        figures |= web_figures(db)
+    if only in (None, "box"):
+        figures["db_bytes_per_game"] = db.stat().st_size / games
+        written, syncs = io_figures(db)
+        figures |= {"bytes_written_per_throw": written, "fsyncs_per_throw": syncs}
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in figures.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--only", choices=("box", "web"))
+    parser.add_argument("--dbs", type=Path, help="keep (and reuse) the databases here")
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "DB"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, db = args.child
+        print(json.dumps((child_box if kind == "box" else child_io)(Path(db))))
+        return
+    tmp = None
+    if args.dbs is None:
+        tmp = tempfile.mkdtemp(prefix="lifetime-")
+        args.dbs = Path(tmp)
+    args.dbs.mkdir(parents=True, exist_ok=True)
+    version = schema_version()
+    seed = args.dbs / f"seed-schema{version}.db"
+    if not seed.exists():
+        play_seed(seed)
+    results = {}
+    try:
+        for games in (int(s) for s in args.sizes.split(",")):
+            kept = args.dbs / f"games-{games}-schema{version}.db"
+            if not kept.exists():
+                began = time.perf_counter()
+                build(kept, games, seed)
+                log(f"{games} games built in {time.perf_counter() - began:.1f} s")
+            work = args.dbs / f"work-{games}.db"       # measured on a copy: kept stays as built
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{work}{suffix}").unlink(missing_ok=True)
+            shutil.copyfile(kept, work)
+            log(f"{games} games:")
+            results[str(games)] = measure(work, games, args.only)
+            print(json.dumps({str(games): results[str(games)]}), file=sys.stderr)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""What every answer gets, and what is refused before any page sees it.
+
+A plain ASGI wrapper (streams pass untouched): the security headers on every
+answer, the refusals of our own included; headers or a URL no page needs
+(431, 414); and a ``Host`` no name of this box (421: a page of another site
+that points its own name at the box's address, DNS rebinding, must not read
+the pages). Any IP address is accepted as the host (a rebinding needs a name),
+so are ``localhost``, the box's host name (alone, ``.local`` and the usual
+home-network suffixes), its full name, the name it listens on and the names
+given with ``--host``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from typing import Any
+
+from starlette.responses import PlainTextResponse, Response
+
+MAX_HEADER_BYTES = 8 * 1024
+MAX_URL_BYTES = 2 * 1024
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; frame-ancestors 'none'; "
+                                 b"form-action 'self'; base-uri 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cache-control", b"no-store"),
+]
+# what a home router or mDNS appends to a host name
+LOCAL_SUFFIXES = ("", ".local", ".lan", ".home", ".home.arpa", ".internal", ".localdomain",
+                  ".fritz.box")
+
+
+def line(status: int, text: str) -> PlainTextResponse:
+    """A one-line answer."""
+    return PlainTextResponse(f"{status} {text}\n", status_code=status)
+
+
+def box_names(listen_host: str, extra: Iterable[str] = ()) -> frozenset[str]:
+    """The names this box answers to (lower case, no trailing dot)."""
+    own = {socket.gethostname().split(".")[0], "shutbox"}
+    names = {n + suffix for n in own for suffix in LOCAL_SUFFIXES}
+    names |= {"localhost", socket.getfqdn(), listen_host, *extra}
+    return frozenset(n.lower().rstrip(".") for n in names if n)
+
+
+def host_of(value: str) -> str:
+    """The host part of a ``Host`` header (port and IPv6 brackets taken off)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else value
+    host, sep, port = value.rpartition(":")
+    return host if sep and port.isdigit() else value
+
+
+def host_allowed(value: str, names: frozenset[str]) -> bool:
+    host = host_of(value).rstrip(".")
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return host in names
+
+
+def _refusal(scope: dict[str, Any], names: frozenset[str]) -> Response | None:
+    headers = scope.get("headers", ())
+    if sum(len(k) + len(v) for k, v in headers) > MAX_HEADER_BYTES:
+        return line(431, f"request headers larger than {MAX_HEADER_BYTES} bytes")
+    if len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") > MAX_URL_BYTES:
+        return line(414, f"URL longer than {MAX_URL_BYTES} bytes")
+    host = next((v.decode("latin-1") for k, v in headers if k == b"host"), None)
+    if host is not None and not host_allowed(host, names):
+        shown = " ".join(host.split())[:60]
+        return line(421, f"this box answers to its own names and addresses, not {shown!r}: "
+                         f"open it by its address, or start the web with --host {shown}")
+    return None
+
+
+def with_security_headers(send: Any) -> Any:
+    async def send_with_headers(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            names = {k.lower() for k, _ in message.get("headers", [])}
+            message["headers"] = list(message.get("headers", [])) + [
+                (k, v) for k, v in SECURITY_HEADERS if k not in names]
+        await send(message)
+    return send_with_headers
+
+
+def secure(app: Any, names: frozenset[str]) -> Any:
+    """``app`` behind the refusals above, every answer with the security headers."""
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        send = with_security_headers(send)
+        refused = _refusal(scope, names)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        await app(scope, receive, send)
+    return wrapped

@@ -1,0 +1,111 @@
+"""uvicorn's HTTP/1.1 protocol (h11) with what it lacks to face a pub's Wi-Fi for a month.
+
+uvicorn 0.54's ``H11Protocol`` times nothing out before a request's head is
+complete: its keep-alive timer starts only after a response and any byte
+received cancels it, and ``limit_concurrency`` counts open sockets. So 64
+sockets that send half a request line (or nothing) and wait would make every
+other client a 503 for good. Here:
+
+- the head of every request (the first one and each next one on a kept-alive
+  connection) must arrive in full within :data:`HEADER_TIMEOUT_S`, else the
+  connection gets a 408 and is closed (a byte at a time does not help);
+- one address holds at most :data:`PER_CLIENT` connections at once; past that
+  the new one gets a 503 and is closed at once, so a guest cannot use up the
+  process's :data:`MAX_CONNECTIONS` and the TV and the publican still get in.
+
+The raw refusals carry the pages' security headers like every other answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .guard import SECURITY_HEADERS
+
+HEADER_TIMEOUT_S = 10.0   # a request's head, in full
+PER_CLIENT = 16           # connections one address may hold (a browser opens 6 at most)
+MAX_CONNECTIONS = 256     # uvicorn's limit_concurrency: open sockets of all clients
+LINGER_S = 1.0            # a refused connection is closed this long after its answer
+
+
+def raw_answer(status: int, reason: str, text: str) -> bytes:
+    body = f"{status} {text}\n".encode()
+    head = [f"HTTP/1.1 {status} {reason}".encode(), b"content-type: text/plain; charset=utf-8",
+            b"content-length: %d" % len(body), b"connection: close",
+            *(k + b": " + v for k, v in SECURITY_HEADERS)]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body
+
+
+TOO_SLOW = raw_answer(408, "Request Timeout",
+                      f"the request's head did not arrive within {HEADER_TIMEOUT_S:g} s")
+TOO_MANY = raw_answer(503, "Service Unavailable",
+                      f"this address has {PER_CLIENT} connections open already")
+
+
+class GuardedH11(H11Protocol):
+    _deadline: asyncio.TimerHandle | None = None
+    _refused = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        peer = self.client[0] if self.client else None
+        if peer is not None and sum(_peer(c) == peer for c in self.connections) > PER_CLIENT:
+            self._refuse(TOO_MANY)
+            return
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return          # read and dropped, so that closing sends no reset over the answer
+        super().data_received(data)
+        if self._waiting_for_head():
+            return
+        self._disarm()      # the head is in: the page answers it (or a body arrives)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self._waiting_for_head():
+            self._arm()     # the next request on this connection has the same time
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request h11 cannot parse, with the security headers."""
+        self._refuse(raw_answer(400, "Bad Request", "the request is not valid HTTP/1.1"))
+
+    def _waiting_for_head(self) -> bool:
+        return self.cycle is None or bool(self.cycle.response_complete)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(HEADER_TIMEOUT_S, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self._waiting_for_head():
+            self._refuse(TOO_SLOW)
+
+    def _refuse(self, answer: bytes) -> None:
+        """The answer, then the end of our side; closed a moment later (a client still
+        sending would otherwise get a reset that may wipe the answer before it is read)."""
+        if self.transport.is_closing() or self._refused:
+            return
+        self._refused = True
+        self.transport.write(answer)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_S, self.transport.close)
+
+
+def _peer(connection: object) -> str | None:
+    client = getattr(connection, "client", None)
+    return str(client[0]) if client else None
