@@ -108,7 +108,8 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     for dice_json, closed_json in (db.execute(
             "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number", (turn[0],))
             if turn else ()):
-        dice = json.loads(dice_json) if dice_json and closed_json is None else None
+        thrown = json.loads(dice_json) if dice_json else None   # (every row read: a damaged
+        dice = thrown if closed_json is None else None           # one is said, not hidden)
         closed.update(json.loads(closed_json) if closed_json else ())
     if turn and turn[3] is not None and turn[4]:
         open_tiles = list(json.loads(turn[4]))

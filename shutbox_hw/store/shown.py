@@ -28,12 +28,19 @@ def publish(store: Any, data: dict[str, Any]) -> bool:
     if db is None or getattr(store, "fault", None) is not None or db.in_transaction:
         return False
     try:
-        db.execute("PRAGMA synchronous=NORMAL")
+        # one cursor kept for these writes: a new one a step would pile up in the
+        # connection's list of its cursors until the next sweep (test_sim_memory.py)
+        cursor: sqlite3.Cursor | None = getattr(store, "_shown_cursor", None)
+        if cursor is None or cursor.connection is not db:
+            cursor = db.cursor()
+            store._shown_cursor = cursor
+        cursor.execute("PRAGMA synchronous=NORMAL")
         try:
-            db.execute("INSERT OR REPLACE INTO shown (id, game_id, at, data) VALUES (1, ?, ?, ?)",
-                       (store.game_id, store._clock(), json.dumps(data)))
+            cursor.execute("INSERT OR REPLACE INTO shown (id, game_id, at, data)"
+                           " VALUES (1, ?, ?, ?)",
+                           (store.game_id, store._clock(), json.dumps(data)))
         finally:
-            db.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA synchronous=FULL")
     except sqlite3.Error:
         return False
     return True
