@@ -75,8 +75,8 @@ def error_page(status: int, detail: str) -> str:
     heading = tr({404: N_("Not found"), 409: N_("Cannot be shown"), 400: N_("Not understood"),
                   503: N_("Not available now")}.get(status, N_("Something went wrong")))
     body = (f"<h1>{heading}</h1><p>{escape(detail[:1].upper() + detail[1:])}.</p>"
-            f'<p class="note"><a href="/history">{tr("All games")}</a> · '
-            f'<a href="/">{tr("Live")}</a></p>')
+            '<p class="note"><a href="/history">' + tr("All games") + "</a> · "
+            '<a href="/">' + tr("Live") + "</a></p>")
     return layout(heading, body)
 
 
@@ -111,7 +111,7 @@ def games_table(games: list[dict[str, Any]], empty: str = N_("No games yet.")) -
         return f'<p class="note">{escape(tr(empty))}</p>'
     rows = []
     for g in games:
-        rows.append([f'<a href="/game/{g["id"]}">{tr("Game {id}").format(id=g["id"])}</a>',
+        rows.append([f'<a href="/game/{g["id"]}">' + tr("Game {id}").format(id=g["id"]) + "</a>",
                      when(g["started_at"], g["clock_synced"]["started"]),
                      escape(shown(str(g["title"]))), escape(tr(g["state"])), str(g["rounds"]),
                      _scores(g),
@@ -130,8 +130,8 @@ def tonight_body(figures: Any, games_list: list[dict[str, Any]], note: str) -> s
                                                           player=escape(figures.best[0])))
     return ("<h1>" + tr("Tonight") + "</h1>"
             '<p class="figures">'
-            f'{count(figures.games, "{n} game finished", "{n} games finished")}, '
-            f'{count(figures.boxes_shut, "{n} box shut", "{n} boxes shut")}{best}.</p>'
+            + count(figures.games, "{n} game finished", "{n} games finished") + ", "
+            + count(figures.boxes_shut, "{n} box shut", "{n} boxes shut") + f"{best}.</p>"
             '<p class="note">' + tr("Tonight is every game started in the last 12 hours by "
                                     "the box’s clock; the figures count the finished ones, "
                                     "as the box and the TV do.") + "</p>"
@@ -210,8 +210,8 @@ def scorecard_page(card: dict[str, Any]) -> str:
             + ("" if left is None else
                '<p class="note">' + unfinished.format(round=left["round"]) + "</p>")
             + "<p>" + tr("Winner: {names}").format(names=winners) + "</p>"
-            f'<p class="note">{count(len(card["throws"]), "{n} throw", "{n} throws")}, '
-            f'{count(card["rejected_flaps"], "{n} flap refused", "{n} flaps refused")}. '
+            + '<p class="note">' + count(len(card["throws"]), "{n} throw", "{n} throws") + ", "
+            + count(card["rejected_flaps"], "{n} flap refused", "{n} flaps refused") + ". "
             f'<a href="/game/{card["id"]}.json">' + tr("The record as JSON") + "</a></p>"
             + (f'<p class="note">{tr(CLOCK_HIDDEN)}</p>' if hidden else ""))
     return layout(tr("Game {id}").format(id=card["id"]), body)
