@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from .errors import UserError
+from .game import rule_words
 from .i18n import N_, ngettext, tr
 from .rules.ruleset import RulesError, RuleSet, rules_from_dict
 
@@ -33,6 +34,15 @@ def rules_named(table: Any) -> str:
     if rules is None or not rules.changed_keys():
         return rules_title(table)
     return f"{rules.shown_title} ({rules.summary()})"
+
+
+def rules_shown(table: Any) -> str:
+    """:func:`rules_named` in the language in force, for a person to read (the
+    record, ``history`` and the JSON keep the English): "Hausregeln (9 Klappen, ...)"."""
+    rules = _rules(table)
+    if rules is None or not rules.changed_keys():
+        return tr(rules_title(table))
+    return f"{tr(rules.shown_title)} ({rule_words.summary(rules)})"
 
 
 def _rules(table: Any) -> RuleSet | None:

@@ -53,3 +53,13 @@ def test_an_error_page_speaks_the_language_in_force():
     with speaking("it"):
         page = pages.error_page(404, "no game 9")
     assert "<h1>Non trovato</h1>" in page and "Tutte le partite" in page
+
+
+def test_a_game_page_names_house_rules_in_the_language_in_force():
+    from shutbox_hw.words import rules_named, rules_shown
+    table = {"preset": "klappenspiel", "tiles": 12}
+    assert rules_shown(table) == rules_named(table) == \
+        "House rules (12 tiles, any-sum, elimination 78)"     # 1+...+12 = 78
+    with speaking("de"):
+        assert rules_shown(table) == "Hausregeln (12 Klappen, jede Summe, raus ab 78)"
+    assert rules_named(table).startswith("House rules")    # the record's words stay English

@@ -15,7 +15,7 @@ from typing import Any
 from ..game.device_words import device
 from ..i18n import N_, language, tr
 from ..rules.ruleset import PRESET_TITLES
-from ..words import count, game_state, rules_named, shown
+from ..words import count, game_state, rules_shown, shown
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),
        ("/audits", N_("Audits")), ("/faults", N_("Faults")), ("/export", N_("Export")),
@@ -203,7 +203,7 @@ def scorecard_page(card: dict[str, Any]) -> str:
                   tr("Round {round} was not finished before its end: its scores are shown, "
                      "and counted in no total."))
     body = ("<h1>" + tr("Game {id}: {rules}").format(
-                id=card["id"], rules=escape(shown(rules_named(card["rules"])))) + "</h1>"
+                id=card["id"], rules=escape(rules_shown(card["rules"]))) + "</h1>"
             + "<p>" + tr("Started {when}, {ended}.").format(when=started, ended=ended) + "</p>"
             + (f"<table>{head}{''.join(rows)}</table>" if rows else
                '<p class="note">' + tr("No turn was finished.") + "</p>")
