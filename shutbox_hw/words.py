@@ -12,6 +12,8 @@ from functools import lru_cache
 from typing import Any
 
 from .errors import UserError
+from .game import rule_words
+from .i18n import N_, ngettext, tr
 from .rules.ruleset import RulesError, RuleSet, rules_from_dict
 
 
@@ -21,7 +23,7 @@ def rules_title(table: Any) -> str:
     rules = _rules(table)
     if rules is None:
         preset = table.get("preset") if isinstance(table, Mapping) else None
-        return str(preset) if preset else "unknown rules"
+        return str(preset) if preset else N_("unknown rules")
     return rules.shown_title
 
 
@@ -32,6 +34,15 @@ def rules_named(table: Any) -> str:
     if rules is None or not rules.changed_keys():
         return rules_title(table)
     return f"{rules.shown_title} ({rules.summary()})"
+
+
+def rules_shown(table: Any) -> str:
+    """:func:`rules_named` in the language in force, for a person to read (the
+    record, ``history`` and the JSON keep the English): "Hausregeln (9 Klappen, ...)"."""
+    rules = _rules(table)
+    if rules is None or not rules.changed_keys():
+        return tr(rules_title(table))
+    return f"{tr(rules.shown_title)} ({rule_words.summary(rules)})"
 
 
 def _rules(table: Any) -> RuleSet | None:
@@ -56,18 +67,21 @@ def game_state(game: Mapping[str, Any]) -> str:
     """A recorded game's state in one word: playing, finished, stopped (before
     its end: nobody won) or damaged (its record cannot be read back)."""
     if game.get("damaged"):
-        return "damaged"
+        return N_("damaged")
     if game.get("abandoned"):
-        return "stopped"
-    return "finished" if game.get("finished", game.get("ended_at") is not None) else "playing"
+        return N_("stopped")
+    return (N_("finished") if game.get("finished", game.get("ended_at") is not None)
+            else N_("playing"))
 
 
-def count(n: int, noun: str, plural: str | None = None) -> str:
-    """``1 round``, ``2 rounds``, ``1 box shut``, ``3 boxes shut``."""
-    if n == 1:
-        return f"{n} {noun}"
-    if plural is None:
-        head, _, tail = noun.partition(" ")
-        plural = (head + ("es" if head.endswith(("x", "s", "ch", "sh")) else "s")
-                  + (" " + tail if tail else ""))
-    return f"{n} {plural}"
+def shown(word: str) -> str:
+    """A word of the record (a state above, a rule set's title) in the language in
+    force: the record and the JSON keep the English word, a person reads this."""
+    return tr(word)
+
+
+def count(n: int, singular: str, plural: str) -> str:
+    """``count(2, "{n} round", "{n} rounds")``: "2 rounds", the form the language in
+    force gives ``n`` (gettext's plural rules). The catalogues' template takes the
+    two words of each call (README, "Languages": ``-k count:2,3``)."""
+    return ngettext(singular, plural, n).format(n=n)

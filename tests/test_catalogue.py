@@ -6,7 +6,7 @@ reads say the same as their ``.po`` sources.
 After changing words in the code (README, "Languages"):
 
     .venv/bin/pybabel extract -F babel.cfg --no-default-keywords -k tr -k N_ \\
-        -k ngettext:1,2 -c TRANSLATORS: --no-location --sort-output \\
+        -k ngettext:1,2 -k count:2,3 -c TRANSLATORS: --no-location --sort-output \\
         -o shutbox_hw/locale/shutbox_hw.pot .
     .venv/bin/pybabel update -i shutbox_hw/locale/shutbox_hw.pot -d shutbox_hw/locale \\
         -D shutbox_hw --no-fuzzy-matching --omit-header
@@ -28,7 +28,7 @@ from babel.messages.pofile import read_po
 from shutbox_hw import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
-KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2), "count": (2, 3)}
 SHIPPED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT]
 
 

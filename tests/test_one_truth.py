@@ -163,8 +163,9 @@ def test_the_pages_speak_as_a_publican_reads(tmp_path):
     assert "1 flap refused" in page and "4 throws" in page
     history = views.history_html(recent_games(con, 5), 5)
     assert "<td>stopped</td>" in history and "<th>Rounds played</th>" in history
-    assert count(1, "round") == "1 round" and count(2, "box shut", "boxes shut") == \
-        "2 boxes shut" and count(0, "flap refused", "flaps refused") == "0 flaps refused"
+    assert count(1, "{n} round", "{n} rounds") == "1 round" and \
+        count(2, "{n} box shut", "{n} boxes shut") == "2 boxes shut" and \
+        count(0, "{n} flap refused", "{n} flaps refused") == "0 flaps refused"
 
 
 def test_the_faults_page_gives_each_fault_s_time_detail_and_recovery(tmp_path):

@@ -157,7 +157,7 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
             totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
         shut = sum(g["boxes_shut"].values())
         print(f"#{g['id']} {_when(g['started_at'], g['clock_synced']['started'])} "
-              f"{g['title']} {g['state']}, {count(g['rounds'], 'round')};"
+              f"{g['title']} {g['state']}, {count(g['rounds'], '{n} round', '{n} rounds')};"
               f" {totals}; winners: {', '.join(g['winners']) or '-'};"
-              f" {count(shut, 'box shut', 'boxes shut')}")
+              f" {count(shut, '{n} box shut', '{n} boxes shut')}")
     return 0

@@ -65,7 +65,8 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
         still_shut = tiles_of(state.shut & state.board)
         return ResultScreen(winners=tuple(state.players[p] for p in match.winners),
                             rows=score_rows(state, match.rounds[-1] if match.rounds else None),
-                            **({"prompt": f"lift {tile_ranges(still_shut)}"} if still_shut
+                            **({"prompt": tr("lift {flaps}").format(flaps=tile_ranges(still_shut))}
+                               if still_shut
                                else {}))
     turn = state.turn
     if turn is None:

@@ -20,6 +20,7 @@ import json
 import sqlite3
 from typing import Any
 
+from ..i18n import tr
 from ..store.audit import tonight
 from ..store.history import recent_games
 from ..store.shown import read_shown
@@ -42,7 +43,7 @@ def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
             "tonight": {"games": figures.games, "boxes_shut": figures.boxes_shut,
                         "best": None if figures.best is None else
                         {"player": figures.best[0], "score": figures.best[1]},
-                        "clock": figures.clock, "note": CLOCK_NOTES[figures.clock]},
+                        "clock": figures.clock, "note": _note(figures.clock)},
             "last_result": _last_result(db), "last_score": _last_score(db)}
         if row is not None and row[2] is None:
             game_id = int(row[0])
@@ -142,3 +143,10 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     if picture is not None:
         summary.update(_turn_shown(picture))
     return summary
+
+
+def _note(clock: str) -> str:
+    """What the TV says under tonight's figures for their clock state (none when set)."""
+    note = CLOCK_NOTES[clock]
+    return tr(note) if note else ""
+

@@ -19,6 +19,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from ..i18n import N_
+
 TONIGHT_S = 12 * 3600
 """How far back tonight reaches."""
 
@@ -60,10 +62,11 @@ def clock_state(synced: Iterable[bool | None]) -> ClockState:
 
 CLOCK_NOTES = {
     "set": "",
-    "not set": ("The box's clock was not set when some of these games began (no time "
+    "not set": N_("The box's clock was not set when some of these games began (no time "
                 "server reached yet), so their times are not shown; tonight counts the "
                 "last 12 hours by the box's own clock."),
-    "unknown": ("Some of these games were recorded before the box noted whether its clock "
+    "unknown": N_("Some of these games were recorded before the box noted whether its clock "
                 "was set: their times may be wrong."),
 }
-"""What a page says under figures counted by each clock state (the words in one place)."""
+"""What a page says under figures counted by each clock state (the words in one place;
+marked for the catalogue, translated with ``tr`` where shown)."""

@@ -15,13 +15,13 @@ from typing import Any
 from ..game.device_words import device
 from ..i18n import N_, language, tr
 from ..rules.ruleset import PRESET_TITLES
-from ..words import count, game_state, rules_named
+from ..words import count, game_state, rules_shown, shown
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),
        ("/audits", N_("Audits")), ("/faults", N_("Faults")), ("/export", N_("Export")),
        ("/backup", N_("Backup")))
 
-CLOCK_HIDDEN = ("A time shows as “clock not set” where the box’s clock had not "
+CLOCK_HIDDEN = N_("A time shows as “clock not set” where the box’s clock had not "
                 "been set by a time server when it was taken (the box has no battery clock): "
                 "it would be wrong. The games are still in the order they were played.")
 
@@ -72,17 +72,18 @@ def live_words() -> str:
 
 def error_page(status: int, detail: str) -> str:
     """A page that is not there (or cannot be shown), in the pages' own design."""
-    heading = {404: "Not found", 409: "Cannot be shown", 400: "Not understood",
-               503: "Not available now"}.get(status, "Something went wrong")
+    heading = tr({404: N_("Not found"), 409: N_("Cannot be shown"), 400: N_("Not understood"),
+                  503: N_("Not available now")}.get(status, N_("Something went wrong")))
     body = (f"<h1>{heading}</h1><p>{escape(detail[:1].upper() + detail[1:])}.</p>"
-            '<p class="note"><a href="/history">All games</a> · <a href="/">Live</a></p>')
+            '<p class="note"><a href="/history">' + tr("All games") + "</a> · "
+            '<a href="/">' + tr("Live") + "</a></p>")
     return layout(heading, body)
 
 
 def when(stamp: float | None, synced: bool | None = True) -> str:
     """A time the box recorded; "clock not set" where it was not (the Pi has no RTC)."""
     if stamp is None:
-        return "clock not set" if synced is False else "–"
+        return tr("clock not set") if synced is False else "–"
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
 
@@ -105,33 +106,37 @@ def _scores(g: dict[str, Any]) -> str:
     return ", ".join(f"{escape(p)} {t}" for p, t in g["totals"].items())
 
 
-def games_table(games: list[dict[str, Any]], empty: str = "No games yet.") -> str:
+def games_table(games: list[dict[str, Any]], empty: str = N_("No games yet.")) -> str:
     if not games:
-        return f'<p class="note">{escape(empty)}</p>'
+        return f'<p class="note">{escape(tr(empty))}</p>'
     rows = []
     for g in games:
-        rows.append([f'<a href="/game/{g["id"]}">Game {g["id"]}</a>',
+        rows.append([f'<a href="/game/{g["id"]}">' + tr("Game {id}").format(id=g["id"]) + "</a>",
                      when(g["started_at"], g["clock_synced"]["started"]),
-                     escape(str(g["title"])), g["state"], str(g["rounds"]), _scores(g),
+                     escape(shown(str(g["title"]))), escape(tr(g["state"])), str(g["rounds"]),
+                     _scores(g),
                      escape(", ".join(g["winners"])) or "–",
                      str(sum(g["boxes_shut"].values()))])
     hidden = any(g["started_at"] is None for g in games)
-    return (table(["Game", "Started", "Rules", "State", "Rounds played", "Scores", "Winner",
-                   "Boxes shut"], rows)
-            + (f'<p class="note">{CLOCK_HIDDEN}</p>' if hidden else ""))
+    return (table([tr("Game"), tr("Started"), tr("Rules"), tr("State"), tr("Rounds played"),
+                   tr("Scores"), tr("Winner"), tr("Boxes shut")], rows)
+            + (f'<p class="note">{tr(CLOCK_HIDDEN)}</p>' if hidden else ""))
 
 
-def tonight_body(figures: Any, games: list[dict[str, Any]], note: str) -> str:
+def tonight_body(figures: Any, games_list: list[dict[str, Any]], note: str) -> str:
     """Tonight's figures (the idle screen's and the TV's, the same function) and its games."""
     best = ("" if figures.best is None else
-            f", best turn {figures.best[1]} by {escape(figures.best[0])}")
-    return ("<h1>Tonight</h1>"
-            f'<p class="figures">{count(figures.games, "game")} finished, '
-            f'{count(figures.boxes_shut, "box shut", "boxes shut")}{best}.</p>'
-            '<p class="note">Tonight is every game started in the last 12 hours by the '
-            "box’s clock; the figures count the finished ones, as the box and the TV "
-            "do.</p>" + (f'<p class="note">{escape(note)}</p>' if note else "")
-            + games_table(games, "No games tonight yet."))
+            tr(", best turn {score} by {player}").format(score=figures.best[1],
+                                                          player=escape(figures.best[0])))
+    return ("<h1>" + tr("Tonight") + "</h1>"
+            '<p class="figures">'
+            + count(figures.games, "{n} game finished", "{n} games finished") + ", "
+            + count(figures.boxes_shut, "{n} box shut", "{n} boxes shut") + f"{best}.</p>"
+            '<p class="note">' + tr("Tonight is every game started in the last 12 hours by "
+                                    "the box’s clock; the figures count the finished ones, "
+                                    "as the box and the TV do.") + "</p>"
+            + (f'<p class="note">{escape(tr(note))}</p>' if note else "")
+            + games_table(games_list, N_("No games tonight yet.")))
 
 
 def pager(request: Any, games: list[dict[str, Any]], limit: int, more: bool) -> str:
@@ -153,10 +158,12 @@ def scorecard_page(card: dict[str, Any]) -> str:
     pool = any("balances" in rnd for rnd in card["rounds"])
     doubled = any(e["raw"] != e["final"] for rnd in card["rounds"]
                   for e in rnd["players"].values())
-    columns = ["score", *(["after doubling"] if doubled else []), "balance" if pool else "total"]
-    head = ("<tr><th rowspan=2>Round</th>"
+    columns = [tr("score"), *([tr("after doubling")] if doubled else []),
+               tr("balance") if pool else tr("total")]
+    head = ("<tr><th rowspan=2>" + tr("Round") + "</th>"
             + "".join(f'<th colspan={len(columns)}>{escape(p)}</th>' for p in players)
-            + ("<th rowspan=2>Pot</th>" if pool else "") + "<th rowspan=2>Shut the box</th></tr>"
+            + ("<th rowspan=2>" + tr("Pot") + "</th>" if pool else "")
+            + "<th rowspan=2>" + tr("Shut the box") + "</th></tr>"
             + "<tr>" + "".join(f"<th>{c}</th>" for _ in players for c in columns) + "</tr>")
     rows = []
     for rnd in card["rounds"]:
@@ -174,7 +181,7 @@ def scorecard_page(card: dict[str, Any]) -> str:
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     left = card.get("unfinished_round")
     if left is not None:
-        word = "stopped" if card["abandoned"] else "being played"
+        word = tr("stopped") if card["abandoned"] else tr("being played")
         cells = [f"{left['round']} ({word})"]
         for p in players:
             score = left["scores"].get(p)
@@ -183,67 +190,78 @@ def scorecard_page(card: dict[str, Any]) -> str:
         rows.append('<tr class="unfinished">' + "".join(f"<td>{c}</td>" for c in cells)
                     + "</tr>")
     state = game_state(card)
-    ended = ("stopped before its end: nobody won" if state == "stopped" else
-             "still being played" if state == "playing" else
-             "ended " + _in_text(when(card["ended_at"], card["clock_synced"]["ended"])))
+    ended = (tr("stopped before its end: nobody won") if state == "stopped" else
+             tr("still being played") if state == "playing" else
+             tr("ended {when}").format(
+                 when=_in_text(when(card["ended_at"], card["clock_synced"]["ended"]))))
     winners = escape(", ".join(card["winners"])) or "–"
     hidden = card["started_at"] is None or (card["ended_at"] is None and state != "playing")
-    body = (f"<h1>Game {card['id']}: {escape(rules_named(card['rules']))}</h1>"
-            f"<p>Started {_in_text(when(card['started_at'], card['clock_synced']['started']))}, "
-            f"{ended}.</p>"
+    started = _in_text(when(card['started_at'], card['clock_synced']['started']))
+    unfinished = ("" if left is None else
+                  tr("Round {round} was stopped before its end: its scores are shown, and "
+                     "counted in no total.") if card["abandoned"] else
+                  tr("Round {round} was not finished before its end: its scores are shown, "
+                     "and counted in no total."))
+    body = ("<h1>" + tr("Game {id}: {rules}").format(
+                id=card["id"], rules=escape(rules_shown(card["rules"]))) + "</h1>"
+            + "<p>" + tr("Started {when}, {ended}.").format(when=started, ended=ended) + "</p>"
             + (f"<table>{head}{''.join(rows)}</table>" if rows else
-               '<p class="note">No turn was finished.</p>')
+               '<p class="note">' + tr("No turn was finished.") + "</p>")
             + ("" if left is None else
-               f'<p class="note">Round {left["round"]} was '
-               f'{"stopped" if card["abandoned"] else "not finished"} before its end: its '
-               "scores are shown, and counted in no total.</p>")
-            + f"<p>Winner: {winners}</p>"
-            f'<p class="note">{count(len(card["throws"]), "throw")}, '
-            f'{count(card["rejected_flaps"], "flap refused", "flaps refused")}. '
-            f'<a href="/game/{card["id"]}.json">The record as JSON</a></p>'
-            + (f'<p class="note">{CLOCK_HIDDEN}</p>' if hidden else ""))
-    return layout(f"Game {card['id']}", body)
+               '<p class="note">' + unfinished.format(round=left["round"]) + "</p>")
+            + "<p>" + tr("Winner: {names}").format(names=winners) + "</p>"
+            + '<p class="note">' + count(len(card["throws"]), "{n} throw", "{n} throws") + ", "
+            + count(card["rejected_flaps"], "{n} flap refused", "{n} flaps refused") + ". "
+            f'<a href="/game/{card["id"]}.json">' + tr("The record as JSON") + "</a></p>"
+            + (f'<p class="note">{tr(CLOCK_HIDDEN)}</p>' if hidden else ""))
+    return layout(tr("Game {id}").format(id=card["id"]), body)
 
 
 def audits_page(a: dict[str, Any]) -> str:
-    figures = [["Games finished", str(a["games"])], ["Rounds played", str(a["rounds"])],
-               ["Boxes shut", str(a["boxes_shut"])]]
-    figures += [[f"Average score a turn, {escape(PRESET_TITLES.get(p, p))} and its house rules",
-                 str(v)] for p, v in a["average_score"].items()]
-    best = [[str(b["score"]), escape(b["name"]), f'<a href="/game/{b["game"]}">Game {b["game"]}'
-             "</a>", escape(PRESET_TITLES.get(b["rules"], b["rules"])),
-             escape(b["date"] or "clock not set")] for b in a["best"]]
+    figures = [[tr("Games finished"), str(a["games"])], [tr("Rounds played"), str(a["rounds"])],
+               [tr("Boxes shut"), str(a["boxes_shut"])]]
+    figures += [[tr("Average score a turn, {rules} and its house rules").format(
+                     rules=escape(shown(PRESET_TITLES.get(p, p)))), str(v)]
+                for p, v in a["average_score"].items()]
+    best = [[str(b["score"]), escape(b["name"]),
+             f'<a href="/game/{b["game"]}">' + tr("Game {id}").format(id=b["game"]) + "</a>",
+             escape(shown(PRESET_TITLES.get(b["rules"], b["rules"]))),
+             escape(b["date"] or tr("clock not set"))] for b in a["best"]]
     switches = [[escape(device(k)), str(v)] for k, v in sorted(a["switches"].items())]
-    since = (f"Since the audits were reset after game {a['since_game']}."
-             if a["since_game"] else "Since the box's first game.")
-    return layout("Audits", f'<h1>Audits</h1><p class="note">{since}</p>'
-                  + table(["Figure", "Count"], figures)
-                  + "<h2>Best turns (lowest scores)</h2>"
-                  + (table(["Score", "Player", "Game", "Preset", "Date"], best) if best
-                     else '<p class="note">No turn played yet.</p>')
-                  + "<h2>Switch actuations (wear)</h2>"
-                  + (table(["Switch", "Times closed or pressed"], switches) if switches
-                     else '<p class="note">None counted yet.</p>'))
+    since = (tr("Since the audits were reset after game {id}.").format(id=a["since_game"])
+             if a["since_game"] else tr("Since the box's first game."))
+    return layout(tr("Audits"), "<h1>" + tr("Audits") + f'</h1><p class="note">{since}</p>'
+                  + table([tr("Figure"), tr("Count")], figures)
+                  + "<h2>" + tr("Best turns (lowest scores)") + "</h2>"
+                  + (table([tr("Score"), tr("Player"), tr("Game"), tr("Preset"), tr("Date")],
+                           best) if best
+                     else '<p class="note">' + tr("No turn played yet.") + "</p>")
+                  + "<h2>" + tr("Switch actuations (wear)") + "</h2>"
+                  + (table([tr("Switch"), tr("Times closed or pressed")], switches) if switches
+                     else '<p class="note">' + tr("None counted yet.") + "</p>"))
 
 
 def faults_page(a: dict[str, Any], faults: list[dict[str, Any]]) -> str:
     """Each fault with its time, what was wrong and whether it recovered; the
     counts per part since the audits were reset."""
     rows = [[when(f["at"], f["clock_synced"]), escape(device(f["device"])), escape(f["detail"]),
-             ("yes, " + when(f["recovered_at"], f["clock_synced"])) if f["recovered"]
-             else '<strong class="bad">not yet</strong>'] for f in faults]
+             tr("yes, {when}").format(when=when(f["recovered_at"], f["clock_synced"]))
+             if f["recovered"] else '<strong class="bad">' + tr("not yet") + "</strong>"]
+            for f in faults]
     counts = [[escape(device(k)), str(v)] for k, v in sorted(a["faults"].items())]
     hidden = any(f["at"] is None for f in faults)
-    body = ("<h1>Faults</h1><p class=note>Each time the box could not trust a part (a flap "
-            "switch that chatters, an I2C device lost, the display, the dice module), the "
-            "newest first. The box plays on meanwhile; <code>journalctl -u shutbox-hw</code> "
-            "on the box has every one.</p>"
-            + (table(["When", "Part", "What was wrong", "Recovered"], rows) if rows
-               else "<p>No faults recorded.</p>")
-            + (f'<p class="note">{CLOCK_HIDDEN}</p>' if hidden else "")
-            + "<h2>Faults per part since the audits were reset</h2>"
-            + (table(["Part", "Faults"], counts) if counts else "<p>None.</p>"))
-    return layout("Faults", body)
+    body = ("<h1>" + tr("Faults") + "</h1><p class=note>"
+            + tr("Each time the box could not trust a part (a flap switch that chatters, an "
+                 "I2C device lost, the display, the dice module), the newest first. The box "
+                 "plays on meanwhile; {command} on the box has every one.").format(
+                     command="<code>journalctl -u shutbox-hw</code>") + "</p>"
+            + (table([tr("When"), tr("Part"), tr("What was wrong"), tr("Recovered")], rows)
+               if rows else "<p>" + tr("No faults recorded.") + "</p>")
+            + (f'<p class="note">{tr(CLOCK_HIDDEN)}</p>' if hidden else "")
+            + "<h2>" + tr("Faults per part since the audits were reset") + "</h2>"
+            + (table([tr("Part"), tr("Faults")], counts) if counts
+               else "<p>" + tr("None.") + "</p>"))
+    return layout(tr("Faults"), body)
 
 
 def export_body() -> str:

@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from ..events import Tonight
+from ..i18n import ngettext, tr
 from ..store.audit import tonight
 from ..store.tonight import CLOCK_NOTES, tonight_games
 from . import pages
@@ -26,12 +27,14 @@ def tonight_html(figures: Tonight, ids: set[int], games: list[dict[str, Any]],
                  pager: str = "") -> str:
     """``/tonight``: the figures, and those of ``games`` (a page of them) that are tonight's."""
     shown = [g for g in games if g["id"] in ids]
-    return pages.layout("Tonight", pages.tonight_body(figures, shown, CLOCK_NOTES[figures.clock])
-                        + pager)
+    return pages.layout(tr("Tonight"),
+                        pages.tonight_body(figures, shown, CLOCK_NOTES[figures.clock]) + pager)
 
 
 def history_html(games: list[dict[str, Any]], limit: int, pager: str = "") -> str:
     """``/history``: a page of ``limit`` games, newest first."""
-    body = (f"<h1>History</h1><p class=note>{limit} games a page, newest first.</p>"
+    body = ("<h1>" + tr("History") + "</h1><p class=note>"
+            + ngettext("{n} game a page, newest first.", "{n} games a page, newest first.",
+                       limit).format(n=limit) + "</p>"
             + pages.games_table(games) + pager)
-    return pages.layout("History", body)
+    return pages.layout(tr("History"), body)

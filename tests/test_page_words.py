@@ -1,0 +1,65 @@
+"""The pages' words (issue 31's, issue 33's catalogues): tonight, a game's counts,
+the error pages and the clock's notes read in the language in force, with the
+plural each language gives the number; English stays the code's own text."""
+
+from __future__ import annotations
+
+from shutbox_hw.events import Tonight
+from shutbox_hw.i18n import speaking
+from shutbox_hw.store.tonight import CLOCK_NOTES
+from shutbox_hw.web import pages
+from shutbox_hw.words import count, game_state
+
+
+def test_counts_take_each_language_s_plural():
+    assert [count(n, "{n} throw", "{n} throws") for n in (0, 1, 2)] == \
+        ["0 throws", "1 throw", "2 throws"]
+    with speaking("de"):
+        assert [count(n, "{n} throw", "{n} throws") for n in (1, 4)] == ["1 Wurf", "4 Würfe"]
+    with speaking("it"):
+        assert [count(n, "{n} throw", "{n} throws") for n in (1, 4)] == ["1 lancio", "4 lanci"]
+
+
+def test_tonight_reads_in_german_and_italian_with_the_clock_note():
+    figures = Tonight(games=1, boxes_shut=2, best=("Jürgen", 3), clock="not set")
+    english = pages.tonight_body(figures, [], CLOCK_NOTES["not set"])
+    assert "1 game finished, 2 boxes shut, best turn 3 by Jürgen." in english
+    assert "clock was not set" in english and "No games tonight yet." in english
+    with speaking("de"):
+        german = pages.tonight_body(figures, [], CLOCK_NOTES["not set"])
+    assert "<h1>Heute Abend</h1>" in german and "1 Partie beendet" in german
+    assert "bester Zug 3 von Jürgen" in german and "Uhr der Box war" in german
+    assert "Heute Abend noch keine Partien." in german and "finished" not in german
+    with speaking("it"):
+        italian = pages.tonight_body(figures, [], CLOCK_NOTES["not set"])
+    assert "<h1>Stasera</h1>" in italian and "1 partita finita" in italian
+    assert "miglior turno 3 di Jürgen" in italian and "Stasera ancora nessuna" in italian
+
+
+def test_the_record_keeps_its_english_state_and_the_page_shows_it_translated():
+    game = {"id": 7, "started_at": None, "clock_synced": {"started": False},
+            "title": "House rules", "rounds": 2, "totals": {"A": 3}, "winners": [],
+            "boxes_shut": {}, "abandoned": True}
+    game["state"] = game_state(game)
+    assert game["state"] == "stopped"
+    with speaking("de"):
+        row = pages.games_table([game])
+    assert "<td>abgebrochen</td>" in row and "<td>Hausregeln</td>" in row
+    assert "Partie 7" in row and "Uhr nicht gestellt" in row and game["state"] == "stopped"
+
+
+def test_an_error_page_speaks_the_language_in_force():
+    assert "<h1>Not found</h1>" in pages.error_page(404, "no game 9")
+    with speaking("it"):
+        page = pages.error_page(404, "no game 9")
+    assert "<h1>Non trovato</h1>" in page and "Tutte le partite" in page
+
+
+def test_a_game_page_names_house_rules_in_the_language_in_force():
+    from shutbox_hw.words import rules_named, rules_shown
+    table = {"preset": "klappenspiel", "tiles": 12}
+    assert rules_shown(table) == rules_named(table) == \
+        "House rules (12 tiles, any-sum, elimination 78)"     # 1+...+12 = 78
+    with speaking("de"):
+        assert rules_shown(table) == "Hausregeln (12 Klappen, jede Summe, raus ab 78)"
+    assert rules_named(table).startswith("House rules")    # the record's words stay English
