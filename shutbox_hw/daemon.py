@@ -41,6 +41,7 @@ from .game.controller import Controller
 from .game.effects import Effect
 from .game.events import AnyGameEvent, SettingChanged
 from .game.screens import Screen
+from .game.shown import shown
 from .hal.clock import Clock
 from .hal.dice_source import DiceSource
 from .hal.ports import Buttons, Display, FlapBank, Indicators
@@ -52,6 +53,7 @@ from .settings import config_values, effective
 from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 from .store import StorageFault, Store
 from .store.audit import Tally
+from .store.shown import publish
 
 log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
@@ -112,6 +114,7 @@ class Daemon:
         self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
         self._queue = WorkQueue()
         self._screen_due: tuple[Screen, int, bool] | None = None  # drawn as its step ends
+        self._mirrored: dict[str, Any] | None = None   # the picture last written for the TV
 
     def start(self) -> None:
         """Power on: resume the unfinished game, read the flaps, show the box.
@@ -272,6 +275,14 @@ class Daemon:
             screen, now, activity = self._screen_due
             self._screen_due = None
             self.box.display.show(self.render(screen), now, activity)
+        self._mirror()
+
+    def _mirror(self) -> None:
+        """The picture the box now shows, written for the TV and Home Assistant
+        (:mod:`.store.shown`) when it changed."""
+        data = shown(self.controller.state, self.controller.shown)
+        if data != self._mirrored and publish(self.store, data):
+            self._mirrored = data
 
     def _save(self, events: tuple[AnyGameEvent, ...], item: Queued) -> None:
         """Write this step's events after those still unsaved, all in one go.

@@ -80,6 +80,8 @@ class Tonight:
     games: int
     boxes_shut: int
     best: tuple[str, int] | None = None   # the lowest turn score: (name, score)
+    clock: str = "set"    # the clock they were counted by (store/tonight.py: "set",
+    #                       "not set", "unknown")
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,6 @@ def read_text_file(path: str | Path, what: str, limit: int) -> str:
     if len(data) > limit:
         raise UserError(f"{name}: too large for a {what} (over {limit // 1024} KiB)")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")   # a byte-order mark (Windows' Notepad) is no text
     except UnicodeDecodeError:
         raise UserError(f"{name}: not a text file (not UTF-8)") from None

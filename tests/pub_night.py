@@ -38,6 +38,8 @@ from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.effects import Emit, RollDice, Show
+from shutbox_hw.game.shown import shown
+from shutbox_hw.network.live import live
 from shutbox_hw.rules import (
     PRESETS,
     RuleSet,
@@ -48,6 +50,7 @@ from shutbox_hw.rules import (
     tiles_of,
 )
 from shutbox_hw.store import Store
+from shutbox_hw.store.shown import publish
 
 MAX_STEPS = 20_000      # a match longer than this is a match that does not end
 PROBE_INPUTS = 200      # a helpful player reaches the next turn within this many inputs
@@ -163,6 +166,19 @@ class Night:
                 faces = tuple(self.rng.randint(1, 6) for _ in range(effect.count))
                 source = "module" if self.game.dice == "module" else "software"
                 self.send(DiceRolled(faces, self.now, source))
+        # as the daemon after each step: the picture mirrored for the TV (store/shown.py)
+        publish(self.store, shown(self.controller.state, self.controller.shown))
+        self._surfaces()
+
+    def _surfaces(self) -> None:
+        """The live JSON the TV draws from, held to the box and the game at this step."""
+        db = self.database()
+        if db is not None:
+            self.witness.surfaces(live(db, self.wall()), set(tiles_of(self.shut)))
+
+    def wall(self) -> float:
+        """The box's wall clock (its store's: a year's calendar in ``pub_year.py``)."""
+        return float(self.store._clock())
 
     def _shown(self, screen) -> None:
         self.witness.shown(screen, self.state, set(tiles_of(self.shut)), self.clock())
@@ -378,10 +394,11 @@ class Night:
             raise Untrue(f"end steps never shown: {self.witness.expect}")
         self.figures.matches += 1
         self.figures.ends_shown = self.witness.ends_shown
-        self.witness.check_record(self.database())
+        self.witness.check_record(self.database(), self.wall())
 
 class _NoStore:
     """The probe's copy writes nothing."""
+    db = None
 
     def record_all(self, events) -> None:
         pass

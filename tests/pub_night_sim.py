@@ -121,12 +121,16 @@ class SimNight(Night):
     def database(self):
         return self.runner.daemon.store.db
 
+    def wall(self) -> float:
+        return float(self.runner.daemon.store._clock())
+
     def press(self, button: str, long: bool = False) -> None:
         self.log.append(f"{button}{' long' if long else ''}")
         self.figures.steps += 1
         self.runner.press(button, long)
         if button == "roll":
             self.runner.await_module()
+        self._surfaces()
 
     def flap(self, tile: int, shut: bool) -> None:
         self.log.append(f"{'close' if shut else 'open'} {tile}")
@@ -139,17 +143,20 @@ class SimNight(Night):
         self.runner.flap(tile, shut)
         if not shut:
             self.shut &= ~bit
+        self._surfaces()
 
     def wait(self, ms: int) -> None:
         self.log.append(f"wait {ms}")
         self.figures.steps += 1
         self.runner.advance(ms)
+        self._surfaces()
 
     def module_throw(self, count: int) -> None:
         if self.runner.sim.playing_module is not None:
             self.log.append("shake")
             self.figures.steps += 1
             self.runner.shake()
+            self._surfaces()
 
     def power_cut(self) -> None:
         self.log.append("power cut")
@@ -157,3 +164,4 @@ class SimNight(Night):
         self.figures.steps += 1
         self.figures.ends_cut += self.witness.power_cut()
         self.runner.restart()
+        self._surfaces()

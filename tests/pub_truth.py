@@ -9,6 +9,7 @@ appear, and after a match ``history`` and the audits are read back.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from typing import Any
 
@@ -16,6 +17,7 @@ from pub_referee import Referee, Untrue
 
 from shutbox_hw.game.presentation import quick_show_ms
 from shutbox_hw.game.screens import (
+    AttractScreen,
     ConfirmScreen,
     PlayScreen,
     ResultScreen,
@@ -23,8 +25,14 @@ from shutbox_hw.game.screens import (
     ShutScreen,
     TurnEndScreen,
 )
+from shutbox_hw.rules import PRESETS
+from shutbox_hw.rules.ruleset import PRESET_TITLES
 from shutbox_hw.store.audit import audits
 from shutbox_hw.store.history import recent_games, scorecard
+from shutbox_hw.store.schema import VERSION
+from shutbox_hw.web.views import history_html, tonight_html, tonight_of
+
+TONIGHT_S = 12 * 3600   # "tonight": the last 12 hours (README), said here again
 
 
 def lift_tiles(text: str) -> set[int] | None:
@@ -64,6 +72,10 @@ class Witness:
         self._dice: tuple[int, ...] | None = None  # the live throw's faces
         self._on_screen: tuple[str, Any] | None = None   # the end step on the screen
         self._since = 0                                 # ... since then
+        self.screen: Any = None                         # the OLED's last screen
+        # each game checked: its recorded start, finished, boxes shut, turn scores
+        self.played: list[tuple[float, bool, int, list[int]]] = []
+        self.surfaces_checked = 0                       # steps the live JSON was held to
 
     # ------------------------------------------------------------------ events
 
@@ -97,6 +109,7 @@ class Witness:
         """A screen the box drew: true to the game and the flaps, the next end step,
         and the step it replaces was on long enough to be read?"""
         self._check(screen, state, shut)
+        self.screen = screen
         step = end_step(screen)
         if self.expect and step == self.expect[0]:
             self.expect.pop(0)
@@ -147,9 +160,120 @@ class Witness:
             raise Untrue(f"drawn shut {sorted(drawn_shut)}; committed "
                          f"{sorted(ref.committed)}, flaps shut {sorted(shut)}")
 
+    # ------------------------------------------------------------------ the other screens
+
+    def title(self) -> str:
+        """The rule set's title, worked out here: the preset's title where every
+        rule is the preset's (a threshold left to the match's default), else
+        "House rules" and the rules line, as the box's idle screen gives them."""
+        rules = self.referee.rules
+        preset = PRESETS[rules["preset"]]
+        default = {"elimination": rules["tiles"] * (rules["tiles"] + 1) // 2,
+                   "race": 100}.get(preset["match"])
+        house = any(rules[k] != (default if k == "threshold" and v is None else v)
+                    for k, v in preset.items())
+        if not house:
+            return PRESET_TITLES[rules["preset"]]
+        line = f"{rules['tiles']} tiles, {rules['closure']}"
+        if rules["multiplication"]:
+            line += ", x allowed"
+        line += f", {rules['match']}"
+        if rules["match"] in ("elimination", "race"):
+            line += f" {rules['threshold']}"
+        return f"House rules ({line})"
+
+    def surfaces(self, live: dict[str, Any], shut: set[int]) -> None:
+        """At every step: the live JSON (what the TV draws and Home Assistant
+        states) says what was played and what the OLED shows: who is playing,
+        the dice or none, each flap's state, the scores, the rule set's title."""
+        ref, screen = self.referee, self.screen
+        self.surfaces_checked += 1
+        under_way = bool(ref.rules) and ref.ended is None
+        if live["playing"] != under_way:
+            raise Untrue(f"live says playing {live['playing']}; a game under way {under_way}")
+        if not under_way:
+            if isinstance(screen, AttractScreen):
+                if live["title"] != screen.title:
+                    raise Untrue(f"TV title {live['title']!r}; the box {screen.title!r}")
+                t = screen.tonight
+                if t is not None and (t.games, t.boxes_shut, t.best and t.best[1]) != (
+                        live["tonight"]["games"], live["tonight"]["boxes_shut"],
+                        live["tonight"]["best"] and live["tonight"]["best"]["score"]):
+                    raise Untrue(f"the box's tonight {t}; the TV's {live['tonight']}")
+            return
+        if live["title"] != self.title():
+            raise Untrue(f"TV title {live['title']!r}; played under {self.title()!r}")
+        if [p["name"] for p in live["players"]] != ref.players:
+            raise Untrue(f"TV players {live['players']}; playing {ref.players}")
+        pool = ref.rules["match"] == "pool"
+        scores = [p["balance"] if pool else p["total"] for p in live["players"]]
+        if scores != (ref.balances if pool else ref.totals):
+            raise Untrue(f"TV scores {scores}; played {ref.balances if pool else ref.totals}")
+        if live["round"] != ref.rounds + 1:
+            raise Untrue(f"TV round {live['round']}; it is {ref.rounds + 1}")
+        states = dict(enumerate(live["flaps"], start=1))
+        if len(states) != ref.rules["tiles"]:
+            raise Untrue(f"TV flaps {live['flaps']}")
+
+        def tiles(*names: str) -> set[int]:
+            return {t for t, s in states.items() if s in names}
+        if ref.seat is not None:
+            want = (ref.players[ref.seat], False, list(ref.dice) if ref.dice else None)
+            if (live["player"], live["turn_over"], live["dice"]) != want:
+                raise Untrue(f"TV turn {live['player']}, over {live['turn_over']}, dice "
+                             f"{live['dice']}; played {want}")
+            if tiles("shut", "lifted") != ref.committed or \
+                    tiles("lifted") != ref.committed - shut or \
+                    tiles("pending", "refused") != shut - ref.committed:
+                raise Untrue(f"TV flaps {live['flaps']}; taken {sorted(ref.committed)}, "
+                             f"shut {sorted(shut)}")
+            if set(map(int, live["reasons"])) != tiles("refused") or \
+                    not all(live["reasons"].values()):
+                raise Untrue(f"TV reasons {live['reasons']} for flaps {live['flaps']}")
+        else:
+            if not live["turn_over"] or live["dice"] is not None or tiles("shut") != shut:
+                raise Untrue(f"between two turns the TV shows {live}; shut {sorted(shut)}")
+            nxt = ref.next_seat()
+            if nxt is not None and live["player"] != ref.players[nxt]:
+                raise Untrue(f"TV says {live['player']} plays next; {ref.players[nxt]} does")
+        if isinstance(screen, PlayScreen) and screen.prompt != "no move" and \
+                screen.player == live["player"]:
+            drawn = (screen.round, list(screen.dice) if screen.dice else None,
+                     list(screen.open_tiles))
+            if drawn != (live["round"], live["dice"], live["open"]):
+                raise Untrue(f"the box draws round, dice, open {drawn}; the TV "
+                             f"{live['round']}, {live['dice']}, {live['open']}")
+
+    def pages(self, db: Any, now: float) -> None:
+        """After a game: the history and tonight pages say what was played, and
+        tonight's figures are those of the games played in the 12 hours before ``now``."""
+        ref = self.referee
+        game = recent_games(db, 1)[0]
+        row = _first_row(history_html(recent_games(db, 5, VERSION), 5))
+        pool = ref.rules["match"] == "pool"
+        scores = ", ".join(f"{p} {v:+d}" if pool else f"{p} {v}" for p, v in zip(
+            ref.players, ref.balances if pool else ref.totals, strict=True))
+        want = [f"Game {game['id']}", self.title(),
+                "stopped" if ref.ended and ref.ended.get("abandoned") else "finished",
+                str(ref.rounds), scores, ", ".join(ref.winners) or "\u2013",
+                str(ref.shut_turns)]
+        got = [row[0], row[2], row[3], row[4], row[5], row[6], row[7]]
+        if got != [w.replace("&", "&amp;") for w in want]:
+            raise Untrue(f"history page {got}; played {want}")
+        page = tonight_html(*tonight_of(db, now), recent_games(db, 50, VERSION))
+        m = re.search(r'class="figures">(\d+) games? finished, (\d+) box(?:es)? shut'
+                      r"(?:, best turn (\d+) by [^.]*)?\.", page)
+        tonight = [g for g in self.played if g[0] >= now - TONIGHT_S]   # the README's 12 hours
+        scores = [s for g in tonight for s in g[3]]
+        figures = (sum(g[1] for g in tonight), sum(g[2] for g in tonight),
+                   str(min(scores)) if scores else None)
+        if m is None or (int(m[1]), int(m[2]), m[3]) != figures or \
+                f'href="/game/{game["id"]}"' not in page:
+            raise Untrue(f"tonight page {m and m.groups()}; the night {figures}")
+
     # ------------------------------------------------------------------ the record
 
-    def check_record(self, db: Any) -> None:
+    def check_record(self, db: Any, now: float | None = None) -> None:
         """``history`` and the audits say what was played (the night so far)."""
         ref = self.referee
         assert db is not None and ref.ended is not None
@@ -176,3 +300,12 @@ class Witness:
                 [b["score"] for b in a["best"]] != self.best:
             raise Untrue(f"audits {a['games']} games, {a['rounds']} rounds, {a['boxes_shut']}"
                          f" shut, best {a['best']}; played {dict(self.record)}, {self.best}")
+        start, = db.execute("SELECT started_at FROM games WHERE id = ?", (game["id"],)).fetchone()
+        self.played.append((start, not abandoned, ref.shut_turns, list(ref.scores)))
+        self.pages(db, time.time() if now is None else now)
+
+
+def _first_row(page: str) -> list[str]:
+    """The cells of a page's first table row (links and tags taken out)."""
+    row = re.findall(r"<tr><td>(.*?)</td></tr>", page)[0]
+    return [re.sub(r"<[^>]+>", "", c) for c in row.split("</td><td>")]

@@ -24,7 +24,7 @@ def test_a_throw_taken_and_the_next_one_asked_for(tmp_path):
     box.throw(3, 4)
     box.press_button_and_run("roll")
     box.assert_event("rolled", player="P1", dice=(3, 4), throw=1)
-    box.assert_screen_says("shut 3+4")
+    box.assert_screen_says("shut flaps: total 7")
     box.assert_light_on("green")
 
     box.forget_events()

@@ -370,7 +370,7 @@ def test_roll_with_half_a_closure_says_how_much_more():
     assert t.names("throw_committed")[0]["closed"] == [3, 7]
     t.roll(2, 2)
     t.press("roll")
-    assert t.screen.message == "shut 2+2 first"
+    assert t.screen.message == "shut flaps: total 4 first"   # never "2+2": flaps 2 and 2?
 
 
 def test_next_with_software_dice_says_what_next_does():

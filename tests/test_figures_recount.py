@@ -31,7 +31,7 @@ from shutbox_hw.store import Store
 from shutbox_hw.store.audit import audits, tonight
 from shutbox_hw.store.schema import VERSION
 
-PRESETS = ("klappenspiel", "crafthouse-12", "classic")
+PRESETS = ("klappenspiel", "crafthouse-12", "pub")
 NAMES = ("Anna", "Ben", "Cleo", "Dev")
 
 
@@ -158,11 +158,11 @@ def test_tonight_counts_only_the_window(tmp_path):
     """Tonight's figures through the index: only games started in the last 12 hours."""
     clock = [1_000_000.0]
     store = Store(tmp_path / "box.db", clock=lambda: clock[0])
-    for spec in ((2, [[0, 7]], "klappenspiel", "ended"), (2, [[3, 0]], "classic", "ended")):
+    for spec in ((2, [[0, 7]], "klappenspiel", "ended"), (2, [[3, 0]], "pub", "ended")):
         for step in game(*spec):
             store.record_all(step)
     clock[0] += 13 * 3600
-    for step in game(2, [[5, 4]], "classic", "ended"):
+    for step in game(2, [[5, 4]], "pub", "ended"):
         store.record_all(step)
     figures = tonight(store.db, clock[0])
     store.close()

@@ -1,7 +1,8 @@
 """The package's layers: each imports only from the layers below it.
 
 From the bottom: plain values (events, lights, errors, the scheduler); the rules and,
-beside them, the hardware and systemd's notify socket; the game and the solver; the renderer, the
+beside them, the hardware and systemd's notify socket; the game, the solver and the words every
+surface names the record with; the renderer, the
 store and the config file; the daemon and the hints; the simulator, then
 the self-test (which runs on it), then the commands. The pure layers must
 not drag in hardware, imaging or storage libraries.
@@ -25,7 +26,7 @@ LAYERS: dict[str, int] = {
     "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
     "__version__": 0,       # the package's version (shutbox_hw/__init__.py), a plain value
     "rules": 1, "hal": 1, "textfile": 1, "sdnotify": 1,
-    "game": 2, "strategy": 2, "netconfig": 2,
+    "game": 2, "strategy": 2, "netconfig": 2, "words": 2,
     "render": 3, "store": 3, "config": 3, "steps": 3,
     "hints": 4, "settings": 4, "daemon": 5, "network": 5, "web": 6,
     "sim": 6, "selftest": 7, "commands": 8, "cli": 9,

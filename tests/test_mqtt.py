@@ -57,9 +57,11 @@ def test_sim_with_mqtt_sends_every_event_state_status_and_discovery(tmp_path, br
     assert [bare(m) for m in got] == printed
     assert consumer.on("shutbox/pub1/status") == [b"online", b"offline"]
     state = json.loads(consumer.on("shutbox/pub1/state")[-1])
-    # the state after the last event: seed 001's practice round, P2 out on 2 (open: 2)
+    # the state after the last event: seed 001's practice round, P2 out on 2 (open: 2);
+    # as the box shows it, P1 plays round 2 next (the TV's own picture)
     assert state["seq"] == len(printed) and state["box"] == "pub1"
-    assert state["player"] == "P2" and state["open"] == [2] and state["last_score"] == 2
+    assert (state["player"], state["round"]) == ("P1", 2) and state["open"] == [2]
+    assert state["last_score"] == 2 and state["dice"] is None
     assert [p["name"] for p in state["players"]] == ["P1", "P2"]
     configs = {t: json.loads(p) for t, p, _ in consumer.messages if t.endswith("/config")}
     assert len(configs) == len(ENTITIES) == 8

@@ -286,7 +286,8 @@ def test_a_game_abandoned_after_a_throw_has_no_winner_anywhere(tmp_path, capsys)
     ended = [e for e in events if e["event"] == "game_ended"][0]
     assert ended["winners"] == [] and ended["abandoned"] is True
     assert main(["history", "--db", str(db)]) == 0
-    assert "abandoned" in (line := capsys.readouterr().out) and "winners: -" in line
+    # in the box's own word ("STOPPED: NO WINNER"); `--json` keeps "abandoned": true
+    assert " stopped, " in (line := capsys.readouterr().out) and "winners: -" in line
     assert main(["history", "--db", str(db), "--game", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["winners"] == []
 

@@ -23,6 +23,7 @@ from shutbox_hw.game.service import ITEMS, LED_STEPS
 from shutbox_hw.game.view import ATTRACT_PAGE_MS
 from shutbox_hw.hal.debounce import SERVICE_HOLD_MS, ButtonInputs
 from shutbox_hw.rules import PRESETS, build_rules
+from shutbox_hw.store.sqlite import TIMESYNC_FLAG
 
 VALUES = {"preset": "klappenspiel", "players": 2, "names": ("P1", "P2"), "hints": "off",
           "settle_ms": 2500, "contrast": 127}
@@ -302,8 +303,10 @@ def test_tonights_figures_after_a_game_and_the_reset_on_the_menu(tmp_path):
     ended = [e for e in events if e["event"] == "turn_ended"]
     best = min(ended, key=lambda e: e["score"])       # the first of the lowest
     state = runner.daemon.controller.state
+    # counted by the box's clock, said to be set only where timesyncd says so
+    clock = "set" if TIMESYNC_FLAG.exists() else "not set"
     assert state.tonight == Tonight(games=1, boxes_shut=sum(e["shut"] for e in ended),
-                                    best=(best["player"], best["score"]))
+                                    best=(best["player"], best["score"]), clock=clock)
     assert state.audits == ()                         # read when the menu opens
     for step in parse_script("roll\nhold-both\n", 9):  # the result, idle, the menu
         runner.run(step)

@@ -71,7 +71,9 @@ def test_history_reads_an_old_database_without_changing_it(old_db, capsys):
     assert games[1]["started_at"] > 0 and games[1]["clock_synced"] == {"started": None,
                                                                        "ended": None}
     code, out, _ = history(capsys, "--db", str(old_db))
-    assert code == 0 and "#1 " in out and "? crafthouse-12 finished" in out
+    # its house rules named as the box named them (single-round over crafthouse-12)
+    assert code == 0 and "#1 " in out and \
+        "? House rules (12 tiles, any-sum, single-round) finished, 1 round;" in out
     assert pragmas(old_db) == (0, 0)
 
 
@@ -162,7 +164,7 @@ def test_an_empty_file_becomes_a_fresh_database_for_the_box_only(tmp_path, capsy
     path = tmp_path / "empty.db"
     path.touch()
     code, _, err = history(capsys, "--db", str(path))
-    assert code == 2 and "not a shutbox-hw database (it has no tables)" in err
+    assert code == 2 and "is an empty file, not a shutbox-hw database yet" in err
     Store(path).close()
     assert pragmas(path) == (APP_ID, VERSION)
     assert history(capsys, "--db", str(path))[1] == "no games yet\n"
@@ -204,7 +206,8 @@ def test_times_taken_before_the_clock_was_set_are_not_shown(tmp_path, capsys):
     card = json.loads(out)
     assert card["started_at"] is None and card["clock_synced"]["started"] is False
     code, out, _ = history(capsys, "--db", str(db), "--game", "1")
-    assert out.splitlines()[0] == "game 1 (klappenspiel), (clock not set)"
+    assert out.splitlines()[0] == \
+        "game 1: House rules (9 tiles, any-sum, single-round), started (clock not set)"
 
 
 def test_the_synchronised_flag_is_read_at_each_write(tmp_path):

@@ -84,11 +84,22 @@ def test_scorecards_and_history_are_the_figures_history_prints(played, web):
                                                   str(game["id"]), "--json"))
         status, _, page = web.get(f"/game/{game['id']}")
         text = page.decode()
-        # every cell of the aligned scorecard `history --game` prints is on the page
-        table = cli("history", "--db", str(played), "--game", str(game["id"])).splitlines()
-        for row in table[1:-1]:
-            for cell in row.split():
-                assert f">{cell}<" in text or f">{cell}," in text or cell in text, cell
+        # every round's figures of `history --game` are on the page, each in a cell of
+        # its own under words (score, after doubling where anything was, total)
+        card = json.loads(body)
+        rows = [re.findall(r"<td>(.*?)</td>", row) for row in
+                re.findall(r"<tr>(.*?)</tr>", text) if "<td>" in row]
+        doubled = any(e["raw"] != e["final"] for r in card["rounds"]
+                      for e in r["players"].values())
+        assert ("<th>after doubling</th>" in text) == doubled
+        assert "raw/fin" not in text and ("<th>score</th>" in text or not card["rounds"])
+        for rnd, row in zip(card["rounds"], rows, strict=False):
+            want = [str(rnd["round"])]
+            for p in card["players"]:
+                e = rnd["players"][p]
+                want += [str(e["raw"]), *([str(e["final"])] if doubled else []),
+                         str(e["total"])]
+            assert row[:len(want)] == [w.replace("None", "\u2013") for w in want]
     status, _, page = web.get("/history")
     for game in games:
         assert f'href="/game/{game["id"]}"' in page.decode()
@@ -126,7 +137,7 @@ def test_exports_streamed_in_small_chunks_hold_every_row_once_in_order(played, m
 def test_audits_and_live_summary(played, web):
     audit = json.loads(cli("audit", "--db", str(played), "--json"))
     page = web.get("/audits")[2].decode()
-    assert f"<td>games</td><td>{audit['games']}</td>" in page
+    assert f"<td>Games finished</td><td>{audit['games']}</td>" in page
     for switch, count in audit["switches"].items():
         assert f"<td>{switch}</td><td>{count}</td>" in page
     finished = [g for g in recent_games(sqlite3.connect(played), 5)
@@ -144,12 +155,16 @@ def test_live_summary_is_the_game_as_its_events_tell_it(tmp_path):
     finally:
         server.stop()
     ended = [e for e in events if e["event"] == "turn_ended"]
-    assert live["playing"] and live["player"] == ended[-1]["player"]
+    rounds = [e for e in events if e["event"] == "round_ended"]
+    # the script ends after round 1's last turn: the flaps still shut, round 2 next,
+    # P1 to play it; the throw taken, so no dice (the box shows "? ?" then)
+    assert live["playing"] and live["turn_over"] and live["player"] == "P1"
+    assert live["round"] == len(rounds) + 1 and live["dice"] is None
     assert live["open"] == ended[-1]["open"] and live["last_result"] is None
-    assert {p["name"]: p["round_score"] for p in live["players"]} == \
-        {e["player"]: e["score"] for e in ended}
-    rolled = [e for e in events if e["event"] == "rolled"]
-    assert live["dice"] == rolled[-1]["dice"]
+    assert [t for t, s in enumerate(live["flaps"], 1) if s == "open"] == ended[-1]["open"]
+    assert {p["name"]: p["total"] for p in live["players"]} == rounds[-1]["totals"]
+    assert {p["name"]: p["round_score"] for p in live["players"]} == {"P1": None, "P2": None}
+    assert live["title"] == "1-12 Race"
 
 
 def test_history_is_paginated_from_the_newest_game(played, web):
@@ -379,7 +394,8 @@ def test_web_as_another_user_with_group_read_only_follows_a_running_box(request,
         for step in steps[4:]:
             runner.run(step)
         last = json.loads(server.get("/live.json")[2])
-        assert first["open"] != last["open"] and last["player"] == "P2"
+        # round 1 over (P2 played last): P1 plays round 2 next, as the box shows
+        assert first["open"] != last["open"] and (last["round"], last["player"]) == (2, "P1")
     finally:
         log = server.stop()
     assert "Traceback" not in log, log

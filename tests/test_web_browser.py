@@ -21,7 +21,7 @@ from web_server import CHECKOUT, WebServer, need_web
 
 from shutbox_hw.config import load_config
 from shutbox_hw.sim.runner import SimRunner
-from shutbox_hw.sim.script import load_script
+from shutbox_hw.sim.script import load_script, parse_script
 from shutbox_hw.sim.script_commands import MoveFlaps
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -66,7 +66,8 @@ def shown(driver) -> tuple[list[int], list[int]]:
     """The dice and the open flaps as the page shows them."""
     dice, flaps = driver.execute_script(
         "return [[...document.querySelectorAll('#dice .die:not(.none)')].map(e => e.innerText),"
-        " [...document.querySelectorAll('#flaps .flap:not(.shut)')].map(e => e.innerText)]")
+        " [...document.querySelectorAll('#flaps .flap.open, #flaps .flap.refused')]"
+        ".map(e => e.innerText)]")
     return [int(d) for d in dice], [int(f) for f in flaps]
 
 
@@ -87,7 +88,8 @@ def test_live_page_follows_the_game_and_the_scorecard_shows(tmp_path, browser):
             if step.command.word in ("roll", "close"):
                 # wait until the page shows what the record says (the dice and open flaps)
                 now = json.loads(server.get("/live.json")[2])
-                assert wait_for(lambda now=now: shown(browser) == (now["dice"], now["open"]), 5), \
+                assert wait_for(lambda now=now: shown(browser) == (now["dice"] or [], now["open"]),
+                                5), \
                     (shown(browser), now)
                 dice_seen.append(text_of(browser, "dice"))
                 scores_seen.append(text_of(browser, "players"))
@@ -96,14 +98,15 @@ def test_live_page_follows_the_game_and_the_scorecard_shows(tmp_path, browser):
                 browser.save_screenshot(str(shot))
                 keep(shot)
         runner.finish()
-        assert wait_for(lambda: "P2" in text_of(browser, "turn")
-                        and "turn over" in text_of(browser, "turn"), 10)
+        # round 1 over, its flaps still shut: P1 plays round 2 next, as the box shows
+        assert wait_for(lambda: text_of(browser, "turn") == "P1 plays next", 10)
         assert len(set(dice_seen)) >= 4, dice_seen      # the dice changed throw by throw
         assert len(set(scores_seen)) >= 2, scores_seen  # and so did the round's scores
         final = text_of(browser, "players")
-        assert "P1\t4" in final and "P2\t2" in final, final   # seed 001: P1 4, P2 2
+        # seed 001: P1 4, P2 2, now the totals (round 2, not begun, has no scores yet)
+        assert "P1\t\u2013\t4" in final and "P2\t\u2013\t2" in final, final
         flaps = browser.execute_script(
-            "return [...document.querySelectorAll('#flaps .flap:not(.shut)')]"
+            "return [...document.querySelectorAll('#flaps .flap.open')]"
             ".map(e => e.innerText)")
         assert flaps == ["2"]
         shot = tmp_path / "live-end.png"
@@ -111,13 +114,84 @@ def test_live_page_follows_the_game_and_the_scorecard_shows(tmp_path, browser):
         keep(shot)
         browser.get(server.url + "/game/1")
         assert "Game 1" in browser.title
-        cells = browser.execute_script(
-            "return [...document.querySelectorAll('td')].map(e => e.innerText)")
-        assert "4/4/4" in cells and "2/2/2" in cells
+        rows = browser.execute_script(
+            "return [...document.querySelectorAll('tr')].map(r => [...r.children]"
+            ".map(e => e.innerText))")
+        assert ["1", "4", "4", "2", "2", "\u2013"] in rows, rows   # score, total; nobody shut
         shot = tmp_path / "scorecard.png"
         browser.save_screenshot(str(shot))
         keep(shot)
     finally:
+        server.stop()
+
+
+PAGES = ("/", "/tonight", "/history", "/game/1", "/game/2", "/audits", "/faults", "/export",
+         "/backup", "/game/99")
+SIZES = ((1920, 1080), (1280, 720))
+
+
+def test_every_page_at_the_tv_s_sizes_and_the_tv_mid_turn(tmp_path, browser):
+    """Each page at 1920x1080 and 1280x720: nothing wider than the screen, the TV
+    page not taller; the TV mid-turn shows a pending and a refused flap with the
+    reason as the box does. The screenshots are kept (``$SHUTBOX_SCREENSHOTS``)."""
+    db = tmp_path / "box.db"
+    scripts = CHECKOUT / "tests" / "scripts"
+    house = load_config(rule_overrides={"match": "single-round"})
+    done = SimRunner(house, db)
+    for step in load_script(str(scripts / "two-player-klappenspiel.txt"), 9):
+        done.run(step)
+    done.let_ends_show()
+    done.daemon.store.close()
+    stopped = SimRunner(load_config(), db)    # P1 scores 9, stopped in P2's turn
+    for step in parse_script("start 2\ndice 6 6\nroll\nclose 4\nclose 9\nopen 9\nclose 8\n"
+                             "dice 6 6\nroll\nclose 5 7\ndice 6 6\nroll\nclose 3 9\ndice 6 6\n"
+                             "roll\nopen 1 2 3 4 5 6 7 8 9\nhold-next\nroll\n", 9):
+        stopped.run(step)
+    stopped.daemon.store.close()
+    mcp = load_config(str(CHECKOUT / "hardware" / "mcp23017-12" / "shutbox.toml"))
+    faulty = SimRunner(mcp, db)
+    for step in parse_script("start 3\nunplug 0x20\nwait 1.5\nplug 0x20\nwait 2\n"
+                             "unplug 0x20\nwait 1.5\nhold-next\nroll\n", 12):
+        faulty.run(step)
+    faulty.daemon.store.close()
+    runner = SimRunner(house, db)       # the game on the TV: 3 shut for 3+4, 8 refused
+    for step in parse_script("start 2\ndice 3 4\nroll\nclose 3\nclose 8\n", 9):
+        runner.run(step)
+    server = WebServer(db)
+    try:
+        for width, height in SIZES:
+            browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+            for page in PAGES:
+                browser.get(server.url + page)
+                if page == "/":
+                    assert wait_for(lambda: "8 doesn't fit" in text_of(browser, "problem"), 10)
+                    states = browser.execute_script(
+                        "return [...document.querySelectorAll('#flaps .flap')]"
+                        ".map(e => e.className.split(' ')[1])")
+                    assert states[2] == "pending" and states[7] == "refused", states
+                    assert text_of(browser, "title").startswith("House rules (9 tiles")
+                    assert text_of(browser, "turn") == "P1's turn"
+                size = browser.execute_script(
+                    "return [document.documentElement.scrollWidth, window.innerWidth,"
+                    " document.documentElement.scrollHeight, window.innerHeight]")
+                assert size[0] <= size[1], (page, size)            # no sideways scrolling
+                if page == "/":
+                    assert size[2] <= size[3], (page, size)        # the TV: all on one screen
+                name = "live" if page == "/" else page.strip("/").replace("/", "-")
+                shot = tmp_path / f"{name}-{width}x{height}.png"
+                browser.save_screenshot(str(shot))
+                keep(shot)
+        # the box's stop is the TV's: the game's title goes with it
+        runner.run(parse_script("hold-next\nroll\n", 9)[0])
+        runner.run(parse_script("roll\n", 9)[0])
+        runner.let_ends_show()
+        runner.press("roll")
+        browser.get(server.url + "/")
+        assert wait_for(lambda: text_of(browser, "title") == "House rules", 10), \
+            text_of(browser, "title")
+    finally:
+        runner.daemon.store.close()
         server.stop()
 
 

@@ -15,6 +15,7 @@ from ..errors import UserError, quoted, shown_path
 from ..store.history import recent_games, scorecard, scorecard_cells
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
+from ..words import count
 
 LOCK_WAIT_S = 1.0   # a reader waits this long for a writer holding the file
 MAX_ID = 2**63 - 1  # SQLite's largest integer
@@ -57,6 +58,9 @@ def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
     db, version = open_read_only(path)
     if version == 0:
         db.close()
+        if path.stat().st_size == 0:
+            raise UserError(f"{name} is an empty file, not a shutbox-hw database yet (the box,"
+                            " or `shutbox-hw sim --db`, makes its database in it)")
         raise UserError(f"{name} is not a shutbox-hw database (it has no tables)")
     return db, version, path
 
@@ -125,9 +129,14 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
         if args.json:
             print(json.dumps(card))
             return 0
-        print(f"game {card['id']} ({card['rules'].get('preset')}), "
+        print(f"game {card['id']}: {card['title']}, started "
               f"{_when(card['started_at'], card['clock_synced']['started'])}")
         print("\n".join(_table(card)))
+        left = card["unfinished_round"]
+        if left is not None:
+            word = "stopped" if card["abandoned"] else "being played"
+            print(f"round {left['round']} ({word}): " + ", ".join(
+                f"{p} {'-' if v is None else v}" for p, v in left["scores"].items()))
         balances = card["rounds"][-1].get("balances") if card["rounds"] else None
         print("winners: " + (", ".join(_with_balance(w, balances) for w in card["winners"])
                              or "-"))
@@ -142,13 +151,13 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
         if g["damaged"]:
             print(f"#{g['id']} damaged record (its rules cannot be read back)")
             continue
-        state = "abandoned" if g["abandoned"] else ("finished" if g["finished"] else "playing")
         if "balances" in g:     # a pool is played for money: the balances, not the scores
             totals = "balances " + ", ".join(f"{p} {b:+d}" for p, b in g["balances"].items())
         else:
             totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
         shut = sum(g["boxes_shut"].values())
         print(f"#{g['id']} {_when(g['started_at'], g['clock_synced']['started'])} "
-              f"{g['preset']} {state}, {g['rounds']} rounds;"
-              f" {totals}; winners: {', '.join(g['winners']) or '-'}; boxes shut: {shut}")
+              f"{g['title']} {g['state']}, {count(g['rounds'], 'round')};"
+              f" {totals}; winners: {', '.join(g['winners']) or '-'};"
+              f" {count(shut, 'box shut', 'boxes shut')}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable
@@ -73,11 +74,39 @@ def run(args: argparse.Namespace) -> int:
         # (before --frames-clear removes anything); imported here, as the store is
         from ..store.lock import DatabaseLock
         with DatabaseLock(Path(args.db)):
+            _say_what_the_db_holds(Path(args.db))
             return _run(args, config, Path(args.db), frames(), kept=True)
     # no database named (the config's [storage] db is the real box's, not ours): a
     # fresh one in a temporary folder, removed afterwards with everything in it
     with tempfile.TemporaryDirectory(prefix="shutbox-sim-") as scratch:
         return _run(args, config, Path(scratch) / "sim.db", frames(), kept=False)
+
+
+def _warn(text: str) -> None:
+    print(f"shutbox-hw sim: {text}", file=sys.stderr)
+
+
+def _say_what_the_db_holds(db: Path) -> None:
+    """``--db`` names an empty file, or one with a game not finished: said before
+    the box takes it (the first becomes a database, the second is resumed)."""
+    from ..store.readonly import connect_readonly
+    try:
+        if not db.is_file():
+            return
+        if db.stat().st_size == 0:
+            _warn(f"{shown_path(db)} is an empty file: the box makes its database in it")
+            return
+        con, _ = connect_readonly(db, 1.0)
+        try:
+            row = con.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                              " ORDER BY id DESC LIMIT 1").fetchone()
+        finally:
+            con.close()
+    except (OSError, sqlite3.Error, UserError):
+        return     # the store says what is wrong with it, in its own words
+    if row is not None:
+        _warn(f"{shown_path(db)} holds game {row[0]}, not finished: the box resumes it "
+              "(a new game started on the box stops it, kept as stopped)")
 
 
 def prepare_frames(frames: Path, *, clear: bool) -> Path:
@@ -107,16 +136,18 @@ def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None
          *, kept: bool) -> int:
     from ..network.hookup import publishing
 
-    def warn(text: str) -> None:
-        print(f"shutbox-hw sim: {text}", file=sys.stderr)
-
-    # [network] mqtt: at the end up to 10 s to send what is still queued
-    with publishing(config, db, warn, drain_s=10.0) as outbox:
-        return _play(args, config, db, frames, outbox, kept=kept)
+    # [network] mqtt: at the end up to 10 s to send what is still queued (none when
+    # the broker cannot be reached: the events wait in the database's outbox)
+    if args.script:
+        with publishing(config, db, _warn, drain_s=10.0) as outbox:
+            return _play(args, config, db, frames, outbox, kept=kept)
+    from ..sim.terminal import warnings_in_the_pane
+    with warnings_in_the_pane() as pane, publishing(config, db, _warn, drain_s=10.0) as outbox:
+        return _play(args, config, db, frames, outbox, kept=kept, pane=pane)
 
 
 def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
-          outbox: Callable[[], None] | None, *, kept: bool) -> int:
+          outbox: Callable[[], None] | None, *, kept: bool, pane: Any = None) -> int:
     seed = args.seed if args.seed is not None else 0
     if args.script:
         from ..sim.runner import SimRunner, check_steps
@@ -138,8 +169,16 @@ def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | Non
         else:
             runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
                                realtime=args.realtime, outbox=outbox)
-            for step in steps:
-                runner.run(step)
+            try:
+                for step in steps:
+                    runner.run(step)
+            except KeyboardInterrupt:
+                runner.daemon.store.close()
+                sys.stdout.flush()
+                _warn("stopped (Ctrl-C) before the script's end: " + (
+                    f"the game so far is kept in {shown_path(db)}; a run on it resumes it"
+                    if kept else "the temporary database goes with it"))
+                return 130
         unsaved = runner.finish()
         sys.stdout.flush()
         if unsaved:
@@ -151,4 +190,4 @@ def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | Non
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ..sim.terminal import run_terminal
     return run_terminal(config, db, seed=args.seed, frames_dir=frames, kept=kept,
-                        outbox=outbox)
+                        outbox=outbox, pane=pane)

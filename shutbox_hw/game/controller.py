@@ -311,10 +311,10 @@ class Controller:
             shown.hurried = max(shown.hurried, 1)
 
     def _idle_button(self, button: str, long: bool) -> list[Effect]:
-        """NEXT chooses how many play, ROLL starts the game."""
+        """NEXT chooses how many play (one more; held, one fewer), ROLL starts the game."""
         s = self.state
-        if button == "next" and not long:
-            s.player_count = s.player_count % MAX_PLAYERS + 1
+        if button == "next":
+            s.player_count = (s.player_count + (-2 if long else 0)) % MAX_PLAYERS + 1
         elif button == "roll" and not long:
             return self._new_game()
         return []

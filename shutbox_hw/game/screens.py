@@ -21,6 +21,7 @@ class AttractScreen:
     rules_line: str               # e.g. "9 tiles, any-sum, elimination 45"
     players: tuple[str, ...]      # the players NEXT has chosen
     prompt: str = field(default_factory=lambda: tr("NEXT: players  ROLL: start"))
+    # (NEXT held: one player fewer)
     tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
     #                                (the idle screen alternates between the two)
 

@@ -35,6 +35,23 @@ def throw_text(rules: RuleSet, dice: Dice) -> str:
     return text
 
 
+def shut_text(rules: RuleSet, dice: Dice) -> str:
+    """What to shut for a throw, in words that cannot be read as flap numbers
+    ("shut 5+4" read as "shut flaps 5 and 4", and "shut 1+1" as nothing):
+    ``shut flaps: total 9``; ``shut: total 10 or 24`` with the multiplication rule;
+    under sum-or-dice, where the dice's own flaps are a move too,
+    ``shut 9, or 5 and 4`` (``shut flap 9`` for a double or one die)."""
+    total = sum(dice)
+    if rules.closure == "sum-or-dice":
+        if len(dice) == 2 and dice[0] != dice[1]:
+            return tr("shut {total}, or {a} and {b}").format(total=total, a=dice[0], b=dice[1])
+        return tr("shut flap {total}").format(total=total)
+    if rules.multiplication and len(dice) == 2:
+        return tr("shut: total {total} or {product}").format(total=total,
+                                                           product=dice[0] * dice[1])
+    return tr("shut flaps: total {total}").format(total=total)
+
+
 def throw_sum_text(rules: RuleSet, dice: Dice) -> str:
     """What a throw makes: ``4+6 is 10``; ``4+6 is 10 or 4x6 is 24``; ``the die is 5``."""
     if len(dice) == 1:

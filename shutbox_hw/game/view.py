@@ -23,8 +23,9 @@ from .screens import (
     ShutScreen,
     TurnEndScreen,
 )
+from .shown import flap_states, open_tiles
 from .state import GameState, Turn
-from .text import flaps_word, throw_sum_text, throw_text, tile_ranges
+from .text import flaps_word, shut_text, throw_sum_text, throw_text, tile_ranges
 
 ATTRACT_PAGE_MS = 6000
 """The idle screen shows the rule set, then tonight's figures, this long each."""
@@ -60,8 +61,12 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     if shown.queue:
         return _queued(state, shown.queue[0])
     if state.phase == "over":
+        # a new game starts with every flap open: until they are, that is what to do
+        still_shut = tiles_of(state.shut & state.board)
         return ResultScreen(winners=tuple(state.players[p] for p in match.winners),
-                            rows=score_rows(state, match.rounds[-1] if match.rounds else None))
+                            rows=score_rows(state, match.rounds[-1] if match.rounds else None),
+                            **({"prompt": f"lift {tile_ranges(still_shut)}"} if still_shut
+                               else {}))
     turn = state.turn
     if turn is None:
         to_open = _to_open(state)
@@ -71,7 +76,7 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
         player = state.next_player()
         return PlayScreen(player=state.players[player] if player is not None else "",
                           round=match.round_number, tiles=state.rules.tiles,
-                          open_tiles=tuple(tiles_of(state.board & ~state.shut)),
+                          open_tiles=open_tiles(flap_states(state)),
                           total=match.totals[player] if player is not None else 0,
                           prompt=to_open,
                           message=_bar(state, shown,
@@ -79,7 +84,7 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
                           **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
     return PlayScreen(player=state.players[turn.player], round=match.round_number,
-                      tiles=state.rules.tiles, open_tiles=tuple(tiles_of(open_mask)),
+                      tiles=state.rules.tiles, open_tiles=open_tiles(flap_states(state)),
                       total=match.totals[turn.player], dice=turn.dice,
                       throw_dice=1 if dice_choice(state.rules, open_mask) == "one" else 2,
                       prompt=shown.note or prompt(state, turn), message=_bar(state, shown),
@@ -134,7 +139,7 @@ def why_not(state: GameState, button: str) -> str:
     throw = turn.throw
     if isinstance(throw, Throw):
         if not turn.pending:
-            return tr("shut {throw} first").format(throw=throw_text(state.rules, throw.dice))
+            return tr("{shut} first").format(shut=shut_text(state.rules, throw.dice))
         more = [sum(tiles_of(c & ~turn.pending)) for c in throw.legal_closures()
                 if c != turn.pending and c & turn.pending == turn.pending]
         return tr("shut {n} more").format(n=min(more)) if more else tr("not a whole move yet")
@@ -256,7 +261,7 @@ def prompt(state: GameState, turn: Turn) -> str:
                 "one-or-two": tr("ROLL: 2 dice, hold: 1")}[choice]
     if turn.settle_at is not None:
         return tr("more? ROLL: done")
-    return tr("shut {throw}").format(throw=throw_text(state.rules, turn.dice))
+    return shut_text(state.rules, turn.dice)
 
 
 def misfit(state: GameState, tile: int, throw: Position | None,

@@ -60,7 +60,8 @@ def publishing(config: Config, db_path: str | Path, warn: Callable[[str], None],
     try:
         yield Outbox(limits, publisher)
     finally:
-        left = publisher.stop(drain_s)
+        # no wait for a broker that cannot be reached: the rows wait in the outbox anyway
+        left = publisher.stop(drain_s if publisher.problem is None else 0.0)
         if left:
             warn(f"{left} event(s) not sent to the MQTT broker yet"
                  + (f" ({publisher.problem})" if publisher.problem else "")

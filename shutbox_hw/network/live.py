@@ -5,6 +5,13 @@ daemon writes (never from the daemon itself, which waits for nobody): who is
 playing, whose turn it is, the dice, the open flaps, the round's scores, the
 totals or balances and the pot, the last result between games, and tonight's
 figures. One function, so the TV and Home Assistant never disagree.
+
+The turn as the box shows it (whose turn, the dice or none, each flap open,
+shut, pending or refused with its reason) comes from the picture the daemon
+mirrors into the record (:mod:`..store.shown`, made by
+:func:`shutbox_hw.game.shown.shown`, the OLED's own source); the rule set's
+title and the games' states from :mod:`shutbox_hw.words`, tonight from
+:mod:`shutbox_hw.store.tonight`, as ``history`` and the pages take them.
 """
 
 from __future__ import annotations
@@ -15,6 +22,9 @@ from typing import Any
 
 from ..store.audit import tonight
 from ..store.history import recent_games
+from ..store.shown import read_shown
+from ..store.tonight import CLOCK_NOTES
+from ..words import rules_named, rules_title
 
 
 def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
@@ -24,14 +34,22 @@ def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
         row = db.execute("SELECT id, rules, ended_at FROM games ORDER BY id DESC LIMIT 1"
                          ).fetchone()
         figures = tonight(db, now)
+        version, = db.execute("PRAGMA user_version").fetchone()
+        picture = read_shown(db, version)
         summary: dict[str, Any] = {
             "playing": False, "game": None, "player": None,   # always there (null: idle)
+            "title": str(picture.get("title")) if picture else "Shut the Box",
             "tonight": {"games": figures.games, "boxes_shut": figures.boxes_shut,
                         "best": None if figures.best is None else
-                        {"player": figures.best[0], "score": figures.best[1]}},
+                        {"player": figures.best[0], "score": figures.best[1]},
+                        "clock": figures.clock, "note": CLOCK_NOTES[figures.clock]},
             "last_result": _last_result(db), "last_score": _last_score(db)}
         if row is not None and row[2] is None:
-            summary.update(_game(db, int(row[0]), row[1]))
+            game_id = int(row[0])
+            if picture is None or picture.get("game") != game_id or \
+                    picture.get("phase") not in ("play", "confirm"):
+                picture = None    # the box has not drawn this game yet: the record alone
+            summary.update(_game(db, game_id, row[1], picture))
         return summary
     finally:
         db.execute("COMMIT")
@@ -45,11 +63,23 @@ def _last_score(db: sqlite3.Connection) -> int | None:
 
 
 def _last_result(db: sqlite3.Connection) -> dict[str, Any] | None:
-    """The newest ended game as ``history`` lists it (only the newest can be unfinished)."""
-    return next((g for g in recent_games(db, 2) if g["finished"] or g["abandoned"]), None)
+    """The newest ended game as ``history`` lists it (only the newest can be
+    unfinished), with its state and its rule set's title in the pages' words."""
+    game = next((g for g in recent_games(db, 2) if g["finished"] or g["abandoned"]), None)
+    return game
 
 
-def _game(db: sqlite3.Connection, game_id: int, rules_json: str) -> dict[str, Any]:
+def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
+    """The turn as the box draws it now (its mirror in the record)."""
+    flaps = list(picture.get("flaps") or [])
+    return {"player": picture.get("player"), "turn_over": bool(picture.get("turn_over")),
+            "round": picture.get("round"), "dice": picture.get("dice"), "flaps": flaps,
+            "open": [t for t, s in enumerate(flaps, start=1) if s in ("open", "refused")],
+            "reasons": picture.get("reasons") or {}, "problem": picture.get("problem")}
+
+
+def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
+          picture: dict[str, Any] | None) -> dict[str, Any]:
     try:
         rules = json.loads(rules_json)
         tiles = int(rules.get("tiles", 9))
@@ -68,20 +98,23 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str) -> dict[str, An
     turn = db.execute("SELECT id, round, seat, ended_at, open_tiles, score FROM turns"
                       " WHERE game_id = ? ORDER BY id DESC LIMIT 1", (game_id,)).fetchone()
     round_number = turn[1] if turn else 1
+    if picture is not None and isinstance(picture.get("round"), int):
+        round_number = picture["round"]
     scores = {seat: (final if final is not None else score) for seat, score, final in db.execute(
         "SELECT seat, score, final_score FROM turns WHERE game_id = ? AND round = ?"
         " AND ended_at IS NOT NULL", (game_id, round_number))}
-    dice: list[int] | None = None
+    dice: list[int] | None = None     # a throw's dice until it is taken (the box's "? ?")
     closed: set[int] = set()
     for dice_json, closed_json in (db.execute(
             "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number", (turn[0],))
             if turn else ()):
         try:   # a damaged throw row is left out (the rest of the picture stands)
             thrown = json.loads(dice_json) if dice_json else None
-            closed.update(int(t) for t in (json.loads(closed_json) if closed_json else ()))
+            taken = [int(t) for t in (json.loads(closed_json) if closed_json else ())]
         except (ValueError, TypeError):
             continue
-        dice = thrown
+        dice = thrown if closed_json is None else None   # taken: cleared, as the box does
+        closed.update(taken)
     open_tiles: list[int] | None = None
     if turn and turn[3] is not None and turn[4]:
         try:
@@ -91,13 +124,21 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str) -> dict[str, An
     if open_tiles is None:
         open_tiles = [t for t in range(1, tiles + 1) if t not in closed]
     totals, balances = result.get("totals", {}), result.get("balances")
-    return {
-        "playing": True, "game": game_id, "preset": rules.get("preset"), "tiles": tiles,
+    if rules.get("match") == "pool" and balances is None:
+        balances = {}         # a pool before its first round's end: everyone at 0, as shown
+    flaps = ["open" if t in open_tiles else "shut" for t in range(1, tiles + 1)]
+    summary = {
+        "playing": True, "game": game_id, "preset": rules.get("preset"),
+        "title": rules_named(rules), "rules_title": rules_title(rules), "tiles": tiles,
+        "flaps": flaps, "reasons": {}, "problem": None,
         "match": rules.get("match"), "round": round_number,
         "player": names[turn[2]] if turn and turn[2] < len(names) else None,
         "turn_over": bool(turn and turn[3] is not None),
         "dice": dice, "open": open_tiles, "pot": result.get("pot"),
         "players": [{"name": name, "round_score": scores.get(seat),
                      "total": totals.get(name, 0),
-                     "balance": None if balances is None else balances.get(name)}
+                     "balance": None if balances is None else balances.get(name, 0)}
                     for seat, name in enumerate(names)]}
+    if picture is not None:
+        summary.update(_turn_shown(picture))
+    return summary

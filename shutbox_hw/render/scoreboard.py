@@ -14,6 +14,8 @@ or beside the note.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PIL import ImageDraw
 
 from ..game.screens import ResultScreen, ScoreboardScreen, ScoreRow
@@ -228,9 +230,11 @@ def _column_rights(pool: bool, doubled: bool) -> list[tuple[str, int]]:
     head at least ``COL_GAP`` clear of the next ("final total", not "finaltotal")."""
     small, _ = role("secondary")
     big, _ = role("scores")
-    labels = ([N_("raw")] if doubled else []) + [N_("final"), N_("balance") if pool
-                                                  else N_("total")]
-    samples = {"raw": "999", "final": "999", "total": "9999", "balance": "+999"}
+    # "final" only beside "raw" (something was doubled): else the round's points
+    labels = ([N_("raw"), N_("final")] if doubled else [N_("pts")]) + [
+        N_("balance") if pool else N_("total")]
+    samples = {"raw": "999", "final": "999", "pts": "999", "total": "9999",
+               "balance": "+999"}
     right = RIGHT - MARKS_W
     columns: list[tuple[str, int]] = []
     for label in reversed(labels):
@@ -303,6 +307,11 @@ def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:
     small, _ = role("secondary")
     prompt = widgets.prompt_lines(s.prompt, 1)
     bottom = BOTTOM - (role("prompt")[0].height + 2 if prompt else 0)
+    rows, legend_y = _result_legend(s, font, small, rows_top, bottom)
+    if legend_y is not None:
+        bottom = legend_y - 1
+        _legend(canvas, rows, (RIGHT - legend_width(rows)) // 2, legend_y)
+    s = replace(s, rows=rows)
     if len(s.rows) < 4 and rows_top + len(s.rows) * (font.height + 2) <= bottom:
         # two or three players: everyone's figure as big as the winner's
         y = rows_top + 1
@@ -324,6 +333,21 @@ def draw_result(canvas: ImageDraw.ImageDraw, s: ResultScreen) -> None:
             return                      # no room left for the prompt (long winners' names)
     if prompt:
         widgets.footer(canvas, prompt)
+
+
+def _result_legend(s: ResultScreen, font: Font, small: Font, rows_top: int,
+                   bottom: int) -> tuple[tuple[ScoreRow, ...], int | None]:
+    """The result's marks with their legend ("[] shut  X out") on a line of its own
+    above the prompt, where the rows leave room for it; else the rows without
+    marks: never a mark the screen does not explain."""
+    if not _legend_items(s.rows):
+        return s.rows, None
+    line = small.height + 2
+    big = len(s.rows) < 4 and rows_top + len(s.rows) * (font.height + 2) <= bottom - line
+    if big or (len(s.rows) < COMPACT_FROM
+               and rows_top + len(s.rows) * (small.height + 2) <= bottom - line):
+        return s.rows, bottom - small.height
+    return tuple(replace(r, shut=False, out=False) for r in s.rows), None
 
 
 def _row(canvas: ImageDraw.ImageDraw, r: ScoreRow, font: Font, y: int, pool: bool) -> None:

@@ -53,7 +53,9 @@ def _tonight(canvas: ImageDraw.ImageDraw, t: Tonight) -> None:
     """Rows 0..30 of the idle screen: "tonight" between two rules, then
     the figures in two 10 px lines."""
     small, _ = role("secondary")
-    label = tr("tonight")
+    # counted by the box's clock, which may not be set (store/tonight.py): it says so
+    label = {"set": tr("tonight"), "not set": tr("tonight (clock unset)")}.get(
+        t.clock, tr("tonight (clock?)"))
     w = text.width(label, small)
     x = text.centred_x(label, small, 0, RIGHT)
     text.draw(canvas, x, 0, label, small)

@@ -188,13 +188,23 @@ def rules_from_dict(values: Mapping[str, Any]) -> RuleSet:
 
 
 def parse_set_options(pairs: list[str] | None) -> dict[str, str]:
-    """``["tiles=12", "match=race"]`` -> ``{"tiles": "12", "match": "race"}``."""
+    """``["tiles=12", "match=race"]`` -> ``{"tiles": "12", "match": "race"}``.
+
+    Each key and value is checked here, so that a mistake is named as what was
+    typed (``--set treshold=30``), never as if it came from the config's ``[rules]``."""
     overrides: dict[str, str] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or not key:
             raise RulesError(f"--set {pair!r}: expected KEY=VALUE")
+        if key not in KEYS:
+            raise RulesError(f"--set {pair!r}: unknown rules key {key!r} "
+                             f"(keys: {', '.join(KEYS)})")
+        try:
+            _coerce(key, value.strip())
+        except RulesError as error:
+            raise RulesError(f"--set {pair!r}: {error}") from None
         overrides[key] = value.strip()
     return overrides
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import curses
 import json
+import logging
+import sys
 import textwrap
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -149,11 +152,45 @@ def _main(screen: Any, runner: SimRunner, log: deque[str]) -> None:
     _loop(screen, runner, log)
 
 
+class PaneLog(logging.Handler):
+    """While the box is drawn, the program's warnings (an MQTT broker out of reach,
+    a display fault) go to the events pane as lines of their own: printed to the
+    terminal they would land across the drawing (in the keys' line). They are
+    printed again once the terminal is given back."""
+
+    def __init__(self, pane: deque[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.pane = pane
+        self.said: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = f"{record.levelname.lower()}: {record.getMessage()}"
+        self.pane.append(text)
+        if text not in self.said:
+            self.said.append(text)
+
+
+@contextmanager
+def warnings_in_the_pane() -> Iterator[PaneLog]:
+    """The program's warnings held for the events pane from now (before the MQTT
+    publisher starts: its first word comes at once), printed once it is over."""
+    pane = PaneLog(deque(maxlen=6))
+    logger = logging.getLogger("shutbox_hw")
+    logger.addHandler(pane)
+    try:
+        yield pane
+    finally:
+        logger.removeHandler(pane)
+        for text in pane.said:
+            print(f"shutbox-hw sim: {text}", file=sys.stderr)
+
+
 def run_terminal(config: Config, db: Path, *, seed: int | None,
                  frames_dir: Path | None, kept: bool,
-                 outbox: Callable[[], None] | None = None) -> int:
+                 outbox: Callable[[], None] | None = None,
+                 pane: PaneLog | None = None) -> int:
     """The interactive simulator; ``kept``: ``db`` outlives it (``--db``), so it is named."""
-    log: deque[str] = deque(maxlen=6)
+    log: deque[str] = pane.pane if pane is not None else deque(maxlen=6)
     runner = SimRunner(config, db, seed=seed if seed is not None else time.time_ns(),
                        on_event=lambda event: log.append(json.dumps(event)),
                        frames_dir=frames_dir, outbox=outbox)

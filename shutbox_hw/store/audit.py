@@ -22,6 +22,9 @@ from . import figures
 from .figures import SINCE
 from .outbox import DROPPED, outbox_figures
 from .schema import VERSION
+from .tonight import TONIGHT_S, clock_state, tonight_games, tonight_since
+
+__all__ = ["TONIGHT_S", "tonight_since"]   # (kept here too for their older callers)
 
 FLUSH_EVERY = 50       # pending changes that force a write even without a game write
 
@@ -68,18 +71,9 @@ def reset_counters(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO counters (key, count) VALUES (?, ?)", (SINCE, last))
 
 
-TONIGHT_S = 12 * 3600
-""""Tonight" on the idle screen: the games started in the last 12 hours."""
-
-
-def tonight_since(now: float) -> float:
-    """Where tonight's window starts (one definition for the box, the TV and the
-    broker): games started at or after it are tonight's."""
-    return now - TONIGHT_S
-
-
 def tonight(db: sqlite3.Connection, now: float) -> Tonight:
-    """Games finished, boxes shut and the best (lowest) turn score in tonight's window.
+    """Games finished, boxes shut and the best (lowest) turn score of tonight's games
+    (the definition, and the clock they are counted by: :mod:`.tonight`).
 
     Read through the index on ``games.started_at`` and the turns' own index on
     ``game_id`` (CROSS JOIN keeps SQLite to that order): it costs tonight's
@@ -95,7 +89,8 @@ def tonight(db: sqlite3.Connection, now: float) -> Tonight:
                       " AND p.seat = t.seat"
                       " WHERE g.started_at >= ? AND t.score IS NOT NULL"
                       " ORDER BY t.score, t.id LIMIT 1", (since,)).fetchone()
-    return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None)
+    return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None,
+                   clock=clock_state(synced for _, synced in tonight_games(db, now)))
 
 
 def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:

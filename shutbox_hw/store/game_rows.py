@@ -40,8 +40,7 @@ from . import figures
 from .audit import reset_counters
 from .settings import clear_settings, save_setting
 
-NOT_STORED = (FlapReopened, Resumed, Hint, Chances, Fault, Recovered, ServiceEntered,
-              ServiceExited)
+NOT_STORED = (FlapReopened, Resumed, Hint, Chances, ServiceEntered, ServiceExited)
 """Events that follow from what is stored (or only say something to the screen)."""
 
 
@@ -53,7 +52,8 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                 synced: Callable[[], bool]) -> int | None:
     """Write ``event``'s rows at ``now``; returns the game's id after it (a new
     game's, or None once the game has ended). ``synced`` says whether the
-    system clock can be trusted (asked only when a game starts or ends)."""
+    system clock can be trusted (asked only when a game starts or ends, or a
+    fault is noted)."""
     match event:
         case GameStarted():
             return _game_started(db, event, now, synced())
@@ -98,8 +98,14 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                 save_setting(db, event.key, event.value, now)
         case AuditsReset():
             reset_counters(db)
-        case FlapReopened() | Resumed() | Hint() | Chances() | Fault() | Recovered() \
-                | ServiceEntered() | ServiceExited():
+        case Fault():
+            db.execute("INSERT INTO fault_log (device, detail, at, at_synced) VALUES (?, ?, ?, ?)",
+                       (event.device, event.detail, now, int(synced())))
+        case Recovered():
+            db.execute("UPDATE fault_log SET recovered_at = ? WHERE device = ?"
+                       " AND recovered_at IS NULL", (now, event.device))
+        case FlapReopened() | Resumed() | Hint() | Chances() | ServiceEntered() \
+                | ServiceExited():
             pass  # NOT_STORED: the store leaves them out before it gets here
         case _:
             assert_never(event)  # a new event type: decide what the store keeps

@@ -14,6 +14,7 @@ import sqlite3
 from typing import Any
 
 from ..errors import UserError
+from ..words import game_state, rules_named
 from .schema import VERSION
 
 
@@ -64,20 +65,23 @@ def recent_games(db: sqlite3.Connection, limit: int = 20,
                              (game_id,)).fetchone()
         damaged = False
         balances = None
+        title = "unknown rules"
         try:
             table = json.loads(rules)
             preset = table.get("preset")
+            title = rules_named(table)
             winner_list = _winners(winners, abandoned)
             if table.get("match") == "pool":
                 balances = _balances(db, game_id, players)
         except (ValueError, TypeError, AttributeError):
             preset, winner_list, damaged = None, [], True
-        games.append({
+        game = {
             "id": game_id, **_times(started, ended, started_synced, ended_synced),
-            "preset": preset, "players": players, "winners": winner_list,
+            "preset": preset, "title": title, "players": players, "winners": winner_list,
             "finished": ended is not None and not abandoned, "abandoned": bool(abandoned),
             "rounds": rounds, "totals": totals, "boxes_shut": shut, "damaged": damaged,
-            **({"balances": balances} if balances is not None else {})})
+            **({"balances": balances} if balances is not None else {})}
+        games.append({**game, "state": game_state(game)})
     return games
 
 
@@ -150,14 +154,33 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
     rejected, = db.execute(
         "SELECT COUNT(*) FROM rejected_flaps r JOIN turns t ON t.id = r.turn_id"
         " WHERE t.game_id = ?", (game_id,)).fetchone()
+    unfinished = _unfinished_round(db, game_id, players, {r["round"] for r in rounds})
     rules_table = json.loads(rules)
     if not isinstance(rules_table, dict):
         raise TypeError("rules")
     return {"id": game_id, "rules": rules_table, "players": players,
             "winners": _winners(winners, abandoned),
             **_times(started, ended, started_synced, ended_synced),
-            "abandoned": bool(abandoned), "rounds": rounds,
+            "abandoned": bool(abandoned), "finished": ended is not None and not abandoned,
+            "title": rules_named(rules_table), "rounds": rounds, "unfinished_round": unfinished,
             "throws": throws, "rejected_flaps": rejected}
+
+
+def _unfinished_round(db: sqlite3.Connection, game_id: int, players: list[str],
+                      ended: set[int]) -> dict[str, Any] | None:
+    """The round under way (or the one a stop cut short): the scores of its turns
+    played so far, None for a player yet to play; None when every round ended."""
+    scores: dict[int, dict[str, int | None]] = {}
+    for rnd, name, score in db.execute(
+            "SELECT t.round, p.name, t.score FROM turns t JOIN players p ON"
+            " p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
+            " AND t.ended_at IS NOT NULL ORDER BY t.id", (game_id,)):
+        if rnd not in ended:
+            scores.setdefault(rnd, {p: None for p in players})[name] = score
+    if not scores:
+        return None
+    number = max(scores)
+    return {"round": number, "scores": scores[number]}
 
 
 def scorecard_cells(card: dict[str, Any]) -> list[list[str]]:

@@ -18,7 +18,7 @@ from ..textfile import file_kind, os_problem
 from .figures import migrate_to_5
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 5
+VERSION = 6
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -104,6 +104,13 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     4: ("CREATE INDEX IF NOT EXISTS games_started_at ON games (started_at)",
         "CREATE INDEX IF NOT EXISTS games_unfinished ON games (id) WHERE ended_at IS NULL",
         migrate_to_5),
+    # 6: what the box shows right now (store/shown.py): one row the daemon replaces
+    # after every step it changes, read by the TV page and Home Assistant's state;
+    # and each fault with its time, detail and recovery (the faults page)
+    5: ("CREATE TABLE IF NOT EXISTS shown (id INTEGER PRIMARY KEY CHECK (id = 1),"
+        " game_id INTEGER, at REAL NOT NULL, data TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS fault_log (id INTEGER PRIMARY KEY, device TEXT NOT NULL,"
+        " detail TEXT NOT NULL, at REAL NOT NULL, at_synced INTEGER, recovered_at REAL)"),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

@@ -44,12 +44,13 @@ from starlette.routing import Route
 from ..errors import UserError
 from ..i18n import DEFAULT as DEFAULT_LANGUAGE
 from ..i18n import tr
-from ..store.audit import TONIGHT_S, audits
+from ..store.audit import audits
+from ..store.fault_log import recent_faults
 from ..store.history import DamagedGame, recent_games, scorecard
 from ..store.readonly import connect_readonly
 from ..store.schema import sqlite_problem
 from ..textfile import os_problem
-from . import exports, pages
+from . import exports, pages, views
 from .assets import LIVE_JS, STYLE
 from .feed import LiveFeed, Snapshot
 from .guard import box_names, line, secure
@@ -140,20 +141,16 @@ class Site:
 
     async def tonight(self, request: Request) -> Response:
         games, limit, more = await self._games(request, 50)
-        since = self.clock() - TONIGHT_S
-        shown = [g for g in games if g["started_at"] is not None and g["started_at"] >= since]
-        body = ("<h1>" + tr("Tonight") + "</h1><p class=note>"
-                + tr("Games started in the last 12 hours.") + "</p>"
-                + pages.games_table(shown)
-                + pages.pager(request, games, limit, more and len(shown) == len(games)))
-        return HTMLResponse(pages.layout(tr("Tonight"), body))
+        now = self.clock()
+        figures, ids = await self.read(lambda r: views.tonight_of(r.connection(), now))
+        older = more and all(g["id"] in ids for g in games)
+        return HTMLResponse(views.tonight_html(figures, ids, games,
+                                               pages.pager(request, games, limit, older)))
 
     async def history(self, request: Request) -> Response:
         games, limit, more = await self._games(request, 50)
-        body = ("<h1>" + tr("History") + "</h1><p class=note>"
-                + tr("{n} games a page, newest first.").format(n=limit) + "</p>"
-                + pages.games_table(games) + pages.pager(request, games, limit, more))
-        return HTMLResponse(pages.layout(tr("History"), body))
+        return HTMLResponse(views.history_html(games, limit,
+                                               pages.pager(request, games, limit, more)))
 
     async def _card(self, request: Request) -> dict[str, Any]:
         game = request.path_params["game"]
@@ -177,7 +174,10 @@ class Site:
         return HTMLResponse(pages.audits_page(await self._audits()))
 
     async def faults(self, request: Request) -> Response:
-        return HTMLResponse(pages.faults_page(await self._audits()))
+        def work(reader: Reader) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+            db = reader.connection()
+            return audits(db, reader.schema), recent_faults(db, reader.schema)
+        return HTMLResponse(pages.faults_page(*await self.read(work)))
 
     async def _audits(self) -> dict[str, Any]:
         return await self.read(lambda r: audits(r.connection(), r.schema))
@@ -286,7 +286,19 @@ async def _http_error(request: Request, error: Exception) -> Response:
         detail = "not found"
     if error.status_code == 405:
         detail = f"method {request.method} not allowed here"
-    return line(error.status_code, " ".join(detail.split())[:200])
+    detail = " ".join(detail.split())[:200]
+    if _wants_page(request):
+        return HTMLResponse(pages.error_page(error.status_code, detail),
+                            status_code=error.status_code)
+    return line(error.status_code, detail)
+
+
+def _wants_page(request: Request) -> bool:
+    """A browser asking for a page (not the JSON, the CSV or a script) gets the
+    answer in the pages' design; anything else the one line."""
+    path = request.url.path
+    return request.method == "GET" and "text/html" in request.headers.get("accept", "") \
+        and not path.endswith((".json", ".csv", ".js", ".css")) and "/stream" not in path
 
 
 async def _unavailable(request: Request, error: Exception) -> Response:

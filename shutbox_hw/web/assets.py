@@ -40,6 +40,13 @@ body.live { font-size: 4vmin; overflow: hidden; }
   justify-content: center; font-size: 9vmin; font-weight: 800; background: #e8d9b5;
   color: #2a1a08; }
 .flap.shut { background: #1d2127; color: #3a414b; }
+.flap.pending { background: #1d2127; color: var(--hi); outline: .6vmin solid var(--hi); }
+.flap.refused { background: var(--bad); color: var(--fg); }
+.flap.lifted { background: #e8d9b5; color: var(--bad); outline: .6vmin dashed var(--bad); }
+.problem { font-size: 5vmin; color: var(--bad); font-weight: 700; margin-top: 2vmin;
+  min-height: 6vmin; }
+.live .links { position: fixed; left: 4vmin; bottom: 2vmin; font-size: 2.4vmin; }
+.live .links a { color: var(--dim); margin-right: 1.5em; text-decoration: none; }
 .result { font-size: 7vmin; margin-top: 4vmin; }
 .result .win { color: var(--hi); font-weight: 800; font-size: 12vmin; }
 .stale { position: fixed; right: 2vmin; bottom: 2vmin; color: var(--bad); font-size: 3vmin; }
@@ -57,21 +64,25 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
+function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 function show(s) {
   const playing = s.playing;
   $("play").hidden = !playing;
   $("between").hidden = playing;
+  $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: s.title, round: s.round}) : s.title;
   if (playing) {
-    $("title").textContent = w("{rules} \\u00b7 round {round}", {rules: s.preset || "", round: s.round});
-    $("turn").textContent = s.player ? w(s.turn_over ? "{player} \\u2014 turn over" : "{player}'s turn",
-                                         {player: s.player}) : "";
+    $("turn").textContent = !s.player ? "" : w(s.turn_over ? "{player} plays next" : "{player}'s turn",
+                                               {player: s.player});
     const dice = $("dice"); dice.replaceChildren();
     (s.dice && s.dice.length ? s.dice : [null, null]).forEach((d) =>
       dice.appendChild(el("div", d === null ? "die none" : "die", d === null ? "?" : d)));
     const flaps = $("flaps"); flaps.replaceChildren();
-    const open = new Set(s.open);
-    for (let t = 1; t <= s.tiles; t++)
-      flaps.appendChild(el("div", open.has(t) ? "flap" : "flap shut", t));
+    (s.flaps || []).forEach((state, i) => {
+      const f = el("div", "flap " + state, i + 1);
+      f.title = state + (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
+      flaps.appendChild(f);
+    });
+    $("problem").textContent = s.problem || "";
     const pool = s.players.some((p) => p.balance !== null);
     $("pot").textContent = s.pot !== null && s.pot !== undefined ? w("pot {pot}", {pot: s.pot}) : "";
     const body = $("players"); body.replaceChildren();
@@ -81,7 +92,7 @@ function show(s) {
     s.players.forEach((p) => {
       const tr = el("tr", p.name === s.player ? "now" : "");
       tr.appendChild(el("td", "", p.name));
-      tr.appendChild(el("td", "", p.round_score === null ? "\\u2013" : p.round_score));
+      tr.appendChild(el("td", "", p.round_score === null ? "\u2013" : p.round_score));
       tr.appendChild(el("td", "", pool ? p.balance : p.total));
       body.appendChild(tr);
     });
@@ -89,17 +100,20 @@ function show(s) {
     const r = s.last_result;
     $("last").replaceChildren();
     if (r) {
-      $("last").appendChild(el("div", "", w(r.abandoned ? "Last game stopped" : "Last game")));
+      $("last").appendChild(el("div", "", w(r.abandoned ? "Last game, stopped: {title}" : "Last game: {title}",
+                                            {title: r.title})));
       const names = r.winners.join(", ");
-      $("last").appendChild(el("div", "win", !r.winners.length ? w("no winner")
-        : w(r.abandoned ? "ahead: {names}" : "{names} won", {names: names})));
+      $("last").appendChild(el("div", "win", !r.winners.length ? w("no winner") : w("{names} won", {names: names})));
       $("last").appendChild(el("div", "", Object.entries(r.totals).map(([n, t]) => n + " " + t).join("   ")));
     } else {
       $("last").appendChild(el("div", "win", w("Shut the Box")));
     }
     const t = s.tonight;
-    $("tonight").textContent = w("Tonight: {games} games, {shut} boxes shut", {games: t.games, shut: t.boxes_shut}) +
-      (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "");
+    $("tonight").textContent = w("Tonight: {games}, {shut}", {
+        games: plural(t.games, w("game"), w("games")),
+        shut: plural(t.boxes_shut, w("box shut"), w("boxes shut"))}) +
+      (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
+      (t.note ? ". " + t.note : "");
   }
   $("stale").hidden = true;
 }

@@ -14,22 +14,29 @@ from typing import Any
 
 from ..game.device_words import device
 from ..i18n import N_, language, tr
-from ..store.history import scorecard_cells
+from ..rules.ruleset import PRESET_TITLES
+from ..words import count, game_state, rules_named
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),
        ("/audits", N_("Audits")), ("/faults", N_("Faults")), ("/export", N_("Export")),
        ("/backup", N_("Backup")))
 
+CLOCK_HIDDEN = ("A time shows as “clock not set” where the box’s clock had not "
+                "been set by a time server when it was taken (the box has no battery clock): "
+                "it would be wrong. The games are still in the order they were played.")
+
 
 def layout(title: str, body: str, *, live: bool = False) -> str:
-    nav = "" if live else "<nav>" + "".join(
-        f'<a href="{href}">{tr(name)}</a>' for href, name in NAV) + "</nav>"
+    links = "".join(f'<a href="{href}">{tr(name)}</a>' for href, name in NAV)
+    nav = f'<nav class="links">{links}</nav>' if live else f"<nav>{links}</nav>"
     script = '<script src="/static/live.js" defer></script>' if live else ""
     return (f'<!doctype html><html lang="{language()}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{escape(title)}</title>"
             f'<link rel="stylesheet" href="/static/style.css">{script}</head>'
-            f'<body class="{"live" if live else ""}">{nav}<main>{body}</main></body></html>')
+            f'<body class="{"live" if live else ""}">'
+            + (f"<main>{body}</main>{nav}" if live else f"{nav}<main>{body}</main>")
+            + "</body></html>")
 
 
 def live_page() -> str:
@@ -39,7 +46,8 @@ def live_page() -> str:
             '<div class="row"><div class="dice" id="dice"></div>'
             '<div class="side"><table class="players" id="players"></table>'
             '<div class="pot" id="pot"></div></div></div>'
-            '<div class="flaps" id="flaps"></div></section>'
+            '<div class="flaps" id="flaps"></div><div class="problem" id="problem"></div>'
+            '</section>'
             '<section id="between"><div class="result" id="last"></div>'
             '<div class="result note" id="tonight"></div></section>'
             '<div class="stale" id="stale" hidden>' + tr("reconnecting…") + '</div>'
@@ -48,11 +56,12 @@ def live_page() -> str:
 
 
 # what live.js writes on the TV page, in the catalogue's words ("{name}" filled there)
-LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player} — turn over"), N_("{player}'s turn"),
+LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("pot {pot}"), N_("player"), N_("this round"), N_("balance"), N_("total"),
-              N_("Last game stopped"), N_("Last game"), N_("no winner"), N_("ahead: {names}"),
-              N_("{names} won"), N_("Shut the Box"),
-              N_("Tonight: {games} games, {shut} boxes shut"), N_(", best {score} by {player}"))
+              N_("Last game, stopped: {title}"), N_("Last game: {title}"), N_("no winner"),
+              N_("{names} won"), N_("Shut the Box"), N_("{player} plays next"),
+              N_("Tonight: {games}, {shut}"), N_("game"), N_("games"), N_("box shut"),
+              N_("boxes shut"), N_(", best {score} by {player}"))
 
 
 def live_words() -> str:
@@ -61,9 +70,25 @@ def live_words() -> str:
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 
-def when(stamp: float | None) -> str:
-    """A time the box recorded ("-" where the clock was not set: the Pi has no RTC)."""
-    return "-" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+def error_page(status: int, detail: str) -> str:
+    """A page that is not there (or cannot be shown), in the pages' own design."""
+    heading = {404: "Not found", 409: "Cannot be shown", 400: "Not understood",
+               503: "Not available now"}.get(status, "Something went wrong")
+    body = (f"<h1>{heading}</h1><p>{escape(detail[:1].upper() + detail[1:])}.</p>"
+            '<p class="note"><a href="/history">All games</a> · <a href="/">Live</a></p>')
+    return layout(heading, body)
+
+
+def when(stamp: float | None, synced: bool | None = True) -> str:
+    """A time the box recorded; "clock not set" where it was not (the Pi has no RTC)."""
+    if stamp is None:
+        return "clock not set" if synced is False else "–"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def _in_text(shown: str) -> str:
+    """A time inside a sentence: "clock not set" in brackets."""
+    return shown if shown[:1].isdigit() else f"({shown})"
 
 
 def table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -73,20 +98,40 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
             + "</table>")
 
 
-def games_table(games: list[dict[str, Any]]) -> str:
+def _scores(g: dict[str, Any]) -> str:
+    """A pool's balances (what they play for), else the totals."""
+    if "balances" in g:
+        return ", ".join(f"{escape(p)} {b:+d}" for p, b in g["balances"].items())
+    return ", ".join(f"{escape(p)} {t}" for p, t in g["totals"].items())
+
+
+def games_table(games: list[dict[str, Any]], empty: str = "No games yet.") -> str:
     if not games:
-        return '<p class="note">' + tr("No games.") + "</p>"
+        return f'<p class="note">{escape(empty)}</p>'
     rows = []
     for g in games:
-        state = (tr("damaged") if g["damaged"] else tr("abandoned") if g["abandoned"]
-                 else tr("finished") if g["finished"] else tr("playing"))
-        totals = ", ".join(f"{escape(p)} {t}" for p, t in g["totals"].items())
-        rows.append([f'<a href="/game/{g["id"]}">#{g["id"]}</a>', when(g["started_at"]),
-                     escape(str(g["preset"])), state, str(g["rounds"]), totals,
-                     escape(", ".join(g["winners"])) or "-",
+        rows.append([f'<a href="/game/{g["id"]}">Game {g["id"]}</a>',
+                     when(g["started_at"], g["clock_synced"]["started"]),
+                     escape(str(g["title"])), g["state"], str(g["rounds"]), _scores(g),
+                     escape(", ".join(g["winners"])) or "–",
                      str(sum(g["boxes_shut"].values()))])
-    return table([tr("game"), tr("started"), tr("rules"), tr("state"), tr("rounds"),
-                  tr("totals"), tr("winners"), tr("boxes shut")], rows)
+    hidden = any(g["started_at"] is None for g in games)
+    return (table(["Game", "Started", "Rules", "State", "Rounds played", "Scores", "Winner",
+                   "Boxes shut"], rows)
+            + (f'<p class="note">{CLOCK_HIDDEN}</p>' if hidden else ""))
+
+
+def tonight_body(figures: Any, games: list[dict[str, Any]], note: str) -> str:
+    """Tonight's figures (the idle screen's and the TV's, the same function) and its games."""
+    best = ("" if figures.best is None else
+            f", best turn {figures.best[1]} by {escape(figures.best[0])}")
+    return ("<h1>Tonight</h1>"
+            f'<p class="figures">{count(figures.games, "game")} finished, '
+            f'{count(figures.boxes_shut, "box shut", "boxes shut")}{best}.</p>'
+            '<p class="note">Tonight is every game started in the last 12 hours by the '
+            "box’s clock; the figures count the finished ones, as the box and the TV "
+            "do.</p>" + (f'<p class="note">{escape(note)}</p>' if note else "")
+            + games_table(games, "No games tonight yet."))
 
 
 def pager(request: Any, games: list[dict[str, Any]], limit: int, more: bool) -> str:
@@ -101,48 +146,104 @@ def pager(request: Any, games: list[dict[str, Any]], limit: int, more: bool) -> 
 
 
 def scorecard_page(card: dict[str, Any]) -> str:
-    cells = scorecard_cells(card)
-    head, sub, rounds = cells[0], cells[1], cells[2:]
-    rows = [[escape(c) for c in sub], *([escape(c) for c in row] for row in rounds)]
-    winners = escape(", ".join(card["winners"])) or "-"
-    ended = (tr("abandoned") if card["abandoned"]
-             else tr("ended {when}").format(when=when(card["ended_at"])))
-    body = ("<h1>" + tr("Game {id} ({rules})").format(
-                id=card["id"], rules=escape(str(card["rules"].get("preset")))) + "</h1>"
-            + "<p>" + tr("started {when}, {ended}").format(when=when(card["started_at"]),
-                                                           ended=ended) + "</p>"
-            + table([escape(h) for h in head], rows)
-            + "<p>" + tr("winners: {names}").format(names=winners) + "</p>"
-            + '<p class="note">' + tr("{throws} throws, {refused} flaps refused.").format(
-                throws=len(card["throws"]), refused=card["rejected_flaps"])
-            + f' <a href="/game/{card["id"]}.json">JSON</a></p>')
-    return layout(tr("Game {id}").format(id=card["id"]), body)
+    """One game: each round's scores under words (the score a player made, what it
+    became after doubling where anything was doubled, the running total or a
+    pool's balance), the round a stop cut short, who won."""
+    players = card["players"]
+    pool = any("balances" in rnd for rnd in card["rounds"])
+    doubled = any(e["raw"] != e["final"] for rnd in card["rounds"]
+                  for e in rnd["players"].values())
+    columns = ["score", *(["after doubling"] if doubled else []), "balance" if pool else "total"]
+    head = ("<tr><th rowspan=2>Round</th>"
+            + "".join(f'<th colspan={len(columns)}>{escape(p)}</th>' for p in players)
+            + ("<th rowspan=2>Pot</th>" if pool else "") + "<th rowspan=2>Shut the box</th></tr>"
+            + "<tr>" + "".join(f"<th>{c}</th>" for _ in players for c in columns) + "</tr>")
+    rows = []
+    for rnd in card["rounds"]:
+        cells = [str(rnd["round"])]
+        for p in players:
+            e = rnd["players"][p]
+            cells.append("–" if e["raw"] is None else str(e["raw"]))
+            if doubled:
+                cells.append("–" if e["final"] is None else str(e["final"]))
+            value = rnd.get("balances", {}).get(p) if pool else e["total"]
+            cells.append("–" if value is None else str(value))
+        if pool:
+            cells.append(str(rnd.get("pot", "–")))
+        cells.append(escape(", ".join(rnd["shut"])) or "–")
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    left = card.get("unfinished_round")
+    if left is not None:
+        word = "stopped" if card["abandoned"] else "being played"
+        cells = [f"{left['round']} ({word})"]
+        for p in players:
+            score = left["scores"].get(p)
+            cells += ["–" if score is None else str(score)] + [""] * (len(columns) - 1)
+        cells += ([""] if pool else []) + [""]
+        rows.append('<tr class="unfinished">' + "".join(f"<td>{c}</td>" for c in cells)
+                    + "</tr>")
+    state = game_state(card)
+    ended = ("stopped before its end: nobody won" if state == "stopped" else
+             "still being played" if state == "playing" else
+             "ended " + _in_text(when(card["ended_at"], card["clock_synced"]["ended"])))
+    winners = escape(", ".join(card["winners"])) or "–"
+    hidden = card["started_at"] is None or (card["ended_at"] is None and state != "playing")
+    body = (f"<h1>Game {card['id']}: {escape(rules_named(card['rules']))}</h1>"
+            f"<p>Started {_in_text(when(card['started_at'], card['clock_synced']['started']))}, "
+            f"{ended}.</p>"
+            + (f"<table>{head}{''.join(rows)}</table>" if rows else
+               '<p class="note">No turn was finished.</p>')
+            + ("" if left is None else
+               f'<p class="note">Round {left["round"]} was '
+               f'{"stopped" if card["abandoned"] else "not finished"} before its end: its '
+               "scores are shown, and counted in no total.</p>")
+            + f"<p>Winner: {winners}</p>"
+            f'<p class="note">{count(len(card["throws"]), "throw")}, '
+            f'{count(card["rejected_flaps"], "flap refused", "flaps refused")}. '
+            f'<a href="/game/{card["id"]}.json">The record as JSON</a></p>'
+            + (f'<p class="note">{CLOCK_HIDDEN}</p>' if hidden else ""))
+    return layout(f"Game {card['id']}", body)
 
 
 def audits_page(a: dict[str, Any]) -> str:
-    figures = [[tr("games"), str(a["games"])], [tr("rounds"), str(a["rounds"])],
-               [tr("boxes shut"), str(a["boxes_shut"])]]
-    figures += [[tr("average score, {rules}").format(rules=escape(p)), str(v)]
-                for p, v in a["average_score"].items()]
-    best = [[str(b["score"]), escape(b["name"]), f'<a href="/game/{b["game"]}">#{b["game"]}</a>',
-             escape(str(b["rules"])), escape(b["date"] or "-")] for b in a["best"]]
+    figures = [["Games finished", str(a["games"])], ["Rounds played", str(a["rounds"])],
+               ["Boxes shut", str(a["boxes_shut"])]]
+    figures += [[f"Average score a turn, {escape(PRESET_TITLES.get(p, p))} and its house rules",
+                 str(v)] for p, v in a["average_score"].items()]
+    best = [[str(b["score"]), escape(b["name"]), f'<a href="/game/{b["game"]}">Game {b["game"]}'
+             "</a>", escape(PRESET_TITLES.get(b["rules"], b["rules"])),
+             escape(b["date"] or "clock not set")] for b in a["best"]]
     switches = [[escape(device(k)), str(v)] for k, v in sorted(a["switches"].items())]
-    return layout(tr("Audits"), "<h1>" + tr("Audits") + "</h1>"
-                  + table([tr("figure"), ""], figures)
-                  + "<h2>" + tr("Best scores") + "</h2>"
-                  + table([tr("score"), tr("player"), tr("game"), tr("rules"), tr("date")], best)
-                  + "<h2>" + tr("Switch actuations") + "</h2>"
-                  + table([tr("switch"), tr("count")], switches))
+    since = (f"Since the audits were reset after game {a['since_game']}."
+             if a["since_game"] else "Since the box's first game.")
+    return layout("Audits", f'<h1>Audits</h1><p class="note">{since}</p>'
+                  + table(["Figure", "Count"], figures)
+                  + "<h2>Best turns (lowest scores)</h2>"
+                  + (table(["Score", "Player", "Game", "Preset", "Date"], best) if best
+                     else '<p class="note">No turn played yet.</p>')
+                  + "<h2>Switch actuations (wear)</h2>"
+                  + (table(["Switch", "Times closed or pressed"], switches) if switches
+                     else '<p class="note">None counted yet.</p>'))
 
 
-def faults_page(a: dict[str, Any]) -> str:
-    faults = [[escape(device(k)), str(v)] for k, v in sorted(a["faults"].items())]
-    body = ("<h1>" + tr("Faults") + "</h1><p class=note>"
-            + tr("Faults counted per device since the audits were last reset. {command} on "
-                 "the box has each one.").format(command="<code>journalctl -u shutbox-hw</code>")
-            + "</p>" + (table([tr("device"), tr("faults")], faults) if faults
-                        else "<p>" + tr("No faults.") + "</p>"))
-    return layout(tr("Faults"), body)
+def faults_page(a: dict[str, Any], faults: list[dict[str, Any]]) -> str:
+    """Each fault with its time, what was wrong and whether it recovered; the
+    counts per part since the audits were reset."""
+    rows = [[when(f["at"], f["clock_synced"]), escape(device(f["device"])), escape(f["detail"]),
+             ("yes, " + when(f["recovered_at"], f["clock_synced"])) if f["recovered"]
+             else '<strong class="bad">not yet</strong>'] for f in faults]
+    counts = [[escape(device(k)), str(v)] for k, v in sorted(a["faults"].items())]
+    hidden = any(f["at"] is None for f in faults)
+    body = ("<h1>Faults</h1><p class=note>Each time the box could not trust a part (a flap "
+            "switch that chatters, an I2C device lost, the display, the dice module), the "
+            "newest first. The box plays on meanwhile; <code>journalctl -u shutbox-hw</code> "
+            "on the box has every one.</p>"
+            + (table(["When", "Part", "What was wrong", "Recovered"], rows) if rows
+               else "<p>No faults recorded.</p>")
+            + (f'<p class="note">{CLOCK_HIDDEN}</p>' if hidden else "")
+            + "<h2>Faults per part since the audits were reset</h2>"
+            + (table(["Part", "Faults"], counts) if counts else "<p>None.</p>"))
+    return layout("Faults", body)
 
 
 def export_body() -> str:

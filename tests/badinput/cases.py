@@ -147,7 +147,7 @@ CASES: list[Case] = [
     case("history-db-missing", "history --db {t}/none.db", "no game database"),
     case("history-db-garbage", "history --db {t}/g.db", "not a shutbox-hw database",
          raw("g.db", b"definitely not sqlite " * 100)),
-    case("history-db-empty", "history --db {t}/e.db", "no tables", raw("e.db", b"")),
+    case("history-db-empty", "history --db {t}/e.db", "an empty file", raw("e.db", b"")),
     case("history-db-foreign", "history --db {t}/f.db", "not a shutbox-hw database",
          ("db", "f.db", "foreign")),
     case("history-db-newer", "history --db {t}/n.db",

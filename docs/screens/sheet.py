@@ -1,0 +1,41 @@
+"""The screenshots in docs/screens from those ``tests/test_web_browser.py`` keeps:
+
+    SHUTBOX_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_web_browser.py
+    .venv/bin/python docs/screens/sheet.py /tmp/shots
+
+The TV page at both sizes as it is, every other page on one sheet per size
+(each a third of its size), in 64 colours to keep the files small.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+PAGES = ("tonight", "history", "game-1", "game-2", "audits", "faults", "export", "backup",
+         "game-99")
+HERE = Path(__file__).parent
+
+
+def small(image: Image.Image) -> Image.Image:
+    return image.convert("RGB").quantize(64, method=Image.Quantize.MEDIANCUT)
+
+
+def main(shots: Path) -> None:
+    for width, height in ((1920, 1080), (1280, 720)):
+        size = f"{width}x{height}"
+        small(Image.open(shots / f"live-{size}.png")).save(HERE / f"live-{size}.png",
+                                                           optimize=True)
+        cell = (width // 3, height // 3)
+        sheet = Image.new("RGB", (cell[0] * 3 + 8, cell[1] * 3 + 8), "#333")
+        for i, page in enumerate(PAGES):
+            image = Image.open(shots / f"{page}-{size}.png").convert("RGB")
+            image.thumbnail(cell, Image.Resampling.LANCZOS)
+            sheet.paste(image, ((i % 3) * (cell[0] + 4), (i // 3) * (cell[1] + 4)))
+        small(sheet).save(HERE / f"pages-{size}.png", optimize=True)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
