@@ -323,7 +323,8 @@ def test_no_wait_at_the_end_for_a_broker_out_of_reach(tmp_path, monkeypatch):
     Store(db).close()
     with hookup.publishing(config, db, warned.append, drain_s=10.0) as wake:
         assert wake is not None
-        pub = wake.__self__
+        pub = wake.publisher                  # the outbox hook carries the publisher
+        assert pub is not None
         for _ in range(500):                  # its first try at the closed port
             if pub.problem is not None:
                 break

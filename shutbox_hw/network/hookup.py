@@ -60,8 +60,10 @@ def publishing(config: Config, db_path: str | Path, warn: Callable[[str], None],
     try:
         yield Outbox(limits, publisher)
     finally:
-        # no wait for a broker that cannot be reached: the rows wait in the outbox anyway
-        left = publisher.stop(drain_s if publisher.problem is None else 0.0)
+        # no wait for a broker that this run never reached: the rows wait in the outbox
+        # anyway (one that took events and went away is waited for: it may be back)
+        reached = publisher.problem is None or publisher.sent > 0
+        left = publisher.stop(drain_s if reached else 0.0)
         if left:
             warn(f"{left} event(s) not sent to the MQTT broker yet"
                  + (f" ({publisher.problem})" if publisher.problem else "")
