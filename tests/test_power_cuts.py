@@ -97,14 +97,37 @@ def _typed_events(config, db) -> list:
     store = runner.daemon.store
     real = store.record_all
 
-    def record_all(events):
+    def record_all(events, *args, **kwargs):
         events = list(events)
-        real(events)
+        real(events, *args, **kwargs)   # the tally and the happened times too
         kept.extend(events)
 
     store.record_all = record_all
     SteadyPlayer(runner, players=3, rounds=3, seed=7).play()
     return kept
+
+
+def _old_database(db: Path, events: list) -> None:
+    """A database as the box wrote it before one step was one transaction."""
+    old = Store(db)
+    for event in events:
+        old.record(event)           # each in a transaction of its own
+    old.close()
+
+
+def test_a_person_at_a_resumed_box_counts_the_rounds_ended_before_it_booted(fast_dir):
+    """The steady player stops after three rounds: on a new process it reads the
+    rounds already ended from the box's record (it saw none of them printed)."""
+    config = load_config(rule_overrides=FORMATS["pool"])
+    events = _typed_events(config, fast_dir / "plain.db")
+    ends = [i for i, e in enumerate(events) if e.name == "round_ended"]
+    assert len(ends) == 3
+    _old_database(fast_dir / "old.db", events[:ends[1] + 2])   # into the third round
+    runner = SimRunner(config, fast_dir / "old.db")
+    try:
+        assert runner.sim.view.rounds_ended() == 2
+    finally:
+        runner.daemon.store.close()
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -120,14 +143,14 @@ def test_a_database_cut_between_two_events_of_one_step_is_finished_on_resume(
     config = load_config(rule_overrides=FORMATS[name])
     events = _typed_events(config, tmp_path / "plain.db")
     expected = record_of(tmp_path / "plain.db")
+    assert expected["games"][0][2] == 1 and expected["integrity"] == "ok"
+    assert len(events) > 1, "the uninterrupted game stored no events: nothing to cut"
     cuts = cut_points(len(events), long_run)
+    assert cuts, "no cut point tried"
     failures = []
     for k in cuts:
         db = tmp_path / f"old{k}.db"
-        old = Store(db)
-        for event in events[:k]:
-            old.record(event)           # each in a transaction of its own
-        old.close()
+        _old_database(db, events[:k])
         runner = SimRunner(config, db)  # every flap open, as if all were lifted
         try:
             SteadyPlayer(runner, players=3, rounds=3, seed=7).play(limit=2000)

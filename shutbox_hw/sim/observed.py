@@ -143,8 +143,14 @@ class Observed:
         return any(e["event"] == "game_ended" for e in self.since("game_started"))
 
     def rounds_ended(self) -> int:
-        """Rounds ended in the game under way (or the last one)."""
-        return sum(e["event"] == "round_ended" for e in self.since("game_started"))
+        """Rounds ended in the game under way (or the last one). For a game that
+        began before they were watched (a new process on an old database), the
+        box's record counts those ended before too (it may lag what was printed
+        while the disk refuses writes: the larger of the two)."""
+        seen = sum(1 for e in self.since("game_started") if e["event"] == "round_ended")
+        if self.db is None or any(e["event"] == "game_started" for e in self.events):
+            return seen
+        return max(seen, rounds_on_record(self.db))
 
     def turn(self) -> TurnSeen | None:
         """The turn under way, or None between turns and outside a game. From
@@ -195,6 +201,22 @@ def record(db: Path) -> list[int]:
         return []
     finally:
         con.close()
+
+
+def rounds_on_record(db: Path) -> int:
+    """The rounds ended in the newest game on the box's record (0 if none)."""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return 0
+    try:
+        row = con.execute("SELECT count(*) FROM rounds WHERE game_id ="
+                          " (SELECT max(id) FROM games)").fetchone()
+    except sqlite3.Error:
+        return 0
+    finally:
+        con.close()
+    return int(row[0])
 
 
 def turn_on_record(db: Path) -> TurnSeen | None:
