@@ -283,6 +283,8 @@ class Daemon:
         data = shown(self.controller.state, self.controller.shown)
         if data != self._mirrored and publish(self.store, data):
             self._mirrored = data
+            if self.store.outbox is not None:
+                self.store.outbox()     # the publisher looks again: the state follows it
 
     def _save(self, events: tuple[AnyGameEvent, ...], item: Queued) -> None:
         """Write this step's events after those still unsaved, all in one go.

@@ -54,6 +54,7 @@ class Session:
         self._last_queued = 0      # the highest seq published on this connection
         self._state_seq = -1       # the seq the retained state last reflected
         self._state_at = 0.0       # monotonic time of the last state look
+        self._look = False         # woken: look whether the state changed without an event
         self._state_sent = ""      # the last state published (without its seq)
 
     # ------------------------------------------------------------------ connecting
@@ -165,6 +166,7 @@ class Session:
             readable, writable, _ = select.select([sock, pub.wake_fd], want, [], 1.0)
             if pub.wake_fd in readable:
                 pub.drain_pipe()
+                self._look = True     # the box's picture may have moved without an event
             if sock in readable and client.loop_read() != 0:
                 break
             if sock in writable and client.loop_write() != 0:
@@ -205,7 +207,8 @@ class Session:
                 self.pub.note_event(event)
         if not self._inflight:
             fresh = self._last_queued > self._state_seq
-            if fresh or time.monotonic() - self._state_at >= self.pub.refresh_s:
+            if fresh or self._look or time.monotonic() - self._state_at >= self.pub.refresh_s:
+                self._look = False
                 self._publish_state(only_if_changed=not fresh)
                 self._state_seq = max(self._state_seq, self._last_queued)
             self.pub.drained.set()
