@@ -293,7 +293,7 @@ class Daemon:
         each happened (the outbox sends them with it), and the box says so in
         this very step (the fault is queued as part of it); the first write
         that passes clears the fault the same way. The disk's own fault and
-        recovery go with them (the store keeps neither; the outbox sends both).
+        recovery go with them (the fault log keeps both; the outbox sends both).
         """
         now = item.at_ms
         at = [self.store.now()] * len(events)
