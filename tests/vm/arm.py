@@ -240,8 +240,9 @@ class ArmRehearsal:
         log = (self.root.dir / PIP_LOG.lstrip("/")).read_text(errors="replace")
         self.built = built_from_source(log)
         said = "install.sh: pip built nothing from source" in self.said
-        self.report.figure(f"built from source ({self.arch})",
-                           f"{len(self.built)} (install.sh {self.install_s:.0f} s, emulated)")
+        # the line, exactly: "FIGURE built from source: N", its architecture after N
+        self.report.figure("built from source", f"{len(self.built)} ({self.arch}, install.sh "
+                                                f"{self.install_s:.0f} s, emulated)")
         return (not self.built and said and not self.compilers(),
                 f"pip's log: {', '.join(self.built) or 'no wheel built'} (the checkout aside); "
                 f"installer's own check: {'said so' if said else 'silent'}; still no compiler")
