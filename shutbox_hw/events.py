@@ -93,8 +93,26 @@ class Figures:
     at_ms: int
 
 
+@dataclass(frozen=True)
+class Roster:
+    """The players the record knows, most recently seen first (read by the daemon
+    at start and after each game, for the setup screen's roster)."""
+    names: tuple[str, ...]
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class SeatClaim:
+    """Somebody asks for a seat in the game being set up: ``source`` "phone" (the
+    join page, with the ``code`` it was opened with) or "box"."""
+    name: str
+    source: Literal["box", "phone"]
+    at_ms: int
+    code: str | None = None
+
+
 Event = (FlapChanged | ButtonPressed | ButtonLevel | DiceRolled | Tick | InputFault |
-         ServiceRequested | Figures)
+         ServiceRequested | Figures | Roster | SeatClaim)
 
 ButtonEvent = (ButtonPressed | ButtonLevel | InputFault | ServiceRequested)
 """What the buttons (and the service button) report."""

@@ -25,7 +25,9 @@ LAYERS: dict[str, float] = {
     "i18n": 0,              # the language in force and its catalogues (gettext only)
     "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
     "__version__": 0,       # the package's version (shutbox_hw/__init__.py), a plain value
+    "spelling": 0,          # letters spelled out (the fonts and the roster's name key)
     "rules": 1, "hal": 1, "textfile": 1, "sdnotify": 1,
+    "players": 1,           # a player's name and when two names are one player
     "game": 2, "strategy": 2, "netconfig": 2,
     "words": 2.5,           # what surfaces say: above the game (its rule words), below the store
     "render": 3, "store": 3, "config": 3, "steps": 3,

@@ -359,3 +359,21 @@ def test_the_readme_s_first_words_are_for_a_newcomer():
         assert f"`{href}`" in trying or f"127.0.0.1:8080{href}`" in trying, href
     developers = text.split("### For developers", 1)[1].split("##", 1)[0]
     assert ".ci/run" in developers and "mypy --strict" in developers and "ruff" in developers
+
+
+@pytest.mark.parametrize("level", [0, 2, 3])
+def test_the_mirror_of_the_screen_leaves_the_records_durability_as_it_found_it(tmp_path, level):
+    """The mirror is written at NORMAL for itself (a lost mirror loses nothing), and
+    the connection goes back to its own level: FULL for the record, or whatever a
+    drop-in made it (the crash rehearsal's self-check forces OFF)."""
+    from shutbox_hw.store.shown import publish
+    from shutbox_hw.store.sqlite import Store
+    store = Store(tmp_path / "box.db")
+    try:
+        assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2
+        store.db.execute(f"PRAGMA synchronous={level}")
+        assert publish(store, {"screen": "probe"})
+        assert store.db.execute("PRAGMA synchronous").fetchone()[0] == level
+        assert store.db.execute("SELECT data FROM shown").fetchone()[0] == '{"screen": "probe"}'
+    finally:
+        store.close()

@@ -36,18 +36,27 @@ class GameConfig:
     name_list: tuple[str, ...] = ()   # the names the operator menu offers for the seats
 
 
-def seat_names(configured: tuple[str, ...], count: int) -> tuple[str, ...]:
-    """``count`` names: the configured ones, then P<seat> (never a duplicate)."""
-    names = list(configured[:count])
-    taken = set(names)
-    for i in range(len(names), count):
-        name, n = f"P{i + 1}", i + 1
-        while name in taken:
-            n += 1
-            name = f"P{n}"
-        names.append(name)
-        taken.add(name)
-    return tuple(names)
+def seat_names(configured: tuple[str, ...], count: int,
+               claimed: Mapping[int, str] | None = None) -> tuple[str, ...]:
+    """``count`` names: each seat's claimed name, else its configured one, then
+    P<seat> (never a duplicate: a configured name claimed for another seat
+    leaves its own seat to a label)."""
+    claimed = claimed or {}
+    names: list[str | None] = [claimed.get(i, configured[i] if i < len(configured) else None)
+                               for i in range(count)]
+    for i, name in enumerate(names):
+        if i not in claimed and name is not None and name in claimed.values():
+            names[i] = None
+    taken = {n for n in names if n is not None}
+    for i in range(count):
+        if names[i] is None:
+            label, n = f"P{i + 1}", i + 1
+            while label in taken:
+                n += 1
+                label = f"P{n}"
+            names[i] = label
+            taken.add(label)
+    return tuple(n for n in names if n is not None)
 
 
 @dataclass(frozen=True)

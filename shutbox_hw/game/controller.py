@@ -26,6 +26,8 @@ from ..events import (
     Figures,
     FlapChanged,
     InputFault,
+    Roster,
+    SeatClaim,
     ServiceRequested,
     Tick,
 )
@@ -42,7 +44,7 @@ from ..rules import (
     new_match,
     rules_from_dict,
 )
-from . import advice, service_view, view
+from . import advice, service_view, setup, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, Show
@@ -136,6 +138,10 @@ class Controller:
             out += self._service_requested()
         elif isinstance(event, Figures):
             self.state.tonight, self.state.audits = event.tonight, event.audits
+        elif isinstance(event, Roster):
+            self.state.roster = event.names
+        elif isinstance(event, SeatClaim):
+            out += self._seat_claim(event)
         elif isinstance(event, ButtonLevel) and self.state.service is not None:
             self.state.service.hold(event.button.upper(), event.down)   # the switch test
         # a turn that ended with every flap open hands over at once: never a dead end
@@ -180,9 +186,18 @@ class Controller:
 
     # ------------------------------------------------------------------ game setup
 
+    def _seat_claim(self, claim: SeatClaim) -> list[Effect]:
+        """A name for the next free seat (game/setup.py); a refusal flashes its reason."""
+        claimed = setup.claim_seat(self.state, claim.name, claim.source)
+        if isinstance(claimed, str):
+            self.shown.refuse(claimed, self.state.now)
+            return []
+        return [Emit(claimed)]
+
     def _new_game(self) -> list[Effect]:
         s = self.state
         s.players = s.names(s.player_count)
+        setup.clear_claims(s)
         s.match = new_match(len(s.players))
         s.round_played = {}
         s.turn = None

@@ -53,6 +53,18 @@ class GameStarted(GameEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SeatClaimed(GameEvent):
+    """While a game is set up, a seat got a player's name: ``source`` "box" (the
+    roster on the setup screen) or "phone" (the join page). ``players`` is every
+    seat's name for the game as it now stands."""
+    name = "seat_claimed"
+    seat: int
+    player: str
+    source: str
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class TurnStarted(GameEvent):
     name = "turn_started"
     seat: int = hidden()
@@ -245,7 +257,7 @@ class ServiceExited(GameEvent):
     name = "service_exited"
 
 
-AnyGameEvent = (GameStarted | TurnStarted | Rolled | ThrowCommitted | FlapRejected | FlapReopened |
-                TurnEnded | RoundEnded | GameEnded | Resumed | Hint | Chances | Fault | Recovered |
-                ServiceEntered | SettingChanged | AuditsReset | ServiceExited)
+AnyGameEvent = (GameStarted | SeatClaimed | TurnStarted | Rolled | ThrowCommitted | FlapRejected |
+                FlapReopened | TurnEnded | RoundEnded | GameEnded | Resumed | Hint | Chances |
+                Fault | Recovered | ServiceEntered | SettingChanged | AuditsReset | ServiceExited)
 EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)

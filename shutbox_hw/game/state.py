@@ -74,6 +74,9 @@ class GameState:
     settings: dict[str, Any] = field(default_factory=dict)  # the adjustable values in force
     tonight: Tonight | None = None       # the record's figures (from the daemon)
     audits: tuple[str, ...] = ()
+    claimed: dict[int, str] = field(default_factory=dict)  # seat: the name it was given
+    #                                   while the next game is set up (game/setup.py)
+    roster: tuple[str, ...] = ()         # the record's players, most recent first
 
     @property
     def board(self) -> Mask:
@@ -120,5 +123,6 @@ class GameState:
             self.game.hints == "always" or turn.hint_shown)
 
     def names(self, count: int) -> tuple[str, ...]:
-        """``count`` player names: the configured ones, then P1.. (never a duplicate)."""
-        return seat_names(self.game.player_names, count)
+        """``count`` player names: each seat's claimed name, else the configured
+        one, else P1.. (never a duplicate)."""
+        return seat_names(self.game.player_names, count, self.claimed)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from ..spelling import SPELLED
+
 # combining mark -> its rows, 5 px wide (narrower bodies take the middle
 # columns): a point or two dots need one row, a slanted stroke two
 MARKS: dict[str, tuple[str, ...]] = {
@@ -90,15 +92,6 @@ LARGE_UPPER = {"ß": "SS", "ı": "I", "ł": "Ł", "ð": "Ð", "þ": "Þ"}
 
 # what stands in for a character no font has: the letters NFKD cannot take
 # apart, and signs; anything else not in the font is left out
-SPELLED: dict[str, str] = {
-    "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O",
-    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ł": "l", "Ł": "L",
-    "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ı": "i", "ĸ": "k", "ŉ": "'n", "ŋ": "n",
-    "Ŋ": "N", "ſ": "s", "€": "EUR", "£": "GBP", "°": "o", "«": '"', "»": '"',
-    "\u2018": "'", "\u2019": "'", "\u201a": ",", "\u201c": '"', "\u201d": '"',
-    "\u201e": '"', "\u2013": "-", "\u2014": "-", "\u2026": "...", "\u00a0": " ",
-    "×": "x", "·": ".",
-}
 
 
 def _squash(rows: list[str], keep: int, drop_from_top: bool = False) -> list[str]:

@@ -27,6 +27,7 @@ from ..game.events import (
     Resumed,
     Rolled,
     RoundEnded,
+    SeatClaimed,
     ServiceEntered,
     ServiceExited,
     SettingChanged,
@@ -36,12 +37,13 @@ from ..game.events import (
 )
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of
-from . import figures
+from . import figures, roster
 from .audit import reset_counters
 from .settings import clear_settings, save_setting
 
-NOT_STORED = (FlapReopened, Resumed, Hint, Chances, ServiceEntered, ServiceExited)
-"""Events that follow from what is stored (or only say something to the screen)."""
+NOT_STORED = (FlapReopened, Resumed, Hint, Chances, ServiceEntered, ServiceExited, SeatClaimed)
+"""Events that follow from what is stored (or only say something to the screen; a
+seat claimed before the game is in its ``game_started``)."""
 
 
 def _dice_json(dice: tuple[int, ...] | None) -> str | None:
@@ -105,7 +107,7 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
             db.execute("UPDATE fault_log SET recovered_at = ? WHERE device = ?"
                        " AND recovered_at IS NULL", (now, event.device))
         case FlapReopened() | Resumed() | Hint() | Chances() | ServiceEntered() \
-                | ServiceExited():
+                | ServiceExited() | SeatClaimed():
             pass  # NOT_STORED: the store leaves them out before it gets here
         case _:
             assert_never(event)  # a new event type: decide what the store keeps
@@ -135,8 +137,9 @@ def _game_started(db: sqlite3.Connection, event: GameStarted, now: float,
     cur = db.execute("INSERT INTO games (started_at, started_synced, rules, dice_mode)"
                      " VALUES (?, ?, ?, ?)", (now, int(synced), rules_json, event.dice))
     game_id = cur.lastrowid
-    db.executemany("INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
-                   [(game_id, seat, name) for seat, name in enumerate(event.players)])
+    db.executemany("INSERT INTO players (game_id, seat, name, player_id) VALUES (?, ?, ?, ?)",
+                   [(game_id, seat, name, roster.seen(db, name, now))
+                    for seat, name in enumerate(event.players)])
     figures.game_started(db, game_id, rules_json)
     return game_id
 

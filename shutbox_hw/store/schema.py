@@ -16,9 +16,10 @@ from pathlib import Path
 from ..errors import shown_path
 from ..textfile import file_kind, os_problem
 from .figures import migrate_to_5
+from .roster import migrate_to_7
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 6
+VERSION = 7
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -111,6 +112,16 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
         " game_id INTEGER, at REAL NOT NULL, data TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS fault_log (id INTEGER PRIMARY KEY, device TEXT NOT NULL,"
         " detail TEXT NOT NULL, at REAL NOT NULL, at_synced INTEGER, recovered_at REAL)"),
+    # 7: the players who come back (issue 34, store/roster.py): every name a seat was
+    # given, once per player (``key``: case and accents folded), with when it was first
+    # and last seen; each seat of a game points at its player (NULL: a seat label
+    # P1..P8, or a player removed from the roster, whose games were anonymised)
+    6: ("CREATE TABLE IF NOT EXISTS roster (id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+        " key TEXT NOT NULL UNIQUE, first_seen REAL NOT NULL, last_seen REAL NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS roster_last_seen ON roster (last_seen)",
+        "ALTER TABLE players ADD COLUMN player_id INTEGER REFERENCES roster(id)",
+        "CREATE INDEX IF NOT EXISTS players_player ON players (player_id, game_id)",
+        migrate_to_7),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

@@ -18,6 +18,8 @@ from typing import Any
 
 from .schema import VERSION
 
+NORMAL = 1  # PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA
+
 
 def publish(store: Any, data: dict[str, Any]) -> bool:
     """Replace the shown row through ``store``'s connection (True if written).
@@ -34,13 +36,16 @@ def publish(store: Any, data: dict[str, Any]) -> bool:
         if cursor is None or cursor.connection is not db:
             cursor = db.cursor()
             store._shown_cursor = cursor
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        # the connection's own level is put back as it was (FULL for the record,
+        # whatever a test or a drop-in made it): this write only lowers it for itself
+        level = int(cursor.execute("PRAGMA synchronous").fetchone()[0])
+        cursor.execute(f"PRAGMA synchronous={min(level, NORMAL)}")
         try:
             cursor.execute("INSERT OR REPLACE INTO shown (id, game_id, at, data)"
                            " VALUES (1, ?, ?, ?)",
                            (store.game_id, store._clock(), json.dumps(data)))
         finally:
-            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute(f"PRAGMA synchronous={level}")
     except sqlite3.Error:
         return False
     return True

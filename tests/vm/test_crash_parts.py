@@ -108,3 +108,34 @@ def test_the_simulated_boot_the_real_daemon_is_held_to_resumes_where_the_disk_is
     assert events[0] == {"event": "resumed", "player": first["player"], "round": 2}
     assert (found / "shutbox.db").read_bytes() == before
     assert boot_events(config, found, tmp_path / "work", ()) == events   # the same boot again
+
+
+SYNC_PROBE = """
+import sys
+from shutbox_hw.store.shown import publish
+from shutbox_hw.store.sqlite import Store
+store = Store(sys.argv[1])
+before = store.db.execute("PRAGMA synchronous").fetchone()[0]
+assert publish(store, {"screen": "probe"})
+after = store.db.execute("PRAGMA synchronous").fetchone()[0]
+print(before, after)
+"""
+
+
+@pytest.mark.parametrize("shim, level", [(False, "2 2"), (True, "0 0")])
+def test_the_self_checks_synchronous_off_stays_off_through_the_screens_mirror(
+        tmp_path: Path, shim: bool, level: str) -> None:
+    """The rehearsal's drop-in makes the store's FULL into OFF, and the mirror of
+    the screen (written through a cursor, at NORMAL for itself) must not put FULL
+    back: it once did, and the check found 0 of 30 points lost."""
+    import os
+    import subprocess
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if shim:
+        env["PYTHONPATH"] = str(HERE / "guest" / "sync_off")
+    out = subprocess.run([sys.executable, "-c", SYNC_PROBE, str(tmp_path / "box.db")],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == level.split()
+    assert ("synchronous forced OFF" in out.stderr) is shim

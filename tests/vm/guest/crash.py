@@ -45,21 +45,6 @@ HOLD_S, LONG_HOLD_S, MOVE_S, PRESS_GAP_S = 0.25, 1.1, 0.1, 0.25
 EVENT_WAIT_S = 20
 MIN_POINTS = 200
 SYNC_OFF_DIR = Path("/run/crash-sync-off")
-SYNC_OFF = '''\
-# the crash rehearsal's self-check only: SQLite's synchronous=FULL made OFF
-import sqlite3, sys
-_connect = sqlite3.connect
-class _Off(sqlite3.Connection):
-    def execute(self, sql, *args):
-        if sql.replace(" ", "").upper() == "PRAGMASYNCHRONOUS=FULL":
-            sql = "PRAGMA synchronous=OFF"
-            print("crash rehearsal: synchronous forced OFF", file=sys.stderr, flush=True)
-        return super().execute(sql, *args)
-def connect(*args, **kwargs):
-    kwargs.setdefault("factory", _Off)
-    return _connect(*args, **kwargs)
-sqlite3.connect = connect
-'''
 
 
 class LoggedDisk:
@@ -347,7 +332,7 @@ class CrashCheck:
     def synchronous_off(self, plan: dict[str, Any]) -> None:
         """The same game with synchronous=OFF: the replay must find shown throws lost."""
         SYNC_OFF_DIR.mkdir(exist_ok=True)
-        (SYNC_OFF_DIR / "sitecustomize.py").write_text(SYNC_OFF)
+        shutil.copyfile(HERE / "sync_off" / "sitecustomize.py", SYNC_OFF_DIR / "sitecustomize.py")
         dropin = DROPINS / "60-crash-synchronous-off.conf"
         dropin.write_text(f"[Service]\nEnvironment=PYTHONPATH={SYNC_OFF_DIR}\n")
         sh("systemctl", "daemon-reload")

@@ -1,0 +1,82 @@
+"""A player's name: one rule for the config file, the box's roster and a phone."""
+
+from __future__ import annotations
+
+import pytest
+
+from shutbox_hw.game.config import GameConfig, seat_names
+from shutbox_hw.game.setup import claim_seat
+from shutbox_hw.game.state import GameState
+from shutbox_hw.players.names import MAX_NAME_CHARS, is_seat_label, name_key, name_problem, tidy
+from shutbox_hw.rules import DEFAULT_PRESET, build_rules
+
+
+@pytest.mark.parametrize("a, b", [("Zoë Ødegård", "zoe odegard"), ("ANNA", "anna"),
+                                  ("  Anna   Lena ", "anna lena"), ("Straße", "STRASSE"),
+                                  ("🍺 Bob", "bob"), ("Łukasz", "lukasz")])
+def test_names_are_the_same_player_whatever_their_case_and_accents(a, b):
+    assert name_key(a) == name_key(b)
+
+
+def test_different_names_stay_different():
+    assert len({name_key(n) for n in ["Anna", "Anne", "Ann", "Zoe", "Zoë O", "Bob"]}) == 6
+
+
+@pytest.mark.parametrize("name, words", [
+    ("", "blank"), ("   ", "blank"), ("x" * (MAX_NAME_CHARS + 1), f"at most {MAX_NAME_CHARS}"),
+    ("a" * 500, f"at most {MAX_NAME_CHARS}"), ("An\x00na", "control"), ("An\nna", "control"),
+    ("An\u202ena", "control"), ("🍺🍺", "a letter or a digit"), (42, "text")])
+def test_a_name_that_cannot_be_a_player_s_says_why(name, words):
+    assert words in (name_problem(name) or "")
+
+
+def test_a_name_at_the_limit_is_taken_tidied():
+    assert name_problem("x" * MAX_NAME_CHARS) is None
+    assert name_problem("  Zoë   Ødegård ") is None
+    assert tidy("  Zoe\u0308   Ødegård ") == "Zoë Ødegård"
+
+
+def test_seat_labels_are_nobody():
+    assert [is_seat_label(n) for n in ["P1", "P8", "P12", "P0", "p1", "Pia", "P"]] == [
+        True, True, True, False, False, False, False]
+
+
+def test_seat_names_put_claims_first_and_never_repeat_a_name():
+    assert seat_names((), 3) == ("P1", "P2", "P3")
+    assert seat_names(("Anna", "Ben"), 3) == ("Anna", "Ben", "P3")
+    assert seat_names(("Anna", "Ben"), 3, {2: "Cleo"}) == ("Anna", "Ben", "Cleo")
+    # Ben claimed the first seat: his configured seat falls back to a label
+    assert seat_names(("Anna", "Ben"), 2, {0: "Ben"}) == ("Ben", "P2")
+
+
+def _state(names=(), count=2):
+    return GameState(rules=build_rules(DEFAULT_PRESET), game=GameConfig(player_names=tuple(names)),
+                     player_count=count)
+
+
+def test_claims_fill_the_free_seats_then_add_seats_up_to_eight():
+    state = _state()
+    got = [claim_seat(state, n, "phone") for n in ["Anna", "Ben", "Cleo"]]
+    assert [e.seat for e in got] == [0, 1, 2]
+    assert got[-1].players == ("Anna", "Ben", "Cleo") and state.player_count == 3
+    for n in ["D", "E", "F", "G", "H"]:
+        assert not isinstance(claim_seat(state, n, "box"), str)
+    assert "every seat is taken" in claim_seat(state, "Ida", "phone")
+    assert state.names(state.player_count) == ("Anna", "Ben", "Cleo", "D", "E", "F", "G", "H")
+
+
+def test_a_claim_keeps_the_configured_names_and_refuses_who_is_seated():
+    state = _state(["Anna"], 2)
+    claimed = claim_seat(state, "Zoë", "phone")
+    assert (claimed.seat, claimed.players) == (1, ("Anna", "Zoë"))
+    assert "already at the table" in claim_seat(state, "ZOE", "box")
+    assert "already at the table" in claim_seat(state, "anna", "phone")
+    assert "seat's label" in claim_seat(state, "P3", "phone")
+    assert "control" in claim_seat(state, "Bo\x1bb", "phone")
+
+
+def test_no_claim_reaches_a_game_under_way():
+    state = _state()
+    state.phase = "play"
+    assert "under way" in claim_seat(state, "Anna", "phone")
+    assert state.claimed == {}
