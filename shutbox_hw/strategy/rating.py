@@ -57,8 +57,6 @@ def objective_for(rules: RuleSet) -> Objective:
 class Tables(Protocol):
     """What the rating needs of a :class:`~.solver.Solver`."""
 
-    rules: RuleSet
-
     def solution(self, objective: str) -> Solution: ...
 
 
@@ -126,10 +124,14 @@ def _points(x: float) -> float:
 
 
 class Rater:
-    """Rates throws of one rule set with its solver's table for its objective."""
+    """Rates throws of one rule set with its solver's table for its objective.
 
-    def __init__(self, tables: Tables) -> None:
-        self.rules = tables.rules
+    ``rules`` is the game's own rule set: a solver is shared by rule sets that differ
+    only in keys the tables ignore (klappenspiel and pub), whose objectives differ.
+    """
+
+    def __init__(self, rules: RuleSet, tables: Tables) -> None:
+        self.rules = rules
         self.objective = objective_for(self.rules)
         self.solution = tables.solution(self.objective)
         self.scale = 100.0 if self.objective == "max-shut" else 1.0
@@ -213,4 +215,4 @@ def rater_for_record(rules_json: str, tables_for: Callable[[RuleSet], Tables]) -
         rules = rules_from_dict(json.loads(rules_json))
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    return Rater(tables_for(rules))
+    return Rater(rules, tables_for(rules))
