@@ -56,7 +56,7 @@ from .store.audit import Tally
 from .store.shown import publish
 
 if TYPE_CHECKING:
-    from .skill.rater import RatingWorker
+    from .skill.rater import RaterPort
 
 log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
@@ -91,7 +91,7 @@ class Daemon:
                  advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
                  render: Callable[[Any], Any] | None = None,
-                 rater: RatingWorker | None = None) -> None:
+                 rater: RaterPort | None = None) -> None:
         self.base_config = config          # the config file ...
         self.settings = store.settings()   # ... and the box's adjustments over it
         self.config = config               # the display was made with its contrast

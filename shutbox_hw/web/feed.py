@@ -25,6 +25,7 @@ from typing import Any
 from ..network.live import live
 from ..store.schema import sqlite_problem
 from .reader import Reader, Unavailable
+from .views import with_accuracy
 
 log = logging.getLogger("shutbox_hw.web")
 
@@ -84,7 +85,8 @@ class LiveFeed:
 
     def _summary(self, now: float) -> tuple[str, str]:
         try:
-            return "data", json.dumps(live(self.reader.connection(), now))
+            db = self.reader.connection()
+            return "data", json.dumps(with_accuracy(db, live(db, now)))
         except Unavailable as error:
             return "unavailable", json.dumps(str(error))
         except sqlite3.Error as error:
