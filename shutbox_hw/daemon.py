@@ -34,6 +34,7 @@ from .events import (
     InputFault,
     ServiceRequested,
     Tick,
+    TurnRated,
 )
 from .game.advice import Advisor
 from .game.advice import ready as advice_ready
@@ -234,6 +235,7 @@ class Daemon:
             self._drain(now)
         elif self._advisor_pending and getattr(self.controller.advisor, "failed", None):
             self._advisor_pending = False   # logged; the hints stay "not ready"
+        self._take_ratings(now)
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
@@ -244,6 +246,18 @@ class Daemon:
         for fault in reports(now) if reports is not None else ():
             self.feed(fault)
         self._schedule()
+
+    def _take_ratings(self, now: int) -> None:
+        """The turns the rater has rated: with ``[game] show_accuracy``, those of the game
+        under way go to the controller (its turn-end screen shows them)."""
+        if self.rater is None:
+            return
+        rated = [TurnRated(r.seat, r.round, r.tally.best, r.tally.moves, now)
+                 for r in self.rater.reports() if r.game_id == self.store.game_id]
+        if rated and self.config.game.show_accuracy:
+            for event in rated:
+                self._queue.add(Queued(event, now, activity=False))
+            self._drain(now)
 
     def _schedule(self) -> None:
         """Register what the daemon's own parts next need the loop for: the

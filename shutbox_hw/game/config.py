@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..validate import Choice, Integer, Problems, Rule, Spec
+from ..validate import Choice, Flag, Integer, Problems, Rule, Spec
 
 DiceMode = Literal["software", "module", "manual"]
 HintMode = Literal["off", "on-request", "always"]
@@ -34,6 +34,7 @@ class GameConfig:
     hint_objective: HintObjective = "min-score"
     pause_ms: int = 2000          # how long each end of a turn stays (a button skips it)
     name_list: tuple[str, ...] = ()   # the names the operator menu offers for the seats
+    show_accuracy: bool = False   # the turn-end screen shows the turn's best moves once rated
 
 
 def seat_names(configured: tuple[str, ...], count: int,
@@ -84,6 +85,7 @@ GAME = Spec(GameConfig, {
                         message="expected a number of milliseconds {low}..{high}, got {value!r}"),
     "name_list": PlayerNames(MAX_NAME_LIST, noun="names"),
     "player_names": PlayerNames(MAX_PLAYERS),
+    "show_accuracy": Flag(),
     "settle_ms": Integer(0, MAX_SETTLE_MS,
                          message="expected a number of milliseconds {low}..{high}, got {value!r}"),
 })

@@ -93,3 +93,38 @@ def test_the_tv_shows_the_last_rated_turn_of_the_game(played):
     assert summary["accuracy"]["player"] == last[0]
     assert (summary["accuracy"]["best"], summary["accuracy"]["moves"]) == (best, moves)
     con.close()
+
+
+TURN = [((6, 6), [4, 8]), ((6, 6), [3, 9]), ((1, 1), [2]), ((1, 1), None)]
+
+
+def _turn_end_screen(tmp_path, show: bool):
+    config, problems = parse_config({"rules": {"preset": "klappenspiel"},
+                                     "game": {"player_names": ["Anna", "Ben"],
+                                              "show_accuracy": show}})
+    assert config is not None, problems
+    lines = ["start 2"]
+    for dice, closed in TURN:
+        lines += ["dice " + " ".join(map(str, dice)), "roll"]
+        if closed:
+            lines.append("close " + " ".join(map(str, closed)))
+    lines.append("wait 0.1")
+    steps = parse_script("\n".join(lines) + "\n", config.rules.tiles)
+    check_steps(steps, config)
+    rater = InlineRater(tmp_path / "box.db",
+                        lambda rules: solver_for(rules, cache_dir=tmp_path / "cache"))
+    runner = SimRunner(config, tmp_path / "box.db", rater=rater)
+    for step in steps:
+        runner.run(step)
+    rater.stop()
+    return runner.daemon.controller.shown.resting
+
+
+def test_the_oled_turn_end_shows_the_best_moves_only_when_asked(tmp_path):
+    from shutbox_hw.render import render
+    moves, best, _ = expected(TURN, "klappenspiel")
+    assert moves >= 2 and best < moves          # 4+8 on the full board is not the best
+    shown = _turn_end_screen(tmp_path / "on", True)
+    assert shown.player == "Anna" and shown.accuracy == (best, moves)
+    render(shown)   # drawn on the 128x64 screen, beside the turn's note
+    assert _turn_end_screen(tmp_path / "off", False).accuracy is None   # the default: as before
