@@ -18,6 +18,7 @@ from shutbox_hw.game.events import (
     Resumed,
     Rolled,
     RoundEnded,
+    SeatClaimed,
     ServiceEntered,
     ServiceExited,
     SettingChanged,
@@ -57,6 +58,7 @@ EXAMPLES = [
     SettingChanged(key="preset", value="pub"),
     ServiceExited(),
     AuditsReset(),
+    SeatClaimed(seat=1, player="Ben", source="phone", players=NAMES),
 ]
 
 
