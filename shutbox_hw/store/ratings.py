@@ -243,7 +243,8 @@ def game_ratings(db: sqlite3.Connection, game_id: int,
                  throws: list[dict[str, Any]]) -> dict[str, Any]:
     """Each throw of ``throws`` (the scorecard's: round, player, throw) given its
     rating, in place: ``best`` (the best closure's tiles, or null), ``best_dice`` (the
-    best number of dice, or null), ``loss`` (points lost on the throw; null: not rated);
+    best number of dice, or null), ``loss`` (points lost on the throw; null: not rated,
+    or manual dice, which are never rated);
     returned: ``accuracy``, per player their rated turns' moves, best moves and points
     lost (a player with no rated turn is left out)."""
     moves: dict[tuple[int, str, int], list[tuple[str, int, float]]] = {}
@@ -268,8 +269,8 @@ def game_ratings(db: sqlite3.Connection, game_id: int,
         closure = kinds.get("closure")
         throw["best"] = tiles_of(closure) if closure is not None else None
         throw["best_dice"] = kinds.get("dice")
-        throw["loss"] = (sum(loss for _, _, loss in found)
-                         if (throw["round"], throw["player"]) in rated else None)
+        throw["loss"] = (sum(loss for _, _, loss in found) if throw["dice"]
+                         and (throw["round"], throw["player"]) in rated else None)
     return {"accuracy": {name: {"moves": t.moves, "best": t.best, "lost": t.lost}
                          for name, t in accuracy.items()}}
 
