@@ -88,6 +88,15 @@ def player_accuracy(db: sqlite3.Connection, player_id: int) -> Accuracy:
                     int(last[0]), Tally(int(last[1]), int(last[2]), float(last[3])))
 
 
+def game_accuracy(db: sqlite3.Connection, player_id: int,
+                  limit: int = LAST_GAMES) -> list[tuple[int, Tally]]:
+    """The player's tally in each of their last ``limit`` rated games, newest first
+    (``(game id, tally)``: skill over time for the players' pages)."""
+    return [(int(g), Tally(int(m), int(b), float(lost))) for g, m, b, lost in db.execute(
+        "SELECT game_id, moves, best, lost FROM player_game_ratings WHERE player_id = ?"
+        " ORDER BY game_id DESC LIMIT ?", (player_id, limit))]
+
+
 def turn_accuracy(db: sqlite3.Connection, turn_id: int) -> Tally | None:
     """The turn's tally; None while it is not rated (yet, or ever: manual dice still
     give a tally, of 0 moves)."""
