@@ -155,24 +155,27 @@ class RatingWorker:
             db.close()
 
     def _rate_new(self, db: sqlite3.Connection) -> int:
-        rated = rate_and_report(db, self._rater_for)
+        """The new turns rated (and passed: rules that cannot be rated); the count."""
+        count, rated = rate_and_report(db, self._rater_for)
         if rated:
             with self._lock:
                 self._rated += rated
             if self.wake_box is not None:
                 self.wake_box()
-        return len(rated)
+        return count
 
 
 def rate_and_report(db: sqlite3.Connection, rater_for: ratings.RaterFor,
-                    limit: int = NEW_BATCH) -> list[RatedTurn]:
-    """Rate the turns ended since the mark (one transaction); those given a rating."""
+                    limit: int = NEW_BATCH) -> tuple[int, list[RatedTurn]]:
+    """Rate the turns ended since the mark (one transaction): how many the mark passed,
+    and those given a rating."""
     _, high = ratings.mark(db)
     count = ratings.rate_new(db, rater_for, limit)
     if not count:
-        return []
-    return [RatedTurn(int(t), int(g), int(r), int(s), ratings.turn_accuracy(db, t) or Tally())
-            for t, g, r, s in db.execute(
+        return 0, []
+    return count, [
+        RatedTurn(int(t), int(g), int(r), int(s), ratings.turn_accuracy(db, t) or Tally())
+        for t, g, r, s in db.execute(
                 "SELECT t.id, t.game_id, t.round, t.seat FROM turns t"
                 " JOIN turn_ratings r ON r.turn_id = t.id WHERE t.id >= ? ORDER BY t.id"
                 " LIMIT ?", (high, count))]
@@ -195,9 +198,12 @@ class InlineRater:
         try:
             if self._db is None:
                 self._db = _connect(self.db_path)
-            while rated := rate_and_report(
-                    self._db, lambda rules: rater_for_record(rules, self.tables_for)):
+            while True:
+                count, rated = rate_and_report(
+                    self._db, lambda rules: rater_for_record(rules, self.tables_for))
                 self._rated += rated
+                if not count:
+                    break
             self.problem = None
         except Exception as error:   # the box plays on; the next wake tries again
             text = f"{type(error).__name__}: {error}"

@@ -103,3 +103,21 @@ def test_the_reads_look_up_a_key_and_the_last_twenty_rows_only(make_store):
                  ("SELECT moves FROM turn_ratings WHERE turn_id = ?", (1,))]]
     assert all("SEARCH" in p and "SCAN" not in p for p in plans), plans
     assert "TEMP B-TREE" not in plans[1]   # read in the index's order: no sort
+
+
+def test_a_game_whose_rules_cannot_be_read_is_passed_not_a_wall(make_store, tmp_path):
+    from shutbox_hw.skill.rater import InlineRater
+    store = make_store()
+    start(store, "klappenspiel", "Anna")
+    damaged = turn(store, 9, 0, "Anna", THROWS)
+    end(store, "Anna")
+    store.db.execute("UPDATE games SET rules = '{not json' WHERE id = ?", (store.game_id or 1,))
+    start(store, "klappenspiel", "Anna")
+    good = turn(store, 9, 0, "Anna", THROWS)
+    rater = InlineRater(store.path, lambda rules: solver_for(rules, cache_dir=tmp_path / "c"))
+    rater.wake()
+    rater.stop()
+    assert turn_accuracy(store.db, damaged) is None
+    assert turn_accuracy(store.db, good).moves == _expected(THROWS)[0]
+    assert [r.turn_id for r in rater.reports()] == [good]
+    assert ratings.mark(store.db) == (1, good + 1)
