@@ -12,16 +12,19 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from ..spelling import SPELLED
 from .names import is_seat_label, tidy
 
-# where a name sits in the live summary and the pages' JSON (network/live.py,
-# store/history.py): a name, a list of names, a table keyed by names
+# where a name sits in the events' JSON (game/events.py: the outbox, rounds.result),
+# the live summary and the pages' data (network/live.py, store/history.py): a name,
+# a list of names, a table keyed by names ("shut" is a list in a round, a table in
+# a game of the history)
 NAME_KEYS = frozenset({"player", "name"})
-NAMES_KEYS = frozenset({"players", "winners"})
-KEYED_BY_NAME = frozenset({"totals", "balances", "shut"})
+NAMES_KEYS = frozenset({"players", "winners", "out", "shut"})
+KEYED_BY_NAME = frozenset({"scores", "raw", "totals", "balances", "shut"})
 
 
 def _drawn(ch: str) -> str:
@@ -65,22 +68,30 @@ def public_name(name: str, public: bool) -> str:
     return name if public else initials(name)
 
 
-def hide_names(data: Any) -> Any:
-    """A copy of a summary (the live feed, a game as the pages give it) with every
-    player's name made initials: the values of ``player``/``name``, the lists
-    under ``players``/``winners``, the keys of ``totals``/``balances``/``shut``."""
+def rename(data: Any, new: Callable[[str], str]) -> Any:
+    """A copy of JSON data (an event, a summary, a game as the pages give it)
+    with every player's name ``name`` made ``new(name)``: the values of
+    :data:`NAME_KEYS`, the names listed under :data:`NAMES_KEYS`, the keys of
+    the tables under :data:`KEYED_BY_NAME`. Nothing else is touched (a rule
+    set's ``preset`` that happens to be spelled like a name stays)."""
     if isinstance(data, list):
-        return [hide_names(v) for v in data]
+        return [rename(v, new) for v in data]
     if not isinstance(data, dict):
         return data
     out: dict[str, Any] = {}
     for key, value in data.items():
         if key in NAME_KEYS and isinstance(value, str):
-            out[key] = initials(value)
+            out[key] = new(value)
         elif key in NAMES_KEYS and isinstance(value, list):
-            out[key] = [initials(v) if isinstance(v, str) else hide_names(v) for v in value]
+            out[key] = [new(v) if isinstance(v, str) else rename(v, new) for v in value]
         elif key in KEYED_BY_NAME and isinstance(value, dict):
-            out[key] = {initials(k): v for k, v in value.items()}
+            out[key] = {new(k): v for k, v in value.items()}
         else:
-            out[key] = hide_names(value)
+            out[key] = rename(value, new)
     return out
+
+
+def hide_names(data: Any) -> Any:
+    """A copy of a summary (the live feed, a game as the pages give it) with every
+    player's name made its initials (:func:`rename`)."""
+    return rename(data, initials)
