@@ -12,7 +12,7 @@ row goes, and with it every row of a table keyed by the player (``player_id
 ... REFERENCES roster(id) ON DELETE CASCADE``, with ``foreign_keys=ON``).
 
 All in one transaction: its own ``BEGIN IMMEDIATE`` (waiting for the daemon's
-write lock up to the busy timeout) on a command's connection, or the step's
+write lock up to :data:`WAIT_S`) on a command's connection, or the step's
 when the store calls it inside one. A player sitting in the unfinished game is
 refused (:class:`RemoveRefused`, a plain message); nothing is then changed.
 """
@@ -29,7 +29,11 @@ from ..errors import UserError
 from ..players.display import rename, seat_label
 from ..players.names import is_seat_label, name_key, same_player, tidy
 from . import roster
-from .faults import BUSY_TIMEOUT_S
+
+WAIT_S = 5.0
+"""How long a command's removal waits for the box's write lock (a step holds it
+for milliseconds; the box's own writes wait :data:`~.faults.BUSY_TIMEOUT_S` for
+this one, and keep their events for the next try should it take longer)."""
 
 
 class RemoveRefused(UserError):
@@ -50,7 +54,7 @@ def forget_player(db: sqlite3.Connection, name: str, now: float) -> Forgotten:
     such player or they sit in the unfinished game."""
     began = not db.in_transaction
     if began:
-        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        db.execute(f"PRAGMA busy_timeout = {int(WAIT_S * 1000)}")
         db.execute("BEGIN IMMEDIATE")
     try:
         done = _forget(db, name)
