@@ -11,9 +11,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from players_night import config_for, play_night
 from sim_play import play_script
 
-from shutbox_hw.config import parse_config
 from shutbox_hw.game.service import ITEMS, REMOVE
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
@@ -21,52 +21,6 @@ from shutbox_hw.store import roster
 from shutbox_hw.store.forget import RemoveRefused, forget_player
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-# one round (single-round): the first seat scores 1+5+6+7 = 19, the second 1+3+4+5+6+8+9
-# = 36, so the first seat wins; ROLL on the result goes back to the idle screen
-GAME = """start 2
-dice 6 6
-roll
-close 3 9
-dice 1 1
-roll
-close 2
-dice 6 6
-roll
-close 4 8
-dice 1 1
-roll
-open 2 3 4 8 9
-dice 3 4
-roll
-close 7
-dice 1 1
-roll
-close 2
-dice 1 1
-roll
-roll
-"""
-# Anna Lena in three games, at both seats, typed two ways; Bob and Cleo beside her
-NIGHT = [("Anna Lena", "Bob"), ("Bob", "anna lena"), ("Cleo", "Bob"), ("ANNA LENA", "Cleo")]
-
-
-def _config(names: tuple[str, ...]):
-    config, problems = parse_config({"rules": {"match": "single-round"},
-                                     "game": {"player_names": list(names)}})
-    assert config is not None, problems
-    return config
-
-
-def _night(db: Path) -> None:
-    """The four games, each event also queued in the MQTT outbox (as with
-    [network] mqtt and the broker away): the outbox names the players too."""
-    for names in NIGHT:
-        runner = SimRunner(_config(names), db, outbox=lambda: None)
-        for step in parse_script(GAME, 9):
-            runner.run(step)
-        runner.daemon.store.close()
-
-
 def _text_values(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
     """Every text value of every table: (table, column, value)."""
     out = []
@@ -105,7 +59,7 @@ def _others(db: sqlite3.Connection, hers: set[tuple[int, int]]) -> dict:
 @pytest.fixture
 def night(tmp_path) -> Path:
     db = tmp_path / "box.db"
-    _night(db)
+    play_night(db)
     return db
 
 
@@ -164,7 +118,7 @@ def test_history_and_the_pages_show_the_label(night, tmp_path):
 
 
 def test_a_player_in_the_game_under_way_is_refused_and_nothing_changes(night):
-    runner = SimRunner(_config(("Bob", "Anna Lena")), night)
+    runner = SimRunner(config_for(("Bob", "Anna Lena")), night)
     for step in parse_script("start 2\ndice 3 4\nroll\n", 9):
         runner.run(step)
     runner.daemon.store.close()
@@ -198,7 +152,7 @@ def test_the_operator_menu_removes_a_player_and_the_box_forgets_her_at_once(nigh
     db.close()
     at = names.index("ANNA LENA")
     menu = ["hold-both", *["next"] * ITEMS.index(REMOVE), "roll", *["next"] * at, "roll"]
-    config = _config(("Anna Lena", "Bob"))
+    config = config_for(("Anna Lena", "Bob"))
     runner, events = play_script(config, "\n".join(menu) + "\n", night)
     asked = runner.daemon.controller.screen()
     assert type(asked).__name__ == "ConfirmScreen" and "ANNA LENA" in asked.question

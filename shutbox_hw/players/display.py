@@ -24,7 +24,7 @@ from .names import is_seat_label, tidy
 # a game of the history)
 NAME_KEYS = frozenset({"player", "name"})
 NAMES_KEYS = frozenset({"players", "winners", "out", "shut"})
-KEYED_BY_NAME = frozenset({"scores", "raw", "totals", "balances", "shut"})
+KEYED_BY_NAME = frozenset({"scores", "raw", "totals", "balances", "shut", "boxes_shut"})
 
 
 def _drawn(ch: str) -> str:
