@@ -29,6 +29,7 @@ from ..errors import UserError
 from ..players.display import rename, seat_label
 from ..players.names import is_seat_label, name_key, same_player, tidy
 from . import roster
+from .transaction import immediate
 
 WAIT_S = 5.0
 """How long a command's removal waits for the box's write lock (a step holds it
@@ -52,19 +53,8 @@ def forget_player(db: sqlite3.Connection, name: str, now: float) -> Forgotten:
     their games; ``now`` is the removal's time (the unfinished game is judged
     by the record, not by it). Raises :class:`RemoveRefused` when there is no
     such player or they sit in the unfinished game."""
-    began = not db.in_transaction
-    if began:
-        db.execute(f"PRAGMA busy_timeout = {int(WAIT_S * 1000)}")
-        db.execute("BEGIN IMMEDIATE")
-    try:
-        done = _forget(db, name)
-    except BaseException:
-        if began and db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
-    if began:
-        db.execute("COMMIT")
-    return done
+    with immediate(db, WAIT_S):
+        return _forget(db, name)
 
 
 def _forget(db: sqlite3.Connection, name: str) -> Forgotten:
