@@ -127,11 +127,14 @@ def test_kept_figures_equal_a_recount(plan):
 
 
 def as_schema_4(path: Path) -> None:
-    """Take a database back to what schema 4 wrote: no figures, no new indexes."""
+    """Take a database back to what schema 4 wrote: no figures, no new indexes,
+    none of schema 6's and 7's tables (the box's mirror, the fault log, the roster)."""
     db = sqlite3.connect(path, isolation_level=None)
     for statement in ("DROP TABLE audit_figures", "DROP TABLE audit_best",
                       "DROP INDEX games_started_at", "DROP INDEX games_unfinished",
-                      "PRAGMA user_version = 4"):
+                      "DROP TABLE shown", "DROP TABLE fault_log",
+                      "DROP INDEX players_player", "ALTER TABLE players DROP COLUMN player_id",
+                      "DROP TABLE roster", "PRAGMA user_version = 4"):
         db.execute(statement)
     db.close()
 
