@@ -32,6 +32,7 @@ from .events import (
     Figures,
     FlapChanged,
     InputFault,
+    Roster,
     ServiceRequested,
     Tick,
     TurnRated,
@@ -163,8 +164,13 @@ class Daemon:
             self._adjusted(work.changes)
             return self.controller.refresh()
         if isinstance(work, ReadFigures):
+            if work.settings:
+                self.settings = self.store.settings()
+                self._configure()
             figures = self._read_figures(now, work.audits)
-            return self.controller.handle(figures) if figures is not None else []
+            out = self.controller.handle(figures) if figures is not None else []
+            roster = self._read_roster(now)
+            return out + (self.controller.handle(roster) if roster is not None else [])
         if isinstance(work, Roll):
             faces = self.box.dice.roll(work.count)
             return [] if faces is None else self.controller.handle(DiceRolled(tuple(faces), now))
@@ -207,6 +213,15 @@ class Daemon:
             log.warning("audits not read: %s", error)
             return None
         return Figures(tonight, self.audits, now)
+
+    def _read_roster(self, now: int) -> Roster | None:
+        """The record's players for the setup screen's roster (a few rows through
+        their index, whatever the record's size)."""
+        try:
+            return Roster(self.store.roster(), now)
+        except StorageFault as error:
+            log.warning("roster not read: %s", error)
+            return None
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""

@@ -81,12 +81,18 @@ def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
     n = len(s.players)
     _small_centred(canvas, 32, ngettext("{n} player:", "{n} players:", n).format(n=n) + " "
                    + " ".join(s.players))
-    # the way in, inverted and 10 px so a passer-by sees what to press;
-    # "NEXT: players  ROLL: start" is too wide for one line, so its two
-    # halves go one per line
+    # the way in, inverted and 10 px so a passer-by sees what to press: a
+    # line a button ("NEXT: +1  hold: names", "ROLL: start  hold: -1"); a
+    # prompt of one line too wide for the bar goes on two at its halves
     font, _ = role("prompt")
+    if s.message:      # why a press could not act: in the bar, over the prompt
+        lines = text.wrap(s.message, font, RIGHT - 4, 2)
+        widgets.bar(canvas, 40, lines, font=font)
+        return
     prompt = [s.prompt]
-    if text.width(s.prompt, font) > RIGHT - 4:
+    if "\n" in s.prompt:       # a line for each button
+        prompt = [text.shorten(p.strip(), font, RIGHT - 4) for p in s.prompt.split("\n")][:2]
+    elif text.width(s.prompt, font) > RIGHT - 4:
         prompt = [p.strip() for p in s.prompt.split("  ") if p.strip()][:2]
         if len(prompt) < 2:
             prompt = text.wrap(s.prompt, font, RIGHT - 4, 2)
