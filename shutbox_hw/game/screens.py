@@ -24,6 +24,8 @@ class AttractScreen:
     # (NEXT held: one player fewer)
     tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
     #                                (the idle screen alternates between the two)
+    join: str | None = None       # the join page's address: its QR code on the left,
+    #                                the page's text on the right (game/join.py)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from ..events import Tonight
 from ..rules import Dice, Mask, MatchState, Position, RuleSet, Throw, full_board
 from .config import GameConfig, seat_names
+from .join import JoinDesk
 from .service import ServiceMenu
 
 Phase = Literal["idle", "play", "confirm", "over", "service"]
@@ -77,6 +78,7 @@ class GameState:
     claimed: dict[int, str] = field(default_factory=dict)  # seat: the name it was given
     #                                   while the next game is set up (game/setup.py)
     roster: tuple[str, ...] = ()         # the record's players, most recent first
+    join: JoinDesk = field(default_factory=JoinDesk)   # the phones' code (game/join.py)
 
     @property
     def board(self) -> Mask:

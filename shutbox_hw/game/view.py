@@ -43,6 +43,14 @@ def attract_next_ms(state: GameState) -> int | None:
     return (state.now // ATTRACT_PAGE_MS + 1) * ATTRACT_PAGE_MS
 
 
+def join_next_ms(state: GameState) -> int | None:
+    """While the box is set up, when its join code expires (the QR code goes)."""
+    code = state.join.code
+    if state.phase != "idle" or code is None or state.now >= code.until_ms:
+        return None
+    return code.until_ms
+
+
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     """The screen for the game now, with what the view side holds (``shown``:
     none by default, e.g. in tests of the game alone)."""
@@ -52,7 +60,8 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     if state.phase == "idle":
         return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
                              players=state.names(state.player_count),
-                             tonight=state.tonight if _tonight_shown(state) else None)
+                             tonight=state.tonight if _tonight_shown(state) else None,
+                             join=state.join.url(state.now))
     if state.phase == "confirm":
         return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
                              else tr("New game?"))
