@@ -74,7 +74,7 @@ def test_more_than_the_limit_within_the_window_wait_a_moment():
     assert all(isinstance(a, SeatClaimed) for a in answers[:join.CLAIMS_PER_WINDOW])
     assert answers[join.CLAIMS_PER_WINDOW:] == [join.BUSY] * 3
     c2 = box()
-    for i in range(join.CLAIMS_PER_WINDOW):
+    for _ in range(join.CLAIMS_PER_WINDOW):
         phone(c2, "Anna", "WRONG1", 1000)            # refused ones count as well
     assert phone(c2, "Anna", "K7M2QD", 1000 + join.CLAIM_WINDOW_MS - 1) == []
     assert c2.last_claim == join.BUSY
