@@ -7,77 +7,26 @@ No timed assertions: the waits are safety nets against a hang."""
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import stat
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
+from claims_box import RunningBox, short_folder
 
 from shutbox_hw.claims import client, desk, server
 from shutbox_hw.claims.server import ClaimServer, ClaimsUnavailable
-from shutbox_hw.commands.run import build_real_box, serve
-from shutbox_hw.config import load_config
-from shutbox_hw.daemon import Daemon
 from shutbox_hw.game import join
 from shutbox_hw.hal.clock import MonotonicClock
-from shutbox_hw.hal.poll import Waker
-from shutbox_hw.sdnotify import Notifier
-from shutbox_hw.store import Store
 
 WEB = "http://192.168.1.20:8080/"
 
 
 @pytest.fixture
 def short_dir():
-    """A directory whose socket paths fit sun_path (108 bytes), unlike tmp_path's."""
-    folder = tempfile.mkdtemp(prefix="sbx")
-    yield Path(folder)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-class RunningBox:
-    """The daemon's loop on the real clock in a thread, woken by the claims socket."""
-
-    def __init__(self, tmp_path: Path, sock: Path) -> None:
-        conf = tmp_path / "box.toml"
-        conf.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{tmp_path}/db"\n'
-                        f'[network]\nclaims_socket = "{sock}"\n')
-        self.config = load_config(conf)
-        self.clock = MonotonicClock()
-        self.waker = Waker()
-        self.sock = str(sock)
-        self.box = build_real_box(self.config, self.clock, "mock", self.waker.wake)
-        self.store = Store(tmp_path / "db")
-        self.server = ClaimServer(self.sock, self.waker.wake, self.clock.now_ms)
-        self.server.start()
-        self.daemon = Daemon(self.config, self.box, self.store, self.clock, claims=self.server)
-        self.events: list[dict] = []
-        self.daemon.on_event = self.events.append
-        self.stop = False
-        self.daemon.start()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        serve(self.daemon, Notifier({}), self.clock, self.waker.wait_until,
-              done=lambda: self.stop)
-
-    def close(self) -> None:
-        self.stop = True
-        self.waker.wake()
-        self.thread.join(10)
-        self.server.close()
-        self.box.close()
-        self.store.close()
-
-    def code(self) -> str:
-        code = self.daemon.controller.state.join.code
-        assert code is not None
-        return code.code
+    with short_folder() as folder:
+        yield folder
 
 
 @pytest.fixture

@@ -164,7 +164,10 @@ class ClaimServer(Closable):
                     and len(url) <= MAX_URL and url.isprintable()):
                 return refused("not understood: the web's url")
             with self._lock:
+                new = self._web is None or self._web[0] != url
                 self._web = (url, self._clock_ms())
+            if new:
+                self._wake()     # the QR codes at once, not at the loop's next look
             return {"ok": True}
         if not isinstance(claim, dict):
             return refused('not understood: expected {"claim": ...} or {"web": ...}')

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..network.live import live
+from ..network.live import join_shown, live
 from ..store.schema import sqlite_problem
 from .reader import Reader, Unavailable
 
@@ -84,7 +84,10 @@ class LiveFeed:
 
     def _summary(self, now: float) -> tuple[str, str]:
         try:
-            return "data", json.dumps(live(self.reader.connection(), now))
+            db = self.reader.connection()
+            summary = live(db, now)
+            summary["join"] = join_shown(db)    # the TV's QR code while the box is set up
+            return "data", json.dumps(summary)
         except Unavailable as error:
             return "unavailable", json.dumps(str(error))
         except sqlite3.Error as error:
