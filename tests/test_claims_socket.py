@@ -11,12 +11,14 @@ import socket
 import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from claims_box import RunningBox, short_folder
 
 from shutbox_hw.claims import client, desk, server
 from shutbox_hw.claims.server import ClaimServer, ClaimsUnavailable
+from shutbox_hw.config import load_config
 from shutbox_hw.game import join
 from shutbox_hw.hal.clock import MonotonicClock
 
@@ -157,3 +159,32 @@ def test_codes_are_random_in_the_alphabet_and_the_url_is_the_join_page():
     assert all(len(c) == desk.CODE_LENGTH and set(c) <= set(desk.CODE_LETTERS) for c in codes)
     assert desk.join_url("http://box.local:8080/", "K7M2QD") == \
         "http://box.local:8080/join/K7M2QD"
+
+
+def test_the_socket_s_path_is_a_config_key_checked_like_the_others(tmp_path, monkeypatch):
+    from shutbox_hw.config import check_config
+    conf = tmp_path / "box.toml"
+    conf.write_text('[network]\nclaims_socket = "claims.sock"\n')
+    [problem] = check_config(conf)
+    assert "claims_socket" in problem and "absolute path" in problem
+    conf.write_text('[network]\nclaims_socket = ""\n')
+    assert check_config(conf) == [] and load_config(conf).network.claims_path is None   # off
+    monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
+    assert load_config().network.claims_path == "/run/shutbox-hw/claims.sock"
+    monkeypatch.setenv("RUNTIME_DIRECTORY", "/run/box")      # what systemd gives the daemon
+    assert load_config().network.claims_path == "/run/box/claims.sock"
+
+
+def test_the_units_let_the_web_reach_the_socket_and_nobody_else():
+    from test_systemd_unit import last, parse
+    systemd = Path(__file__).resolve().parent.parent / "systemd"
+    box = parse((systemd / "shutbox-hw.service").read_text())
+    web = parse((systemd / "shutbox-hw-web.service").read_text())
+    dropin = parse((systemd / "shutbox-hw-web.conf").read_text())
+    # the default path is in the box's own runtime directory, which only its group enters
+    assert f"/run/{last(box, 'Service', 'RuntimeDirectory')}/claims.sock" == \
+        "/run/shutbox-hw/claims.sock"
+    assert last(dropin, "Service", "RuntimeDirectoryMode") == "0750"
+    assert last(box, "Service", "Group") in last(web, "Service", "SupplementaryGroups").split()
+    assert "AF_UNIX" in last(box, "Service", "RestrictAddressFamilies").split()
+    assert "AF_UNIX" in last(web, "Service", "RestrictAddressFamilies").split()
