@@ -266,7 +266,7 @@ class Daemon:
             self.feed(event)
             if isinstance(event, SeatClaim):
                 self.desk.answer(next(waiting), self.controller.last_claim)
-        self.desk.schedule(self.controller, now)
+        self.desk.schedule(self.controller)
 
     def _schedule(self) -> None:
         """Register what the daemon's own parts next need the loop for: the

@@ -97,3 +97,53 @@ def test_the_setup_screen_and_the_tv_carry_the_join_page_until_the_code_expires(
 def test_a_claim_from_the_box_needs_no_code():
     c = box()
     assert c.handle(SeatClaim("Anna", "box", 1000)) and c.screen().players[0] == "Anna"
+
+
+class QuietSocket:
+    """The desk's view of the claims socket: a web that said where it runs, no claims."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+
+    def web_url(self, now_ms: int, fresh_ms: int) -> str | None:
+        return self.url
+
+    def take(self) -> list:
+        return []
+
+
+def test_the_daemon_s_desk_makes_a_new_code_for_every_setup_and_when_one_expires():
+    from shutbox_hw.claims.desk import CODE_TTL_MS, Desk
+    from shutbox_hw.scheduler import Scheduler
+    codes = iter(f"CODE{i:02d}" for i in range(10))
+    socket = QuietSocket(None)
+    desk = Desk(socket, Scheduler().timer("join code"), make_code=lambda: next(codes))
+    c = Controller(build_rules(DEFAULT_PRESET))
+    c.start(0, 0)
+
+    def step(now: int) -> list:
+        events, _ = desk.due(now, c)
+        for event in events:
+            c.handle(event)
+        desk.schedule(c)
+        return events
+
+    [first] = step(0)                                  # at start: no web yet, no QR
+    assert (first.code, first.url) == ("CODE00", None) and c.screen().join is None
+    assert desk.timer.when == CODE_TTL_MS
+    socket.url = "http://10.0.0.5:8080/"                # the web says where it runs
+    [again] = step(1000)
+    assert again.code == "CODE00" and c.screen().join == "http://10.0.0.5:8080/join/CODE00"
+    assert step(2000) == []
+    [expired] = step(CODE_TTL_MS)                      # the last one expired: a new one
+    assert expired.code == "CODE01" and expired.until_ms == 2 * CODE_TTL_MS
+    c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 1))   # a game starts
+    assert step(CODE_TTL_MS + 2) == [] and desk.timer.when is None
+    c.handle(ButtonPressed("next", True, CODE_TTL_MS + 3))    # "New game?" ... yes
+    c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 4))
+    assert step(CODE_TTL_MS + 5) == []                 # the result is shown: not set up yet
+    c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 6))   # back to setting up
+    [fresh] = step(CODE_TTL_MS + 7)
+    assert fresh.code == "CODE02" and c.phase == "idle"
+    assert phone(c, "Anna", "CODE01", CODE_TTL_MS + 8) == [] and c.last_claim == join.EXPIRED
+    assert phone(c, "Anna", "CODE02", CODE_TTL_MS + 9)[0].player == "Anna"

@@ -65,14 +65,12 @@ class Desk:
         events += [SeatClaim(p.name, "phone", now, p.code) for p in pending]
         return events, pending
 
-    def schedule(self, controller: Controller, now: int) -> None:
-        """The loop's next look: when the code expires (while set up), and while no
-        web has said it runs, every half minute (it may start)."""
+    def schedule(self, controller: Controller) -> None:
+        """The loop's next look: when the code expires, while the box is set up (the web
+        saying where it runs wakes the loop itself: claims/server.py)."""
         code = controller.state.join.code
-        if controller.phase != "idle" or code is None:
-            self.timer.at(None)
-            return
-        self.timer.at(min(code.until_ms, now + 30_000) if code.url is None else code.until_ms)
+        self.timer.at(code.until_ms if controller.phase == "idle" and code is not None
+                      else None)
 
     @staticmethod
     def answer(pending: Pending, decided: SeatClaimed | str | None) -> None:
