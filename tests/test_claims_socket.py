@@ -42,7 +42,7 @@ def test_a_claim_over_the_socket_takes_a_seat_and_the_box_shows_it(running):
     answer = client.claim(running.sock, "Anna", running.code())
     assert answer == {"ok": True, "seat": 0, "player": "Anna", "players": ["Anna", "P2"]}
     assert [e for e in running.events if e["event"] == "seat_claimed"] == [
-        {"event": "seat_claimed", "seat": 0, "player": "Anna", "source": "phone",
+        {"event": "seat_claimed", "player": "Anna", "source": "phone",
          "players": ["Anna", "P2"]}]
     assert running.daemon.controller.screen().players == ("Anna", "P2")
     again = client.claim(running.sock, "anna", running.code())

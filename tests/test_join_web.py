@@ -120,7 +120,7 @@ def test_scan_the_box_claim_a_seat_in_the_browser_and_the_box_shows_it(pub, brow
     browser.find_element("css selector", "button.take").click()
     assert wait_for(lambda: heading(browser) == "Zoë: seat 1", 10), heading(browser)
     # the box shows it at once: the event, the setup screen
-    assert {"event": "seat_claimed", "seat": 0, "player": "Zoë", "source": "phone",
+    assert {"event": "seat_claimed", "player": "Zoë", "source": "phone",
             "players": ["Zoë", "P2"]} in pub.box.events
     assert pub.box.daemon.controller.screen().players == ("Zoë", "P2")
     # a friend picks a name of the roster with its button
