@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import selectors
 import socket
 import stat
@@ -38,6 +39,7 @@ log = logging.getLogger("shutbox_hw")
 MAX_PEERS = 16            # peers served at once (each a thread, waiting for the loop)
 BACKLOG = 64              # connections the kernel holds until the listener takes them
 ANSWER_TIMEOUT_S = 3.0    # how long a peer's thread waits for the loop's answer
+ACCEPT_PAUSE_S = 0.5      # after a failed accept (no descriptors left), before the next
 TAKEN_WAIT_S = 1.0        # ... and once more when the loop took it just then
 MAX_URL = 200
 SOCKET_MODE = 0o660
@@ -135,6 +137,8 @@ class ClaimServer(Closable):
                     peer, _ = self._listener.accept()
                 except OSError as error:   # out of descriptors, say: the next one may pass
                     log.warning("claims socket: %s", error)
+                    if select.select([self._stop_r], [], [], ACCEPT_PAUSE_S)[0]:
+                        return             # (a pause, not a spin, while it lasts)
                     continue
                 if not self._peers.acquire(blocking=False):
                     _answer(peer, refused(BUSY))
