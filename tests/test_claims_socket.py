@@ -188,3 +188,48 @@ def test_the_units_let_the_web_reach_the_socket_and_nobody_else():
     assert last(box, "Service", "Group") in last(web, "Service", "SupplementaryGroups").split()
     assert "AF_UNIX" in last(box, "Service", "RestrictAddressFamilies").split()
     assert "AF_UNIX" in last(web, "Service", "RestrictAddressFamilies").split()
+
+
+LISTENER = """
+import os, resource, sys, threading, time
+from shutbox_hw.claims.server import ClaimServer
+server = ClaimServer(sys.argv[1], lambda: None, lambda: int(time.monotonic() * 1000))
+server.start()
+room = len(os.listdir("/proc/self/fd")) + 3     # three peers at most, then EMFILE
+resource.setrlimit(resource.RLIMIT_NOFILE, (room, room))
+print("ready", flush=True)
+sys.stdin.read()                                  # until the test is done
+server.close()
+"""
+
+
+def test_out_of_descriptors_the_listener_waits_and_serves_again(short_dir):
+    """A real EMFILE: the listener's process may hold only a few descriptors; a crowd of
+    peers that never send their line uses them up; once they are dropped, it serves."""
+    import subprocess
+    import sys
+    path = str(short_dir / "claims.sock")
+    child = subprocess.Popen([sys.executable, "-c", LISTENER, path], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        silent = []
+        for _ in range(8):                       # more than it has room for
+            peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            peer.connect(path)                   # the kernel's backlog takes them all
+            silent.append(peer)
+        answered = None
+        for _ in range(100):                     # the silent ones are dropped after 2 s
+            try:
+                answered = client.ask(path, {"web": {"url": WEB}}, timeout_s=10)
+                break
+            except client.BoxNotAnswering:
+                threading.Event().wait(0.2)
+        assert answered == {"ok": True}
+        for peer in silent:
+            peer.close()
+        assert child.poll() is None              # it never died
+    finally:
+        child.stdin.close()
+        child.wait(20)
+    assert "Too many open files" in child.stderr.read()
