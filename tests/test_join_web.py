@@ -183,3 +183,15 @@ def test_a_claim_while_the_box_is_offline_says_it_is_not_answering(pub):
     assert status == 503 and "The box is not answering" in page
     status, _, page = pub.web.get(f"/join/{quote(code)}/qr.svg")
     assert status == 200 and page.startswith(b"<svg")     # the TV's code is the web's own
+
+
+def test_where_phones_find_the_pages():
+    from shutbox_hw.web.join import web_base
+    assert web_base("http://shutbox.local:8080", "0.0.0.0", 8080) == "http://shutbox.local:8080/"
+    assert web_base(None, "192.168.1.20", 8080) == "http://192.168.1.20:8080/"
+    assert web_base(None, "192.168.1.20", 80) == "http://192.168.1.20/"
+    assert web_base(None, "fd00::12", 8080) == "http://[fd00::12]:8080/"
+    assert web_base(None, "127.0.0.1", 8080) is None     # a phone cannot reach the loopback
+    found = web_base(None, "0.0.0.0", 8080)              # the address of the default route
+    assert found is None or (found.startswith("http://") and found.endswith(":8080/")
+                             and "0.0.0.0" not in found)

@@ -23,7 +23,7 @@ from .server import ClaimServer, Pending
 from .wire import refused
 
 CODE_TTL_MS = 5 * 60_000      # a code joins for five minutes, then the box shows a new one
-WEB_FRESH_MS = 75_000         # the web says it runs every 30 s (web/join.py)
+WEB_FRESH_MS = 75_000         # the web says it runs every 30 s (web/join/address.py)
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"   # no 0/O, 1/I: a code read out loud
 CODE_LENGTH = 6               # 32**6: a billion codes, and 8 guesses in 10 s at most
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ..i18n import tr
-from .pages import layout
+from ...i18n import tr
+from ..pages import layout
 
 
 def _page(body: str) -> str:
