@@ -32,7 +32,9 @@ from .events import (
     Figures,
     FlapChanged,
     InputFault,
+    JoinCode,
     Roster,
+    SeatClaim,
     ServiceRequested,
     Tick,
     TurnRated,
@@ -58,6 +60,8 @@ from .store.audit import Tally
 from .store.shown import publish
 
 if TYPE_CHECKING:
+    from .claims.desk import Desk
+    from .claims.server import ClaimServer
     from .skill.rater import RaterPort
 
 log = logging.getLogger("shutbox_hw")
@@ -93,7 +97,8 @@ class Daemon:
                  advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
                  render: Callable[[Any], Any] | None = None,
-                 rater: RaterPort | None = None) -> None:
+                 rater: RaterPort | None = None,
+                 claims: ClaimServer | None = None) -> None:
         self.base_config = config          # the config file ...
         self.settings = store.settings()   # ... and the box's adjustments over it
         self.config = config               # the display was made with its contrast
@@ -122,6 +127,11 @@ class Daemon:
         self._queue = WorkQueue()
         self._screen_due: tuple[Screen, int, bool] | None = None  # drawn as its step ends
         self._mirrored: dict[str, Any] | None = None   # the picture last written for the TV
+        # the phones' join codes and claims (claims/desk.py), with a socket
+        self.desk: Desk | None = None
+        if claims is not None:
+            from .claims.desk import Desk
+            self.desk = Desk(claims, self.timers.timer("join code"))
 
     def start(self) -> None:
         """Power on: resume the unfinished game, read the flaps, show the box.
@@ -138,6 +148,7 @@ class Daemon:
         self._queue.add(Queued(Carry(tuple(effects)), now))
         self._queue.add(Queued(ReadFigures(), now, activity=False))
         self._drain(now)
+        self._phones(now)
         self._schedule()
 
     def feed(self, event: Event) -> None:
@@ -145,7 +156,7 @@ class Daemon:
         if isinstance(event, InputFault) and not event.ok:
             self.tally.fault(event.source)
         self._queue.add(Queued(event, event.at_ms,
-                               activity=not isinstance(event, (Tick, Figures))))
+                               activity=not isinstance(event, (Tick, Figures, JoinCode))))
         self._drain(event.at_ms)
 
     def _drain(self, now: int) -> None:
@@ -260,6 +271,7 @@ class Daemon:
         reports = getattr(self.store.outbox, "faults", None)
         for fault in reports(now) if reports is not None else ():
             self.feed(fault)
+        self._phones(now)
         self._schedule()
 
     def _take_ratings(self, now: int) -> None:
@@ -273,6 +285,19 @@ class Daemon:
             for event in rated:
                 self._queue.add(Queued(event, now, activity=False))
             self._drain(now)
+    def _phones(self, now: int) -> None:
+        """A new join code when one is due, and the phones' claims, each a step of
+        the one queue, answered with what the controller decided (claims/desk.py)."""
+        if self.desk is None:
+            return
+        events, pending = self.desk.due(now, self.controller)
+        waiting = iter(pending)
+        for event in events:
+            self.controller.last_claim = None
+            self.feed(event)
+            if isinstance(event, SeatClaim):
+                self.desk.answer(next(waiting), self.controller.last_claim)
+        self.desk.schedule(self.controller)
 
     def _schedule(self) -> None:
         """Register what the daemon's own parts next need the loop for: the

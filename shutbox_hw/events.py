@@ -122,8 +122,20 @@ class TurnRated:
     at_ms: int
 
 
+@dataclass(frozen=True)
+class JoinCode:
+    """The code a phone joins the game being set up with (the daemon makes one
+    with ``secrets`` whenever the box is set up: at start, after a game, when
+    the last one expired at ``until_ms``). ``url``: the join page's address for
+    the QR code, None while the web pages are not running (no QR)."""
+    code: str
+    until_ms: int
+    at_ms: int
+    url: str | None = None
+
+
 Event = (FlapChanged | ButtonPressed | ButtonLevel | DiceRolled | Tick | InputFault |
-         ServiceRequested | Figures | Roster | SeatClaim | TurnRated)
+         ServiceRequested | Figures | Roster | SeatClaim | TurnRated | JoinCode)
 
 ButtonEvent = (ButtonPressed | ButtonLevel | InputFault | ServiceRequested)
 """What the buttons (and the service button) report."""

@@ -69,6 +69,24 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+DEFAULT_RUNTIME = "/run/shutbox-hw"   # the box's unit's RuntimeDirectory=
+MAX_SOCKET_PATH = 100                  # sun_path holds 108 bytes
+
+
+class SocketPath(Rule):
+    """An absolute path for a Unix socket, or "" (off)."""
+
+    def problem(self, value: Any) -> str | None:
+        if value == "":
+            return None
+        if not isinstance(value, str) or not value.startswith("/"):
+            return f'expected an absolute path such as "/run/shutbox-hw/claims.sock" ' \
+                   f'or "" (off), got {value!r}'[:160]
+        if len(value.encode()) > MAX_SOCKET_PATH or not value.isprintable():
+            return f"a socket's path has at most {MAX_SOCKET_PATH} printable bytes"
+        return None
+
+
 CPUINFO = Path("/proc/cpuinfo")
 MACHINE_ID = Path("/etc/machine-id")
 
@@ -151,6 +169,20 @@ class NetworkConfig:
     outbox_max: int = 100_000             # events (50 games a night x ~60 events x 31)
     outbox_max_days: int = 31             # days
     web_url: str | None = None            # the box's web page, for Home Assistant's device
+    #                                       and the join page's QR codes (claims/)
+    claims_socket: str | None = None      # the phones' claims, web -> daemon; "" off,
+    #                                       None the default (claims_path)
+
+    @property
+    def claims_path(self) -> str | None:
+        """Where the daemon listens for the phones' claims (None: off): the key, else
+        the daemon's runtime directory under systemd, /run/shutbox-hw (the web's view
+        of it) otherwise."""
+        if self.claims_socket is not None:
+            return self.claims_socket or None
+        import os
+        runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
+        return f"{runtime or DEFAULT_RUNTIME}/claims.sock"
 
     @property
     def broker(self) -> Broker | None:
@@ -172,7 +204,8 @@ NETWORK = Spec(NetworkConfig, {"mqtt": Parsed(parse_broker), "credentials_file":
                                "homeassistant": Flag(),
                                "outbox_max": Integer(100, 10_000_000, "a number of events"),
                                "outbox_max_days": Integer(1, 3650, "a number of days"),
-                               "web_url": Parsed(parse_web_url)})
+                               "web_url": Parsed(parse_web_url),
+                               "claims_socket": SocketPath()})
 WEB = Spec(WebConfig, {"listen": Parsed(parse_listen), "token_file": PathText()})
 
 

@@ -16,7 +16,7 @@ import debian_packages as dp  # noqa: E402
 def test_the_pins_are_read_from_pyproject():
     reqs = dict(dp.requirements(CHECKOUT / "pyproject.toml", ["pi", "web", "mqtt"]))
     assert reqs == {"gpiozero": ">=2.0.1", "smbus2": ">=0.4", "luma.oled": ">=3.13",
-                    "Pillow": "<14", "lgpio": ">=0.2", "paho-mqtt": ">=2.0,<3",
+                    "Pillow": "<14", "segno": ">=1.4", "lgpio": ">=0.2", "paho-mqtt": ">=2.0,<3",
                     "starlette": ">=0.37", "uvicorn": ">=0.30,<0.60"}
     # the test extra's self-reference (shutbox-hw[mqtt,web]) is no dependency of its own
     assert "shutbox-hw" not in dict(dp.requirements(CHECKOUT / "pyproject.toml", ["test"]))
@@ -42,7 +42,8 @@ def test_a_version_against_a_pin(spec, version, ok):
 
 
 def test_each_dependency_is_debians_or_pypis(monkeypatch):
-    bookworm = "python3-pil=9.4.0-1.1+deb12u1 python3-luma.oled=3.10.0-1 python3-smbus2=0.4.2-1"
+    bookworm = ("python3-pil=9.4.0-1.1+deb12u1 python3-luma.oled=3.10.0-1 python3-smbus2=0.4.2-1"
+                " python3-segno=1.4.1-1")
     out = subprocess.run([sys.executable, str(CHECKOUT / "systemd/debian_packages.py"),
                           str(CHECKOUT / "pyproject.toml"), "pi"],
                          capture_output=True, text=True, check=True,
@@ -50,6 +51,7 @@ def test_each_dependency_is_debians_or_pypis(monkeypatch):
     rows = {line.split("\t")[2]: line.split("\t") for line in out.stdout.splitlines()}
     assert rows["Pillow"] == ["debian", "python3-pil", "Pillow", "9.4.0", "Pillow<14"]
     assert rows["smbus2"][0] == "debian"
+    assert rows["segno"] == ["debian", "python3-segno", "segno", "1.4.1", "segno>=1.4"]
     assert rows["luma.oled"] == ["pypi", "python3-luma.oled", "luma.oled", "3.10.0",
                                  "luma.oled>=3.13"]
     assert rows["lgpio"] == ["pypi", "python3-lgpio", "lgpio", "-", "lgpio>=0.2"]

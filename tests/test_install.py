@@ -176,7 +176,7 @@ def test_it_says_what_comes_from_debian_and_what_from_pypi(installed):
     said = installed.first.stdout
     assert "install.sh: from Debian: python3-gpiozero 2.0.1 (gpiozero>=2.0.1), " \
            "python3-smbus2 0.4.2 (smbus2>=0.4), python3-pil 9.4.0 (Pillow<14), " \
-           "python3-lgpio 0.2.2 (lgpio>=0.2)\n" in said
+           "python3-segno 1.4.1 (segno>=1.4), python3-lgpio 0.2.2 (lgpio>=0.2)\n" in said
     assert "install.sh: from PyPI's wheels: luma.oled (Debian's python3-luma.oled is " \
            "3.10.0, the box needs luma.oled>=3.13), and what they need\n" in said
     # pip's report: everything came as a wheel

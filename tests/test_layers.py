@@ -33,6 +33,7 @@ LAYERS: dict[str, float] = {
     "render": 3, "store": 3, "config": 3, "steps": 3,
     "hints": 4, "settings": 4,
     "skill": 4.5,           # the rater (over the store and the hints' solver) and the bots
+    "claims": 4,            # seats from a phone: the daemon's socket and desk, the web's client
     "daemon": 5, "network": 5, "web": 6,
     "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
 }

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import TransientError, UserError
 
 if TYPE_CHECKING:
+    from ..claims.server import ClaimServer
     from ..config import Config
     from ..daemon import Box, Daemon
     from ..hal.clock import Clock, MonotonicClock
@@ -139,7 +140,9 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     notifier = Notifier(timers=box.timers)
     from ..skill.rater import RatingWorker
     rater = RatingWorker(store.path, wake_box=waker.wake).start()
-    daemon = Daemon(config, box, store, clock, rater=rater)   # adjustments over the config
+    claims = _claims_server(config, clock, waker)
+    # the box's adjustments over the config
+    daemon = Daemon(config, box, store, clock, rater=rater, claims=claims)
     daemon.start()
     notifier.ready(f"{daemon.config.rules.preset}, {config.hardware.summary()}")
     log.info("shutbox-hw running: %s; database %s", config.hardware.summary(), store.path)
@@ -150,9 +153,29 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     finally:
         notifier.stopping()
         rater.stop()
+        if claims is not None:
+            claims.close()
         box.close()
         store.close()
     return 0
+
+
+def _claims_server(config: Config, clock: MonotonicClock, waker: Waker
+                   ) -> ClaimServer | None:
+    """The phones' claims socket, listening (None: off, or it cannot be: said once,
+    and the box plays as it does without it)."""
+    from ..claims.server import ClaimServer, ClaimsUnavailable
+    path = config.network.claims_path
+    if path is None:
+        return None
+    server = ClaimServer(path, waker.wake, clock.now_ms)
+    try:
+        server.start()
+    except ClaimsUnavailable as error:
+        log.warning("seats from a phone are off: %s", error)
+        return None
+    log.info("seats from a phone: listening on %s", path)
+    return server
 
 
 def serve(daemon: Daemon, notifier: Notifier, clock: Clock,

@@ -76,9 +76,18 @@ def run(args: argparse.Namespace) -> int:
     sock = listening_socket(host, port)
     logging.getLogger("shutbox_hw.web").info(
         "serving %s on http://%s:%d/ (backup %s)", db, host, port, "on" if token else "off")
-    make_server(make_app(db, token, names=box_names(host, args.host),
-                         language=config.box.language,
-                         public=config.players.public)).run(sockets=[sock])
+    from ..web.join import Announcer, web_base
+    claims, base = config.network.claims_path, web_base(config.network.web_url, host, port)
+    announcer = Announcer(claims, base) if claims and base else None
+    if announcer is not None:
+        announcer.start()    # the daemon shows the QR codes while it hears from the web
+    try:
+        make_server(make_app(db, token, names=box_names(host, args.host),
+                             language=config.box.language, public=config.players.public,
+                             claims_path=claims, join_base=base)).run(sockets=[sock])
+    finally:
+        if announcer is not None:
+            announcer.stop()
     return 0
 
 

@@ -26,6 +26,7 @@ from ..events import (
     Figures,
     FlapChanged,
     InputFault,
+    JoinCode,
     Roster,
     SeatClaim,
     ServiceRequested,
@@ -51,7 +52,15 @@ from . import advice, end_screens, service_view, setup, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, Show
-from .events import Fault, GameStarted, PlayerRemoved, Recovered, Resumed, ServiceEntered
+from .events import (
+    Fault,
+    GameStarted,
+    PlayerRemoved,
+    Recovered,
+    Resumed,
+    SeatClaimed,
+    ServiceEntered,
+)
 from .presentation import Presentation, quick_show_ms
 from .saved import SavedGame
 from .screens import Screen
@@ -74,6 +83,7 @@ class Controller:
         self._box_rules = rules    # the box's own rules: a resumed game's end restores them
         self._last_screen: Screen | None = None
         self._last_leds: LedFrame | None = None
+        self.last_claim: SeatClaimed | str | None = None   # the answer to the last claim
 
     def configure(self, rules: RuleSet, game: GameConfig, advisor: Advisor | None,
                   settings: Mapping[str, Any]) -> None:
@@ -147,6 +157,8 @@ class Controller:
             out += self._seat_claim(event)
         elif isinstance(event, TurnRated):
             end_screens.turn_rated(self.state, self.shown, event)
+        elif isinstance(event, JoinCode):
+            self.state.join.hand_in(event)
         elif isinstance(event, ButtonLevel) and self.state.service is not None:
             self.state.service.hold(event.button.upper(), event.down)   # the switch test
         # a turn that ended with every flap open hands over at once: never a dead end
@@ -158,7 +170,7 @@ class Controller:
         s, shown = self.state, self.shown
         times = (s.turn.settle_at if s.turn else None, self._head_until(),
                  view.chase_next_ms(s, shown), view.flash_next_ms(s, shown),
-                 view.attract_next_ms(s))
+                 view.attract_next_ms(s), view.join_next_ms(s))
         return min((t for t in times if t is not None), default=None)
 
     def dice_wanted(self) -> int | None:
@@ -204,9 +216,18 @@ class Controller:
             s.service.roster = names
 
     def _seat_claim(self, claim: SeatClaim) -> list[Effect]:
-        """A name for the next free seat (game/setup.py); a refusal flashes its reason."""
-        claimed = setup.claim_seat(self.state, claim.name, claim.source)
-        if isinstance(claimed, str):
+        """A name for the next free seat (game/setup.py); a refusal flashes its reason.
+        A phone's claim needs the current join code, within the rate limit (game/join.py:
+        refused there, only the phone hears why); :attr:`last_claim` is the answer
+        (the daemon hands it back to the phone)."""
+        s = self.state
+        refused = (s.join.refusal(claim, s.now)
+                   if claim.source == "phone" and s.phase == "idle" else None)
+        if refused:
+            self.last_claim = refused
+            return []
+        self.last_claim = claimed = setup.claim_seat(s, claim.name, claim.source)
+        if isinstance(claimed, setup.Refusal):
             self.shown.refuse(tr(claimed.box), self.state.now)
             return []
         return [Emit(claimed)]
@@ -216,6 +237,7 @@ class Controller:
         s.players = s.names(s.player_count)
         setup.clear_claims(s)
         s.picking = None
+        s.join.spend()     # the next setup gets a code of its own
         s.match = new_match(len(s.players))
         s.round_played = {}
         s.turn = None

@@ -26,6 +26,8 @@ class AttractScreen:
     tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
     #                                (the idle screen alternates between the two)
     message: str | None = None    # why a press could not act, flashing over the prompt
+    join: str | None = None       # the join page's address: its QR code on the left,
+    #                                the page's text on the right (game/join.py)
 
 
 @dataclass(frozen=True)

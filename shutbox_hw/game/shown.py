@@ -63,6 +63,10 @@ def shown(state: GameState, presentation: Presentation | None = None) -> dict[st
                             "rules_line": rules.summary(), "round": None, "player": None,
                             "turn_over": False, "dice": None, "flaps": [], "reasons": {},
                             "problem": None}
+    join = state.join.url(state.now) if state.phase == "idle" else None
+    if join is not None and state.join.code is not None:
+        # the TV's QR code (web/feed.py hands it on; the MQTT state leaves it out)
+        data["join"] = {"url": join, "code": state.join.code.code}
     if state.phase in ("play", "confirm", "over") and state.match is not None:
         turn = state.turn
         seat = turn.player if turn is not None else state.next_player()

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from ..events import Tonight
 from ..rules import Dice, Mask, MatchState, Position, RuleSet, Throw, full_board
 from .config import GameConfig, seat_names
+from .join import JoinDesk
 from .service import ServiceMenu
 
 Phase = Literal["idle", "play", "confirm", "over", "service"]
@@ -79,6 +80,7 @@ class GameState:
     roster: tuple[str, ...] = ()         # the record's players, most recent first
     picking: int | None = None           # the roster open on the setup screen: its
     #                                      highlighted line (len(roster): "back")
+    join: JoinDesk = field(default_factory=JoinDesk)   # the phones' code (game/join.py)
 
     @property
     def board(self) -> Mask:

@@ -57,6 +57,14 @@ def oled_player(state: GameState, seat: int) -> str:
     return oled_name(state.players[seat], seat_label(seat))
 
 
+def join_next_ms(state: GameState) -> int | None:
+    """While the box is set up, when its join code expires (the QR code goes)."""
+    code = state.join.code
+    if state.phase != "idle" or code is None or state.now >= code.until_ms:
+        return None
+    return code.until_ms
+
+
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     """The screen for the game now, with what the view side holds (``shown``:
     none by default, e.g. in tests of the game alone)."""
@@ -72,7 +80,8 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
         return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
                              players=on_oled(state.names(state.player_count)),
                              tonight=tonight if _tonight_shown(state) else None,
-                             message=_flashing(state, shown))
+                             message=_flashing(state, shown),
+                             join=state.join.url(state.now))
     if state.phase == "confirm":
         return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
                              else tr("New game?"))

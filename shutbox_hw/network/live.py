@@ -56,6 +56,18 @@ def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
         db.execute("COMMIT")
 
 
+def join_shown(db: sqlite3.Connection) -> dict[str, str] | None:
+    """The join page's address and code the box shows while it is set up (the TV
+    page's QR code; the MQTT state leaves it out)."""
+    version, = db.execute("PRAGMA user_version").fetchone()
+    picture = read_shown(db, version)
+    found = picture.get("join") if picture and picture.get("phase") == "idle" else None
+    if not isinstance(found, dict):
+        return None
+    url, code = found.get("url"), found.get("code")
+    return {"url": url, "code": code} if isinstance(url, str) and isinstance(code, str) else None
+
+
 def _last_score(db: sqlite3.Connection) -> int | None:
     """The score of the newest turn that ended."""
     row = db.execute("SELECT score FROM turns WHERE ended_at IS NOT NULL ORDER BY id DESC"

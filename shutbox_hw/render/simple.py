@@ -10,6 +10,7 @@ from ..game.screens import AttractScreen, ConfirmScreen, NoticeScreen, ShutScree
 from ..i18n import ngettext, tr
 from . import text, widgets
 from .fonts import Font, role
+from .join_screen import draw_attract_qr
 from .widgets import BOTTOM, RIGHT
 
 
@@ -69,6 +70,8 @@ def _tonight(canvas: ImageDraw.ImageDraw, t: Tonight) -> None:
 
 
 def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
+    if draw_attract_qr(canvas, s):   # phones can join: the QR code and the text beside it
+        return
     small, _ = role("secondary")
     if s.tonight is not None:
         _tonight(canvas, s.tonight)

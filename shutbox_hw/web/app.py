@@ -24,7 +24,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import parse_qs
 
 import anyio
 import anyio.to_thread
@@ -53,7 +52,9 @@ from ..textfile import os_problem
 from . import exports, pages, views
 from .assets import LIVE_JS, STYLE
 from .feed import LiveFeed, Snapshot
+from .forms import form_fields
 from .guard import box_names, line, secure
+from .join import Join
 from .language import BoxLanguage, speaking_pages
 from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
 
@@ -62,7 +63,6 @@ log = logging.getLogger("shutbox_hw.web")
 KEEPALIVE_S = 15.0       # a ping event, so proxies keep the stream open and the page knows
 RETRY_MS = 2000          # the browser's reconnect delay after the stream ends
 PAGE_READS = 4           # pages reading at once (worker threads); the rest wait their turn
-BODY_TIMEOUT_S = 10.0    # the backup form's body, in full
 MAX_FORM_BYTES = 1024    # the backup form holds one short token
 MAX_LIMIT = 1000
 MAX_GAME_ID = 2**63 - 1   # SQLite's largest integer
@@ -234,21 +234,7 @@ class Site:
         header = request.headers.get("authorization", "")
         if header.lower().startswith("bearer "):
             return header[7:].strip().encode()
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_FORM_BYTES):
-            raise HTTPException(413, f"the form is larger than {MAX_FORM_BYTES} bytes")
-        body = b""
-        try:
-            with anyio.fail_after(BODY_TIMEOUT_S):
-                async for chunk in request.stream():
-                    body += chunk
-                    if len(body) > MAX_FORM_BYTES:
-                        raise HTTPException(413, "the form is larger than "
-                                                 f"{MAX_FORM_BYTES} bytes")
-        except TimeoutError:
-            raise HTTPException(408, f"the form did not arrive within {BODY_TIMEOUT_S:g} s"
-                                ) from None
-        values = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
+        values = await form_fields(request, MAX_FORM_BYTES)
         token = values.get("token", [""])[0].strip()
         return token.encode() if token else None
 
@@ -318,21 +304,25 @@ def _static(text: str, media: str) -> Callable[[Request], Awaitable[Response]]:
 
 def make_app(db_path: Path, token: str | None, clock: Callable[[], float] = time.time,
              names: frozenset[str] | None = None, language: str = DEFAULT_LANGUAGE,
-             public: bool = True) -> Web:
+             public: bool = True, claims_path: str | None = None,
+             join_base: str | None = None) -> Web:
     """The web app (``names``: the host names it answers to, see :mod:`.guard`;
     ``language``: the config file's, see :mod:`.language`; ``public``: ``[players]
-    public``, false for initials only on the TV page and the live feed)."""
-    return Web(Site(db_path, token, clock, public), names if names is not None else box_names(""),
-               BoxLanguage(db_path, language))
+    public``, false for initials only on the TV page and the live feed;
+    ``claims_path``: the daemon's claims socket, None: no seats from a phone;
+    ``join_base``: the pages' address in the QR codes, see :mod:`.join`)."""
+    site = Site(db_path, token, clock, public)
+    return Web(site, names if names is not None else box_names(""),
+               BoxLanguage(db_path, language), Join(claims_path, join_base, site.read))
 
 
 class Web:
     """The ASGI app, and what the server calls when it stops (:meth:`stop`)."""
 
     def __init__(self, site: Site, names: frozenset[str],
-                 language: Callable[[], Awaitable[str]]) -> None:
+                 language: Callable[[], Awaitable[str]], join: Join | None = None) -> None:
         self.site = site
-        self.app = speaking_pages(secure(_starlette(site), names), language)
+        self.app = speaking_pages(secure(_starlette(site, join), names), language)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)
@@ -342,8 +332,8 @@ class Web:
         self.site.feed.stop()
 
 
-def _starlette(site: Site) -> Starlette:
-    routes = [
+def _starlette(site: Site, join: Join | None = None) -> Starlette:
+    routes = [*(join.routes() if join is not None else ()),
         Route("/", site.live_page), Route("/live.json", site.live_json),
         Route("/live/stream", site.stream),
         Route("/tonight", site.tonight), Route("/history", site.history),

@@ -51,6 +51,24 @@ body.live { font-size: 4vmin; overflow: hidden; }
 .live .links a { color: var(--dim); margin-right: 1.5em; text-decoration: none; }
 .result { font-size: 7vmin; margin-top: 4vmin; }
 .result .win { color: var(--hi); font-weight: 800; font-size: 12vmin; }
+/* between games: the last result on the left, the join page's QR code on the right */
+.between { display: flex; gap: 5vmin; align-items: flex-start; }
+.joinbox { width: 46vmin; flex: none; text-align: center; margin-top: 2vmin; }
+.joinbox img { width: 46vmin; height: 46vmin; background: #fff; image-rendering: pixelated;
+  display: block; }
+.joinbox .scan { font-size: 4.5vmin; font-weight: 800; color: var(--hi); margin-top: 1vmin; }
+.joinbox .note { font-size: 2.6vmin; overflow-wrap: anywhere; }
+/* the join page, on a phone */
+.join h1 { font-size: 1.6em; margin: .2em 0 .6em; }
+.join form { display: flex; flex-wrap: wrap; gap: .6em; margin: 1em 0; }
+.join button, .join input { font: inherit; font-size: 1.2em; padding: .6em 1em; border-radius: .4em;
+  border: 1px solid #2a3039; }
+.join button.name, .join button.take { background: var(--hi); color: var(--bg); font-weight: 700; }
+.join input { flex: 1 1 10em; background: var(--card); color: var(--fg); }
+.join label { width: 100%; color: var(--dim); }
+.join .seated { color: var(--ok); }
+.join li.me { color: var(--hi); font-weight: 700; }
+.join .reason { font-size: 1.3em; color: var(--bad); }
 .stale { position: fixed; right: 2vmin; bottom: 2vmin; color: var(--bad); font-size: 3vmin; }
 """
 
@@ -120,7 +138,16 @@ function show(s) {
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
       (t.note ? ". " + t.note : "");
   }
+  showJoin(playing ? null : s.join);
   $("stale").hidden = true;
+}
+// while the box is set up: the QR code of its join page (drawn by the box: /join/CODE/qr.svg)
+function showJoin(j) {
+  $("join").hidden = !j;
+  if (!j) return;
+  const img = $("joinqr");
+  if (img.dataset.code !== j.code) { img.src = "/join/" + encodeURIComponent(j.code) + "/qr.svg"; img.dataset.code = j.code; }
+  $("joinurl").textContent = j.url;
 }
 // The stream, kept for ever: the browser reconnects by itself after the stream ends or the
 // network fails, but gives up for good after an answer that is not the stream (a 503, the

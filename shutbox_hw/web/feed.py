@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..network.live import live
+from ..network.live import join_shown, live
 from ..players.display import hide_names
 from ..store.schema import sqlite_problem
 from .reader import Reader, Unavailable
@@ -89,6 +89,7 @@ class LiveFeed:
         try:
             db = self.reader.connection()
             summary = with_accuracy(db, live(db, now))
+            summary["join"] = join_shown(db)    # the TV's QR code while the box is set up
             return "data", json.dumps(summary if self.public else hide_names(summary))
         except Unavailable as error:
             return "unavailable", json.dumps(str(error))

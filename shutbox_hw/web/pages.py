@@ -49,8 +49,12 @@ def live_page() -> str:
             '<div class="pot" id="pot"></div></div></div>'
             '<div class="flaps" id="flaps"></div><div class="problem" id="problem"></div>'
             '</section>'
-            '<section id="between"><div class="result" id="last"></div>'
-            '<div class="result note" id="tonight"></div></section>'
+            '<section id="between" class="between"><div class="side">'
+            '<div class="result" id="last"></div>'
+            '<div class="result note" id="tonight"></div></div>'
+            '<div class="joinbox" id="join" hidden><img id="joinqr" alt="QR">'
+            '<div class="scan">' + tr("Scan to join the next game") + '</div>'
+            '<div class="note" id="joinurl"></div></div></section>'
             '<div class="stale" id="stale" hidden>' + tr("reconnecting…") + '</div>'
             '<script type="application/json" id="words">' + live_words() + "</script>")
     return layout(tr("Shut the Box"), body, live=True)

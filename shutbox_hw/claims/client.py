@@ -1,0 +1,63 @@
+"""The web process's end of the claims socket: one line out, one line back.
+
+Blocking and bounded (the web calls it in a worker thread): a daemon that is not
+running, a socket nobody listens on, or a daemon that does not answer within
+:data:`ASK_TIMEOUT_S` is :class:`BoxNotAnswering`, which the join page shows as
+"the box is not answering" (503), never a traceback.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+from .server import ANSWER_TIMEOUT_S, TAKEN_WAIT_S
+from .wire import WireError, encode, read_line
+
+ASK_TIMEOUT_S = ANSWER_TIMEOUT_S + TAKEN_WAIT_S + 1.0   # the daemon's own bound, and a margin
+
+
+class BoxNotAnswering(Exception):
+    """The daemon could not be asked (message: why, for the journal)."""
+
+
+def ask(path: str, message: dict[str, Any], timeout_s: float = ASK_TIMEOUT_S) -> dict[str, Any]:
+    """Send ``message`` to the daemon listening on ``path``; its answer."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        try:
+            _connect(sock, path, deadline)
+            sock.sendall(encode(message))
+            answer = read_line(sock, timeout_s)
+        except (OSError, WireError) as error:
+            raise BoxNotAnswering(f"{path}: {error}") from None
+    finally:
+        sock.close()
+    if not isinstance(answer.get("ok"), bool):
+        raise BoxNotAnswering(f"{path}: an answer without ok")
+    return answer
+
+
+def _connect(sock: socket.socket, path: str, deadline: float) -> None:
+    """Connect, waiting while the daemon's backlog is full (a crowd at once: a
+    Unix socket with a timeout says EAGAIN then rather than waiting)."""
+    while True:
+        try:
+            sock.connect(path)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
+def claim(path: str, name: str, code: str) -> dict[str, Any]:
+    return ask(path, {"claim": {"name": name, "code": code}})
+
+
+def say_web(path: str, url: str) -> None:
+    """Tell the daemon the web pages run at ``url`` (the QR codes point there)."""
+    ask(path, {"web": {"url": url}})

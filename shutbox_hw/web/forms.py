@@ -1,0 +1,37 @@
+"""A small form posted to a page: its body read within a size and a time, its fields.
+
+Shared by the backup's token and the join page's name: a body past ``max_bytes``
+is 413, one that does not arrive in time 408, both said in one line.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import anyio
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+BODY_TIMEOUT_S = 10.0    # a form's body, in full
+
+
+async def form_fields(request: Request, max_bytes: int, max_fields: int = 4
+                      ) -> dict[str, list[str]]:
+    """The posted form's fields (each with its values in order)."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > max_bytes):
+        raise HTTPException(413, f"the form is larger than {max_bytes} bytes")
+    body = b""
+    try:
+        with anyio.fail_after(BODY_TIMEOUT_S):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > max_bytes:
+                    raise HTTPException(413, f"the form is larger than {max_bytes} bytes")
+    except TimeoutError:
+        raise HTTPException(408, f"the form did not arrive within {BODY_TIMEOUT_S:g} s"
+                            ) from None
+    try:
+        return parse_qs(body.decode("utf-8", "replace"), max_num_fields=max_fields)
+    except ValueError:
+        raise HTTPException(400, f"a form of at most {max_fields} fields") from None

@@ -1,0 +1,51 @@
+"""The join page and its answers as HTML: big buttons for a phone, no script.
+
+Every name is escaped; the reasons are the box's own sentences.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from ...i18n import tr
+from ..pages import layout
+
+
+def _page(body: str) -> str:
+    return layout(tr("Join the game"), f'<div class="join">{body}</div>')
+
+
+def join_page(code: str, names: list[str], max_chars: int) -> str:
+    """Recent names as buttons, and a field for a new one; both claim the next seat."""
+    action = f"/join/{escape(code)}"
+    buttons = "".join(f'<button class="name" name="pick" value="{escape(n)}">{escape(n)}'
+                      "</button>" for n in names)
+    picks = (f'<form method="post" action="{action}" class="names">{buttons}</form>'
+             if names else "")
+    heading = tr("Join the game")
+    how = tr("Choose your name, or type a new one: you get the next free seat.")
+    label, take = tr("New name"), tr("Take a seat")
+    return _page(f"<h1>{heading}</h1><p>{how}</p>{picks}"
+                 f'<form method="post" action="{action}" class="new">'
+                 f'<label for="name">{label}</label>'
+                 f'<input id="name" name="name" maxlength="{max_chars}" required '
+                 f'autocomplete="nickname" autocapitalize="words">'
+                 f'<button class="take">{take}</button></form>')
+
+
+def answer_page(seat: int, player: str, players: list[str]) -> str:
+    """The seat is taken: which, and who else is at the table."""
+    table = "".join(f'<li{" class=me" if p == player else ""}>{escape(p)}</li>'
+                    for p in players)
+    seated = tr("{player}: seat {seat}").format(player=player, seat=seat + 1)
+    next_step = tr("The box shows your name: ROLL on the box starts the game.")
+    return _page(f'<h1 class="seated">{escape(seated)}</h1><ol>{table}</ol>'
+                 f'<p class="note">{next_step}</p>')
+
+
+def refusal_page(code: str, reason: str, again: bool = True) -> str:
+    """No seat: the reason, and (when trying again can help) the way back."""
+    again_text, heading = tr("Try again"), tr("No seat")
+    back = f'<p><a href="/join/{escape(code)}">{again_text}</a></p>' if again else ""
+    return _page(f"<h1>{heading}</h1>"
+                 f'<p class="reason">{escape(reason[:1].upper() + reason[1:])}.</p>{back}')

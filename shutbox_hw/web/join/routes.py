@@ -1,0 +1,142 @@
+"""The join page's routes: ``GET`` the page, ``POST`` the claim (handed to the daemon
+over the claims socket, in a worker thread, at most :data:`ASKS_AT_ONCE` at a time),
+and the TV's QR code as SVG."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from ...claims import client
+from ...claims.desk import CODE_LENGTH, CODE_LETTERS, join_url
+from ...players.names import MAX_NAME_CHARS, name_problem, tidy
+from ...render import qr
+from ...store.roster import recent
+from ...store.shown import read_shown
+from ..forms import form_fields
+from ..reader import Reader
+from .page import answer_page, join_page, refusal_page
+
+log = logging.getLogger("shutbox_hw.web")
+
+ASKS_AT_ONCE = 4           # claims handed to the daemon at a time (worker threads)
+TRIES_PER_ADDRESS = 10     # POSTs from one address ...
+TRIES_WINDOW_S = 60.0      # ... within this long; more are 429
+MAX_ADDRESSES = 1024       # addresses remembered for that (the oldest forgotten first)
+MAX_FORM_BYTES = 8192      # a name of 500 characters still gets its reason, not a 413
+RECENT_NAMES = 12          # the roster's names offered as buttons
+CODE = re.compile(f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}")
+NOT_ANSWERING = "the box is not answering"
+
+
+@dataclass
+class AddressLimit:
+    """At most :data:`TRIES_PER_ADDRESS` tries an address within :data:`TRIES_WINDOW_S`."""
+    clock: Callable[[], float] = time.monotonic
+    tries: OrderedDict[str, deque[float]] = field(default_factory=OrderedDict)
+
+    def allow(self, address: str) -> bool:
+        now = self.clock()
+        times = self.tries.pop(address, None) or deque()
+        while times and times[0] <= now - TRIES_WINDOW_S:
+            times.popleft()
+        self.tries[address] = times     # the most recent address last
+        while len(self.tries) > MAX_ADDRESSES:
+            self.tries.popitem(last=False)
+        if len(times) >= TRIES_PER_ADDRESS:
+            return False
+        times.append(now)
+        return True
+
+
+class Join:
+    """The join pages of one web process: the claims socket (None: seats from a phone
+    are off), the pages' address for the QR code, the reads of the roster."""
+
+    def __init__(self, claims_path: str | None, base: str | None,
+                 read: Callable[[Callable[[Reader], Any]], Any],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.claims_path, self.base, self.read = claims_path, base, read
+        self.limit = AddressLimit(clock)
+        self.asks = anyio.CapacityLimiter(ASKS_AT_ONCE)
+
+    def routes(self) -> list[Route]:
+        # the QR code holds the address in capitals (render/qr.py): both spellings
+        return [Route(f"/{j}/{{code}}", self.page, methods=["GET"]) for j in ("join", "JOIN")] + \
+            [Route(f"/{j}/{{code}}", self.claim, methods=["POST"]) for j in ("join", "JOIN")] + \
+            [Route("/join/{code}/qr.svg", self.qr_svg)]
+
+    @staticmethod
+    def _code(request: Request) -> str:
+        code = str(request.path_params["code"]).upper()
+        if not CODE.fullmatch(code):
+            raise HTTPException(404, "this is not the box's code: scan the box again")
+        return code
+
+    def _on(self) -> str:
+        if self.claims_path is None:
+            raise HTTPException(404, "seats from a phone are off on this box")
+        return self.claims_path
+
+    async def page(self, request: Request) -> Response:
+        code = self._code(request)
+        self._on()
+
+        def work(reader: Reader) -> tuple[dict[str, Any] | None, list[str]]:
+            db = reader.connection()
+            picture = read_shown(db, reader.schema)
+            names = [p.name for p in recent(db, RECENT_NAMES)] if reader.schema >= 7 else []
+            return picture, names
+        picture, names = await self.read(work)
+        current = (picture or {}).get("join") or {}
+        if picture is not None and picture.get("phase") != "idle":
+            return HTMLResponse(refusal_page(code, "a game is under way: join the next one",
+                                             again=False), status_code=409)
+        if current and current.get("code") != code:
+            return HTMLResponse(refusal_page(code, "this code has expired: scan the box again",
+                                             again=False), status_code=410)
+        return HTMLResponse(join_page(code, names, MAX_NAME_CHARS))
+
+    async def claim(self, request: Request) -> Response:
+        code = self._code(request)
+        path = self._on()
+        address = request.client.host if request.client else "?"
+        if not self.limit.allow(address):
+            return HTMLResponse(refusal_page(
+                code, "too many tries from this phone: wait a minute and scan the box again",
+                again=False), status_code=429)
+        fields = await form_fields(request, MAX_FORM_BYTES)
+        name = (fields.get("pick") or fields.get("name") or [""])[0]
+        problem = name_problem(name)
+        if problem is not None:
+            return HTMLResponse(refusal_page(code, problem), status_code=400)
+        try:
+            answer = await anyio.to_thread.run_sync(client.claim, path, tidy(name), code,
+                                                    limiter=self.asks)
+        except client.BoxNotAnswering as error:
+            log.warning("a seat from a phone: %s", error)
+            return HTMLResponse(refusal_page(code, NOT_ANSWERING), status_code=503)
+        if not answer["ok"]:
+            reason = str(answer.get("reason") or "refused")
+            return HTMLResponse(refusal_page(code, reason, again="scan" not in reason),
+                                status_code=503 if reason == NOT_ANSWERING else 409)
+        return HTMLResponse(answer_page(int(answer["seat"]), str(answer["player"]),
+                                        [str(p) for p in answer.get("players", [])]))
+
+    async def qr_svg(self, request: Request) -> Response:
+        code = self._code(request)
+        if self.base is None:
+            raise HTTPException(404, "the pages have no address phones can reach")
+        return Response(qr.svg(join_url(self.base, code)), media_type="image/svg+xml")

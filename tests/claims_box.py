@@ -1,0 +1,91 @@
+"""A running box with its claims socket, for the tests of seats from a phone: the
+daemon's real loop on the real clock in a thread, woken by the socket's peers."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from shutbox_hw.claims.server import ClaimServer
+from shutbox_hw.commands.run import build_real_box, serve
+from shutbox_hw.config import load_config
+from shutbox_hw.daemon import Daemon
+from shutbox_hw.hal.clock import MonotonicClock
+from shutbox_hw.hal.poll import Waker
+from shutbox_hw.sdnotify import Notifier
+from shutbox_hw.store import Store
+
+
+@contextmanager
+def short_folder() -> Iterator[Path]:
+    """A directory whose socket paths fit sun_path (108 bytes), unlike tmp_path's."""
+    folder = tempfile.mkdtemp(prefix="sbx")
+    try:
+        yield Path(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class RunningBox:
+    """The daemon's loop on the real clock in a thread of its own, woken by the claims
+    socket (the thread makes and closes the store: its connection is that thread's)."""
+
+    def __init__(self, tmp_path: Path, sock: Path, network: str = "") -> None:
+        conf = self.config_path = tmp_path / "box.toml"
+        self.db = tmp_path / "db"
+        conf.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{self.db}"\n'
+                        f'[network]\nclaims_socket = "{sock}"\n{network}')
+        self.config = load_config(conf)
+        self.clock = MonotonicClock()
+        self.waker = Waker()
+        self.sock = str(sock)
+        self.events: list[dict] = []
+        self.stop = False
+        self.closed = False
+        self.ready = threading.Event()
+        self.failed: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        assert self.ready.wait(30), "the box did not start"
+        if self.failed is not None:
+            raise self.failed
+
+    def _run(self) -> None:
+        try:
+            self.box = build_real_box(self.config, self.clock, "mock", self.waker.wake)
+            self.store = Store(self.db)
+            self.server = ClaimServer(self.sock, self.waker.wake, self.clock.now_ms)
+            self.server.start()
+            self.daemon = Daemon(self.config, self.box, self.store, self.clock,
+                                 claims=self.server, on_event=self.events.append)
+            self.daemon.start()
+        except BaseException as error:
+            self.failed = error
+            self.ready.set()
+            return
+        self.ready.set()
+        try:
+            serve(self.daemon, Notifier({}), self.clock, self.waker.wait_until,
+                  done=lambda: self.stop)
+        finally:
+            self.server.close()
+            self.box.close()
+            self.store.close()
+
+    def close(self) -> None:
+        """The daemon stops (once), its socket with it."""
+        if self.closed:
+            return
+        self.closed = True
+        self.stop = True
+        self.waker.wake()
+        self.thread.join(10)
+
+    def code(self) -> str:
+        code = self.daemon.controller.state.join.code
+        assert code is not None
+        return code.code

@@ -1,0 +1,149 @@
+"""The join code: the referee takes a phone's claim only with the current, unexpired
+code, while the game is set up, and not too many at once (game/join.py)."""
+
+from __future__ import annotations
+
+from shutbox_hw.events import ButtonPressed, JoinCode, SeatClaim, Tick
+from shutbox_hw.game import join
+from shutbox_hw.game.controller import Controller
+from shutbox_hw.game.events import SeatClaimed
+from shutbox_hw.game.screens import AttractScreen
+from shutbox_hw.game.shown import shown
+from shutbox_hw.rules import DEFAULT_PRESET, build_rules
+
+URL = "http://192.168.1.20:8080/join/K7M2QD"
+
+
+def box(code: str = "K7M2QD", until: int = 300_000) -> Controller:
+    c = Controller(build_rules(DEFAULT_PRESET))
+    c.start(0, 0)
+    c.handle(JoinCode(code, until, 0, URL))
+    return c
+
+
+def phone(c: Controller, name: str, code: str | None, at: int) -> list[object]:
+    effects = c.handle(SeatClaim(name, "phone", at, code))
+    return [e.event for e in effects if hasattr(e, "event")]
+
+
+def test_the_current_code_claims_the_next_free_seat():
+    c = box()
+    events = phone(c, "Anna", "K7M2QD", 1000)
+    assert events == [SeatClaimed(seat=0, player="Anna", source="phone", players=("Anna", "P2"))]
+    assert c.last_claim == events[0]
+    assert c.screen().players == ("Anna", "P2")   # the box shows the name at once
+    assert phone(c, "Bob", "k7m2qd", 2000)[0].seat == 1   # typed in lower case: the same code
+
+
+def test_a_wrong_code_a_stale_one_and_an_expired_one_are_refused_in_words():
+    c = box()
+    assert phone(c, "Anna", "AAAAAA", 1000) == [] and c.last_claim == join.WRONG
+    assert phone(c, "Anna", None, 1000) == [] and c.last_claim == join.WRONG
+    c.handle(JoinCode("ZZZ999", 600_000, 2000, URL))   # a new code: the old one is stale
+    assert phone(c, "Anna", "K7M2QD", 3000) == [] and c.last_claim == join.EXPIRED
+    assert c.last_claim == "this code has expired: scan the box again"
+    assert phone(c, "Anna", "ZZZ999", 600_000) == [] and c.last_claim == join.EXPIRED
+    assert c.screen().players == ("P1", "P2")
+    assert c.shown.flash == ""     # a phone's wrong code is the phone's business, not the box's
+
+
+def test_no_claim_reaches_a_game_under_way_nor_with_the_code_of_its_setup():
+    c = box()
+    phone(c, "Anna", "K7M2QD", 1000)
+    c.handle(ButtonPressed("roll", False, 2000))      # the game starts
+    assert c.phase == "play"
+    assert phone(c, "Bob", "K7M2QD", 3000) == []
+    assert c.last_claim == "a game is under way: join the next one"
+    assert c.state.join.code is None                   # spent: the next setup gets its own
+
+
+def test_the_names_rule_still_holds_for_a_phone():
+    c = box()
+    phone(c, "Anna", "K7M2QD", 1000)
+    assert phone(c, "ANNA", "K7M2QD", 1100) == [] and "already at the table" in c.last_claim
+    assert phone(c, "x" * 500, "K7M2QD", 1200) == [] and "at most 16" in c.last_claim
+    assert phone(c, "An\x07na", "K7M2QD", 1300) == [] and "control" in c.last_claim
+
+
+def test_more_than_the_limit_within_the_window_wait_a_moment():
+    c = box()
+    answers = []
+    for i in range(join.CLAIMS_PER_WINDOW + 3):
+        phone(c, f"Name{i}", "K7M2QD", 1000 + i)
+        answers.append(c.last_claim)
+    assert all(isinstance(a, SeatClaimed) for a in answers[:join.CLAIMS_PER_WINDOW])
+    assert answers[join.CLAIMS_PER_WINDOW:] == [join.BUSY] * 3
+    c2 = box()
+    for _ in range(join.CLAIMS_PER_WINDOW):
+        phone(c2, "Anna", "WRONG1", 1000)            # refused ones count as well
+    assert phone(c2, "Anna", "K7M2QD", 1000 + join.CLAIM_WINDOW_MS - 1) == []
+    assert c2.last_claim == join.BUSY
+    # once the window has passed since the first of them, a claim goes through
+    assert phone(c2, "Anna", "K7M2QD", 1000 + join.CLAIM_WINDOW_MS)[0].player == "Anna"
+
+
+def test_the_setup_screen_and_the_tv_carry_the_join_page_until_the_code_expires():
+    c = box(until=50_000)
+    screen = c.screen()
+    assert isinstance(screen, AttractScreen) and screen.join == URL
+    assert shown(c.state, c.shown)["join"] == {"url": URL, "code": "K7M2QD"}
+    assert c.next_deadline_ms() is not None and c.next_deadline_ms() <= 50_000
+    c.handle(Tick(50_000))
+    assert c.screen().join is None and "join" not in shown(c.state, c.shown)
+    c.handle(JoinCode("NEW234", 99_000, 50_001, None))   # the web pages are not running
+    assert c.screen().join is None
+
+
+def test_a_claim_from_the_box_needs_no_code():
+    c = box()
+    assert c.handle(SeatClaim("Anna", "box", 1000)) and c.screen().players[0] == "Anna"
+
+
+class QuietSocket:
+    """The desk's view of the claims socket: a web that said where it runs, no claims."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+
+    def web_url(self, now_ms: int, fresh_ms: int) -> str | None:
+        return self.url
+
+    def take(self) -> list:
+        return []
+
+
+def test_the_daemon_s_desk_makes_a_new_code_for_every_setup_and_when_one_expires():
+    from shutbox_hw.claims.desk import CODE_TTL_MS, Desk
+    from shutbox_hw.scheduler import Scheduler
+    codes = iter(f"CODE{i:02d}" for i in range(10))
+    socket = QuietSocket(None)
+    desk = Desk(socket, Scheduler().timer("join code"), make_code=lambda: next(codes))
+    c = Controller(build_rules(DEFAULT_PRESET))
+    c.start(0, 0)
+
+    def step(now: int) -> list:
+        events, _ = desk.due(now, c)
+        for event in events:
+            c.handle(event)
+        desk.schedule(c)
+        return events
+
+    [first] = step(0)                                  # at start: no web yet, no QR
+    assert (first.code, first.url) == ("CODE00", None) and c.screen().join is None
+    assert desk.timer.when == CODE_TTL_MS
+    socket.url = "http://10.0.0.5:8080/"                # the web says where it runs
+    [again] = step(1000)
+    assert again.code == "CODE00" and c.screen().join == "http://10.0.0.5:8080/join/CODE00"
+    assert step(2000) == []
+    [expired] = step(CODE_TTL_MS)                      # the last one expired: a new one
+    assert expired.code == "CODE01" and expired.until_ms == 2 * CODE_TTL_MS
+    c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 1))   # a game starts
+    assert step(CODE_TTL_MS + 2) == [] and desk.timer.when is None
+    c.handle(ButtonPressed("next", True, CODE_TTL_MS + 3))    # "New game?" ... yes
+    c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 4))
+    assert step(CODE_TTL_MS + 5) == []                 # the result is shown: not set up yet
+    c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 6))   # back to setting up
+    [fresh] = step(CODE_TTL_MS + 7)
+    assert fresh.code == "CODE02" and c.phase == "idle"
+    assert phone(c, "Anna", "CODE01", CODE_TTL_MS + 8) == [] and c.last_claim == join.EXPIRED
+    assert phone(c, "Anna", "CODE02", CODE_TTL_MS + 9)[0].player == "Anna"

@@ -1,0 +1,197 @@
+"""``/join/<code>``: a seat claimed from a phone, end to end. The box's real loop with
+its claims socket, the real ``shutbox-hw web`` process, Debian's headless Chromium:
+the QR code is read back from the OLED's frame and from a screenshot of the TV page,
+followed in the browser, and the seat it claims is on the box at once. Then bad
+input over HTTP: stale and wrong codes, names too long or with control characters,
+a crowd of claims at once, and the box offline.
+
+No timed assertions: the waits are safety nets against a hang."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import quote, urlencode
+
+import pytest
+import zxingcpp
+from claims_box import RunningBox, short_folder
+from loopback import free_port, wait_for
+from PIL import Image
+from test_web_browser import browser, keep  # noqa: F401  (the fixture)
+from web_server import WebServer, need_web
+
+from shutbox_hw.game.events import GameEnded, GameStarted
+from shutbox_hw.render import render
+from shutbox_hw.rules import DEFAULT_PRESET, build_rules
+from shutbox_hw.store import Store
+from shutbox_hw.web.join import TRIES_PER_ADDRESS
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def played_before(db) -> None:
+    """Anna and Bob played a game last week: the roster knows them."""
+    store = Store(db)
+    try:
+        store.record(GameStarted(players=("Anna", "Bob"), rules=build_rules(DEFAULT_PRESET)
+                                 .as_dict(), dice="software"))
+        store.record(GameEnded(players=("Anna", "Bob"), winners=(0,), totals=(10, 20),
+                               rounds=1, abandoned=True))
+    finally:
+        store.close()
+
+
+class Pub:
+    """The box and its web pages, talking over the claims socket."""
+
+    def __init__(self, tmp_path, folder) -> None:
+        self.port = free_port()
+        self.web_url = f"http://127.0.0.1:{self.port}/"
+        (tmp_path / "db").parent.mkdir(exist_ok=True)
+        played_before(tmp_path / "db")
+        self.box = RunningBox(tmp_path, folder / "claims.sock",
+                              network=f'web_url = "{self.web_url}"\n')
+        self.web = WebServer(self.box.db, self.box.config_path, port=self.port)
+        # the web says where it runs; the box's setup screen then shows the QR code
+        assert wait_for(lambda: self.box.daemon.controller.screen().join is not None, 20)
+
+    def code(self) -> str:
+        return self.box.code()
+
+    def post(self, code: str, **fields: str) -> tuple[int, str]:
+        status, _, body = self.web.get(f"/join/{code}", "POST", urlencode(fields).encode(),
+                                       FORM)
+        return status, body.decode()
+
+    def close(self) -> str:
+        log = self.web.stop()
+        self.box.close()
+        return log
+
+
+@pytest.fixture
+def pub(tmp_path):
+    need_web()
+    with short_folder() as folder:
+        pub = Pub(tmp_path, folder)
+        try:
+            yield pub
+        finally:
+            assert "Traceback" not in pub.close()
+
+
+def read_qr(image: Image.Image) -> list[str]:
+    return [r.text for r in zxingcpp.read_barcodes(image.convert("L"))]
+
+
+def heading(browser) -> str:
+    """The page's first heading as shown (read in the page: no element to go stale)."""
+    return str(browser.execute_script(
+        "const h = document.querySelector('h1'); return h ? h.innerText : ''"))
+
+
+def oled_qr(pub: Pub) -> str:
+    frame = render(pub.box.daemon.controller.screen())   # what the daemon sends the panel
+    [url] = read_qr(frame.resize((frame.width * 4, frame.height * 4), Image.NEAREST))
+    return url
+
+
+def test_scan_the_box_claim_a_seat_in_the_browser_and_the_box_shows_it(pub, browser, tmp_path):
+    code = pub.code()
+    from_oled = oled_qr(pub)
+    assert from_oled == f"{pub.web_url}join/{code}".upper()     # capitals: a smaller code
+    browser.get(pub.web.url + "/")
+    assert wait_for(lambda: browser.execute_script(
+        "const i = document.getElementById('joinqr'); return !document.getElementById('join')"
+        ".hidden && i.complete && i.naturalWidth > 0"), 20)
+    png = tmp_path / "live-join.png"
+    browser.save_screenshot(str(png))
+    keep(png)
+    shot = Image.open(png)
+    [from_tv] = read_qr(shot)
+    assert from_tv == from_oled
+    browser.get(from_tv)                    # the phone opens what it read
+    buttons = browser.execute_script(
+        "return [...document.querySelectorAll('button.name')].map(b => b.innerText)")
+    assert buttons == ["Bob", "Anna"]      # the roster, most recent first (in order of seats)
+    field = browser.find_element("id", "name")
+    assert field.get_attribute("maxlength") == "16"
+    field.send_keys("Zoë")
+    browser.find_element("css selector", "button.take").click()
+    assert wait_for(lambda: heading(browser) == "Zoë: seat 1", 10), heading(browser)
+    # the box shows it at once: the event, the setup screen
+    assert {"event": "seat_claimed", "seat": 0, "player": "Zoë", "source": "phone",
+            "players": ["Zoë", "P2"]} in pub.box.events
+    assert pub.box.daemon.controller.screen().players == ("Zoë", "P2")
+    # a friend picks a name of the roster with its button
+    browser.get(from_tv)
+    browser.find_element("css selector", "button.name[value='Anna']").click()
+    assert wait_for(lambda: heading(browser) == "Anna: seat 2", 10), heading(browser)
+    assert pub.box.daemon.controller.screen().players == ("Zoë", "Anna")
+    # and the QR code still reads as the page after the seats were taken
+    assert oled_qr(pub) == from_oled
+
+
+def test_stale_and_wrong_codes_are_refused_in_plain_words(pub):
+    code = pub.code()
+    status, _, page = pub.web.get("/join/ABCDE2")
+    assert status == 410 and b"this code has expired: scan the box again" in page.lower()
+    status, _, page = pub.web.get("/join/not-a-code", headers={"Accept": "text/html"})
+    assert status == 404 and b"not the box" in page
+    status, page = pub.post("ABCDE2", name="Anna")
+    assert status == 409 and "not the box" in page
+    assert pub.post(code, name="Anna")[0] == 200
+    status, _, page = pub.web.get(f"/join/{code}")
+    assert status == 200 and b'maxlength="16"' in page
+
+
+def test_names_too_long_or_with_control_characters_get_their_reason(pub):
+    code = pub.code()
+    status, page = pub.post(code, name="x" * 500)
+    assert status == 400 and "at most 16 characters" in page
+    status, page = pub.post(code, name="Bo\x1b[2Jb")
+    assert status == 400 and "control characters" in page
+    status, page = pub.post(code, name="<script>alert(1)</script>"[:16])
+    assert status == 200 and "<script>" not in page and "&lt;script&gt;" in page
+    status, page = pub.post(code, name="   ")
+    assert status == 400 and "blank" in page
+    status, _, page = pub.web.get(f"/join/{code}", "POST", b"name=" + b"x" * 9000, FORM)
+    assert status == 413
+    assert pub.box.daemon.controller.screen().players[1] == "P2"
+
+
+def test_a_crowd_of_claims_from_one_address_is_bounded_and_each_gets_an_answer(pub):
+    code = pub.code()
+    with ThreadPoolExecutor(32) as pool:
+        answers = list(pool.map(lambda i: pub.post(code, name=f"Player{i}"), range(200)))
+    # past 16 connections at once from one address the web's protocol turns one away
+    # (web/protocol.py): that is its own 503, never the box's
+    assert all("connections open already" in page for status, page in answers if status == 503)
+    statuses = [s for s, _ in answers if s != 503]
+    assert set(statuses) <= {200, 409, 429}
+    assert statuses.count(200) + statuses.count(409) == TRIES_PER_ADDRESS
+    assert 1 <= statuses.count(200) <= 8
+    seated = pub.box.daemon.controller.screen().players
+    assert sum(not p.startswith("P") or p.startswith("Player") for p in seated) == \
+        statuses.count(200)
+
+
+def test_a_claim_while_the_box_is_offline_says_it_is_not_answering(pub):
+    code = pub.code()
+    pub.box.close()                  # the daemon stops (its socket goes with it)
+    status, page = pub.post(code, name="Anna")
+    assert status == 503 and "The box is not answering" in page
+    status, _, page = pub.web.get(f"/join/{quote(code)}/qr.svg")
+    assert status == 200 and page.startswith(b"<svg")     # the TV's code is the web's own
+
+
+def test_where_phones_find_the_pages():
+    from shutbox_hw.web.join import web_base
+    assert web_base("http://shutbox.local:8080", "0.0.0.0", 8080) == "http://shutbox.local:8080/"
+    assert web_base(None, "192.168.1.20", 8080) == "http://192.168.1.20:8080/"
+    assert web_base(None, "192.168.1.20", 80) == "http://192.168.1.20/"
+    assert web_base(None, "fd00::12", 8080) == "http://[fd00::12]:8080/"
+    assert web_base(None, "127.0.0.1", 8080) is None     # a phone cannot reach the loopback
+    found = web_base(None, "0.0.0.0", 8080)              # the address of the default route
+    assert found is None or (found.startswith("http://") and found.endswith(":8080/")
+                             and "0.0.0.0" not in found)
