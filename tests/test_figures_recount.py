@@ -131,6 +131,10 @@ def as_schema_4(path: Path) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     for statement in ("DROP TABLE audit_figures", "DROP TABLE audit_best",
                       "DROP INDEX games_started_at", "DROP INDEX games_unfinished",
+                      # schema 6's and 7's, which the migration makes again
+                      "DROP TABLE shown", "DROP TABLE fault_log", "DROP TABLE player_stats",
+                      "DROP TABLE player_rules", "DROP INDEX players_player",
+                      "ALTER TABLE players DROP COLUMN player_id", "DROP TABLE roster",
                       "PRAGMA user_version = 4"):
         db.execute(statement)
     db.close()

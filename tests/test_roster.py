@@ -12,7 +12,8 @@ from shutbox_hw.store.sqlite import Store
 
 
 def _start(store, *names):
-    store.record(GameStarted(players=names, rules=build_rules(DEFAULT_PRESET).as_dict(), dice="software"))
+    store.record(GameStarted(players=names, rules=build_rules(DEFAULT_PRESET).as_dict(),
+                             dice="software"))
 
 
 def test_a_game_s_names_become_players_once_whatever_their_case(tmp_path):

@@ -1,0 +1,111 @@
+"""The high scores: tonight's, this week's and all-time tables of the players.
+
+Four tables per period, each player at most once, the best :data:`TOP` first
+(ties by name): ``best_turn`` (the lowest turn score), ``boxes_shut``,
+``wins`` and ``accuracy`` (the percentage of best moves, over at least
+:data:`ACCURACY_GAMES` finished games; from the solver's ratings, when the
+record has them). A player with nothing in a table (no win, no box shut) is
+not in it.
+
+Tonight is :mod:`.tonight`'s (games *started* in the last 12 hours by the
+box's own clock), this week the last 7 days by the same rule. Their tables
+read the window's games through the index on ``games.started_at`` and their
+turns through the turns' own index: they cost the window's games, never the
+record's. The all-time tables read the kept statistics
+(:mod:`.player_stats`) through their indexes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..players.names import name_key
+from .tonight import tonight_since, week_since
+
+TOP = 5                    # entries a table keeps
+ACCURACY_GAMES = 10        # games a player needs before their accuracy is ranked
+PERIODS = ("tonight", "week", "all_time")
+TABLES = ("best_turn", "boxes_shut", "wins", "accuracy")
+
+Entry = tuple[str, float]    # (the player's name, the figure)
+Accuracy = Callable[[sqlite3.Connection, float | None], list[tuple[int, int, float]]]
+"""The ratings' accuracy per player over the games started since a time (None: all):
+``(player id, games rated, percentage of best moves)``."""
+
+
+@dataclass(frozen=True)
+class Table:
+    period: str            # one of PERIODS
+    kind: str              # one of TABLES
+    entries: tuple[Entry, ...]
+
+
+def high_scores(db: sqlite3.Connection, now: float,
+                accuracy: Accuracy | None = None) -> list[Table]:
+    """Every table of every period (empty ones too), in :data:`PERIODS` then
+    :data:`TABLES` order."""
+    tables = []
+    for period in PERIODS:
+        since = {"tonight": tonight_since(now), "week": week_since(now)}.get(period)
+        figures = _all_time(db) if since is None else _window(db, since)
+        if accuracy is not None:
+            figures["accuracy"] = _ranked(
+                db, [(pid, pct) for pid, games, pct in accuracy(db, since)
+                     if games >= ACCURACY_GAMES], low=False)
+        tables += [Table(period, kind, tuple(figures.get(kind, ()))) for kind in TABLES]
+    return tables
+
+
+def _all_time(db: sqlite3.Connection) -> dict[str, list[Entry]]:
+    def best(column: str, order: str, where: str) -> list[Entry]:
+        return [(str(n), v) for n, v in db.execute(
+            f"SELECT r.name, s.{column} FROM player_stats s JOIN roster r ON r.id = s.player_id"
+            f" WHERE {where} ORDER BY s.{column} {order}, r.key LIMIT ?", (TOP,))]
+    return {"best_turn": best("best_turn", "", "s.best_turn IS NOT NULL"),
+            "boxes_shut": best("boxes_shut", "DESC", "s.boxes_shut > 0"),
+            "wins": best("wins", "DESC", "s.wins > 0")}
+
+
+def _window(db: sqlite3.Connection, since: float) -> dict[str, list[Entry]]:
+    """The tables over the games started since ``since`` (CROSS JOIN keeps SQLite to
+    the window's games first, then their seats and turns by their indexes)."""
+    turns = db.execute(
+        "SELECT p.player_id, MIN(t.score), SUM(coalesce(t.shut, 0) != 0) FROM games g"
+        " CROSS JOIN players p ON p.game_id = g.id CROSS JOIN turns t ON t.game_id = p.game_id"
+        " AND t.seat = p.seat WHERE g.started_at >= ? AND p.player_id IS NOT NULL"
+        " AND t.ended_at IS NOT NULL AND t.score IS NOT NULL GROUP BY p.player_id",
+        (since,)).fetchall()
+    wins = db.execute(
+        "SELECT p.player_id, COUNT(DISTINCT g.id) FROM games g CROSS JOIN players p"
+        " ON p.game_id = g.id WHERE g.started_at >= ? AND p.player_id IS NOT NULL"
+        " AND g.ended_at IS NOT NULL AND NOT g.abandoned AND EXISTS (SELECT 1 FROM"
+        " json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
+        " WHERE w.value = p.name) GROUP BY p.player_id", (since,)).fetchall()
+    return {"best_turn": _ranked(db, [(pid, best) for pid, best, _ in turns], low=True),
+            "boxes_shut": _ranked(db, [(pid, shut) for pid, _, shut in turns if shut],
+                                  low=False),
+            "wins": _ranked(db, wins, low=False)}
+
+
+def _ranked(db: sqlite3.Connection, figures: list[tuple[int, float]], low: bool
+            ) -> list[Entry]:
+    """The best :data:`TOP` of ``(player id, figure)`` with the roster's names (the
+    window's players only: a night's, a week's)."""
+    if not figures:
+        return []
+    marks = ",".join("?" * len(figures))
+    names = dict(db.execute(f"SELECT id, name FROM roster WHERE id IN ({marks})",
+                            [pid for pid, _ in figures]))
+    rows = [(str(names[pid]), value) for pid, value in figures if pid in names]
+    rows.sort(key=lambda r: (r[1] if low else -r[1], name_key(r[0])))
+    return rows[:TOP]
+
+
+def as_json(tables: list[Table]) -> dict[str, dict[str, list[dict[str, object]]]]:
+    """``{period: {table: [{"name": ..., "value": ...}, ...]}}`` (the pages' JSON)."""
+    out: dict[str, dict[str, list[dict[str, object]]]] = {}
+    for t in tables:
+        out.setdefault(t.period, {})[t.kind] = [{"name": n, "value": v} for n, v in t.entries]
+    return out
