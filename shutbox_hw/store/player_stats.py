@@ -273,3 +273,15 @@ def migrate_player_stats(db: sqlite3.Connection) -> None:
     for statement in CREATE:
         db.execute(statement)
     rebuild(db)
+
+
+def as_json(stats: PlayerStats, accuracy: float | None = None) -> dict[str, object]:
+    """One player as ``players --json`` and the pages' JSON give them (``accuracy``:
+    the percentage of best moves from the solver's ratings, None before any)."""
+    return {"name": stats.name, "games": stats.games, "wins": stats.wins,
+            "accuracy": accuracy, "win_rate": stats.win_rate, "turns": stats.turns,
+            "average_score": stats.average, "boxes_shut": stats.boxes_shut,
+            "best_turn": stats.best_turn, "best_turn_game": stats.best_game,
+            "streak": stats.streak, "best_streak": stats.best_streak,
+            "rules": {preset: {"games": r.games, "turns": r.turns, "average_score": r.average}
+                      for preset, r in stats.rules.items()}}
