@@ -14,6 +14,7 @@ import sys
 
 from ..errors import UserError, quoted, shown_path
 from ..store import player_stats
+from ..store.highscores import accuracy_of
 from ..store.roster import find
 from ..store.schema import sqlite_problem
 from .history import open_db
@@ -29,11 +30,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--name", metavar="NAME", help="one player (case and accents do not matter)")
     p.add_argument("--json", action="store_true", help="JSON on stdout")
     p.set_defaults(run=run)
-
-
-def player_accuracy(db: sqlite3.Connection, player_id: int) -> float | None:
-    """The percentage of best moves (the solver's ratings: none in this version yet)."""
-    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             found = [stats]
         else:
             found = _everyone(db)
-        rows = [player_stats.as_json(s, player_accuracy(db, s.player_id)) for s in found]
+        rows = [player_stats.as_json(s, *accuracy_of(db, s.player_id)) for s in found]
     except sqlite3.Error as error:
         raise UserError(f"{shown_path(path)} {sqlite_problem(error)}") from None
     finally:

@@ -3,9 +3,10 @@
 Four tables per period, each player at most once, the best :data:`TOP` first
 (ties by name): ``best_turn`` (the lowest turn score), ``boxes_shut``,
 ``wins`` and ``accuracy`` (the percentage of best moves, over at least
-:data:`ACCURACY_GAMES` finished games; from the solver's ratings, when the
-record has them). A player with nothing in a table (no win, no box shut) is
-not in it.
+:data:`ACCURACY_GAMES` games; from the solver's ratings, :mod:`.ratings`: the
+solver rates each turn off the box's loop, a little after it ends, and its games
+are the player's games with a rated turn). A player with nothing in a table (no
+win, no box shut) is not in it.
 
 Tonight is :mod:`.tonight`'s (games *started* in the last 12 hours by the
 box's own clock), this week the last 7 days by the same rule. Their tables
@@ -18,10 +19,11 @@ record's. The all-time tables read the kept statistics
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..players.names import name_key
+from ..strategy.rating import Tally
+from .ratings import player_accuracy
 from .tonight import tonight_since, week_since
 
 TOP = 5                    # entries a table keeps
@@ -30,9 +32,6 @@ PERIODS = ("tonight", "week", "all_time")
 TABLES = ("best_turn", "boxes_shut", "wins", "accuracy")
 
 Entry = tuple[str, float]    # (the player's name, the figure)
-Accuracy = Callable[[sqlite3.Connection, float | None], list[tuple[int, int, float]]]
-"""The ratings' accuracy per player over the games started since a time (None: all):
-``(player id, games rated, percentage of best moves)``."""
 
 
 @dataclass(frozen=True)
@@ -42,18 +41,15 @@ class Table:
     entries: tuple[Entry, ...]
 
 
-def high_scores(db: sqlite3.Connection, now: float,
-                accuracy: Accuracy | None = None) -> list[Table]:
+def high_scores(db: sqlite3.Connection, now: float) -> list[Table]:
     """Every table of every period (empty ones too), in :data:`PERIODS` then
     :data:`TABLES` order."""
     tables = []
     for period in PERIODS:
         since = {"tonight": tonight_since(now), "week": week_since(now)}.get(period)
         figures = _all_time(db) if since is None else _window(db, since)
-        if accuracy is not None:
-            figures["accuracy"] = _ranked(
-                db, [(pid, pct) for pid, games, pct in accuracy(db, since)
-                     if games >= ACCURACY_GAMES], low=False)
+        figures["accuracy"] = _ranked(db, [(pid, pct) for pid, games, pct in rated(db, since)
+                                           if games >= ACCURACY_GAMES], low=False)
         tables += [Table(period, kind, tuple(figures.get(kind, ()))) for kind in TABLES]
     return tables
 
@@ -101,6 +97,37 @@ def _ranked(db: sqlite3.Connection, figures: list[tuple[int, float]], low: bool
     rows = [(str(names[pid]), value) for pid, value in figures if pid in names]
     rows.sort(key=lambda r: (r[1] if low else -r[1], name_key(r[0])))
     return rows[:TOP]
+
+
+def accuracy_of(db: sqlite3.Connection, player_id: int) -> tuple[float | None, float | None]:
+    """A player's percentage of best moves (one decimal), all time and over their last
+    :data:`~.ratings.LAST_GAMES` games; None before a rated move (the ratings are
+    written off the box's loop, a little after each turn)."""
+    rated = player_accuracy(db, player_id)
+    return _percent(rated.all_time), _percent(rated.last)
+
+
+def _percent(tally: Tally) -> float | None:
+    percent = tally.percent
+    return None if percent is None else round(percent, 1)
+
+
+def rated(db: sqlite3.Connection, since: float | None) -> list[tuple[int, int, float]]:
+    """Each rated player's ``(player id, games rated, percentage of best moves)`` over
+    the games started since ``since`` (None: all time, from each player's tally; a
+    window: its games' seats looked up in the per-game tallies by their key)."""
+    if since is None:
+        rows = db.execute("SELECT player_id, games, best, moves FROM player_ratings"
+                          " WHERE moves > 0").fetchall()
+    else:
+        rows = db.execute(
+            "SELECT p.player_id, COUNT(DISTINCT g.id), SUM(r.best), SUM(r.moves) FROM games g"
+            " CROSS JOIN players p ON p.game_id = g.id CROSS JOIN player_game_ratings r"
+            " ON r.player_id = p.player_id AND r.game_id = g.id WHERE g.started_at >= ?"
+            " AND p.player_id IS NOT NULL GROUP BY p.player_id HAVING SUM(r.moves) > 0",
+            (since,)).fetchall()
+    return [(int(pid), int(games), round(100.0 * best / moves, 1))
+            for pid, games, best, moves in rows]
 
 
 def as_json(tables: list[Table]) -> dict[str, dict[str, list[dict[str, object]]]]:

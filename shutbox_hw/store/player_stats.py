@@ -275,11 +275,14 @@ def migrate_player_stats(db: sqlite3.Connection) -> None:
     rebuild(db)
 
 
-def as_json(stats: PlayerStats, accuracy: float | None = None) -> dict[str, object]:
+def as_json(stats: PlayerStats, accuracy: float | None = None,
+            recent: float | None = None) -> dict[str, object]:
     """One player as ``players --json`` and the pages' JSON give them (``accuracy``:
-    the percentage of best moves from the solver's ratings, None before any)."""
+    the percentage of best moves from the solver's ratings, all time and over the
+    last games, None before any)."""
     return {"name": stats.name, "games": stats.games, "wins": stats.wins,
-            "accuracy": accuracy, "win_rate": stats.win_rate, "turns": stats.turns,
+            "accuracy": accuracy, "accuracy_recent": recent, "win_rate": stats.win_rate,
+            "turns": stats.turns,
             "average_score": stats.average, "boxes_shut": stats.boxes_shut,
             "best_turn": stats.best_turn, "best_turn_game": stats.best_game,
             "streak": stats.streak, "best_streak": stats.best_streak,
