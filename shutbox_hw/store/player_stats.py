@@ -132,7 +132,7 @@ def game_ended(db: sqlite3.Connection, game_id: int | None) -> None:
     if row is None:
         return
     preset = preset_of(row[0])
-    winners = set(_names(row[1]))
+    winners = set(winner_names(row[1]))
     won: dict[int, bool] = {}
     for player, name in db.execute("SELECT player_id, name FROM players WHERE game_id = ?"
                                    " AND player_id IS NOT NULL", (game_id,)):
@@ -150,7 +150,7 @@ def game_ended(db: sqlite3.Connection, game_id: int | None) -> None:
                    (player, preset))
 
 
-def _names(winners_json: str | None) -> list[str]:
+def winner_names(winners_json: str | None) -> list[str]:
     try:
         names = json.loads(winners_json or "[]")
     except ValueError:

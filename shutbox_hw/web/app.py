@@ -55,6 +55,7 @@ from .assets import LIVE_JS, STYLE
 from .feed import LiveFeed, Snapshot
 from .guard import box_names, line, secure
 from .language import BoxLanguage, speaking_pages
+from .players.routes import routes as player_routes
 from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
 
 log = logging.getLogger("shutbox_hw.web")
@@ -354,6 +355,7 @@ def _starlette(site: Site) -> Starlette:
         Route("/static/style.css", _static(STYLE, "text/css")),
         Route("/static/live.js", _static(LIVE_JS, "text/javascript")),
         Route("/health", _static("ok\n", "text/plain")),
+        *player_routes(site),
     ]
     return Starlette(routes=routes, exception_handlers={
         HTTPException: _http_error, Unavailable: _unavailable, Exception: _crash})

@@ -50,6 +50,14 @@ body.live { font-size: 4vmin; overflow: hidden; }
 .result { font-size: 7vmin; margin-top: 4vmin; }
 .result .win { color: var(--hi); font-weight: 800; font-size: 12vmin; }
 .stale { position: fixed; right: 2vmin; bottom: 2vmin; color: var(--bad); font-size: 3vmin; }
+/* the players' pages: charts drawn on the server, the high-score tables side by side */
+svg.chart { width: 100%; max-width: 40em; height: auto; display: block; margin: .5em 0 1.5em; }
+svg.chart polyline { stroke: var(--hi); stroke-width: 2; }
+svg.chart circle { fill: var(--hi); }
+svg.chart text { fill: var(--dim); font-size: 13px; }
+svg.chart .grid { stroke: #2a3039; }
+.board { display: flex; flex-wrap: wrap; gap: 0 2em; }
+.board h3 { margin: .3em 0 0; color: var(--dim); font-weight: 600; }
 """
 
 LIVE_JS = """

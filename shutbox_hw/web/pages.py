@@ -18,6 +18,7 @@ from ..rules.ruleset import PRESET_TITLES
 from ..words import count, game_state, rules_shown, shown
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),
+       ("/players", N_("Players")),
        ("/audits", N_("Audits")), ("/faults", N_("Faults")), ("/export", N_("Export")),
        ("/backup", N_("Backup")))
 
