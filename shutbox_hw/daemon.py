@@ -190,17 +190,19 @@ class Daemon:
         self._configure()
 
     def _read_figures(self, now: int, audits: bool = False) -> Figures | None:
-        """Tonight's figures for the idle screen; with ``audits`` the audit lines
-        for the menu too (only when it opens or they change; both reads cost the
-        same at 100,000 games as at 10: see store/figures.py)."""
+        """Tonight's figures and the high scores for the idle screen; with ``audits``
+        the audit lines for the menu too (only when it opens or they change; every
+        read costs the same at 100,000 games as at 10: see store/figures.py and
+        store/highscores.py)."""
         try:
             tonight = self.store.tonight()
+            high_scores = self.store.high_scores()
             if audits:
                 self.audits = tuple(self.store.audit_lines())
         except StorageFault as error:
             log.warning("audits not read: %s", error)
             return None
-        return Figures(tonight, self.audits, now)
+        return Figures(tonight, self.audits, now, high_scores)
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""

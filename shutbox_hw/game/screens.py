@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..events import Tonight
+from ..events import HighScores, Tonight
 from ..i18n import tr
 
 
@@ -24,6 +24,7 @@ class AttractScreen:
     # (NEXT held: one player fewer)
     tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
     #                                (the idle screen alternates between the two)
+    high_score: HighScores | None = None   # set: a high-score table instead (game/attract.py)
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..events import HighScores, Tonight
 from ..i18n import ngettext, tr
 from ..leds import LedFrame, LedState
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
-from . import device_words, rule_words, service_view
+from . import attract, device_words, rule_words, service_view
 from .presentation import Presentation
 from .screens import (
     AttractScreen,
@@ -27,20 +28,8 @@ from .shown import flap_states, open_tiles
 from .state import GameState, Turn
 from .text import flaps_word, shut_text, throw_sum_text, throw_text, tile_ranges
 
-ATTRACT_PAGE_MS = 6000
-"""The idle screen shows the rule set, then tonight's figures, this long each."""
-
-
-def _tonight_shown(state: GameState) -> bool:
-    tonight = state.tonight
-    return bool(tonight and tonight.games) and state.now // ATTRACT_PAGE_MS % 2 == 1
-
-
-def attract_next_ms(state: GameState) -> int | None:
-    """When the idle screen turns its page (only once there are figures to show)."""
-    if state.phase != "idle" or not (state.tonight and state.tonight.games):
-        return None
-    return (state.now // ATTRACT_PAGE_MS + 1) * ATTRACT_PAGE_MS
+ATTRACT_PAGE_MS = attract.ATTRACT_PAGE_MS
+attract_next_ms = attract.next_ms
 
 
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
@@ -50,9 +39,12 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     if state.service is not None:
         return service_view.screen(state.service, state.rules.tiles, state.audits)
     if state.phase == "idle":
+        shown_page = attract.page(state)
         return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
                              players=state.names(state.player_count),
-                             tonight=state.tonight if _tonight_shown(state) else None)
+                             tonight=shown_page if isinstance(shown_page, Tonight) else None,
+                             high_score=shown_page if isinstance(shown_page, HighScores)
+                             else None)
     if state.phase == "confirm":
         return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
                              else tr("New game?"))
