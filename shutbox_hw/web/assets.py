@@ -58,6 +58,9 @@ svg.chart text { fill: var(--dim); font-size: 13px; }
 svg.chart .grid { stroke: #2a3039; }
 .board { display: flex; flex-wrap: wrap; gap: 0 2em; }
 .board h3 { margin: .3em 0 0; color: var(--dim); font-weight: 600; }
+.live .board.tv { margin-top: 3vmin; gap: 0 6vmin; font-size: 3.4vmin; }
+.live .board.tv h2 { margin: 0; font-size: 4vmin; color: var(--hi); }
+.live .board.tv h3 { font-size: 3vmin; }
 """
 
 LIVE_JS = """
@@ -122,8 +125,28 @@ function show(s) {
         shut: plural(t.boxes_shut, w("box shut"), w("boxes shut"))}) +
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
       (t.note ? ". " + t.note : "");
+    scores(s.high_scores || {});
   }
   $("stale").hidden = true;
+}
+// the high scores between games: a column a period, the first three of each table
+const PERIODS = [["tonight", "Tonight"], ["week", "This week"], ["all_time", "All time"]];
+const TABLES = [["best_turn", "Best turn"], ["boxes_shut", "Boxes shut"], ["wins", "Most wins"],
+                ["accuracy", "Best moves"]];
+function scores(h) {
+  const board = $("scores"); board.replaceChildren();
+  PERIODS.forEach(([period, title]) => {
+    const tables = h[period] || {};
+    const column = el("div", "scores");
+    TABLES.forEach(([kind, name]) => {
+      const rows = (tables[kind] || []).slice(0, 3);
+      if (!rows.length) return;
+      column.appendChild(el("h3", "", w(name)));
+      rows.forEach((r, i) => column.appendChild(el("div", "place", (i + 1) + ". " + r.name + "  " +
+                                                   r.value + (kind === "accuracy" ? " %" : ""))));
+    });
+    if (column.children.length) { column.prepend(el("h2", "", w(title))); board.appendChild(column); }
+  });
 }
 // The stream, kept for ever: the browser reconnects by itself after the stream ends or the
 // network fails, but gives up for good after an answer that is not the stream (a 503, the

@@ -50,7 +50,8 @@ def live_page() -> str:
             '<div class="flaps" id="flaps"></div><div class="problem" id="problem"></div>'
             '</section>'
             '<section id="between"><div class="result" id="last"></div>'
-            '<div class="result note" id="tonight"></div></section>'
+            '<div class="result note" id="tonight"></div>'
+            '<div class="board tv" id="scores"></div></section>'
             '<div class="stale" id="stale" hidden>' + tr("reconnecting…") + '</div>'
             '<script type="application/json" id="words">' + live_words() + "</script>")
     return layout(tr("Shut the Box"), body, live=True)
@@ -62,7 +63,10 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("Last game, stopped: {title}"), N_("Last game: {title}"), N_("no winner"),
               N_("{names} won"), N_("Shut the Box"), N_("{player} plays next"),
               N_("Tonight: {games}, {shut}"), N_("game"), N_("games"), N_("box shut"),
-              N_("boxes shut"), N_(", best {score} by {player}"))
+              N_("boxes shut"), N_(", best {score} by {player}"),
+              # the high scores between games (store/highscores.py's periods and tables)
+              N_("Tonight"), N_("This week"), N_("All time"), N_("Best turn"),
+              N_("Boxes shut"), N_("Most wins"), N_("Best moves"))
 
 
 def live_words() -> str:
