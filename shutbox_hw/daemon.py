@@ -21,7 +21,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import Config
 from .events import (
@@ -39,7 +39,7 @@ from .game.advice import Advisor
 from .game.advice import ready as advice_ready
 from .game.controller import Controller
 from .game.effects import Effect
-from .game.events import AnyGameEvent, SettingChanged
+from .game.events import AnyGameEvent, SettingChanged, TurnEnded
 from .game.screens import Screen
 from .game.shown import shown
 from .hal.clock import Clock
@@ -54,6 +54,9 @@ from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueu
 from .store import StorageFault, Store
 from .store.audit import Tally
 from .store.shown import publish
+
+if TYPE_CHECKING:
+    from .skill.rater import RatingWorker
 
 log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
@@ -87,7 +90,8 @@ class Daemon:
     def __init__(self, config: Config, box: Box, store: Store, clock: Clock, *,
                  advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
-                 render: Callable[[Any], Any] | None = None) -> None:
+                 render: Callable[[Any], Any] | None = None,
+                 rater: RatingWorker | None = None) -> None:
         self.base_config = config          # the config file ...
         self.settings = store.settings()   # ... and the box's adjustments over it
         self.config = config               # the display was made with its contrast
@@ -96,6 +100,7 @@ class Daemon:
         self.store = store
         self.clock = clock
         self.on_event = on_event
+        self.rater = rater   # the move accuracy, rated off the loop (skill/rater.py)
         if render is None:
             from .render import render as render_screen
             render = render_screen
@@ -262,6 +267,8 @@ class Daemon:
         if step.lights is not None:
             self.box.indicators.show(step.lights, now)
         self._save(step.events, item)
+        if self.rater is not None and any(isinstance(e, TurnEnded) for e in step.events):
+            self.rater.wake()   # after the commit: the turn is in the record to be rated
         self._write_counts()
         for event in step.events:
             self._record(event, now)

@@ -137,7 +137,9 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     notifier = Notifier(timers=box.timers)
-    daemon = Daemon(config, box, store, clock)   # the box's adjustments over the config
+    from ..skill.rater import RatingWorker
+    rater = RatingWorker(store.path, wake_box=waker.wake).start()
+    daemon = Daemon(config, box, store, clock, rater=rater)   # adjustments over the config
     daemon.start()
     notifier.ready(f"{daemon.config.rules.preset}, {config.hardware.summary()}")
     log.info("shutbox-hw running: %s; database %s", config.hardware.summary(), store.path)
@@ -147,6 +149,7 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
         serve(daemon, notifier, clock, waker.wait_until, end, lambda: stop)
     finally:
         notifier.stopping()
+        rater.stop()
         box.close()
         store.close()
     return 0

@@ -117,8 +117,12 @@ class TurnRating:
                      _points(sum(m.loss for m in moves)))
 
 
+def _tied(a: float, b: float) -> bool:
+    return format(a, ".12g") == format(b, ".12g")
+
+
 def _points(x: float) -> float:
-    """A loss to 12 significant digits (rounding noise of the tables is no loss)."""
+    """A loss, or a sum of losses, to 12 significant digits (never below 0)."""
     value = float(format(x, ".12g"))
     return value if value > 0 else 0.0
 
@@ -147,6 +151,10 @@ class Rater:
         return 1.0 if open_mask == 0 else 0.0
 
     def _loss(self, chosen: float, best: float) -> float:
+        """The points lost; 0 for values tied to 12 significant digits (as the solver
+        ties them: rounding noise is no loss)."""
+        if _tied(chosen, best):
+            return 0.0
         gap = chosen - best if self.objective == "min-score" else best - chosen
         return _points(gap * self.scale)
 

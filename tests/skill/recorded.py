@@ -50,3 +50,35 @@ def turn(store: Store, tiles: int, seat: int, name: str, throws: Sequence[Throw]
 def end(store: Store, *names: str) -> None:
     store.record(GameEnded(players=names, winners=(0,), totals=tuple(0 for _ in names),
                            rounds=1))
+
+
+def random_turn(rng, preset: str) -> list[Throw]:
+    """A turn of legal throws with closures picked at random (rules from rating_truth)."""
+    from rating_truth import closures, dice_counts, full
+    open_tiles, throws = full(preset), []
+    while open_tiles:
+        count = rng.choice(dice_counts(preset, open_tiles))
+        dice = tuple(rng.randint(1, 6) for _ in range(count))
+        options = closures(open_tiles, sum(dice))
+        if not options:
+            throws.append((dice, None))
+            break
+        closed = sorted(rng.choice(options))
+        throws.append((dice, closed))
+        open_tiles -= set(closed)
+    return throws
+
+
+def expected(throws, preset: str) -> tuple[int, int, float]:
+    """The turn's moves, best moves and points lost by the brute force."""
+    from rating_truth import closure_loss, dice_loss, full
+    open_tiles, moves, best, lost = full(preset), 0, 0, 0.0
+    for dice, closed in throws:
+        losses = [dice_loss(preset, open_tiles, len(dice))]
+        if closed is not None:
+            losses.append(closure_loss(preset, open_tiles, dice, frozenset(closed)))
+        for loss in losses:
+            if loss is not None:
+                moves, best, lost = moves + 1, best + (loss == 0), lost + loss
+        open_tiles -= set(closed or ())
+    return moves, best, lost

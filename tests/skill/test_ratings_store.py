@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from rating_truth import closure_loss, full
-from recorded import end, start, turn
+from recorded import end, expected, start, turn
 
 from shutbox_hw.store import ratings, roster
 from shutbox_hw.store.ratings import LAST_GAMES, player_accuracy, turn_accuracy, turn_moves
@@ -24,16 +24,8 @@ def rater_for(tmp_path):
 THROWS = [((1, 2), [1, 2]), ((4, 5), [4, 5]), ((3, 6), [3, 6]), ((1, 1), None)]
 
 
-def _expected(throws, preset="klappenspiel"):
-    open_tiles, moves, best, lost = full(preset), 0, 0, 0.0
-    for dice, closed in throws:
-        if closed is None:
-            break
-        loss = closure_loss(preset, open_tiles, dice, frozenset(closed))
-        if loss is not None:
-            moves, best, lost = moves + 1, best + (loss == 0), lost + loss
-        open_tiles -= set(closed)
-    return moves, best, lost
+def _expected(throws):
+    return expected(throws, "klappenspiel")
 
 
 def test_a_turn_and_its_player_are_rated_as_the_brute_force_says(make_store, rater_for):
