@@ -93,3 +93,31 @@ def high_scores(db: sqlite3.Connection, since: float | None, top: int) -> dict[s
         return rows[:top]
     return {"best_turn": best("best_turn", True), "boxes_shut": best("boxes_shut", False),
             "wins": best("wins", False)}
+
+
+def accuracy(db: sqlite3.Connection, since: float | None = None) -> dict[str, tuple[int, float]]:
+    """Per player: (games with a rated turn, percentage of best moves, one decimal) from
+    the rated turns (``turn_ratings``, one row a turn), over the games started since
+    ``since``; players without a rated move left out."""
+    names = dict(db.execute("SELECT id, name FROM roster"))
+    games: dict[int, set[int]] = {}
+    tally: dict[int, list[int]] = {}
+    for pid, gid, started, moves, best in db.execute(
+            "SELECT p.player_id, t.game_id, g.started_at, r.moves, r.best FROM turn_ratings r"
+            " JOIN turns t ON t.id = r.turn_id JOIN games g ON g.id = t.game_id"
+            " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"):
+        if pid is None or (since is not None and started < since):
+            continue
+        games.setdefault(pid, set()).add(gid)
+        t = tally.setdefault(pid, [0, 0])
+        t[0] += moves
+        t[1] += best
+    return {names[pid]: (len(games[pid]), round(100 * best / moves, 1))
+            for pid, (moves, best) in tally.items() if moves}
+
+
+def accuracy_table(db: sqlite3.Connection, since: float | None, top: int,
+                   least_games: int) -> list[tuple[str, float]]:
+    rows = [(n, pct) for n, (g, pct) in accuracy(db, since).items() if g >= least_games]
+    rows.sort(key=lambda r: (-r[1], name_key(r[0])))
+    return rows[:top]
