@@ -31,6 +31,7 @@ from .events import (
     Event,
     Figures,
     FlapChanged,
+    HighScores,
     InputFault,
     ServiceRequested,
     Tick,
@@ -117,6 +118,7 @@ class Daemon:
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
         self.tally = Tally()   # switch changes and faults for the audits, written in batches
         self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
+        self.high_scores: tuple[HighScores, ...] = ()   # as last read (the idle screen)
         self._queue = WorkQueue()
         self._screen_due: tuple[Screen, int, bool] | None = None  # drawn as its step ends
         self._mirrored: dict[str, Any] | None = None   # the picture last written for the TV
@@ -196,18 +198,19 @@ class Daemon:
 
     def _read_figures(self, now: int, audits: bool = False) -> Figures | None:
         """Tonight's figures and the high scores for the idle screen; with ``audits``
-        the audit lines for the menu too (only when it opens or they change; every
-        read costs the same at 100,000 games as at 10: see store/figures.py and
-        store/highscores.py)."""
+        the audit lines for the menu instead of the high scores (only when it opens or
+        they change; every read costs the same at 100,000 games as at 10: see
+        store/figures.py and store/highscores.py)."""
         try:
             tonight = self.store.tonight()
-            high_scores = self.store.high_scores()
             if audits:
                 self.audits = tuple(self.store.audit_lines())
+            else:     # at start and after a game: the menu and a reset change no score
+                self.high_scores = self.store.high_scores()
         except StorageFault as error:
             log.warning("audits not read: %s", error)
             return None
-        return Figures(tonight, self.audits, now, high_scores)
+        return Figures(tonight, self.audits, now, self.high_scores)
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""

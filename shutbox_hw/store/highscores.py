@@ -21,7 +21,6 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from ..players.names import name_key
 from ..strategy.rating import Tally
 from .ratings import player_accuracy
 from .tonight import tonight_since, week_since
@@ -48,8 +47,8 @@ def high_scores(db: sqlite3.Connection, now: float) -> list[Table]:
     for period in PERIODS:
         since = {"tonight": tonight_since(now), "week": week_since(now)}.get(period)
         figures = _all_time(db) if since is None else _window(db, since)
-        figures["accuracy"] = _ranked(db, [(pid, pct) for pid, games, pct in rated(db, since)
-                                           if games >= ACCURACY_GAMES], low=False)
+        ranked = [(pid, pct) for pid, games, pct in rated(db, since) if games >= ACCURACY_GAMES]
+        figures["accuracy"] = _ranked(_names(db, {pid for pid, _ in ranked}), ranked, low=False)
         tables += [Table(period, kind, tuple(figures.get(kind, ()))) for kind in TABLES]
     return tables
 
@@ -79,24 +78,29 @@ def _window(db: sqlite3.Connection, since: float) -> dict[str, list[Entry]]:
         " AND g.ended_at IS NOT NULL AND NOT g.abandoned AND EXISTS (SELECT 1 FROM"
         " json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
         " WHERE w.value = p.name) GROUP BY p.player_id", (since,)).fetchall()
-    return {"best_turn": _ranked(db, [(pid, best) for pid, best, _ in turns], low=True),
-            "boxes_shut": _ranked(db, [(pid, shut) for pid, _, shut in turns if shut],
+    names = _names(db, {pid for pid, *_ in turns} | {pid for pid, _ in wins})
+    return {"best_turn": _ranked(names, [(pid, best) for pid, best, _ in turns], low=True),
+            "boxes_shut": _ranked(names, [(pid, shut) for pid, _, shut in turns if shut],
                                   low=False),
-            "wins": _ranked(db, wins, low=False)}
+            "wins": _ranked(names, wins, low=False)}
 
 
-def _ranked(db: sqlite3.Connection, figures: list[tuple[int, float]], low: bool
+def _names(db: sqlite3.Connection, players: set[int]) -> dict[int, tuple[str, str]]:
+    """The roster's ``(name, key)`` of each of ``players`` (a window's: a night's, a week's)."""
+    if not players:
+        return {}
+    marks = ",".join("?" * len(players))
+    return {int(pid): (str(name), str(key)) for pid, name, key in db.execute(
+        f"SELECT id, name, key FROM roster WHERE id IN ({marks})", sorted(players))}
+
+
+def _ranked(names: dict[int, tuple[str, str]], figures: list[tuple[int, float]], low: bool
             ) -> list[Entry]:
-    """The best :data:`TOP` of ``(player id, figure)`` with the roster's names (the
-    window's players only: a night's, a week's)."""
-    if not figures:
-        return []
-    marks = ",".join("?" * len(figures))
-    names = dict(db.execute(f"SELECT id, name FROM roster WHERE id IN ({marks})",
-                            [pid for pid, _ in figures]))
-    rows = [(str(names[pid]), value) for pid, value in figures if pid in names]
-    rows.sort(key=lambda r: (r[1] if low else -r[1], name_key(r[0])))
-    return rows[:TOP]
+    """The best :data:`TOP` of ``(player id, figure)`` with their names, ties by the
+    roster's key (the name with case and accents folded)."""
+    rows = [(names[pid], value) for pid, value in figures if pid in names]
+    rows.sort(key=lambda r: (r[1] if low else -r[1], r[0][1]))
+    return [(name, value) for (name, _), value in rows[:TOP]]
 
 
 def accuracy_of(db: sqlite3.Connection, player_id: int) -> tuple[float | None, float | None]:
