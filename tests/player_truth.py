@@ -15,15 +15,9 @@ import json
 import sqlite3
 from typing import Any
 
+from recount import _preset
+
 from shutbox_hw.players.names import name_key
-
-
-def _preset(rules: str) -> str:
-    try:
-        table = json.loads(rules)
-    except ValueError:
-        return "?"
-    return str(table.get("preset")) if isinstance(table, dict) else "?"
 
 
 def truth(db: sqlite3.Connection, since: float | None = None) -> dict[str, dict[str, Any]]:

@@ -36,12 +36,9 @@ MAX_PAGE = 10_000
 
 
 def _number(request: Request, name: str, top: int) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20 and 1 <= int(raw) <= top):
-        raise HTTPException(400, f"{name}: expected a whole number 1..{top}")
-    return int(raw)
+    """A query parameter that must be a whole number 1..top (the pages' own rule)."""
+    from ..app import _whole  # (the app imports these routes)
+    return _whole(request, name, None, top)
 
 
 def _db(reader: Reader) -> sqlite3.Connection:
