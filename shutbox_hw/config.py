@@ -2,9 +2,10 @@
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
 :mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
-``[storage]``, ``[sim]`` (only the simulator reads it) and ``[box]`` (its
-language). Every problem is reported with the key it concerns;
-:func:`check_config` gathers all of them so a builder can fix a file in one go.
+``[storage]``, ``[sim]`` (only the simulator reads it), ``[box]`` (its
+language) and ``[players]`` (see :mod:`shutbox_hw.players.config`). Every
+problem is reported with the key it concerns; :func:`check_config` gathers
+all of them so a builder can fix a file in one go.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from .hal.config import HardwareConfig, parse_hardware
 from .i18n import DEFAULT as DEFAULT_LANGUAGE
 from .i18n import LANGUAGES
 from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
+from .players.config import PlayersConfig, parse_players
 from .rules import RulesError, RuleSet, rules_from_table
 from .textfile import read_text_file
 from .validate import Choice, Problems, Rule, Spec
 
-TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web", "box")
+TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web", "box", "players")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
 
@@ -69,6 +71,7 @@ class Config:
     network: NetworkConfig = field(default_factory=NetworkConfig)   # MQTT (shutbox_hw/network)
     web: WebConfig = field(default_factory=WebConfig)               # shutbox-hw web
     box: BoxConfig = field(default_factory=BoxConfig)               # its language
+    players: PlayersConfig = field(default_factory=PlayersConfig)   # names on the TV
 
 
 def default_db_path() -> Path:
@@ -140,13 +143,14 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     network = parse_network(tables["network"], problems)
     web = parse_web(tables["web"], problems)
     box = BoxConfig(**BOX.read(tables["box"], Problems(problems, "box")))
+    players = parse_players(tables["players"], problems)
     if game.dice == "module" and "dice" not in tables["hardware"]:
         problems.append('[game] dice: "module" needs a [hardware.dice] table (an empty one: '
                         "bus 4 on BCM 10/11, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,
-                  sim=sim, network=network, web=web, box=box), []
+                  sim=sim, network=network, web=web, box=box, players=players), []
 
 
 def load_config(path: str | Path | None = None, *, preset: str | None = None,

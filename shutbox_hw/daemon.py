@@ -33,6 +33,7 @@ from .events import (
     FlapChanged,
     HighScores,
     InputFault,
+    Roster,
     ServiceRequested,
     Tick,
 )
@@ -164,8 +165,16 @@ class Daemon:
             self._adjusted(work.changes)
             return self.controller.refresh()
         if isinstance(work, ReadFigures):
-            figures = self._read_figures(now, work.audits)
-            return self.controller.handle(figures) if figures is not None else []
+            if work.settings:
+                self.settings = self.store.settings()
+                self._configure()
+            # the high scores change with a game and with a player removed (whose
+            # adjustments are read again), not with the menu opening or a reset
+            figures = self._read_figures(now, work.audits,
+                                         scores=not work.audits or work.settings)
+            out = self.controller.handle(figures) if figures is not None else []
+            roster = self._read_roster(now)
+            return out + (self.controller.handle(roster) if roster is not None else [])
         if isinstance(work, Roll):
             faces = self.box.dice.roll(work.count)
             return [] if faces is None else self.controller.handle(DiceRolled(tuple(faces), now))
@@ -196,21 +205,31 @@ class Daemon:
                                              else change.value)
         self._configure()
 
-    def _read_figures(self, now: int, audits: bool = False) -> Figures | None:
-        """Tonight's figures and the high scores for the idle screen; with ``audits``
-        the audit lines for the menu instead of the high scores (only when it opens or
-        they change; every read costs the same at 100,000 games as at 10: see
-        store/figures.py and store/highscores.py)."""
+    def _read_figures(self, now: int, audits: bool = False,
+                      scores: bool = True) -> Figures | None:
+        """Tonight's figures for the idle screen; with ``audits`` the audit lines for
+        the menu (only when it opens or they change), with ``scores`` the high scores
+        (else those last read); every read costs the same at 100,000 games as at 10:
+        see store/figures.py and store/highscores.py."""
         try:
             tonight = self.store.tonight()
             if audits:
                 self.audits = tuple(self.store.audit_lines())
-            else:     # at start and after a game: the menu and a reset change no score
+            if scores:
                 self.high_scores = self.store.high_scores()
         except StorageFault as error:
             log.warning("audits not read: %s", error)
             return None
         return Figures(tonight, self.audits, now, self.high_scores)
+
+    def _read_roster(self, now: int) -> Roster | None:
+        """The record's players for the setup screen's roster (a few rows through
+        their index, whatever the record's size)."""
+        try:
+            return Roster(self.store.roster(), now)
+        except StorageFault as error:
+            log.warning("roster not read: %s", error)
+            return None
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""

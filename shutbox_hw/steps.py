@@ -18,7 +18,14 @@ from dataclasses import dataclass
 
 from .events import Event
 from .game.effects import Effect, Emit, Lights, RollDice, Show
-from .game.events import AnyGameEvent, AuditsReset, GameEnded, ServiceEntered, SettingChanged
+from .game.events import (
+    AnyGameEvent,
+    AuditsReset,
+    GameEnded,
+    PlayerRemoved,
+    ServiceEntered,
+    SettingChanged,
+)
 from .game.screens import Screen
 from .leds import LedFrame
 
@@ -37,7 +44,7 @@ class Step:
        a recovery), handled as part of the same step, replaces it;
     5. then the work the step leads to is queued behind it
        (:meth:`leads_to`): the settings changed on the menu put in force,
-       tonight's figures read again, and last the dice (``dice``), since
+       tonight's figures and the roster read again, and last the dice (``dice``), since
        their faces start a step of their own.
 
     Of several frames for the LEDs or the screen, the last one counts.
@@ -70,8 +77,9 @@ class Step:
         changes = tuple(e for e in self.events if isinstance(e, SettingChanged))
         if changes:
             out.append(Queued(Reconfigure(changes), now))
-        if any(isinstance(e, (ServiceEntered, AuditsReset)) for e in self.events):
-            out.append(Queued(ReadFigures(audits=True), now, activity=False))
+        removed = any(isinstance(e, PlayerRemoved) for e in self.events)
+        if any(isinstance(e, (ServiceEntered, AuditsReset)) for e in self.events) or removed:
+            out.append(Queued(ReadFigures(audits=True, settings=removed), now, activity=False))
         elif any(isinstance(e, GameEnded) for e in self.events):
             out.append(Queued(ReadFigures(), now, activity=False))
         out += [Queued(Roll(count), now) for count in self.dice]
@@ -93,9 +101,12 @@ class Reconfigure:
 
 @dataclass(frozen=True)
 class ReadFigures:
-    """Tonight's figures for the idle screen (after a game); with ``audits``, the
-    audit lines too (the menu opened, or its audits were reset)."""
+    """Tonight's figures and the roster for the idle screen (at start, after a
+    game); with ``audits``, the audit lines too (the menu opened, its audits were
+    reset, a player was removed); with ``settings``, the box's adjustments again
+    (a removed player's seat name went back to its label)."""
     audits: bool = False
+    settings: bool = False
 
 
 @dataclass(frozen=True)

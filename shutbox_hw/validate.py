@@ -60,6 +60,11 @@ class Rule:
         """The message for a bad value, or None."""
         return None
 
+    def problems(self, value: Any) -> list[str]:
+        """Every message for a bad value (a list of names may have several)."""
+        message = self.problem(value)
+        return [] if message is None else [message]
+
     def fallback(self, default: Any) -> Any:
         """The value used when the key is missing or bad."""
         return default
@@ -164,10 +169,11 @@ class Spec:
         for key, rule in self.rules.items():
             default = None if isinstance(rule, Checked) else self.default(key)
             if key in table:
-                message = rule.problem(table[key])
-                if message is None:
+                messages = rule.problems(table[key])
+                if not messages:
                     values[key] = table[key]
                     continue
-                problems.add(key, message)
+                for message in messages:
+                    problems.add(key, message)
             values[key] = rule.fallback(default)
         return values

@@ -19,7 +19,7 @@ from typing import Any
 from table import Table
 
 from shutbox_hw import i18n
-from shutbox_hw.events import Tonight
+from shutbox_hw.events import Roster, Tonight
 from shutbox_hw.game import device_words, service_view
 from shutbox_hw.game.screens import (
     AttractScreen,
@@ -31,7 +31,15 @@ from shutbox_hw.game.screens import (
     ShutScreen,
     TurnEndScreen,
 )
-from shutbox_hw.game.service import ADJUST_ITEMS, CHOICES, ITEMS, LED_STEPS, NAMES, ServiceMenu
+from shutbox_hw.game.service import (
+    ADJUST_ITEMS,
+    CHOICES,
+    ITEMS,
+    LED_STEPS,
+    NAMES,
+    REMOVE,
+    ServiceMenu,
+)
 from shutbox_hw.render import render, text
 from shutbox_hw.render.fonts import Font, cap_height
 from shutbox_hw.rules import tiles_of
@@ -203,6 +211,33 @@ def menu_screens(tiles: int, names: tuple[str, ...]) -> list[Screen]:
                                         live={"flap 1": True, "ROLL": True}), tiles, audits))
     out.append(service_view.screen(menu(page="confirm"), tiles, audits))
     out.append(service_view.screen(menu(page="reset audits"), tiles, audits))
+    for i in range(len(names) + 1):      # the roster to remove a player from, then "back"
+        out.append(service_view.screen(menu(page=REMOVE, roster=names, index=i), tiles, audits))
+    for i in range(len(names)):
+        out.append(service_view.screen(menu(page="remove", roster=names, choice=i), tiles,
+                                       audits))
+    return out
+
+
+def setup_screens(names: tuple[str, ...]) -> list[Screen]:
+    """The setup screen's roster: each line highlighted, seated and not, "back",
+    and the reasons a press there flashes."""
+    t = Table("klappenspiel", player_names=names[:2], pause_ms=10)
+    t.press("next", long=True)                  # no roster yet: it says so
+    out = [t.screen]
+    t.wait(2000)
+    t.send(Roster(names, t.step()))
+    t.press("next", long=True)
+    for _ in range(len(names) + 1):
+        out.append(t.screen)
+        t.press("roll")                         # sits, or gets up (first two); "back" closes
+        out.append(t.screen)
+        if t.controller.state.picking is None:
+            break
+        t.press("next")
+    t.press("next", long=True)
+    t.press("roll", long=True)                  # one player fewer
+    out.append(t.screen)
     return out
 
 
@@ -253,6 +288,8 @@ def every_screen(language: str) -> Iterator[Screen]:
         for tiles in (9, 12):
             yield from menu_screens(tiles, LONG_NAMES)
         yield from extra_screens(LONG_NAMES)
+        yield from setup_screens(LONG_NAMES)
+        yield from setup_screens(SHORT_NAMES)
 
 
 def primary_texts(screen: Screen) -> list[str]:

@@ -14,10 +14,13 @@ from shutbox_hw.game.events import (
     GameEnded,
     GameStarted,
     Hint,
+    PlayerRemoved,
     Recovered,
     Resumed,
     Rolled,
     RoundEnded,
+    SeatClaimed,
+    SeatLeft,
     ServiceEntered,
     ServiceExited,
     SettingChanged,
@@ -57,7 +60,14 @@ EXAMPLES = [
     SettingChanged(key="preset", value="pub"),
     ServiceExited(),
     AuditsReset(),
+    SeatClaimed(seat=2, player="Cy", source="phone", players=NAMES),
+    SeatLeft(seat=2, player="Cy", source="box", players=("Ann", "Ben", "P3")),
+    PlayerRemoved(player="Cy"),
 ]
+
+
+def test_a_removal_names_nobody():
+    assert PlayerRemoved(player="Cy").as_json() == {"event": "player_removed"}
 
 
 def readme_events() -> dict[str, list[str]]:
@@ -90,7 +100,8 @@ def test_json_names_the_players_and_hides_the_seats():
     for example in EXAMPLES:
         data = example.as_json()
         assert next(iter(data)) == "event" and data["event"] == example.name
-        assert "seat" not in data
+        # the seats a game is set up with are what seat_claimed and seat_left are about
+        assert ("seat" in data) == (example.name in ("seat_claimed", "seat_left"))
         json.dumps(data)  # plain JSON values only
     pool_round = EXAMPLES[9].as_json()
     assert pool_round == {

@@ -40,13 +40,13 @@ def test_the_config_files_language_is_what_the_box_speaks(tmp_path):
     runner = _runner(tmp_path, _config(tmp_path, '[box]\nlanguage = "it"\n'))
     attract = _screen(runner)
     assert isinstance(attract, AttractScreen)
-    assert attract.prompt == "NEXT: giocatori  ROLL: via"
+    assert attract.prompt == "NEXT: +1  tieni: nomi\nROLL: via  tieni: -1"
     assert attract.rules_line == "9 numeri, ogni somma, fuori a 45"
 
 
 def test_english_by_default(tmp_path):
     assert load_config(None).box.language == "en"
-    assert _screen(_runner(tmp_path)).prompt == "NEXT: players  ROLL: start"
+    assert _screen(_runner(tmp_path)).prompt == "NEXT: +1  hold: names\nROLL: start  hold: -1"
 
 
 @pytest.mark.parametrize("value, shown", [("fr", "'fr' is not one of en, de, it"),
@@ -72,11 +72,11 @@ def test_the_menu_switches_the_language_from_the_next_screen_and_keeps_it(tmp_pa
     assert adjust.title == "EINSTELLUNGEN" and "Sprache" in adjust.lines
     assert adjust.values[adjust.lines.index("Sprache")] == "Deutsch"
     _run(runner, "hold-next\nhold-next")          # back to the menu, out of it
-    assert _screen(runner).prompt == "NEXT: Spieler  ROLL: Start"
+    assert _screen(runner).prompt == "NEXT: +1  lang: Namen\nROLL: Start  lang: -1"
     # the plug pulled, the box booted again: still German (the adjustment is stored)
     i18n.set_language("en")                       # (nothing left over in this process)
     runner.restart()
-    assert _screen(runner).prompt == "NEXT: Spieler  ROLL: Start"
+    assert _screen(runner).prompt == "NEXT: +1  lang: Namen\nROLL: Start  lang: -1"
     _, sources = effective(load_config(None), {"language": "de"})
     assert sources["language"] == "box"
 

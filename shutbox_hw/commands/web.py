@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("shutbox_hw.web").info(
         "serving %s on http://%s:%d/ (backup %s)", db, host, port, "on" if token else "off")
     make_server(make_app(db, token, names=box_names(host, args.host),
-                         language=config.box.language)).run(sockets=[sock])
+                         language=config.box.language,
+                         public=config.players.public)).run(sockets=[sock])
     return 0
 
 

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..validate import Choice, Integer, Problems, Rule, Spec
+from ..players.names import name_key, name_problem, tidy
+from ..validate import Choice, Integer, Problems, Rule, Spec, shown
 
 DiceMode = Literal["software", "module", "manual"]
 HintMode = Literal["off", "on-request", "always"]
@@ -61,19 +62,43 @@ def seat_names(configured: tuple[str, ...], count: int,
 
 @dataclass(frozen=True)
 class PlayerNames(Rule):
-    """Up to ``most`` different names, none blank."""
+    """Up to ``most`` names, each one a player's name by the one rule for a name
+    (:func:`~shutbox_hw.players.names.name_problem`), no two the same player
+    (:func:`~shutbox_hw.players.names.name_key`: "Anna" and "anna" are one)."""
     most: int
     noun: str = "players"
 
     def problem(self, value: Any) -> str | None:
-        if not isinstance(value, list) or not all(isinstance(n, str) and n.strip()
-                                                  for n in value):
-            return "expected a list of non-empty names"
+        found = self.problems(value)
+        return "; ".join(found) if found else None
+
+    def problems(self, value: Any) -> list[str]:
+        if not isinstance(value, list):
+            return [f"expected a list of names such as [\"Anna\", \"Ben\"], got {shown(value)}"]
+        found = []
         if len(value) > self.most:
-            return f"at most {self.most} {self.noun}, got {len(value)}"
-        if len(set(value)) != len(value):
-            return "every name must be different"
-        return None
+            found.append(f"at most {self.most} {self.noun}, got {len(value)}")
+        first: dict[str, str] = {}
+        for i, name in enumerate(value, start=1):
+            if not isinstance(name, str):
+                found.append(f"name {i}: expected text, got {shown(name)}")
+                continue
+            why = name_problem(name)
+            if why is not None:
+                found.append(f"name {i} {_quoted(name)}: {why}")
+                continue
+            key = name_key(name)
+            if key in first:
+                found.append(f"name {i} {_quoted(name)}: {_quoted(first[key])} is the same"
+                             " player (names are compared without case and accents)")
+            else:
+                first[key] = name
+        return found
+
+
+def _quoted(name: str) -> str:
+    """A name as a message quotes it: control characters escaped, a long one cut."""
+    return repr(name if len(name) <= 24 else name[:20] + "...")
 
 
 GAME = Spec(GameConfig, {
@@ -92,6 +117,6 @@ GAME = Spec(GameConfig, {
 def parse_game(table: Mapping[str, Any], problems: list[str]) -> GameConfig:
     """The ``[game]`` table checked; each problem is appended as one line."""
     values = GAME.read(table, Problems(problems, "game"))
-    values["player_names"] = tuple(n.strip() for n in values["player_names"])
-    values["name_list"] = tuple(n.strip() for n in values["name_list"])
+    values["player_names"] = tuple(tidy(n) for n in values["player_names"])
+    values["name_list"] = tuple(tidy(n) for n in values["name_list"])
     return GameConfig(**values)

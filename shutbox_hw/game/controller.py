@@ -31,7 +31,9 @@ from ..events import (
     ServiceRequested,
     Tick,
 )
+from ..i18n import tr
 from ..leds import LedFrame
+from ..players.names import same_player
 from ..rules import (
     AnyThrow,
     Mask,
@@ -48,7 +50,7 @@ from . import advice, service_view, setup, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, Show
-from .events import Fault, GameStarted, Recovered, Resumed, ServiceEntered
+from .events import Fault, GameStarted, PlayerRemoved, Recovered, Resumed, ServiceEntered
 from .presentation import Presentation, quick_show_ms
 from .saved import SavedGame
 from .screens import Screen
@@ -140,7 +142,7 @@ class Controller:
             self.state.tonight, self.state.audits = event.tonight, event.audits
             self.state.high_scores = event.high_scores
         elif isinstance(event, Roster):
-            self.state.roster = event.names
+            self._roster(event.names)
         elif isinstance(event, SeatClaim):
             out += self._seat_claim(event)
         elif isinstance(event, ButtonLevel) and self.state.service is not None:
@@ -187,11 +189,23 @@ class Controller:
 
     # ------------------------------------------------------------------ game setup
 
+    def _roster(self, names: tuple[str, ...]) -> None:
+        """The record's players (the daemon read them again): an open roster keeps
+        its highlighted name where it can."""
+        s = self.state
+        if s.picking is not None:
+            current = s.roster[s.picking] if s.picking < len(s.roster) else None
+            s.picking = names.index(current) if current in names else min(s.picking,
+                                                                           len(names))
+        s.roster = names
+        if s.service is not None:
+            s.service.roster = names
+
     def _seat_claim(self, claim: SeatClaim) -> list[Effect]:
         """A name for the next free seat (game/setup.py); a refusal flashes its reason."""
         claimed = setup.claim_seat(self.state, claim.name, claim.source)
         if isinstance(claimed, str):
-            self.shown.refuse(claimed, self.state.now)
+            self.shown.refuse(tr(claimed.box), self.state.now)
             return []
         return [Emit(claimed)]
 
@@ -199,6 +213,7 @@ class Controller:
         s = self.state
         s.players = s.names(s.player_count)
         setup.clear_claims(s)
+        s.picking = None
         s.match = new_match(len(s.players))
         s.round_played = {}
         s.turn = None
@@ -327,13 +342,42 @@ class Controller:
             shown.hurried = max(shown.hurried, 1)
 
     def _idle_button(self, button: str, long: bool) -> list[Effect]:
-        """NEXT chooses how many play (one more; held, one fewer), ROLL starts the game."""
+        """NEXT chooses how many play (one more), a long NEXT opens the roster;
+        ROLL starts the game, a long ROLL makes it one player fewer."""
         s = self.state
-        if button == "next":
+        if s.picking is not None:
+            return self._roster_button(button, long)
+        if button == "next" and long:
+            if s.roster:
+                s.picking = 0
+            else:
+                self.shown.refuse(tr("no names yet: play with names"), s.now)
+        elif button == "next" or long:
             s.player_count = (s.player_count + (-2 if long else 0)) % MAX_PLAYERS + 1
-        elif button == "roll" and not long:
+        else:
             return self._new_game()
         return []
+
+    def _roster_button(self, button: str, long: bool) -> list[Effect]:
+        """The roster on the setup screen: NEXT moves (past "back": closed), a long
+        NEXT closes it; ROLL gives the name the next free seat, or takes a seated
+        name off its seat (game/setup.py, one rule with a phone's claims)."""
+        s = self.state
+        assert s.picking is not None
+        at_back = s.picking >= len(s.roster)
+        if button == "next" and not long:
+            s.picking = None if at_back else s.picking + 1
+            return []
+        if button == "next" or at_back:
+            s.picking = None
+            return []
+        name = s.roster[s.picking]
+        done = (setup.leave_seat(s, name, "box") if setup.seat_of(s, name) is not None
+                else setup.claim_seat(s, name, "box"))
+        if isinstance(done, str):
+            self.shown.refuse(tr(done.box), s.now)
+            return []
+        return [Emit(done)]
 
     def _confirm_button(self, button: str, long: bool) -> list[Effect]:
         """"New game?" (or "Stop and settle?"): ROLL ends the game, NEXT plays on."""
@@ -354,7 +398,7 @@ class Controller:
         if s.phase != "idle":
             return []     # never in the middle of a game
         s.phase = "service"
-        s.service = ServiceMenu.open(s.settings, s.game.name_list)
+        s.service = ServiceMenu.open(s.settings, s.game.name_list, s.roster)
         return [Emit(ServiceEntered())]
 
     def _service_button(self, menu: ServiceMenu, button: str, long: bool) -> list[Effect]:
@@ -362,7 +406,14 @@ class Controller:
         (the daemon stores them and hands the new settings back in :meth:`configure`)."""
         s = self.state
         menu.audit_lines = len(s.audits)   # the daemon reads them as the menu opens
-        out: list[Effect] = [Emit(e) for e in menu.button(button.upper(), long)]
+        events = menu.button(button.upper(), long)
+        for event in events:
+            if isinstance(event, PlayerRemoved):    # gone from the roster and any seat now
+                s.roster = tuple(n for n in s.roster if not same_player(n, event.player))
+                for seat, name in list(s.claimed.items()):
+                    if same_player(name, event.player):
+                        del s.claimed[seat]
+        out: list[Effect] = [Emit(e) for e in events]
         if menu.done:
             s.service, s.phase = None, "idle"
         return out

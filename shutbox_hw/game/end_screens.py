@@ -25,8 +25,8 @@ def turn_ended(state: GameState, shown: Presentation, turn: Turn, ended: TurnEnd
         shown.add(state.now, view.no_move(state, turn))
     note = view.turn_end_note(state, turn.player, ended.score, open_mask)
     if ended.shut:
-        shown.add(state.now, ShutScreen(player=ended.player, note=note))
-    shown.resting = TurnEndScreen(player=ended.player, score=ended.score,
+        shown.add(state.now, ShutScreen(player=view.oled_player(state, turn.player), note=note))
+    shown.resting = TurnEndScreen(player=view.oled_player(state, turn.player), score=ended.score,
                                   open_tiles=ended.open, shut=ended.shut, note=note)
     shown.add(state.now, shown.resting)
 
@@ -36,7 +36,7 @@ def round_ended(state: GameState, shown: Presentation, ended: RoundEnded) -> Non
     match is over (the result follows it)."""
     assert state.match is not None
     result = state.match.rounds[-1]
-    note = view.round_note(state.players, ended.winners, ended.round)
+    note = view.round_note(view.on_oled(state.players), ended.winners, ended.round)
     if ended.pot:
         note += tr(", pot {pot}").format(pot=ended.pot)
     rows = view.score_rows(state, result)

@@ -65,6 +65,18 @@ class SeatClaimed(GameEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SeatLeft(GameEvent):
+    """While a game is set up, a player named for a seat left it (ROLL on their
+    name in the setup screen's roster): the seat goes back to its configured
+    name or label. ``players`` is every seat's name as it now stands."""
+    name = "seat_left"
+    seat: int
+    player: str
+    source: str
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class TurnStarted(GameEvent):
     name = "turn_started"
     seat: int = hidden()
@@ -253,11 +265,23 @@ class AuditsReset(GameEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PlayerRemoved(GameEvent):
+    """The operator removed a player from the roster (the menu's "remove a
+    player"): the store anonymises their games in the step's transaction
+    (:func:`shutbox_hw.store.forget.forget_player`). The name is the store's
+    only: the JSON (the journal, MQTT) is ``{"event": "player_removed"}``, so
+    the removal itself leaves no trace of it."""
+    name = "player_removed"
+    player: str = hidden()
+
+
+@dataclass(frozen=True, kw_only=True)
 class ServiceExited(GameEvent):
     name = "service_exited"
 
 
-AnyGameEvent = (GameStarted | SeatClaimed | TurnStarted | Rolled | ThrowCommitted | FlapRejected |
-                FlapReopened | TurnEnded | RoundEnded | GameEnded | Resumed | Hint | Chances |
-                Fault | Recovered | ServiceEntered | SettingChanged | AuditsReset | ServiceExited)
+AnyGameEvent = (GameStarted | SeatClaimed | SeatLeft | TurnStarted | Rolled | ThrowCommitted |
+                FlapRejected | FlapReopened | TurnEnded | RoundEnded | GameEnded | Resumed |
+                Hint | Chances | Fault | Recovered | ServiceEntered | SettingChanged |
+                AuditsReset | PlayerRemoved | ServiceExited)
 EVENT_TYPES: tuple[type[GameEvent], ...] = get_args(AnyGameEvent)

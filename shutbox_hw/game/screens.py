@@ -20,11 +20,13 @@ class AttractScreen:
     title: str                    # e.g. "Klappenspiel"
     rules_line: str               # e.g. "9 tiles, any-sum, elimination 45"
     players: tuple[str, ...]      # the players NEXT has chosen
-    prompt: str = field(default_factory=lambda: tr("NEXT: players  ROLL: start"))
-    # (NEXT held: one player fewer)
+    # one line a button: NEXT one player more (held: the roster), ROLL starts (held:
+    # one player fewer)
+    prompt: str = field(default_factory=lambda: tr("NEXT: +1  hold: names\nROLL: start  hold: -1"))
     tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
     #                                (the idle screen alternates between the two)
     high_score: HighScores | None = None   # set: a high-score table instead (game/attract.py)
+    message: str | None = None    # why a press could not act, flashing over the prompt
 
 
 @dataclass(frozen=True)

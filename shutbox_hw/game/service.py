@@ -10,7 +10,10 @@ the controller.
 Pages: ``menu``; ``switch test``; ``LED test``; ``audits`` (lines to read,
 NEXT scrolls); ``adjustments`` (a value per line); ``edit`` (the values of
 one adjustment); ``names`` (one line a seat) and ``name`` (the names offered
-for that seat); ``confirm`` (reset the adjustments) and ``reset audits``.
+for that seat); ``confirm`` (reset the adjustments) and ``reset audits``;
+``remove a player`` (the roster, most recent first) and ``remove`` (asks
+"Remove NAME?": ROLL gives ``player_removed``, the store anonymises the
+player's games).
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from typing import Any
 from ..i18n import LANGUAGES
 from ..rules import PRESETS
 from .config import HINT_MODES, MAX_PLAYERS, seat_names
-from .events import AnyGameEvent, AuditsReset, ServiceExited, SettingChanged
+from .events import AnyGameEvent, AuditsReset, PlayerRemoved, ServiceExited, SettingChanged
 
 AUDIT_PAGE = 3   # the audit lines the screen shows at once: NEXT and ROLL move a page
+REMOVE = "remove a player"
 ITEMS: tuple[str, ...] = ("switch test", "LED test", "audits", "adjustments", "reset audits",
-                          "exit")
+                          REMOVE, "exit")
 
 RESET = "reset to config"
 BACK = "back"
@@ -61,11 +65,13 @@ class ServiceMenu:
     live: dict[str, bool] = field(default_factory=dict)   # switch test: down now
     done: bool = False
     audit_lines: int = 0            # how many audit lines there are to scroll through
+    roster: tuple[str, ...] = ()    # the record's players, most recent first (remove one)
     _editing_index: int = 0
 
     @classmethod
-    def open(cls, values: Mapping[str, Any], offered: Sequence[str] = ()) -> ServiceMenu:
-        return cls(values=dict(values), offered=tuple(offered))
+    def open(cls, values: Mapping[str, Any], offered: Sequence[str] = (),
+             roster: Sequence[str] = ()) -> ServiceMenu:
+        return cls(values=dict(values), offered=tuple(offered), roster=tuple(roster))
 
     # ------------------------------------------------------------------ inputs
 
@@ -78,7 +84,7 @@ class ServiceMenu:
             return []
         if button == "NEXT" and long:
             return self._long_next()
-        if button == "NEXT" and self.page in ("confirm", "reset audits"):
+        if button == "NEXT" and self.page in ("confirm", "reset audits", "remove"):
             return self._back(*self._came_from())     # NEXT: no
         if button == "NEXT":
             self._move()
@@ -116,6 +122,10 @@ class ServiceMenu:
                                                *(f"P{i}" for i in range(1, MAX_PLAYERS + 1))))
                      if n not in taken)
 
+    def removing(self) -> str:
+        """The player the menu asks about removing."""
+        return self.roster[self.choice] if self.choice < len(self.roster) else ""
+
     def _seat_name(self) -> str:
         names = self.names()
         return names[self.seat] if self.seat < len(names) else f"P{self.seat + 1}"
@@ -137,6 +147,8 @@ class ServiceMenu:
             return NAMES, self.seat
         if self.page == NAMES:
             return "adjustments", ADJUST_ITEMS.index(NAMES)
+        if self.page == "remove":
+            return REMOVE, self.choice
         return "menu", ITEMS.index(self.page) if self.page in ITEMS else 0
 
     def _long_next(self) -> list[AnyGameEvent]:
@@ -155,6 +167,8 @@ class ServiceMenu:
             self.index = (self.index + 1) % max(1, len(self.names()))
         elif self.page == "name":
             self.choice = (self.choice + 1) % max(1, len(self.name_choices()))
+        elif self.page == REMOVE:    # the roster, then "back"
+            self.index = (self.index + 1) % (len(self.roster) + 1)
         elif self.page == "LED test":
             self.led_step = (self.led_step + 1) % len(LED_STEPS)
         elif self.page == "audits":   # a page down; from the last page back to the top
@@ -188,6 +202,16 @@ class ServiceMenu:
         if self.page == "reset audits":
             self._back("menu", ITEMS.index("reset audits"))
             return [AuditsReset()]
+        if self.page == REMOVE:
+            if self.index >= len(self.roster):
+                return self._back("menu", ITEMS.index(REMOVE))
+            self.page, self.choice = "remove", self.index    # "Remove NAME?"
+            return []
+        if self.page == "remove":
+            name = self.roster[self.choice]
+            self.roster = self.roster[:self.choice] + self.roster[self.choice + 1:]
+            self._back(REMOVE, min(self.choice, len(self.roster)))
+            return [PlayerRemoved(player=name)]
         if self.page == "LED test":
             self.led_step = (self.led_step + 1) % len(LED_STEPS)
         if self.page == "audits":

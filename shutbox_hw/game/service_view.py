@@ -7,10 +7,21 @@ from typing import Any
 
 from ..i18n import N_, NATIVE_NAMES, tr
 from ..leds import LedFrame, LedState
+from ..players.display import oled_name, seat_label
 from ..rules.ruleset import PRESET_TITLES
 from . import device_words, rule_words
 from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen
-from .service import ADJUST_ITEMS, BACK, CHOICES, ITEMS, LED_STEPS, NAMES, RESET, ServiceMenu
+from .service import (
+    ADJUST_ITEMS,
+    BACK,
+    CHOICES,
+    ITEMS,
+    LED_STEPS,
+    NAMES,
+    REMOVE,
+    RESET,
+    ServiceMenu,
+)
 
 LABELS = {"preset": N_("rules"), "players": N_("players"), NAMES: N_("names"),
           "hints": N_("hints"), "settle_ms": N_("settle ms"), "contrast": N_("contrast"),
@@ -18,7 +29,8 @@ LABELS = {"preset": N_("rules"), "players": N_("players"), NAMES: N_("names"),
 # the words of the menu's items, LED steps and hint modes, and of the audits'
 # headings and rows (store/audit.py writes them in English for the CLI too)
 WORDS = (N_("switch test"), N_("LED test"), N_("audits"), N_("adjustments"),
-         N_("reset audits"), N_("exit"), N_("all on"), N_("flap LEDs"), N_("green"), N_("red"),
+         N_("reset audits"), N_("remove a player"), N_("exit"), N_("all on"), N_("flap LEDs"),
+         N_("green"), N_("red"),
          N_("all off"), N_("off"), N_("on-request"), N_("always"))
 AUDIT_WORDS = frozenset((N_("games"), N_("played"), N_("rounds"), N_("boxes shut"),
                          N_("avg score a turn"), N_("best turns"), N_("flap moves"),
@@ -87,14 +99,23 @@ def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
         names = menu.names()
         return MenuScreen(tr("NAMES"), tuple(tr("seat {n}").format(n=i + 1)
                                              for i in range(len(names))),
-                          selected=menu.index, values=names)
+                          selected=menu.index,
+                          values=tuple(oled_name(n, seat_label(i)) for i, n in enumerate(names)))
     if page == "name":
-        return MenuScreen(tr("SEAT {n}").format(n=menu.seat + 1), menu.name_choices(),
-                          selected=menu.choice)
+        return MenuScreen(tr("SEAT {n}").format(n=menu.seat + 1),
+                          tuple(oled_name(n, seat_label(menu.seat))
+                                for n in menu.name_choices()), selected=menu.choice)
     if page == "confirm":
         return ConfirmScreen(tr("Reset adjustments?"))
     if page == "reset audits":
         return ConfirmScreen(tr("Reset audits?"))
+    if page == REMOVE:
+        return MenuScreen(tr("REMOVE A PLAYER"),
+                          (*(oled_name(n, f"#{i + 1}") for i, n in enumerate(menu.roster)),
+                           tr("back")), selected=menu.index)
+    if page == "remove":
+        return ConfirmScreen(tr("Remove {name}?").format(
+            name=oled_name(menu.removing(), f"#{menu.choice + 1}")))
     return MenuScreen(tr("SERVICE"), tuple(tr(item) for item in ITEMS), selected=menu.index)
 
 

@@ -78,6 +78,8 @@ class GameState:
     claimed: dict[int, str] = field(default_factory=dict)  # seat: the name it was given
     #                                   while the next game is set up (game/setup.py)
     roster: tuple[str, ...] = ()         # the record's players, most recent first
+    picking: int | None = None           # the roster open on the setup screen: its
+    #                                      highlighted line (len(roster): "back")
 
     @property
     def board(self) -> Mask:

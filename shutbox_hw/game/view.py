@@ -10,12 +10,15 @@ from typing import Any
 from ..events import HighScores, Tonight
 from ..i18n import ngettext, tr
 from ..leds import LedFrame, LedState
+from ..players.display import oled_name, seat_label
+from ..players.names import same_player
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
 from . import attract, device_words, rule_words, service_view
 from .presentation import Presentation
 from .screens import (
     AttractScreen,
     ConfirmScreen,
+    MenuScreen,
     PlayScreen,
     ResultScreen,
     ScoreboardScreen,
@@ -32,19 +35,38 @@ ATTRACT_PAGE_MS = attract.ATTRACT_PAGE_MS
 attract_next_ms = attract.next_ms
 
 
+def on_oled(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The seats' names as the OLED shows them (what no font draws left out; a
+    name with nothing left is its seat's label). The TV takes them as typed."""
+    return tuple(oled_name(name, seat_label(seat)) for seat, name in enumerate(names))
+
+
+def oled_player(state: GameState, seat: int) -> str:
+    """One seat's name of the game under way, as the OLED shows it."""
+    return oled_name(state.players[seat], seat_label(seat))
+
+
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     """The screen for the game now, with what the view side holds (``shown``:
     none by default, e.g. in tests of the game alone)."""
     shown = shown if shown is not None else Presentation()
     if state.service is not None:
         return service_view.screen(state.service, state.rules.tiles, state.audits)
+    if state.phase == "idle" and state.picking is not None:
+        return roster_screen(state, shown)
     if state.phase == "idle":
-        shown_page = attract.page(state)
+        page = attract.page(state)
+        tonight = page if isinstance(page, Tonight) else None
+        if tonight is not None and tonight.best is not None:
+            tonight = replace(tonight, best=(oled_name(tonight.best[0], ""), tonight.best[1]))
+        high_score = page if isinstance(page, HighScores) else None
+        if high_score is not None:
+            high_score = replace(high_score, entries=tuple(
+                (oled_name(name, ""), value) for name, value in high_score.entries))
         return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
-                             players=state.names(state.player_count),
-                             tonight=shown_page if isinstance(shown_page, Tonight) else None,
-                             high_score=shown_page if isinstance(shown_page, HighScores)
-                             else None)
+                             players=on_oled(state.names(state.player_count)),
+                             tonight=tonight, high_score=high_score,
+                             message=_flashing(state, shown))
     if state.phase == "confirm":
         return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
                              else tr("New game?"))
@@ -55,7 +77,7 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     if state.phase == "over":
         # a new game starts with every flap open: until they are, that is what to do
         still_shut = tiles_of(state.shut & state.board)
-        return ResultScreen(winners=tuple(state.players[p] for p in match.winners),
+        return ResultScreen(winners=tuple(oled_player(state, p) for p in match.winners),
                             rows=score_rows(state, match.rounds[-1] if match.rounds else None),
                             **({"prompt": tr("lift {flaps}").format(flaps=tile_ranges(still_shut))}
                                if still_shut
@@ -67,7 +89,7 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
         if shown.resting is not None:
             return replace(shown.resting, prompt=to_open)
         player = state.next_player()
-        return PlayScreen(player=state.players[player] if player is not None else "",
+        return PlayScreen(player=oled_player(state, player) if player is not None else "",
                           round=match.round_number, tiles=state.rules.tiles,
                           open_tiles=open_tiles(flap_states(state)),
                           total=match.totals[player] if player is not None else 0,
@@ -76,7 +98,7 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
                                        to_open if must_open else message(state, shown)),
                           **_pool_fields(state, player))
     open_mask = state.board & ~(turn.committed | turn.pending)
-    return PlayScreen(player=state.players[turn.player], round=match.round_number,
+    return PlayScreen(player=oled_player(state, turn.player), round=match.round_number,
                       tiles=state.rules.tiles, open_tiles=open_tiles(flap_states(state)),
                       total=match.totals[turn.player], dice=turn.dice,
                       throw_dice=1 if dice_choice(state.rules, open_mask) == "one" else 2,
@@ -104,6 +126,36 @@ def flash_next_ms(state: GameState, shown: Presentation) -> int | None:
     if phase < 4:
         return shown.flash_since + (phase + 1) * FLASH_BLINK_MS
     return shown.flash_since + FLASH_MS
+
+
+def _flashing(state: GameState, shown: Presentation) -> str | None:
+    """Why a press could not act, while it flashes (None in its dark blinks)."""
+    phase = _flash_phase(state, shown)
+    if phase is None:
+        return None
+    return shown.flash if phase % 2 == 0 or phase >= 4 else None
+
+
+def roster_screen(state: GameState, shown: Presentation) -> MenuScreen:
+    """The roster on the setup screen: the record's players, most recent first,
+    each seated one with its seat; then "back". The title says who sits where."""
+    assert state.picking is not None
+    seats = state.names(state.player_count)
+    seated = {name: i for i, name in enumerate(seats)}
+    lines = [oled_name(name, f"#{i + 1}") for i, name in enumerate(state.roster)]
+    values = []
+    for name in state.roster:
+        seat = next((i for n, i in seated.items() if same_player(n, name)), None)
+        values.append("" if seat is None else tr("seat {n}").format(n=seat + 1))
+    picked = state.picking
+    on_seat = picked < len(values) and bool(values[picked])
+    prompt = (tr("NEXT: move  ROLL: back") if picked >= len(state.roster)
+              else tr("NEXT: move  ROLL: leave") if on_seat else tr("NEXT: move  ROLL: sit"))
+    count = len(seats)
+    heading = ngettext("{n} player:", "{n} players:", count).format(n=count)
+    return MenuScreen(title=f"{heading} {' '.join(on_oled(seats))}",
+                      lines=(*lines, tr("back")), values=(*values, ""), selected=picked,
+                      prompt=_flashing(state, shown) or prompt)
 
 
 def _bar(state: GameState, shown: Presentation, problem: str | None = None) -> str | None:
@@ -152,7 +204,7 @@ def _to_open(state: GameState) -> str:
     if must_open:
         return tr("lift {flaps}").format(flaps=tile_ranges(must_open))
     turn = state.turn
-    return (tr("{player} to play").format(player=state.players[turn.player])
+    return (tr("{player} to play").format(player=oled_player(state, turn.player))
             if turn is not None else "")
 
 
@@ -168,7 +220,7 @@ def _queued(state: GameState, shown: Screen) -> Screen:
 def no_move(state: GameState, turn: Turn) -> PlayScreen:
     """The throw that allows no move, as it was thrown: it ends the turn."""
     assert state.match is not None
-    return PlayScreen(player=state.players[turn.player], round=state.match.round_number,
+    return PlayScreen(player=oled_player(state, turn.player), round=state.match.round_number,
                       tiles=state.rules.tiles, open_tiles=tuple(tiles_of(state.open_mask(turn))),
                       total=state.match.totals[turn.player], dice=turn.dice, prompt=tr("no move"),
                       **_pool_fields(state, turn.player))
@@ -185,7 +237,7 @@ def score_rows(state: GameState, result: RoundResult | None = None) -> tuple[Sco
         total=match.totals[p], out=p in match.out,
         shut=bool(result and p in result.shutters),
         balance=match.balances[p] if state.rules.match == "pool" else None)
-        for p, name in enumerate(state.players))
+        for p, name in enumerate(on_oled(state.players)))
 
 
 def round_note(names: tuple[str, ...] | list[str], winners: tuple[int, ...], number: int) -> str:

@@ -88,8 +88,14 @@ def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
     # "NEXT: players  ROLL: start" is too wide for one line, so its two
     # halves go one per line
     font, _ = role("prompt")
+    if s.message:      # why a press could not act: in the bar, over the prompt
+        lines = text.wrap(s.message, font, RIGHT - 4, 2)
+        widgets.bar(canvas, 40, lines, font=font)
+        return
     prompt = [s.prompt]
-    if text.width(s.prompt, font) > RIGHT - 4:
+    if "\n" in s.prompt:       # a line for each button
+        prompt = [text.shorten(p.strip(), font, RIGHT - 4) for p in s.prompt.split("\n")][:2]
+    elif text.width(s.prompt, font) > RIGHT - 4:
         prompt = [p.strip() for p in s.prompt.split("  ") if p.strip()][:2]
         if len(prompt) < 2:
             prompt = text.wrap(s.prompt, font, RIGHT - 4, 2)

@@ -9,6 +9,7 @@ game's id, and do nothing else: no transaction, no clock.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Callable
 from typing import assert_never
@@ -23,11 +24,13 @@ from ..game.events import (
     GameEnded,
     GameStarted,
     Hint,
+    PlayerRemoved,
     Recovered,
     Resumed,
     Rolled,
     RoundEnded,
     SeatClaimed,
+    SeatLeft,
     ServiceEntered,
     ServiceExited,
     SettingChanged,
@@ -37,13 +40,16 @@ from ..game.events import (
 )
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of
-from . import figures, player_stats, roster
+from . import figures, forget, player_stats, roster
 from .audit import reset_counters
 from .settings import clear_settings, save_setting
 
-NOT_STORED = (FlapReopened, Resumed, Hint, Chances, ServiceEntered, ServiceExited, SeatClaimed)
+log = logging.getLogger("shutbox_hw.store")
+
+NOT_STORED = (FlapReopened, Resumed, Hint, Chances, ServiceEntered, ServiceExited, SeatClaimed,
+              SeatLeft)
 """Events that follow from what is stored (or only say something to the screen; a
-seat claimed before the game is in its ``game_started``)."""
+seat claimed or left before the game is in its ``game_started``)."""
 
 
 def _dice_json(dice: tuple[int, ...] | None) -> str | None:
@@ -102,6 +108,11 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                 save_setting(db, event.key, event.value, now)
         case AuditsReset():
             reset_counters(db)
+        case PlayerRemoved():
+            try:
+                forget.forget_player(db, event.player, now)   # in the step's transaction
+            except forget.RemoveRefused as refused:
+                log.warning("player not removed: %s", refused)
         case Fault():
             db.execute("INSERT INTO fault_log (device, detail, at, at_synced) VALUES (?, ?, ?, ?)",
                        (event.device, event.detail, now, int(synced())))
@@ -109,7 +120,7 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
             db.execute("UPDATE fault_log SET recovered_at = ? WHERE device = ?"
                        " AND recovered_at IS NULL", (now, event.device))
         case FlapReopened() | Resumed() | Hint() | Chances() | ServiceEntered() \
-                | ServiceExited() | SeatClaimed():
+                | ServiceExited() | SeatClaimed() | SeatLeft():
             pass  # NOT_STORED: the store leaves them out before it gets here
         case _:
             assert_never(event)  # a new event type: decide what the store keeps

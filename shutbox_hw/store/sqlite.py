@@ -44,6 +44,7 @@ from .faults import (
 from .game_rows import NOT_STORED, read_saved_game, write_event
 from .highscores import high_scores
 from .outbox import limits_of, make_shrinkable, queue
+from .roster import recent
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .settings import load_settings
 
@@ -314,6 +315,14 @@ class Store(Closable):
         try:
             return tuple(HighScores(t.period, t.kind, t.entries)
                          for t in high_scores(self._conn(), self._clock()))
+        except sqlite3.Error as error:
+            raise StorageFault(fault_text(error, self.path)) from error
+
+    def roster(self) -> tuple[str, ...]:
+        """The players the record knows, most recently seen first (the setup
+        screen's roster and the menu's; read through ``roster_last_seen``)."""
+        try:
+            return tuple(p.name for p in recent(self._conn()))
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 

@@ -91,10 +91,10 @@ class Site:
     """The app's state: the readers, the live feed and the backup token (None: backup off)."""
 
     def __init__(self, db_path: Path, token: str | None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, public: bool = True) -> None:
         self.db_path = db_path
         self.readers = Readers(db_path)
-        self.feed = LiveFeed(db_path, clock)
+        self.feed = LiveFeed(db_path, clock, public)   # the TV page's names: [players] public
         self.token = None if token is None else token.encode()
         self.clock = clock
         self.page_reads = anyio.CapacityLimiter(PAGE_READS)
@@ -318,10 +318,12 @@ def _static(text: str, media: str) -> Callable[[Request], Awaitable[Response]]:
 
 
 def make_app(db_path: Path, token: str | None, clock: Callable[[], float] = time.time,
-             names: frozenset[str] | None = None, language: str = DEFAULT_LANGUAGE) -> Web:
+             names: frozenset[str] | None = None, language: str = DEFAULT_LANGUAGE,
+             public: bool = True) -> Web:
     """The web app (``names``: the host names it answers to, see :mod:`.guard`;
-    ``language``: the config file's, see :mod:`.language`)."""
-    return Web(Site(db_path, token, clock), names if names is not None else box_names(""),
+    ``language``: the config file's, see :mod:`.language`; ``public``: ``[players]
+    public``, false for initials only on the TV page and the live feed)."""
+    return Web(Site(db_path, token, clock, public), names if names is not None else box_names(""),
                BoxLanguage(db_path, language))
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..network.live import live
+from ..players.display import hide_names
 from ..store.schema import sqlite_problem
 from .reader import Reader, Unavailable
 
@@ -54,9 +55,10 @@ class Snapshot:
 
 
 class LiveFeed:
-    def __init__(self, db_path: Path, clock: Callable[[], float]) -> None:
+    def __init__(self, db_path: Path, clock: Callable[[], float], public: bool = True) -> None:
         self.reader = Reader(db_path)           # used in the feed's thread only
         self.clock = clock
+        self.public = public    # [players] public: false, the names as initials only
         self.latest: Snapshot | None = None
         self.stopping = False
         self.listeners = 0
@@ -84,7 +86,8 @@ class LiveFeed:
 
     def _summary(self, now: float) -> tuple[str, str]:
         try:
-            return "data", json.dumps(live(self.reader.connection(), now))
+            summary = live(self.reader.connection(), now)
+            return "data", json.dumps(summary if self.public else hide_names(summary))
         except Unavailable as error:
             return "unavailable", json.dumps(str(error))
         except sqlite3.Error as error:
