@@ -58,7 +58,7 @@ class SeatClaimed(GameEvent):
     roster on the setup screen) or "phone" (the join page). ``players`` is every
     seat's name for the game as it now stands."""
     name = "seat_claimed"
-    seat: int
+    seat: int = hidden()
     player: str
     source: str
     players: tuple[str, ...]
