@@ -36,6 +36,7 @@ from .events import (
     Roster,
     ServiceRequested,
     Tick,
+    TurnRated,
 )
 from .game.advice import Advisor
 from .game.advice import ready as advice_ready
@@ -58,7 +59,7 @@ from .store.audit import Tally
 from .store.shown import publish
 
 if TYPE_CHECKING:
-    from .skill.rater import RatingWorker
+    from .skill.rater import RaterPort
 
 log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
@@ -93,7 +94,7 @@ class Daemon:
                  advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  on_event: Callable[[dict[str, Any]], None] | None = None,
                  render: Callable[[Any], Any] | None = None,
-                 rater: RatingWorker | None = None) -> None:
+                 rater: RaterPort | None = None) -> None:
         self.base_config = config          # the config file ...
         self.settings = store.settings()   # ... and the box's adjustments over it
         self.config = config               # the display was made with its contrast
@@ -258,6 +259,7 @@ class Daemon:
             self._drain(now)
         elif self._advisor_pending and getattr(self.controller.advisor, "failed", None):
             self._advisor_pending = False   # logged; the hints stay "not ready"
+        self._take_ratings(now)
         self.box.indicators.poll(now)
         for fault in self.box.display.poll(now):   # lost or back: shown like any fault
             self.feed(fault)
@@ -268,6 +270,18 @@ class Daemon:
         for fault in reports(now) if reports is not None else ():
             self.feed(fault)
         self._schedule()
+
+    def _take_ratings(self, now: int) -> None:
+        """The turns the rater has rated: with ``[game] show_accuracy``, those of the game
+        under way go to the controller (its turn-end screen shows them)."""
+        if self.rater is None:
+            return
+        rated = [TurnRated(r.seat, r.round, r.tally.best, r.tally.moves, now)
+                 for r in self.rater.reports() if r.game_id == self.store.game_id]
+        if rated and self.config.game.show_accuracy:
+            for event in rated:
+                self._queue.add(Queued(event, now, activity=False))
+            self._drain(now)
 
     def _schedule(self) -> None:
         """Register what the daemon's own parts next need the loop for: the

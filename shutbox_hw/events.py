@@ -122,8 +122,19 @@ class SeatClaim:
     code: str | None = None
 
 
+@dataclass(frozen=True)
+class TurnRated:
+    """The rater has rated a turn of the game under way (posted by the daemon from
+    skill/rater.py): its best moves of all moves, for the turn-end screen."""
+    seat: int
+    round: int
+    best: int
+    moves: int
+    at_ms: int
+
+
 Event = (FlapChanged | ButtonPressed | ButtonLevel | DiceRolled | Tick | InputFault |
-         ServiceRequested | Figures | Roster | SeatClaim)
+         ServiceRequested | Figures | Roster | SeatClaim | TurnRated)
 
 ButtonEvent = (ButtonPressed | ButtonLevel | InputFault | ServiceRequested)
 """What the buttons (and the service button) report."""

@@ -84,7 +84,9 @@ def test_history_game_columns_line_up(tmp_path, capsys):
     assert main(["sim", *GAME, "--db", str(db)]) == 0
     capsys.readouterr()
     assert main(["history", "--db", str(db), "--game", "1"]) == 0
-    head, sub, *rows = capsys.readouterr().out.splitlines()[1:-1]
+    lines = capsys.readouterr().out.splitlines()
+    winners = next(i for i, line in enumerate(lines) if line.startswith("winners:"))
+    head, sub, *rows = lines[1:winners]   # the move accuracy follows the winners
     assert head.index("P1") + 2 == sub.index("raw/fin/tot") + len("raw/fin/tot")
     for row in rows:
         cells = row.split()

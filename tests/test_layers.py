@@ -31,7 +31,9 @@ LAYERS: dict[str, float] = {
     "game": 2, "strategy": 2, "netconfig": 2,
     "words": 2.5,           # what surfaces say: above the game (its rule words), below the store
     "render": 3, "store": 3, "config": 3, "steps": 3,
-    "hints": 4, "settings": 4, "daemon": 5, "network": 5, "web": 6,
+    "hints": 4, "settings": 4,
+    "skill": 4.5,           # the rater (over the store and the hints' solver) and the bots
+    "daemon": 5, "network": 5, "web": 6,
     "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
 }
 HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")

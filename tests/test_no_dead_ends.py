@@ -202,7 +202,8 @@ def test_history_of_a_pool_shows_balances_and_the_winners_with_theirs(tmp_path, 
     line = capsys.readouterr().out.strip()
     assert f"P2 {p2:+d}" in line and f"P1 {-p2:+d}" in line and "winners: P2" in line
     assert main(["history", "--db", str(db), "--game", "1"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == f"winners: P2 {p2:+d}"
+    lines = capsys.readouterr().out.splitlines()   # the move accuracy follows the winners
+    assert f"winners: P2 {p2:+d}" in lines
     assert main(["history", "--db", str(db), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["games"][0]["balances"] == ended["balances"]
 

@@ -98,7 +98,8 @@ def test_tables_and_history(tmp_path, capsys, make_store, practice):
     card = json.loads(capsys.readouterr().out)
     assert card["rounds"][0]["players"]["P1"] == {"raw": 4, "final": 4, "total": 4}
     assert card["throws"][0] == {"round": 1, "player": "P1", "throw": 1, "dice": [6, 6],
-                                 "closed": [12]}
+                                 "closed": [12], "best": None, "best_dice": None,
+                                 "loss": None}   # no rater ran: not rated
     assert main(["history", "--db", str(db)]) == 0
     assert "winners: P2" in capsys.readouterr().out
 

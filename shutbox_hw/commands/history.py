@@ -111,6 +111,30 @@ def _with_balance(name: str, balances: dict[str, int | None] | None) -> str:
     return name if value is None else f"{name} {value:+d}"
 
 
+def _accuracy_lines(card: dict[str, Any]) -> list[str]:
+    """Each player's best moves, then every throw that was a choice: what was shut,
+    the best closure (and number of dice) and the points lost."""
+    accuracy = card["accuracy"]
+    if not accuracy:
+        return ["accuracy: not rated yet"]
+    lines = ["accuracy: " + ", ".join(
+        f"{name} {a['best']} of {a['moves']} best moves ({a['lost']:.2f} points lost)"
+        for name, a in accuracy.items())]
+    for throw in card["throws"]:
+        if throw["best"] is None and throw["best_dice"] is None:
+            continue
+        dice = "+".join(str(d) for d in throw["dice"])
+        shut = "+".join(str(t) for t in throw["closed"] or []) or "-"
+        best = []
+        if throw["best_dice"] is not None:
+            best.append("1 die" if throw["best_dice"] == 1 else "2 dice")
+        if throw["best"] is not None:
+            best.append("shut " + "+".join(str(t) for t in throw["best"]))
+        lines.append(f"  round {throw['round']} {throw['player']} throw {throw['throw']}:"
+                     f" {dice}, shut {shut}; best {', '.join(best)}; lost {throw['loss']:.2f}")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     db, version, path = open_db(args)
     try:
@@ -140,6 +164,7 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
         balances = card["rounds"][-1].get("balances") if card["rounds"] else None
         print("winners: " + (", ".join(_with_balance(w, balances) for w in card["winners"])
                              or "-"))
+        print("\n".join(_accuracy_lines(card)))
         return 0
     games = recent_games(db, args.limit, version)
     if args.json:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..players.names import name_key, name_problem, tidy
-from ..validate import Choice, Integer, Problems, Rule, Spec, shown
+from ..validate import Choice, Flag, Integer, Problems, Rule, Spec, shown
 
 DiceMode = Literal["software", "module", "manual"]
 HintMode = Literal["off", "on-request", "always"]
@@ -35,6 +35,7 @@ class GameConfig:
     hint_objective: HintObjective = "min-score"
     pause_ms: int = 2000          # how long each end of a turn stays (a button skips it)
     name_list: tuple[str, ...] = ()   # the names the operator menu offers for the seats
+    show_accuracy: bool = False   # the turn-end screen shows the turn's best moves once rated
 
 
 def seat_names(configured: tuple[str, ...], count: int,
@@ -109,6 +110,7 @@ GAME = Spec(GameConfig, {
                         message="expected a number of milliseconds {low}..{high}, got {value!r}"),
     "name_list": PlayerNames(MAX_NAME_LIST, noun="names"),
     "player_names": PlayerNames(MAX_PLAYERS),
+    "show_accuracy": Flag(),
     "settle_ms": Integer(0, MAX_SETTLE_MS,
                          message="expected a number of milliseconds {low}..{high}, got {value!r}"),
 })

@@ -30,6 +30,7 @@ from ..events import (
     SeatClaim,
     ServiceRequested,
     Tick,
+    TurnRated,
 )
 from ..i18n import tr
 from ..leds import LedFrame
@@ -46,7 +47,7 @@ from ..rules import (
     new_match,
     rules_from_dict,
 )
-from . import advice, service_view, setup, view
+from . import advice, end_screens, service_view, setup, view
 from .advice import Advisor
 from .config import MAX_PLAYERS, GameConfig
 from .effects import Effect, Emit, Lights, Show
@@ -145,6 +146,8 @@ class Controller:
             self._roster(event.names)
         elif isinstance(event, SeatClaim):
             out += self._seat_claim(event)
+        elif isinstance(event, TurnRated):
+            end_screens.turn_rated(self.state, self.shown, event)
         elif isinstance(event, ButtonLevel) and self.state.service is not None:
             self.state.service.hold(event.button.upper(), event.down)   # the switch test
         # a turn that ended with every flap open hands over at once: never a dead end

@@ -9,6 +9,9 @@ the state is as the end left it; the words come from :mod:`.view`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ..events import TurnRated
 from ..i18n import tr
 from . import view
 from .events import RoundEnded, TurnEnded
@@ -29,6 +32,20 @@ def turn_ended(state: GameState, shown: Presentation, turn: Turn, ended: TurnEnd
     shown.resting = TurnEndScreen(player=view.oled_player(state, turn.player), score=ended.score,
                                   open_tiles=ended.open, shut=ended.shut, note=note)
     shown.add(state.now, shown.resting)
+
+
+def turn_rated(state: GameState, shown: Presentation, rated: TurnRated) -> None:
+    """With ``[game] show_accuracy``: the turn's best moves join its end screen, if that
+    turn's end is still on it (a turn with no choice in it says nothing)."""
+    resting = shown.resting
+    if (not state.game.show_accuracy or rated.moves == 0
+            or not isinstance(resting, TurnEndScreen) or state.phase != "play"
+            or rated.round != state.round_number() or rated.seat >= len(state.players)
+            or resting.player != state.players[rated.seat]):
+        return
+    new = replace(resting, accuracy=(rated.best, rated.moves))
+    shown.queue = [new if screen is resting else screen for screen in shown.queue]
+    shown.resting = new
 
 
 def round_ended(state: GameState, shown: Presentation, ended: RoundEnded) -> None:

@@ -65,6 +65,7 @@ class TurnEndScreen:
     shut: bool                    # "SHUT THE BOX!"
     note: str = ""                # consequence: "wins at once", "others doubled", ...
     prompt: str = field(default_factory=lambda: tr("lift all flaps"))
+    accuracy: tuple[int, int] | None = None   # [game] show_accuracy: (best, moves), once rated
 
 
 @dataclass(frozen=True)

@@ -110,8 +110,14 @@ def draw_play(canvas: ImageDraw.ImageDraw, s: PlayScreen) -> None:
 
 def draw_turn_end(canvas: ImageDraw.ImageDraw, s: TurnEndScreen) -> None:
     """Whose turn ended, its score (20 px) or SHUT THE BOX!, the flaps left
-    open, the consequence (a note) and what to do now."""
-    _header(canvas, s.player, [])
+    open, the consequence (a note) and what to do now; right of the name the
+    turn's best moves once rated (``[game] show_accuracy``), short if the name is long."""
+    beside = []
+    if s.accuracy is not None:
+        best, moves = s.accuracy
+        beside = [tr("{best}/{moves} best moves").format(best=best, moves=moves),
+                  f"{best}/{moves}"]
+    _header(canvas, s.player, beside)
     body_top, body_bottom = 12, 41
     if s.shut:
         # the headline of the game: inverted, two lines of 14 px capitals

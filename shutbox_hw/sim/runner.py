@@ -26,6 +26,7 @@ from ..game.screens import PlayScreen, Screen
 from ..hal.debounce import SERVICE_HOLD_MS
 from ..hal.poll import run_loop
 from ..hints import ready_advisor_for as solver_advisor
+from ..skill.rater import RaterPort
 from .box import Seen, SimulatedBox
 from .disk import PowerCut, SimDisk
 from .observed import record
@@ -51,8 +52,10 @@ class SimRunner:
                  advisor_for: Callable[[Config], Advisor | None] = solver_advisor,
                  realtime: bool = False,
                  shut: tuple[int, ...] | list[int] = (),
-                 outbox: Callable[[], None] | None = None) -> None:
+                 outbox: Callable[[], None] | None = None,
+                 rater: RaterPort | None = None) -> None:
         self.config = config
+        self.rater = rater      # the move accuracy (skill/rater.py's InlineRater): optional
         self.outbox = outbox    # [network] mqtt: the store's outbox hook (network/hookup.py)
         self.realtime = realtime
         self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
@@ -80,7 +83,7 @@ class SimRunner:
                 store.outbox = self.outbox
                 self.daemon = Daemon(self.config, self.sim.box, store, self.world.clock,
                                      advisor_for=self.advisor_for, on_event=self._printed,
-                                     render=self._render)
+                                     render=self._render, rater=self.rater)
                 self.daemon.start()
                 break
             except PowerCut as cut:

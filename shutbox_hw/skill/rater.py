@@ -30,6 +30,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..rules import RuleSet
 from ..store import ratings
@@ -64,6 +65,14 @@ class RatedTurn:
     round: int
     seat: int
     tally: Tally
+
+
+class RaterPort(Protocol):
+    """What the daemon needs of a rater: woken after a turn ends, then asked what it rated."""
+
+    def wake(self) -> None: ...
+
+    def reports(self) -> list[RatedTurn]: ...
 
 
 class RatingWorker:
@@ -146,19 +155,65 @@ class RatingWorker:
             db.close()
 
     def _rate_new(self, db: sqlite3.Connection) -> int:
-        _, high = ratings.mark(db)
-        count = ratings.rate_new(db, self._rater_for, NEW_BATCH)
-        if count:
-            rated = [RatedTurn(int(t), int(g), int(r), int(s), ratings.turn_accuracy(db, t)
-                               or Tally()) for t, g, r, s in db.execute(
+        rated = rate_and_report(db, self._rater_for)
+        if rated:
+            with self._lock:
+                self._rated += rated
+            if self.wake_box is not None:
+                self.wake_box()
+        return len(rated)
+
+
+def rate_and_report(db: sqlite3.Connection, rater_for: ratings.RaterFor,
+                    limit: int = NEW_BATCH) -> list[RatedTurn]:
+    """Rate the turns ended since the mark (one transaction); those given a rating."""
+    _, high = ratings.mark(db)
+    count = ratings.rate_new(db, rater_for, limit)
+    if not count:
+        return []
+    return [RatedTurn(int(t), int(g), int(r), int(s), ratings.turn_accuracy(db, t) or Tally())
+            for t, g, r, s in db.execute(
                 "SELECT t.id, t.game_id, t.round, t.seat FROM turns t"
                 " JOIN turn_ratings r ON r.turn_id = t.id WHERE t.id >= ? ORDER BY t.id"
                 " LIMIT ?", (high, count))]
-            with self._lock:
+
+
+class InlineRater:
+    """The simulator's rater: rates in the step that woke it, on the virtual clock
+    (no thread, so a scripted night's record has its ratings when the script ends).
+    A failure is logged and tried again at the next wake: the game never sees it."""
+
+    def __init__(self, db_path: str | Path,
+                 tables_for: Callable[[RuleSet], Tables] = solver_tables) -> None:
+        self.db_path = str(db_path)
+        self.tables_for = tables_for
+        self._db: sqlite3.Connection | None = None
+        self._rated: list[RatedTurn] = []
+        self.problem: str | None = None
+
+    def wake(self) -> None:
+        try:
+            if self._db is None:
+                self._db = _connect(self.db_path)
+            while rated := rate_and_report(
+                    self._db, lambda rules: rater_for_record(rules, self.tables_for)):
                 self._rated += rated
-            if self.wake_box is not None and rated:
-                self.wake_box()
-        return count
+            self.problem = None
+        except Exception as error:   # the box plays on; the next wake tries again
+            text = f"{type(error).__name__}: {error}"
+            if text != self.problem:
+                log.warning("rater: %s (it tries again)", text)
+            self.problem = text
+            self.stop()
+
+    def reports(self) -> list[RatedTurn]:
+        rated, self._rated = self._rated, []
+        return rated
+
+    def stop(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
 def _connect(path: str) -> sqlite3.Connection:

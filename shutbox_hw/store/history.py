@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..words import game_state, rules_named
+from .ratings import game_ratings
 from .schema import VERSION
 
 
@@ -112,7 +113,7 @@ def scorecard(db: sqlite3.Connection, game_id: int,
     if row is None:
         return None
     try:
-        return _scorecard(db, game_id, *row)
+        return _scorecard(db, game_id, *row, version=version)
     except (ValueError, TypeError, KeyError, AttributeError) as error:
         raise DamagedGame(f"game {game_id} is damaged: its record cannot be read back "
                           f"({type(error).__name__})") from None
@@ -120,7 +121,8 @@ def scorecard(db: sqlite3.Connection, game_id: int,
 
 def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | None,
                started: float, ended: float | None, abandoned: int,
-               started_synced: int | None, ended_synced: int | None) -> dict[str, Any]:
+               started_synced: int | None, ended_synced: int | None, *,
+               version: int = VERSION) -> dict[str, Any]:
     players = [n for n, in db.execute(
         "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
     rounds = []
@@ -158,12 +160,13 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
     rules_table = json.loads(rules)
     if not isinstance(rules_table, dict):
         raise TypeError("rules")
+    rated = game_ratings(db, game_id, throws) if version >= 7 else {"accuracy": {}}
     return {"id": game_id, "rules": rules_table, "players": players,
             "winners": _winners(winners, abandoned),
             **_times(started, ended, started_synced, ended_synced),
             "abandoned": bool(abandoned), "finished": ended is not None and not abandoned,
             "title": rules_named(rules_table), "rounds": rounds, "unfinished_round": unfinished,
-            "throws": throws, "rejected_flaps": rejected}
+            "throws": throws, "rejected_flaps": rejected, **rated}
 
 
 def _unfinished_round(db: sqlite3.Connection, game_id: int, players: list[str],

@@ -21,8 +21,9 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from ..rules import mask_of
+from ..rules import mask_of, tiles_of
 from ..strategy.rating import Rater, Tally
 
 LAST_GAMES = 20
@@ -85,6 +86,15 @@ def player_accuracy(db: sqlite3.Connection, player_id: int) -> Accuracy:
         (player_id, LAST_GAMES)).fetchone()
     return Accuracy(int(games), Tally(int(moves), int(best), float(lost)),
                     int(last[0]), Tally(int(last[1]), int(last[2]), float(last[3])))
+
+
+def game_accuracy(db: sqlite3.Connection, player_id: int,
+                  limit: int = LAST_GAMES) -> list[tuple[int, Tally]]:
+    """The player's tally in each of their last ``limit`` rated games, newest first
+    (``(game id, tally)``: skill over time for the players' pages)."""
+    return [(int(g), Tally(int(m), int(b), float(lost))) for g, m, b, lost in db.execute(
+        "SELECT game_id, moves, best, lost FROM player_game_ratings WHERE player_id = ?"
+        " ORDER BY game_id DESC LIMIT ?", (player_id, limit))]
 
 
 def turn_accuracy(db: sqlite3.Connection, turn_id: int) -> Tally | None:
@@ -234,3 +244,61 @@ def _rate_turn(db: sqlite3.Connection, turn: _Turn, rater: Rater) -> None:
 
 def _fields(tally: Tally) -> tuple[int, int, float]:
     return (tally.moves, tally.best, tally.lost)
+
+
+# -- one game, for ``history --game`` --------------------------------------------------
+
+def game_ratings(db: sqlite3.Connection, game_id: int,
+                 throws: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each throw of ``throws`` (the scorecard's: round, player, throw) given its
+    rating, in place: ``best`` (the best closure's tiles, or null), ``best_dice`` (the
+    best number of dice, or null), ``loss`` (points lost on the throw; null: not rated,
+    or manual dice, which are never rated);
+    returned: ``accuracy``, per player their rated turns' moves, best moves and points
+    lost (a player with no rated turn is left out)."""
+    moves: dict[tuple[int, str, int], list[tuple[str, int, float]]] = {}
+    rated: set[tuple[int, str]] = set()
+    for rnd, name, number, kind, best, loss in db.execute(
+            "SELECT t.round, p.name, th.number, m.kind, m.best, m.loss FROM turns t"
+            " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
+            " JOIN throws th ON th.turn_id = t.id JOIN move_ratings m ON m.throw_id = th.id"
+            " WHERE t.game_id = ?", (game_id,)):
+        moves.setdefault((rnd, name, number), []).append((kind, best, loss))
+    accuracy: dict[str, Tally] = {}
+    for rnd, name, count, best, lost in db.execute(
+            "SELECT t.round, p.name, r.moves, r.best, r.lost FROM turns t"
+            " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
+            " JOIN turn_ratings r ON r.turn_id = t.id WHERE t.game_id = ? ORDER BY t.id",
+            (game_id,)):
+        rated.add((rnd, name))
+        accuracy[name] = accuracy.get(name, Tally()) + Tally(count, best, lost)
+    for throw in throws:
+        found = moves.get((throw["round"], throw["player"], throw["throw"]), [])
+        kinds = {kind: best for kind, best, _ in found}
+        closure = kinds.get("closure")
+        throw["best"] = tiles_of(closure) if closure is not None else None
+        throw["best_dice"] = kinds.get("dice")
+        throw["loss"] = (sum(loss for _, _, loss in found) if throw["dice"]
+                         and (throw["round"], throw["player"]) in rated else None)
+    return {"accuracy": {name: {"moves": t.moves, "best": t.best, "lost": t.lost}
+                         for name, t in accuracy.items()}}
+
+
+def last_turn_accuracy(db: sqlite3.Connection, game_id: int) -> dict[str, Any] | None:
+    """The newest rated turn of the game with a choice in it, for the TV: ``player``,
+    ``round``, ``best``, ``moves``, ``lost`` (None: none yet, or a record before
+    schema 7). Read through the game's turns only."""
+    version, = db.execute("PRAGMA user_version").fetchone()
+    if version < 7:
+        return None
+    row = db.execute(
+        "SELECT p.name, t.round, r.best, r.moves, r.lost FROM turns t"
+        " JOIN turn_ratings r ON r.turn_id = t.id"
+        " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
+        " WHERE t.game_id = ? AND r.moves > 0 ORDER BY t.id DESC LIMIT 1",
+        (game_id,)).fetchone()
+    if row is None:
+        return None
+    name, rnd, best, moves, lost = row
+    return {"player": name, "round": int(rnd), "best": int(best), "moves": int(moves),
+            "lost": float(lost)}

@@ -43,6 +43,8 @@ body.live { font-size: 4vmin; overflow: hidden; }
 .flap.pending { background: #1d2127; color: var(--hi); outline: .6vmin solid var(--hi); }
 .flap.refused { background: var(--bad); color: var(--fg); }
 .flap.lifted { background: #e8d9b5; color: var(--bad); outline: .6vmin dashed var(--bad); }
+.accuracy { font-size: 5vmin; color: var(--ok); font-weight: 700; margin: -2vmin 0 2vmin;
+  min-height: 6vmin; }
 .problem { font-size: 5vmin; color: var(--bad); font-weight: 700; margin-top: 2vmin;
   min-height: 6vmin; }
 .live .links { position: fixed; left: 4vmin; bottom: 2vmin; font-size: 2.4vmin; }
@@ -84,6 +86,9 @@ function show(s) {
   if (playing) {
     $("turn").textContent = !s.player ? "" : w(s.turn_over ? "{player} plays next" : "{player}'s turn",
                                                {player: s.player});
+    const a = s.accuracy;
+    $("accuracy").textContent = !a ? "" : w(a.moves === 1 ? "{player}: {best} of 1 best move"
+                                              : "{player}: {best} of {moves} best moves", a);
     const dice = $("dice"); dice.replaceChildren();
     (s.dice && s.dice.length ? s.dice : [null, null]).forEach((d) =>
       dice.appendChild(el("div", d === null ? "die none" : "die", d === null ? "?" : d)));

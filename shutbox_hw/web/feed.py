@@ -26,6 +26,7 @@ from ..network.live import live
 from ..players.display import hide_names
 from ..store.schema import sqlite_problem
 from .reader import Reader, Unavailable
+from .views import with_accuracy
 
 log = logging.getLogger("shutbox_hw.web")
 
@@ -86,7 +87,8 @@ class LiveFeed:
 
     def _summary(self, now: float) -> tuple[str, str]:
         try:
-            summary = live(self.reader.connection(), now)
+            db = self.reader.connection()
+            summary = with_accuracy(db, live(db, now))
             return "data", json.dumps(summary if self.public else hide_names(summary))
         except Unavailable as error:
             return "unavailable", json.dumps(str(error))

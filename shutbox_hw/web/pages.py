@@ -44,6 +44,7 @@ def live_page() -> str:
     """The TV page: filled and kept up to date by live.js from the event stream."""
     body = ('<h1 id="title">' + tr("Shut the Box") + '</h1>'
             '<section id="play" hidden><div class="turn" id="turn"></div>'
+            '<div class="accuracy" id="accuracy"></div>'
             '<div class="row"><div class="dice" id="dice"></div>'
             '<div class="side"><table class="players" id="players"></table>'
             '<div class="pot" id="pot"></div></div></div>'
@@ -64,6 +65,7 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("{names} won"), N_("Shut the Box"), N_("{player} plays next"),
               N_("Tonight: {games}, {shut}"), N_("game"), N_("games"), N_("box shut"),
               N_("boxes shut"), N_(", best {score} by {player}"),
+              N_("{player}: {best} of 1 best move"), N_("{player}: {best} of {moves} best moves"),
               # the high scores between games (store/highscores.py's periods and tables)
               N_("Tonight"), N_("This week"), N_("All time"), N_("Best turn"),
               N_("Boxes shut"), N_("Most wins"), N_("Best moves"))

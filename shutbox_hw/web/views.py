@@ -13,6 +13,7 @@ from typing import Any
 from ..events import Tonight
 from ..i18n import ngettext, tr
 from ..store.audit import tonight
+from ..store.ratings import last_turn_accuracy
 from ..store.tonight import CLOCK_NOTES, tonight_games
 from . import pages
 
@@ -38,3 +39,11 @@ def history_html(games: list[dict[str, Any]], limit: int, pager: str = "") -> st
                        limit).format(n=limit) + "</p>"
             + pages.games_table(games) + pager)
     return pages.layout(tr("History"), body)
+
+
+def with_accuracy(db: sqlite3.Connection, summary: dict[str, Any]) -> dict[str, Any]:
+    """The TV's live summary with the move accuracy of the game's last rated turn
+    ("Anna: 6 of 7 best moves"; ``accuracy`` null when there is none)."""
+    game = summary.get("game")
+    summary["accuracy"] = last_turn_accuracy(db, game) if isinstance(game, int) else None
+    return summary

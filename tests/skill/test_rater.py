@@ -177,7 +177,7 @@ def test_a_locked_then_a_full_disk_then_no_solver_lose_nothing(tmp_path, tables_
 
 
 CHILD = """
-import sys, time
+import sys
 from shutbox_hw.skill.rater import _connect
 from shutbox_hw.store import ratings
 from shutbox_hw.strategy import solver_for
@@ -185,36 +185,37 @@ from shutbox_hw.strategy.rating import rater_for_record
 db = _connect(sys.argv[1])
 tables = lambda rules: solver_for(rules, cache_dir=sys.argv[2])
 rater_for = lambda rules_json: rater_for_record(rules_json, tables)
-print("started", flush=True)
 while ratings.backfill(db, rater_for, 3):
-    pass
+    print("batch", flush=True)
 print("done", flush=True)
 """
+
+
+def _marked(path: Path) -> tuple[int, int]:
+    """Turns rated, and turns the mark says are rated."""
+    db = sqlite3.connect(path)
+    low, high = ratings.mark(db)
+    rated = db.execute("SELECT count(*) FROM turn_ratings").fetchone()[0]
+    marked = db.execute("SELECT count(*) FROM turns WHERE id >= ? AND id < ?",
+                        (low, high)).fetchone()[0]
+    db.close()
+    return rated, marked
 
 
 def test_a_sigkill_in_the_middle_of_backfilling_is_undone_and_finished(tmp_path, tables_for):
     path = tmp_path / "box.db"
     want = _night(path, seed=3, games=30)
     _as_old_record(path)
-    killed = 0
-    for attempt in range(20):   # kill it mid-way, again and again, until some was written
+    for _ in range(3):   # killed three times, each two batches further on, mid-way
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(tmp_path / "c")],
                                  stdout=subprocess.PIPE, text=True)
-        assert child.stdout.readline().strip() == "started"
-        time.sleep(0.05 * (attempt % 5))
-        os.kill(child.pid, signal.SIGKILL)
+        assert [child.stdout.readline().strip() for _ in range(2)] == ["batch", "batch"]
+        os.kill(child.pid, signal.SIGKILL)   # in its next batch's transaction, or between
         child.wait()
-        killed += child.returncode == -signal.SIGKILL
-        db = sqlite3.connect(path)
-        low, high = ratings.mark(db)
-        rated = db.execute("SELECT count(*) FROM turn_ratings").fetchone()[0]
-        below = db.execute("SELECT count(*) FROM turns WHERE id >= ? AND id < ?",
-                           (low, high)).fetchone()[0]
-        db.close()
-        assert rated == below   # what the mark says is rated, and nothing more
-        if 0 < rated < len(want) and killed:
-            break
-    assert killed and 0 < rated < len(want)
+        assert child.returncode == -signal.SIGKILL
+        rated, marked = _marked(path)
+        assert rated == marked   # what the mark says is rated, and nothing more
+    assert 0 < rated < len(want)
     db = _connect(str(path))
     rater_for = lambda rules_json: rater_for_record(rules_json, tables_for)  # noqa: E731
     while ratings.backfill(db, rater_for, 7):

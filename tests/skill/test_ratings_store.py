@@ -8,7 +8,13 @@ from rating_truth import closure_loss, full
 from recorded import end, expected, start, turn
 
 from shutbox_hw.store import ratings, roster
-from shutbox_hw.store.ratings import LAST_GAMES, player_accuracy, turn_accuracy, turn_moves
+from shutbox_hw.store.ratings import (
+    LAST_GAMES,
+    game_accuracy,
+    player_accuracy,
+    turn_accuracy,
+    turn_moves,
+)
 from shutbox_hw.strategy import solver_for
 from shutbox_hw.strategy.rating import rater_for_record
 
@@ -77,6 +83,9 @@ def test_the_last_twenty_games_are_the_newest_and_removal_takes_the_rows(make_st
     assert (acc.last_games, acc.last.moves, acc.last.best, acc.last.lost) == (
         LAST_GAMES, 20, 20, 0.0)
     assert acc.all_time.percent == 80.0 and acc.last.percent == 100.0
+    per_game = game_accuracy(db, roster.find(db, "anna").id, 30)
+    assert [t.best for _, t in per_game] == [1] * 20 + [0] * 5   # newest first
+    assert [g for g, _ in per_game] == sorted((g for g, _ in per_game), reverse=True)
     db.execute("DELETE FROM players WHERE player_id = ?", (roster.find(db, "anna").id,))
     db.execute("DELETE FROM roster WHERE key = 'anna'")   # foreign_keys=ON: the cascade
     assert db.execute("SELECT count(*) FROM player_game_ratings").fetchone() == (0,)
