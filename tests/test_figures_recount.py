@@ -127,7 +127,8 @@ def test_kept_figures_equal_a_recount(plan):
 
 
 def as_schema_4(path: Path) -> None:
-    """Take a database back to what schema 4 wrote: no figures, no new indexes."""
+    """Take a database back to what schema 4 wrote: no figures, no new indexes,
+    none of schema 6's and 7's tables (the box's mirror, the fault log, the roster)."""
     db = sqlite3.connect(path, isolation_level=None)
     # every table and index later schemas made, and the seats' player column (schema 7)
     later = [(kind, name) for kind, name in db.execute(

@@ -218,12 +218,13 @@ def test_what_to_shut_is_never_read_as_flap_numbers():
         "shut flap 6"
 
 
-def test_next_held_counts_the_players_down(tmp_path):
+def test_roll_held_counts_the_players_down(tmp_path):
+    # (a long NEXT opens the roster: issue 34; the prompt says "ROLL: start  hold: -1")
     runner = play(tmp_path / "t.db", "")
     assert runner.sim.view.player_count == 2
-    runner.press("next", long=True)
+    runner.press("roll", long=True)
     assert runner.sim.view.player_count == 1
-    runner.press("next", long=True)
+    runner.press("roll", long=True)
     assert runner.sim.view.player_count == 8
     runner.press("next")
     assert runner.sim.view.player_count == 1

@@ -277,3 +277,20 @@ def test_the_setup_screen_s_roster_draws_names_the_same_way():
             t.press("next")
             frames[-1].append(render(t.screen).tobytes())
     assert frames[0] == frames[1]
+
+
+def test_the_pages_show_the_names_as_typed_and_escaped(tmp_path):
+    from web_server import InProcessServer, need_web
+    need_web()
+    db = tmp_path / "box.db"
+    play_night(db, [("🍺 Bob", "Zoë <i>Ø")])
+    web = InProcessServer(db)
+    try:
+        history = web.get("/history")[2].decode()
+        game = web.get("/game/1")[2].decode()
+        live = json.loads(web.get("/live.json")[2])
+    finally:
+        web.stop()
+    for page in (history, game):
+        assert "🍺 Bob" in page and "Zoë &lt;i&gt;Ø" in page and "<i>Ø" not in page
+    assert live["last_result"]["players"] == ["🍺 Bob", "Zoë <i>Ø"]

@@ -91,7 +91,8 @@ class PlayerNames(Rule):
             key = name_key(name)
             if key in first:
                 found.append(f"name {i} {_quoted(name)}: {_quoted(first[key])} is the same"
-                             " player (names are compared without case and accents)")
+                             " player (every name must be different; case and accents do"
+                             " not count)")
             else:
                 first[key] = name
         return found

@@ -84,9 +84,9 @@ def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
     n = len(s.players)
     _small_centred(canvas, 32, ngettext("{n} player:", "{n} players:", n).format(n=n) + " "
                    + " ".join(s.players))
-    # the way in, inverted and 10 px so a passer-by sees what to press;
-    # "NEXT: players  ROLL: start" is too wide for one line, so its two
-    # halves go one per line
+    # the way in, inverted and 10 px so a passer-by sees what to press: a
+    # line a button ("NEXT: +1  hold: names", "ROLL: start  hold: -1"); a
+    # prompt of one line too wide for the bar goes on two at its halves
     font, _ = role("prompt")
     if s.message:      # why a press could not act: in the bar, over the prompt
         lines = text.wrap(s.message, font, RIGHT - 4, 2)

@@ -29,6 +29,7 @@ from ..errors import UserError
 from ..players.display import rename, seat_label
 from ..players.names import is_seat_label, name_key, same_player, tidy
 from . import roster
+from .transaction import immediate
 
 WAIT_S = 5.0
 """How long a command's removal waits for the box's write lock (a step holds it
@@ -52,19 +53,8 @@ def forget_player(db: sqlite3.Connection, name: str, now: float) -> Forgotten:
     their games; ``now`` is the removal's time (the unfinished game is judged
     by the record, not by it). Raises :class:`RemoveRefused` when there is no
     such player or they sit in the unfinished game."""
-    began = not db.in_transaction
-    if began:
-        db.execute(f"PRAGMA busy_timeout = {int(WAIT_S * 1000)}")
-        db.execute("BEGIN IMMEDIATE")
-    try:
-        done = _forget(db, name)
-    except BaseException:
-        if began and db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
-    if began:
-        db.execute("COMMIT")
-    return done
+    with immediate(db, WAIT_S):
+        return _forget(db, name)
 
 
 def _forget(db: sqlite3.Connection, name: str) -> Forgotten:
@@ -77,6 +67,9 @@ def _forget(db: sqlite3.Connection, name: str) -> Forgotten:
     if any(ended is None for _, _, ended in seats):
         raise RemoveRefused(f"{player.name} sits in the game under way: remove them once"
                             " it has ended")
+    # the name as typed game by game ("anna", "ANNA"): what the outbox's rows hold
+    typed = {player.name, *(n for n, in db.execute(
+        "SELECT DISTINCT name FROM players WHERE player_id = ?", (player.id,)))}
     labels: dict[int, str] = {}
     for game_id, seat, _ in seats:
         labels[game_id] = label = _free_label(db, game_id, seat)
@@ -92,7 +85,7 @@ def _forget(db: sqlite3.Connection, name: str) -> Forgotten:
             db.execute("UPDATE rounds SET result = ? WHERE game_id = ? AND number = ?",
                        (_json_renamed(result, new), game_id, number))
     _shown(db, player.name, labels)
-    _outbox(db, player.name, labels)
+    _outbox(db, player.name, typed, labels)
     _settings(db, player.name)
     db.execute("DELETE FROM roster WHERE id = ?", (player.id,))
     return Forgotten(name=player.name, games=len(labels))
@@ -109,8 +102,15 @@ def _free_label(db: sqlite3.Connection, game_id: int, seat: int) -> str:
 
 
 def _renamer(name: str, label: str) -> Callable[[str], str]:
+    """``label`` for the player's name however it was typed, any other name as it is."""
     key = name_key(name)
-    return lambda n: label if name_key(n) == key else n
+    keys: dict[str, str] = {}
+
+    def new(n: str) -> str:
+        if n not in keys:
+            keys[n] = name_key(n)
+        return label if keys[n] == key else n
+    return new
 
 
 def _json_renamed(text: str, new: Callable[[str], str], under: str | None = None) -> str:
@@ -138,16 +138,21 @@ def _shown(db: sqlite3.Connection, name: str, labels: dict[int, str]) -> None:
                (_json_renamed(row[1], _renamer(name, label)),))
 
 
-def _outbox(db: sqlite3.Connection, name: str, labels: dict[int, str]) -> None:
+def _outbox(db: sqlite3.Connection, name: str, typed: set[str],
+            labels: dict[int, str]) -> None:
     """The events still queued for MQTT: each with the label of the seat the
     player had in its game (the event's own list of players says which, else the
-    game being played or set up when it was queued)."""
+    game being played or set up when it was queued). Only the rows holding the
+    name as one of the games ``typed`` it (as JSON text) are read."""
     if not _has_table(db, "outbox"):
         return
     key = name_key(name)
     fallback = next(iter(labels.values()), seat_label(0))
+    quoted = [json.dumps(n) for n in typed]
     for seq, at, event in db.execute("SELECT seq, at, event FROM outbox ORDER BY seq"
                                      ).fetchall():
+        if not any(q in event for q in quoted):
+            continue
         try:
             data = json.loads(event)
         except ValueError:

@@ -111,8 +111,9 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
         case PlayerRemoved():
             try:
                 forget.forget_player(db, event.player, now)   # in the step's transaction
-            except forget.RemoveRefused as refused:
-                log.warning("player not removed: %s", refused)
+            except forget.RemoveRefused:   # (the journal does not get the name either)
+                log.warning("player_removed not carried out: no such player in the roster,"
+                            " or they sit in the game under way")
         case Fault():
             db.execute("INSERT INTO fault_log (device, detail, at, at_synced) VALUES (?, ?, ?, ?)",
                        (event.device, event.detail, now, int(synced())))

@@ -28,6 +28,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .transaction import immediate
+
 DROPPED = "outbox_dropped"   # the audit counter (table counters) of rows dropped unsent
 SHRINK_PAGES = 256           # free pages that make the publisher shrink the file
 TRIM_EVERY = 64              # events between two looks at the limits (the cap holds within)
@@ -103,17 +105,8 @@ def sent(db: sqlite3.Connection, seqs: Sequence[int]) -> None:
     the connection's isolation level: one commit, one WAL sync, per batch)."""
     if not seqs:
         return
-    began = not db.in_transaction
-    if began:
-        db.execute("BEGIN IMMEDIATE")
-    try:
+    with immediate(db):
         db.executemany("DELETE FROM outbox WHERE seq = ?", [(s,) for s in seqs])
-    except BaseException:
-        if began and db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
-    if began:
-        db.execute("COMMIT")
 
 
 def waiting(db: sqlite3.Connection) -> int:
