@@ -21,6 +21,14 @@ fresh processes:
   from a real ``shutbox-hw web`` on that database (median of several);
 - ``export_turns_peak_rss_mb``: that web process's peak RSS while
   ``/export/turns.csv`` is streamed to a client (idle on stderr);
+- ``web_players_ms``, ``web_players_sorted_ms``, ``web_player_ms``,
+  ``web_highscores_ms``: ``/players``, ``/players?sort=win_rate``, one regular's
+  ``/players/<name>`` and ``/highscores`` from the same web process (median of 9);
+  ``players_json_ms``: ``shutbox-hw players --json`` run in this process (median
+  of 5); ``high_scores_ms``: the high scores the daemon reads after each game
+  (tonight, the week, all time; median of 9). The copied games' seats are
+  shared among ``REGULARS`` named players (``--only players`` measures these and
+  the web again);
 - ``db_bytes_per_game``: the file's size over its games;
 - ``bytes_written_per_throw`` / ``fsyncs_per_throw``: one more game played with
   ``disk sd-card`` under ``strace -f -y`` (every ``write``/``pwrite64`` to the
@@ -58,6 +66,7 @@ SCRIPTS = ROOT / "tests" / "scripts"
 SIZES = (1000, 10_000, 100_000)
 REPEATS = 5           # menu openings and game ends measured on each database
 GAMES_A_NIGHT = 30
+REGULARS = 60         # the players the copied games are shared among
 SEEDS = (("klappenspiel", {"threshold": "10"}, "two-player-klappenspiel.txt"),
          ("crafthouse-12", {}, "practice-001.txt"))
 COPIED = ("games", "players", "rounds", "turns", "throws", "rejected_flaps")
@@ -133,19 +142,42 @@ def build(path: Path, games: int, seed: Path) -> None:
     db.execute("DELETE FROM main.rejected_flaps WHERE turn_id NOT IN"
                " (SELECT id FROM main.turns)")
     db.execute("COMMIT")
-    # copied rows, not written by the box: the figures a newer schema keeps are built
-    # the way a database from before them gets them, by the migration
+    name_players(db)
+    # copied rows, not written by the box: the figures a newer schema keeps (and its
+    # roster and players' statistics) are built the way a database from before them
+    # gets them, by the migration
     tables = {t for t, in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    for kept in ("audit_figures", "audit_best"):
+    for kept in ("audit_figures", "audit_best", "shown", "fault_log", "player_stats",
+                 "player_rules"):
         if kept in tables:
             db.execute(f"DROP TABLE {kept}")
-    for index in ("games_started_at", "games_unfinished"):
+    for index in ("games_started_at", "games_unfinished", "players_player"):
         db.execute(f"DROP INDEX IF EXISTS {index}")
+    if "roster" in tables:
+        db.execute("ALTER TABLE players DROP COLUMN player_id")
+        db.execute("DROP TABLE roster")
     db.execute("PRAGMA user_version = 4")
     db.execute("DETACH seed")
     db.execute("VACUUM")
     db.close()
     Store(path).close()       # migrated to this version, as an upgrade does
+
+
+def name_players(db: sqlite3.Connection) -> None:
+    """The seats get the names of :data:`REGULARS` regulars (the seed's games have seat
+    labels): each game's seats different players, its winners renamed with them."""
+    db.execute("BEGIN")
+    renamed: dict[int, dict[str, str]] = {}
+    for game, seat, name in db.execute("SELECT game_id, seat, name FROM players").fetchall():
+        renamed.setdefault(game, {})[name] = f"Regular {(game * 7 + seat * 13) % REGULARS:03d}"
+    db.executemany("UPDATE players SET name = ? WHERE game_id = ? AND name = ?",
+                   [(new, game, old) for game, names in renamed.items()
+                    for old, new in names.items()])
+    rows = db.execute("SELECT id, winners FROM games WHERE winners IS NOT NULL").fetchall()
+    db.executemany("UPDATE games SET winners = ? WHERE id = ?",
+                   [(json.dumps([renamed.get(g, {}).get(n, n) for n in json.loads(w)]), g)
+                    for g, w in rows])
+    db.execute("COMMIT")
 
 
 # ------------------------------------------------------------------ memory
@@ -342,6 +374,11 @@ def web_figures(db: Path) -> dict[str, float]:
         timed_get(base + "/live.json")
         live = statistics.median(timed_get(base + "/live.json") for _ in range(9))
         audits = statistics.median(timed_get(base + "/audits") for _ in range(3))
+        pages = {key: statistics.median(timed_get(base + path) for _ in range(9))
+                 for key, path in (("web_players_ms", "/players"),
+                                   ("web_players_sorted_ms", "/players?sort=win_rate"),
+                                   ("web_player_ms", "/players/Regular%20000"),
+                                   ("web_highscores_ms", "/highscores"))}
         idle = status(server.pid, "VmRSS")
         reset_peak(server.pid)
         export = timed_get(base + "/export/turns.csv")
@@ -350,7 +387,44 @@ def web_figures(db: Path) -> dict[str, float]:
         server.terminate()
         server.wait()
     log(f"  web: idle RSS {idle:.1f} MB, turns.csv in {export:.0f} ms, peak {peak:.1f} MB")
-    return {"web_live_ms": live, "web_audits_ms": audits, "export_turns_peak_rss_mb": peak}
+    return {"web_live_ms": live, "web_audits_ms": audits, "export_turns_peak_rss_mb": peak,
+            **pages}
+
+
+def players_figures(db: Path) -> dict[str, float]:
+    """``shutbox-hw players --json`` run in this process (stdout kept), and the high
+    scores the daemon reads after every game (tonight's, the week's, all time), on a
+    read-only connection; medians."""
+    import contextlib
+    import io
+
+    from shutbox_hw.cli import main as cli
+    from shutbox_hw.store.highscores import high_scores
+    from shutbox_hw.store.readonly import connect_readonly
+
+    def command() -> float:
+        out = io.StringIO()
+        began = time.perf_counter()
+        with contextlib.redirect_stdout(out):
+            cli(["players", "--db", str(db), "--json"])
+        took = (time.perf_counter() - began) * 1000
+        players = json.loads(out.getvalue())
+        assert players and players[0]["games"], "no players in the benchmark's record"
+        return took
+    conn = connect_readonly(db, 1.0)[0]
+    now = time.time()
+
+    def tables() -> float:
+        began = time.perf_counter()
+        high_scores(conn, now)
+        return (time.perf_counter() - began) * 1000
+    try:
+        figures = {"players_json_ms": statistics.median(command() for _ in range(5)),
+                   "high_scores_ms": statistics.median(tables() for _ in range(9))}
+    finally:
+        conn.close()
+    log(f"  players: {figures}")
+    return figures
 
 
 # ------------------------------------------------------------------ putting it together
@@ -365,6 +439,8 @@ def measure(db: Path, games: int, only: str | None) -> dict[str, Any]:
         figures |= box
     if only in (None, "web"):
         figures |= web_figures(db)
+    if only in (None, "web", "players"):
+        figures |= players_figures(db)
     if only in (None, "box"):
         figures["db_bytes_per_game"] = db.stat().st_size / games
         written, syncs = io_figures(db)
@@ -375,7 +451,7 @@ def measure(db: Path, games: int, only: str | None) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
-    parser.add_argument("--only", choices=("box", "web"))
+    parser.add_argument("--only", choices=("box", "web", "players"))
     parser.add_argument("--dbs", type=Path, help="keep (and reuse) the databases here")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()

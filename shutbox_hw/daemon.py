@@ -31,6 +31,7 @@ from .events import (
     Event,
     Figures,
     FlapChanged,
+    HighScores,
     InputFault,
     JoinCode,
     Roster,
@@ -124,6 +125,7 @@ class Daemon:
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
         self.tally = Tally()   # switch changes and faults for the audits, written in batches
         self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
+        self.high_scores: tuple[HighScores, ...] = ()   # as last read (the idle screen)
         self._queue = WorkQueue()
         self._screen_due: tuple[Screen, int, bool] | None = None  # drawn as its step ends
         self._mirrored: dict[str, Any] | None = None   # the picture last written for the TV
@@ -178,7 +180,10 @@ class Daemon:
             if work.settings:
                 self.settings = self.store.settings()
                 self._configure()
-            figures = self._read_figures(now, work.audits)
+            # the high scores change with a game and with a player removed (whose
+            # adjustments are read again), not with the menu opening or a reset
+            figures = self._read_figures(now, work.audits,
+                                         scores=not work.audits or work.settings)
             out = self.controller.handle(figures) if figures is not None else []
             roster = self._read_roster(now)
             return out + (self.controller.handle(roster) if roster is not None else [])
@@ -212,18 +217,22 @@ class Daemon:
                                              else change.value)
         self._configure()
 
-    def _read_figures(self, now: int, audits: bool = False) -> Figures | None:
-        """Tonight's figures for the idle screen; with ``audits`` the audit lines
-        for the menu too (only when it opens or they change; both reads cost the
-        same at 100,000 games as at 10: see store/figures.py)."""
+    def _read_figures(self, now: int, audits: bool = False,
+                      scores: bool = True) -> Figures | None:
+        """Tonight's figures for the idle screen; with ``audits`` the audit lines for
+        the menu (only when it opens or they change), with ``scores`` the high scores
+        (else those last read); every read costs the same at 100,000 games as at 10:
+        see store/figures.py and store/highscores.py."""
         try:
             tonight = self.store.tonight()
             if audits:
                 self.audits = tuple(self.store.audit_lines())
+            if scores:
+                self.high_scores = self.store.high_scores()
         except StorageFault as error:
             log.warning("audits not read: %s", error)
             return None
-        return Figures(tonight, self.audits, now)
+        return Figures(tonight, self.audits, now, self.high_scores)
 
     def _read_roster(self, now: int) -> Roster | None:
         """The record's players for the setup screen's roster (a few rows through

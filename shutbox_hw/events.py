@@ -85,12 +85,23 @@ class Tonight:
 
 
 @dataclass(frozen=True)
+class HighScores:
+    """One high-score table for the idle screen (store/highscores.py): ``period``
+    "tonight", "week" or "all_time"; ``kind`` "best_turn", "boxes_shut", "wins" or
+    "accuracy"; ``entries`` (name, figure), the best first."""
+    period: str
+    kind: str
+    entries: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
 class Figures:
     """What the record says, read by the daemon for the controller (which reads
     nothing itself): at start, after a game ends and after the audits change."""
     tonight: Tonight
     audits: tuple[str, ...]       # the audit lines, as ``shutbox-hw audit`` prints them
     at_ms: int
+    high_scores: tuple[HighScores, ...] = ()   # every table (empty ones too)
 
 
 @dataclass(frozen=True)

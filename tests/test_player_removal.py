@@ -169,3 +169,31 @@ def test_the_operator_menu_removes_a_player_and_the_box_forgets_her_at_once(nigh
     # the config file still names her for seat 1 (the file is the builder's): the
     # record does not
     assert _traces(db, "anna") == []
+
+
+def test_the_command_removes_her_with_her_figures_and_refuses_in_words(night, capsys):
+    """``players --remove NAME``: what the menu does, from the command line; her
+    statistics and ratings go with her (the cascade needs foreign keys on its
+    connection), and a name nobody has, or hers again, is one plain line."""
+    from shutbox_hw.cli import main
+    db = sqlite3.connect(night)
+    her = roster.find(db, "anna lena")
+    assert her is not None
+    kept = {t: db.execute(f"SELECT count(*) FROM {t} WHERE player_id = ?", (her.id,)).fetchone()[0]
+            for t in ("player_stats", "player_rules", "player_ratings")}
+    assert kept["player_stats"] == 1 and kept["player_rules"] >= 1
+    db.close()
+    assert main(["players", "--db", str(night), "--remove", "ANNA  LENA"]) == 0
+    assert capsys.readouterr().out.casefold().startswith("removed anna lena: 3 games")
+    db = sqlite3.connect(night)
+    assert _traces(db, "anna") == []
+    for table in kept:
+        assert db.execute(f"SELECT count(*) FROM {table} WHERE player_id = ?",
+                          (her.id,)).fetchone() == (0,)
+    db.close()
+    assert main(["players", "--db", str(night), "--json"]) == 0
+    assert "Anna" not in capsys.readouterr().out
+    for name in ("Anna Lena", "Nobody"):
+        code = main(["players", "--db", str(night), "--remove", name])
+        err = capsys.readouterr().err
+        assert code != 0 and "is not in the roster" in err and "Traceback" not in err

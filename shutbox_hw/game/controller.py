@@ -151,6 +151,7 @@ class Controller:
             out += self._service_requested()
         elif isinstance(event, Figures):
             self.state.tonight, self.state.audits = event.tonight, event.audits
+            self.state.high_scores = event.high_scores
         elif isinstance(event, Roster):
             self._roster(event.names)
         elif isinstance(event, SeatClaim):

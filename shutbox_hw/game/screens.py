@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..events import Tonight
+from ..events import HighScores, Tonight
 from ..i18n import tr
 
 
@@ -25,6 +25,7 @@ class AttractScreen:
     prompt: str = field(default_factory=lambda: tr("NEXT: +1  hold: names\nROLL: start  hold: -1"))
     tonight: Tonight | None = None  # set: tonight's figures instead of the rule set
     #                                (the idle screen alternates between the two)
+    high_score: HighScores | None = None   # set: a high-score table instead (game/attract.py)
     message: str | None = None    # why a press could not act, flashing over the prompt
     join: str | None = None       # the join page's address: its QR code on the left,
     #                                the page's text on the right (game/join.py)

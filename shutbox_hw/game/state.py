@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..events import Tonight
+from ..events import HighScores, Tonight
 from ..rules import Dice, Mask, MatchState, Position, RuleSet, Throw, full_board
 from .config import GameConfig, seat_names
 from .join import JoinDesk
@@ -75,6 +75,7 @@ class GameState:
     settings: dict[str, Any] = field(default_factory=dict)  # the adjustable values in force
     tonight: Tonight | None = None       # the record's figures (from the daemon)
     audits: tuple[str, ...] = ()
+    high_scores: tuple[HighScores, ...] = ()   # the record's high scores (the daemon's)
     claimed: dict[int, str] = field(default_factory=dict)  # seat: the name it was given
     #                                   while the next game is set up (game/setup.py)
     roster: tuple[str, ...] = ()         # the record's players, most recent first

@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..events import HighScores, Tonight
 from ..i18n import ngettext, tr
 from ..leds import LedFrame, LedState
 from ..players.display import oled_name, seat_label
 from ..players.names import same_player
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
-from . import device_words, rule_words, service_view
+from . import attract, device_words, rule_words, service_view
 from .presentation import Presentation
 from .screens import (
     AttractScreen,
@@ -30,20 +31,8 @@ from .shown import flap_states, open_tiles
 from .state import GameState, Turn
 from .text import flaps_word, shut_text, throw_sum_text, throw_text, tile_ranges
 
-ATTRACT_PAGE_MS = 6000
-"""The idle screen shows the rule set, then tonight's figures, this long each."""
-
-
-def _tonight_shown(state: GameState) -> bool:
-    tonight = state.tonight
-    return bool(tonight and tonight.games) and state.now // ATTRACT_PAGE_MS % 2 == 1
-
-
-def attract_next_ms(state: GameState) -> int | None:
-    """When the idle screen turns its page (only once there are figures to show)."""
-    if state.phase != "idle" or not (state.tonight and state.tonight.games):
-        return None
-    return (state.now // ATTRACT_PAGE_MS + 1) * ATTRACT_PAGE_MS
+ATTRACT_PAGE_MS = attract.ATTRACT_PAGE_MS
+attract_next_ms = attract.next_ms
 
 
 def on_oled(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -74,12 +63,17 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     if state.phase == "idle" and state.picking is not None:
         return roster_screen(state, shown)
     if state.phase == "idle":
-        tonight = state.tonight
+        page = attract.page(state)
+        tonight = page if isinstance(page, Tonight) else None
         if tonight is not None and tonight.best is not None:
             tonight = replace(tonight, best=(oled_name(tonight.best[0], ""), tonight.best[1]))
+        high_score = page if isinstance(page, HighScores) else None
+        if high_score is not None:
+            high_score = replace(high_score, entries=tuple(
+                (oled_name(name, ""), value) for name, value in high_score.entries))
         return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
                              players=on_oled(state.names(state.player_count)),
-                             tonight=tonight if _tonight_shown(state) else None,
+                             tonight=tonight, high_score=high_score,
                              message=_flashing(state, shown),
                              join=state.join.url(state.now))
     if state.phase == "confirm":

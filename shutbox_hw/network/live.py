@@ -3,8 +3,9 @@
 The web process and the MQTT publisher both read this from the record the
 daemon writes (never from the daemon itself, which waits for nobody): who is
 playing, whose turn it is, the dice, the open flaps, the round's scores, the
-totals or balances and the pot, the last result between games, and tonight's
-figures. One function, so the TV and Home Assistant never disagree.
+totals or balances and the pot, the last result between games, tonight's
+figures and, between games, the high scores (:mod:`..store.highscores`). One
+function, so the TV and Home Assistant never disagree.
 
 The turn as the box shows it (whose turn, the dice or none, each flap open,
 shut, pending or refused with its reason) comes from the picture the daemon
@@ -22,10 +23,13 @@ from typing import Any
 
 from ..i18n import tr
 from ..store.audit import tonight
+from ..store.highscores import as_json, high_scores
 from ..store.history import recent_games
 from ..store.shown import read_shown
 from ..store.tonight import CLOCK_NOTES
 from ..words import rules_named, rules_title
+
+PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
 
 
 def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
@@ -51,6 +55,8 @@ def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
                     picture.get("phase") not in ("play", "confirm"):
                 picture = None    # the box has not drawn this game yet: the record alone
             summary.update(_game(db, game_id, row[1], picture))
+        elif version >= PLAYERS_SCHEMA:     # between games: the high scores on the TV
+            summary["high_scores"] = as_json(high_scores(db, now))
         return summary
     finally:
         db.execute("COMMIT")

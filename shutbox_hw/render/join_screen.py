@@ -10,6 +10,7 @@ from ..game.screens import AttractScreen
 from ..i18n import ngettext, tr
 from . import qr, text
 from .fonts import role
+from .high_scores import draw_high_score
 from .widgets import BOTTOM, RIGHT
 
 GAP = 3   # between the code's quiet zone and the text
@@ -24,7 +25,11 @@ def draw_attract_qr(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> bool:
     if not edge:
         return False
     left = edge + GAP
-    column(canvas, left, s)
+    if s.high_score is not None:     # the attract cycle's high scores beside the code
+        draw_high_score(canvas, s.high_score, left)
+        start_bar(canvas, left, s)
+    else:
+        column(canvas, left, s)
     return True
 
 
@@ -48,7 +53,14 @@ def column(canvas: ImageDraw.ImageDraw, left: int, s: AttractScreen) -> None:
     for line in names:
         text.draw(canvas, left, y, line, small)
         y += small.height + 1
+    start_bar(canvas, left, s)
+
+
+def start_bar(canvas: ImageDraw.ImageDraw, left: int, s: AttractScreen) -> None:
+    """The way to start ("ROLL: start"), inverted along the bottom beside the code."""
+    big, _ = role("prompt")
+    bar_top = BOTTOM - 1 - big.height - 2
     start = [p.strip() for p in s.prompt.split("  ") if p.strip()][-1]   # "ROLL: start"
     canvas.rectangle((left, bar_top, RIGHT - 1, BOTTOM - 1), fill=1)
-    start = text.shorten(start, big, width - 2)
+    start = text.shorten(start, big, RIGHT - left - 2)
     text.draw(canvas, text.centred_x(start, big, left, RIGHT), bar_top + 2, start, big, fill=0)

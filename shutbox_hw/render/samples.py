@@ -3,7 +3,7 @@ anyone wanting to see the renderer at work draw these."""
 
 from __future__ import annotations
 
-from ..events import Tonight
+from ..events import HighScores, Tonight
 from ..game.screens import (
                             AttractScreen,
                             ConfirmScreen,
@@ -49,6 +49,12 @@ SAMPLES: dict[str, Screen] = {
     "attract_tonight_clock": AttractScreen("Klappenspiel", "9 tiles, any-sum, elimination 45",
                                            ("P1", "P2"),
                                            tonight=Tonight(2, 1, ("Anna", 3), clock="not set")),
+    "attract_high_score": AttractScreen(
+        "Klappenspiel", "9 tiles, any-sum, elimination 45", ("P1", "P2"),
+        high_score=HighScores("week", "best_turn", (("Bernadette-Sophie", 0), ("Zoe", 3)))),
+    "attract_accuracy": AttractScreen(
+        "Klappenspiel", "9 tiles, any-sum, elimination 45", ("Anna", "Ben"),
+        high_score=HighScores("all_time", "accuracy", (("Anna", 96.2), ("Ben", 88.5)))),
     "play_before_throw": PlayScreen("Anna", 1, 9, tuple(range(1, 10)), 0,
                                     prompt="ROLL to throw"),
     "play_dice_message": PlayScreen("Bernhard", 3, 9, (1, 2, 5, 6, 7, 8, 9), 27, dice=(3, 4),

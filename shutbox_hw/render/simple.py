@@ -10,6 +10,7 @@ from ..game.screens import AttractScreen, ConfirmScreen, NoticeScreen, ShutScree
 from ..i18n import ngettext, tr
 from . import text, widgets
 from .fonts import Font, role
+from .high_scores import draw_high_score
 from .join_screen import draw_attract_qr
 from .widgets import BOTTOM, RIGHT
 
@@ -73,7 +74,9 @@ def draw_attract(canvas: ImageDraw.ImageDraw, s: AttractScreen) -> None:
     if draw_attract_qr(canvas, s):   # phones can join: the QR code and the text beside it
         return
     small, _ = role("secondary")
-    if s.tonight is not None:
+    if s.high_score is not None:
+        draw_high_score(canvas, s.high_score)
+    elif s.tonight is not None:
         _tonight(canvas, s.tonight)
     else:
         _headline(canvas, 0, s.title)

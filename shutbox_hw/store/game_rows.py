@@ -40,7 +40,7 @@ from ..game.events import (
 )
 from ..game.saved import SavedGame, SavedTurn
 from ..rules import mask_of
-from . import figures, forget, roster
+from . import figures, forget, player_stats, roster
 from .audit import reset_counters
 from .settings import clear_settings, save_setting
 
@@ -87,6 +87,7 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                                          int(event.shut), turn))
             if was_open:
                 figures.turn_ended(db, game_id, turn)
+                player_stats.turn_ended(db, game_id, turn)
         case RoundEnded():
             _round_ended(db, game_id, event, now)
             figures.round_ended(db, game_id)
@@ -98,6 +99,7 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                         int(event.abandoned), game_id))
             if was_open and not event.abandoned:
                 figures.game_ended(db, game_id)
+                player_stats.game_ended(db, game_id)
             return None
         case SettingChanged():
             if event.value is None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import shown_path
 from ..textfile import file_kind, os_problem
 from .figures import migrate_to_5
+from .player_stats import migrate_player_stats
 from .ratings import TABLES as RATING_TABLES
 from .ratings import start_mark
 from .roster import migrate_to_7
@@ -119,13 +120,14 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # and last seen; each seat of a game points at its player (NULL: a seat label
     # P1..P8, or a player removed from the roster, whose games were anonymised);
     # the move accuracy (store/ratings.py): each rated move, turn and player, and the
-    # mark of what is rated
+    # mark of what is rated; each player's statistics kept up to date by every write,
+    # built once here from the games already played (store/player_stats.py)
     6: ("CREATE TABLE IF NOT EXISTS roster (id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
         " key TEXT NOT NULL UNIQUE, first_seen REAL NOT NULL, last_seen REAL NOT NULL)",
         "CREATE INDEX IF NOT EXISTS roster_last_seen ON roster (last_seen)",
         "ALTER TABLE players ADD COLUMN player_id INTEGER REFERENCES roster(id)",
         "CREATE INDEX IF NOT EXISTS players_player ON players (player_id, game_id)",
-        migrate_to_7, *RATING_TABLES, start_mark),
+        migrate_to_7, *RATING_TABLES, start_mark, migrate_player_stats),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

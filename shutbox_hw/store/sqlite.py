@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError, shown_path
-from ..events import Tonight
+from ..events import HighScores, Tonight
 from ..game.events import AnyGameEvent
 from ..game.saved import SavedGame
 from ..lifecycle import Closable
@@ -42,6 +42,7 @@ from .faults import (
     transient_disk_error,
 )
 from .game_rows import NOT_STORED, read_saved_game, write_event
+from .highscores import high_scores
 from .outbox import limits_of, make_shrinkable, queue
 from .roster import recent
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
@@ -304,6 +305,16 @@ class Store(Closable):
         index on ``started_at``: they cost tonight's games, not the record's)."""
         try:
             return tonight(self._conn(), self._clock())
+        except sqlite3.Error as error:
+            raise StorageFault(fault_text(error, self.path)) from error
+
+    def high_scores(self) -> tuple[HighScores, ...]:
+        """The high-score tables for the idle screen (read after each game; tonight's
+        and this week's cost their games, all time's the kept statistics: never the
+        record's size, see store/highscores.py)."""
+        try:
+            return tuple(HighScores(t.period, t.kind, t.entries)
+                         for t in high_scores(self._conn(), self._clock()))
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 

@@ -37,6 +37,16 @@ def is_tonight(started_at: float, now: float) -> bool:
     return started_at >= tonight_since(now)
 
 
+WEEK_S = 7 * 24 * 3600
+"""How far back "this week" reaches (the high scores): the last 7 days, by the same
+clock as tonight (the box's own, as each game's row recorded its start)."""
+
+
+def week_since(now: float) -> float:
+    """The first start time that is this week's."""
+    return now - WEEK_S
+
+
 TONIGHT_WHERE = "started_at >= ?"
 """The same test in SQL over ``games`` (its parameter: :func:`tonight_since`)."""
 

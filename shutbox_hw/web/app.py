@@ -56,6 +56,7 @@ from .forms import form_fields
 from .guard import box_names, line, secure
 from .join import Join
 from .language import BoxLanguage, speaking_pages
+from .players.routes import routes as player_routes
 from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
 
 log = logging.getLogger("shutbox_hw.web")
@@ -346,6 +347,7 @@ def _starlette(site: Site, join: Join | None = None) -> Starlette:
         Route("/static/style.css", _static(STYLE, "text/css")),
         Route("/static/live.js", _static(LIVE_JS, "text/javascript")),
         Route("/health", _static("ok\n", "text/plain")),
+        *player_routes(site),
     ]
     return Starlette(routes=routes, exception_handlers={
         HTTPException: _http_error, Unavailable: _unavailable, Exception: _crash})

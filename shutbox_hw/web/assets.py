@@ -70,6 +70,17 @@ body.live { font-size: 4vmin; overflow: hidden; }
 .join li.me { color: var(--hi); font-weight: 700; }
 .join .reason { font-size: 1.3em; color: var(--bad); }
 .stale { position: fixed; right: 2vmin; bottom: 2vmin; color: var(--bad); font-size: 3vmin; }
+/* the players' pages: charts drawn on the server, the high-score tables side by side */
+svg.chart { width: 100%; max-width: 40em; height: auto; display: block; margin: .5em 0 1.5em; }
+svg.chart polyline { stroke: var(--hi); stroke-width: 2; }
+svg.chart circle { fill: var(--hi); }
+svg.chart text { fill: var(--dim); font-size: 13px; }
+svg.chart .grid { stroke: #2a3039; }
+.board { display: flex; flex-wrap: wrap; gap: 0 2em; }
+.board h3 { margin: .3em 0 0; color: var(--dim); font-weight: 600; }
+.live .board.tv { margin-top: 3vmin; gap: 0 6vmin; font-size: 3.4vmin; }
+.live .board.tv h2 { margin: 0; font-size: 4vmin; color: var(--hi); }
+.live .board.tv h3 { font-size: 3vmin; }
 """
 
 LIVE_JS = """
@@ -137,6 +148,7 @@ function show(s) {
         shut: plural(t.boxes_shut, w("box shut"), w("boxes shut"))}) +
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
       (t.note ? ". " + t.note : "");
+    scores(s.high_scores || {});
   }
   showJoin(playing ? null : s.join);
   $("stale").hidden = true;
@@ -148,6 +160,26 @@ function showJoin(j) {
   const img = $("joinqr");
   if (img.dataset.code !== j.code) { img.src = "/join/" + encodeURIComponent(j.code) + "/qr.svg"; img.dataset.code = j.code; }
   $("joinurl").textContent = j.url;
+}
+
+// the high scores between games: a column a period, the first three of each table
+const PERIODS = [["tonight", "Tonight"], ["week", "This week"], ["all_time", "All time"]];
+const TABLES = [["best_turn", "Best turn"], ["boxes_shut", "Boxes shut"], ["wins", "Most wins"],
+                ["accuracy", "Best moves"]];
+function scores(h) {
+  const board = $("scores"); board.replaceChildren();
+  PERIODS.forEach(([period, title]) => {
+    const tables = h[period] || {};
+    const column = el("div", "scores");
+    TABLES.forEach(([kind, name]) => {
+      const rows = (tables[kind] || []).slice(0, 3);
+      if (!rows.length) return;
+      column.appendChild(el("h3", "", w(name)));
+      rows.forEach((r, i) => column.appendChild(el("div", "place", (i + 1) + ". " + r.name + "  " +
+                                                   r.value + (kind === "accuracy" ? " %" : ""))));
+    });
+    if (column.children.length) { column.prepend(el("h2", "", w(title))); board.appendChild(column); }
+  });
 }
 // The stream, kept for ever: the browser reconnects by itself after the stream ends or the
 // network fails, but gives up for good after an answer that is not the stream (a 503, the

@@ -18,6 +18,7 @@ from ..rules.ruleset import PRESET_TITLES
 from ..words import count, game_state, rules_shown, shown
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),
+       ("/players", N_("Players")),
        ("/audits", N_("Audits")), ("/faults", N_("Faults")), ("/export", N_("Export")),
        ("/backup", N_("Backup")))
 
@@ -51,7 +52,8 @@ def live_page() -> str:
             '</section>'
             '<section id="between" class="between"><div class="side">'
             '<div class="result" id="last"></div>'
-            '<div class="result note" id="tonight"></div></div>'
+            '<div class="result note" id="tonight"></div>'
+            '<div class="board tv" id="scores"></div></div>'
             '<div class="joinbox" id="join" hidden><img id="joinqr" alt="QR">'
             '<div class="scan">' + tr("Scan to join the next game") + '</div>'
             '<div class="note" id="joinurl"></div></div></section>'
@@ -67,7 +69,10 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("{names} won"), N_("Shut the Box"), N_("{player} plays next"),
               N_("Tonight: {games}, {shut}"), N_("game"), N_("games"), N_("box shut"),
               N_("boxes shut"), N_(", best {score} by {player}"),
-              N_("{player}: {best} of 1 best move"), N_("{player}: {best} of {moves} best moves"))
+              N_("{player}: {best} of 1 best move"), N_("{player}: {best} of {moves} best moves"),
+              # the high scores between games (store/highscores.py's periods and tables)
+              N_("Tonight"), N_("This week"), N_("All time"), N_("Best turn"),
+              N_("Boxes shut"), N_("Most wins"), N_("Best moves"))
 
 
 def live_words() -> str:
