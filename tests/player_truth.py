@@ -90,17 +90,32 @@ def high_scores(db: sqlite3.Connection, since: float | None, top: int) -> dict[s
 
 
 def accuracy(db: sqlite3.Connection, since: float | None = None) -> dict[str, tuple[int, float]]:
-    """Per player: (games with a rated turn, percentage of best moves, one decimal) from
-    the rated turns (``turn_ratings``, one row a turn), over the games started since
-    ``since``; players without a rated move left out."""
+    """Per player: (games with a rated move, percentage of best moves, one decimal)
+    over the games started since ``since``, worked out from the record's own throws
+    by the brute force of ``tests/skill/rating_truth.py`` (never the rater's figures):
+    the turns the rater has reached so far (``turn_ratings`` says which, not what),
+    each of its throws whose dice the box knew; players without a move left out."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent / "skill"))
+    from recorded import expected
     names = dict(db.execute("SELECT id, name FROM roster"))
+    reached = {turn for turn, in db.execute("SELECT turn_id FROM turn_ratings")}
     games: dict[int, set[int]] = {}
     tally: dict[int, list[int]] = {}
-    for pid, gid, started, moves, best in db.execute(
-            "SELECT p.player_id, t.game_id, g.started_at, r.moves, r.best FROM turn_ratings r"
-            " JOIN turns t ON t.id = r.turn_id JOIN games g ON g.id = t.game_id"
-            " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"):
-        if pid is None or (since is not None and started < since):
+    for pid, gid, started, rules, turn in db.execute(
+            "SELECT p.player_id, t.game_id, g.started_at, g.rules, t.id FROM turns t"
+            " JOIN games g ON g.id = t.game_id"
+            " JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
+            " WHERE t.ended_at IS NOT NULL"):
+        if pid is None or turn not in reached or (since is not None and started < since):
+            continue
+        throws = [(tuple(json.loads(dice)), json.loads(closed) if closed else None)
+                  for dice, closed in db.execute(
+                      "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number",
+                      (turn,)) if dice]
+        moves, best, _ = expected(throws, json.loads(rules)["preset"])
+        if not moves:
             continue
         games.setdefault(pid, set()).add(gid)
         t = tally.setdefault(pid, [0, 0])

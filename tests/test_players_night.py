@@ -24,6 +24,7 @@ from urllib.parse import quote
 import pytest
 from player_truth import accuracy, accuracy_table, high_scores, truth
 from sim_play import Player
+from test_web_browser import browser  # noqa: F401  (the fixture)
 from web_server import InProcessServer, need_web
 
 from shutbox_hw.cli import main
@@ -195,8 +196,12 @@ def test_players_json_equals_the_record(night, capsys):
     shown = {p["name"]: p for p in json.loads(capsys.readouterr().out)}
     db = sqlite3.connect(night["path"])
     expected, rated = truth(db), accuracy(db)
+    # the rater has reached every ended turn by now: the accuracy is the whole record's
+    unrated = db.execute("SELECT count(*) FROM turns WHERE ended_at IS NOT NULL AND id NOT IN"
+                         " (SELECT turn_id FROM turn_ratings)").fetchone()[0]
     db.close()
-    assert set(shown) == set(expected)
+    assert unrated == 0
+    assert set(shown) == set(expected) and rated
     for name, e in expected.items():
         p = shown[name]
         assert (p["games"], p["wins"], p["turns"], p["boxes_shut"], p["best_turn"],
@@ -266,3 +271,49 @@ def test_the_tv_and_the_pages_show_the_same(night):
 def _unquoted(link: str) -> str:
     from urllib.parse import unquote
     return unquote(link)
+
+
+def test_a_browser_shows_the_tv_s_high_scores_and_the_leaderboard_as_the_record(
+        night, browser):
+    """Debian's Chromium on the TV page and on /players after the night: what a
+    person reads there (the rendered text) equals the independent computation."""
+    path = night["path"]
+    db = sqlite3.connect(path)
+    expected, figures, rated = expected_tables(db, time.time()), truth(db), accuracy(db)
+    db.close()
+    server = InProcessServer(path)
+    try:
+        base = f"http://127.0.0.1:{server.port}"
+        browser.get(base + "/")
+        deadline = time.monotonic() + 20
+        read = "return [...document.querySelectorAll('#scores div.scores')].map(c => " \
+               "[...c.children].map(e => [e.tagName, e.innerText]))"
+        while not (columns := browser.execute_script(read)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        titles = {"Tonight": "tonight", "This week": "week", "All time": "all_time"}
+        kinds = {"Best turn": "best_turn", "Boxes shut": "boxes_shut", "Most wins": "wins",
+                 "Best moves": "accuracy"}
+        seen: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        for column in columns:
+            period, kind = titles[column[0][1]], None
+            for tag, words in column[1:]:
+                if tag == "H3":
+                    kind = kinds[words]
+                    seen[(period, kind)] = []
+                else:
+                    place = re.fullmatch(r"\d+\. (.+?)\s+([\d.]+)( %)?", words.strip())
+                    assert place, words
+                    seen[(period, kind)].append((place[1], float(place[2])))
+        shown_tables = {k: v[:3] for k, v in expected.items() if v}
+        assert seen == shown_tables and seen
+        browser.get(base + "/players?sort=name")
+        rows = browser.execute_script(
+            "return [...document.querySelectorAll('table tr')].slice(1).map(r =>"
+            " [...r.cells].map(c => c.innerText))")
+        assert {r[0] for r in rows} == set(figures)
+        for row in rows:
+            e, pct = figures[row[0]], rated.get(row[0])
+            assert row[1:3] == [str(e["games"]), str(e["wins"])], row
+            assert row[8] == (f"{pct[1]:g} %" if pct else "–"), row
+    finally:
+        server.stop()
