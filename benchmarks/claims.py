@@ -37,8 +37,9 @@ def main() -> None:
                 code = box.code()
                 start = time.monotonic()
                 with ThreadPoolExecutor(64) as pool:
-                    answers = list(pool.map(
-                        lambda i: client.claim(box.sock, f"Player{i}", code), range(args.claims)))
+                    names = [f"Player{i}" for i in range(args.claims)]
+                    answers = list(pool.map(client.claim, [box.sock] * len(names), names,
+                                            [code] * len(names)))
                 took.append(time.monotonic() - start)
             finally:
                 box.close()
