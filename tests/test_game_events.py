@@ -100,9 +100,8 @@ def test_json_names_the_players_and_hides_the_seats():
     for example in EXAMPLES:
         data = example.as_json()
         assert next(iter(data)) == "event" and data["event"] == example.name
-        # the seat a player left is what seat_left is about (seat_claimed hides its
-        # seat like every other event: main's contract)
-        assert ("seat" in data) == (example.name == "seat_left")
+        # the seats a game is set up with are what seat_claimed and seat_left are about
+        assert ("seat" in data) == (example.name in ("seat_claimed", "seat_left"))
         json.dumps(data)  # plain JSON values only
     pool_round = EXAMPLES[9].as_json()
     assert pool_round == {

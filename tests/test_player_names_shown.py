@@ -157,7 +157,7 @@ def test_a_long_next_opens_the_roster_most_recent_first_and_roll_seats_a_name():
     assert t.screen.values == ("", "seat 1", "", "")     # Anna is seated: shown as such
     assert t.screen.prompt == "NEXT: move  ROLL: sit"
     t.press("roll")
-    assert t.events[-1] == {"event": "seat_claimed", "player": "Zoë",   # (its seat hidden)
+    assert t.events[-1] == {"event": "seat_claimed", "seat": 1, "player": "Zoë",
                             "source": "box", "players": ["Anna", "Zoë"]}
     assert t.screen.values[0] == "seat 2" and t.screen.prompt == "NEXT: move  ROLL: leave"
     t.press("next")
