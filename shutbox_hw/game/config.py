@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..players.names import name_key, name_problem, tidy
+from ..players.names import name_key, name_problem, seat_label, tidy
 from ..validate import Choice, Flag, Integer, Problems, Rule, Spec, shown
 
 DiceMode = Literal["software", "module", "manual"]
@@ -52,10 +52,10 @@ def seat_names(configured: tuple[str, ...], count: int,
     taken = {n for n in names if n is not None}
     for i in range(count):
         if names[i] is None:
-            label, n = f"P{i + 1}", i + 1
+            label, n = seat_label(i), i
             while label in taken:
                 n += 1
-                label = f"P{n}"
+                label = seat_label(n)
             names[i] = label
             taken.add(label)
     return tuple(n for n in names if n is not None)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..i18n import LANGUAGES
+from ..players.names import seat_label
 from ..rules import PRESETS
 from .config import HINT_MODES, MAX_PLAYERS, seat_names
 from .events import AnyGameEvent, AuditsReset, PlayerRemoved, ServiceExited, SettingChanged
@@ -119,7 +120,7 @@ class ServiceMenu:
         neighbours do not have, and its own."""
         taken = set(self.names()) - {self._seat_name()}
         return tuple(n for n in dict.fromkeys((*self.offered, self._seat_name(),
-                                               *(f"P{i}" for i in range(1, MAX_PLAYERS + 1))))
+                                               *(seat_label(i) for i in range(MAX_PLAYERS))))
                      if n not in taken)
 
     def removing(self) -> str:
@@ -128,7 +129,7 @@ class ServiceMenu:
 
     def _seat_name(self) -> str:
         names = self.names()
-        return names[self.seat] if self.seat < len(names) else f"P{self.seat + 1}"
+        return names[self.seat] if self.seat < len(names) else seat_label(self.seat)
 
     # ------------------------------------------------------------------ transitions
 

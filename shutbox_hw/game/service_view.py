@@ -7,7 +7,8 @@ from typing import Any
 
 from ..i18n import N_, NATIVE_NAMES, tr
 from ..leds import LedFrame, LedState
-from ..players.display import oled_name, seat_label
+from ..players.display import oled_name
+from ..players.names import seat_label
 from ..rules.ruleset import PRESET_TITLES
 from . import device_words, rule_words
 from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen

@@ -13,7 +13,7 @@ clock or the record: the daemon hands the roster in (:class:`~shutbox_hw.events.
 from __future__ import annotations
 
 from ..i18n import N_
-from ..players.names import is_seat_label, name_problem, same_player, tidy
+from ..players.names import is_seat_label, name_problem, same_player, seat_label, tidy
 from .config import MAX_PLAYERS
 from .events import SeatClaimed, SeatLeft
 from .state import GameState
@@ -77,7 +77,7 @@ def leave_seat(state: GameState, name: str, source: str) -> SeatLeft | Refusal:
     if state.claimed.get(seat) == player:
         del state.claimed[seat]
     if seat_of(state, name) == seat:      # configured there: the seat keeps only a label
-        state.claimed[seat] = f"P{seat + 1}"
+        state.claimed[seat] = seat_label(seat)
     return SeatLeft(seat=seat, player=player, source=source,
                     players=state.names(state.player_count))
 

@@ -10,8 +10,8 @@ from typing import Any
 from ..events import HighScores, Tonight
 from ..i18n import ngettext, tr
 from ..leds import LedFrame, LedState
-from ..players.display import oled_name, seat_label
-from ..players.names import same_player
+from ..players.display import oled_name
+from ..players.names import same_player, seat_label
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
 from . import attract, device_words, rule_words, service_view
 from .presentation import Presentation

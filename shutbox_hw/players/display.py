@@ -48,11 +48,6 @@ def oled_name(name: str, label: str) -> str:
     return kept
 
 
-def seat_label(seat: int) -> str:
-    """The label of a seat nobody named: P1 for the first."""
-    return f"P{seat + 1}"
-
-
 def initials(name: str) -> str:
     """"Anna Lena" -> "A. L.": each word's first letter or digit, in capitals
     (a word of signs alone, an emoji, gives none); a seat label stays whole."""

@@ -52,6 +52,11 @@ def same_player(a: str, b: str) -> bool:
     return name_key(a) == name_key(b)
 
 
+def seat_label(seat: int) -> str:
+    """The label of a seat nobody named: P1 for the first (seat 0)."""
+    return f"P{seat + 1}"
+
+
 def is_seat_label(name: str) -> bool:
     """P1, P2, ...: the name of a seat nobody named (no player of the roster)."""
     return len(name) >= 2 and name[0] == "P" and name[1:].isdigit() and name[1] != "0"

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
-from ..players.display import rename, seat_label
-from ..players.names import is_seat_label, name_key, same_player, tidy
+from ..players.display import rename
+from ..players.names import is_seat_label, name_key, same_player, seat_label, tidy
 from . import roster
 from .transaction import immediate
 
