@@ -294,6 +294,7 @@ class Daemon:
             for event in rated:
                 self._queue.add(Queued(event, now, activity=False))
             self._drain(now)
+
     def _phones(self, now: int) -> None:
         """A new join code when one is due, and the phones' claims, each a step of
         the one queue, answered with what the controller decided (claims/desk.py)."""
