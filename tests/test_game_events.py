@@ -1,4 +1,4 @@
-"""The game events: one class per contract event, checked against the README."""
+"""The game events: one class per contract event, checked against docs/network/events.md."""
 
 import json
 import re
@@ -29,7 +29,7 @@ from shutbox_hw.game.events import (
     TurnStarted,
 )
 
-README = Path(__file__).parent.parent / "README.md"
+README = Path(__file__).parent.parent / "docs" / "network" / "events.md"
 NAMES = ("Ann", "Ben", "Cy")
 
 EXAMPLES = [
@@ -71,7 +71,7 @@ def test_a_removal_names_nobody():
 
 
 def readme_events() -> dict[str, list[str]]:
-    """The README's event list: each event's name and the first word of each field."""
+    """The event list (docs/network/events.md): each event's name and the first word of each field."""
     text = README.read_text()
     section = text[text.index("Events (a contract"):]
     section = section[:section.index("\n\n")]

@@ -13,7 +13,7 @@ import pytest
 from shutbox_hw.hal import mcp23017 as reg
 from shutbox_hw.hal.mcp23017 import Mcp23017
 
-FACTS = Path(__file__).resolve().parent.parent / "docs" / "hardware-facts.md"
+FACTS = Path(__file__).resolve().parent.parent / "docs" / "build" / "hardware-facts.md"
 
 
 def fact_row(starts: str) -> str:

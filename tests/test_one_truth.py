@@ -338,7 +338,7 @@ def test_no_wait_at_the_end_for_a_broker_out_of_reach(tmp_path, monkeypatch):
 def test_the_hardware_readme_names_each_build_s_panel_as_its_config_has_it():
     root = Path(__file__).parent.parent / "hardware"
     panels = {"ssd1306": '0.96" SSD1306', "sh1106": '1.3" SH1106', "ssd1309": '2.42" SSD1309'}
-    table = (root / "README.md").read_text()
+    table = (root.parent / "docs" / "build" / "hardware.md").read_text()
     for build in ("gpio-9", "mcp23017-12"):
         driver = re.search(r'^driver = "(\w+)"', (root / build / "shutbox.toml").read_text(),
                            re.M)

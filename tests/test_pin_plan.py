@@ -1,5 +1,5 @@
 """Pins that cannot clash: every default, reference config and pin the documents
-suggest, per build, has one use; the pin plan in hardware/README.md says so
+suggest, per build, has one use; the pin plan in docs/build/hardware.md says so
 truly; the kernel-pin check (check-config --boot-config) passes the documented
 config.txt lines and names the old clash (gpio-shutdown on the dice ready line)."""
 
@@ -19,6 +19,7 @@ from shutbox_hw.hal.wiring import DEFAULT_GPIO_FLAPS, I2C_PINS, RESERVED_PINS
 
 ROOT = Path(__file__).resolve().parent.parent
 HW = ROOT / "hardware"
+GUIDE = ROOT / "docs" / "build" / "hardware.md"   # the wiring guide of both builds
 BUILDS = {"a": "gpio-9", "b": "mcp23017-12"}
 
 
@@ -29,8 +30,8 @@ def overlay_lines(doc: Path) -> list[str]:
 
 
 def suggested_service_pin() -> int:
-    """The service pin hardware/README.md suggests for both builds."""
-    rows = re.findall(r"^\| \(\w\) `[\w-]+` \| `service = (\d+)`", (HW / "README.md").read_text(),
+    """The service pin docs/build/hardware.md suggests for both builds."""
+    rows = re.findall(r"^\| \(\w\) `[\w-]+` \| `service = (\d+)`", GUIDE.read_text(),
                       re.M)
     assert len(rows) == 2 and len(set(rows)) == 1, rows
     return int(rows[0])
@@ -38,7 +39,7 @@ def suggested_service_pin() -> int:
 
 def documented_overlays(build: str) -> dict[str, list[str]]:
     """Use -> the config.txt lines the documents suggest for ``build``."""
-    general = overlay_lines(HW / "README.md")
+    general = overlay_lines(GUIDE)
     own = overlay_lines(HW / BUILDS[build] / "README.md")
     shutdown = [line for line in general if line.startswith("dtoverlay=gpio-shutdown")]
     dice = [line for line in general if "i2c-gpio" in line and "bus=4" in line]
@@ -112,7 +113,7 @@ def test_every_pin_of_a_build_has_one_use(build):
 
 
 def readme_plan() -> dict[str, dict[int, str]]:
-    text = (HW / "README.md").read_text()
+    text = GUIDE.read_text()
     section = text[text.index("## The pin plan"):]
     rows = re.findall(r"^\| (\d+) \| (\d+) \| ([^|]+) \| ([^|]+) \|$", section, re.M)
     assert [int(r[0]) for r in rows] == list(range(28))
