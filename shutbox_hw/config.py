@@ -26,7 +26,7 @@ from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
 from .players.config import PlayersConfig, parse_players
 from .rules import RulesError, RuleSet, rules_from_table
 from .textfile import read_text_file
-from .validate import Choice, Problems, Rule, Spec
+from .validate import Choice, FilePath, Problems, Spec
 
 TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web", "box", "players")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
@@ -81,15 +81,6 @@ def default_db_path() -> Path:
         return Path(state.split(":")[0]) / "shutbox.db"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "shutbox-hw" / "shutbox.db"
-
-
-class FilePath(Rule):
-    """A path to a file, as text."""
-
-    def problem(self, value: Any) -> str | None:
-        if isinstance(value, str) and value.strip():
-            return None
-        return f"expected a file path, got {value!r}"
 
 
 STORAGE = Spec(Config, {"db": FilePath()})

@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import UserError
 from .textfile import read_text_file
-from .validate import Flag, Integer, Problems, Rule, Spec
+from .validate import FilePath, Flag, Integer, Problems, Rule, Spec, first_line
 
 BOX_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -144,14 +144,13 @@ class Parsed(Rule):
             return str(error)
         return None
 
-
-class PathText(Rule):
-    def problem(self, value: Any) -> str | None:
-        return None if isinstance(value, str) and value.strip() else \
-            f"expected a file path, got {value!r}"
+    def describe(self) -> str:
+        """The parser's docstring up to its first ";": what it accepts."""
+        return first_line(self.parse.__doc__).split(";")[0].replace("``", "`")
 
 
 def _box_id(text: str) -> str:
+    """1-64 letters, digits, - or _; ValueError with the reason."""
     if not BOX_ID.fullmatch(text):
         raise ValueError(f"expected 1-64 letters, digits, - or _, got {text[:60]!r}")
     return text
@@ -199,14 +198,14 @@ class WebConfig:
     token_file: str | None = None         # None: the backup download is off
 
 
-NETWORK = Spec(NetworkConfig, {"mqtt": Parsed(parse_broker), "credentials_file": PathText(),
-                               "ca_file": PathText(), "box": Parsed(_box_id),
+NETWORK = Spec(NetworkConfig, {"mqtt": Parsed(parse_broker), "credentials_file": FilePath(),
+                               "ca_file": FilePath(), "box": Parsed(_box_id),
                                "homeassistant": Flag(),
                                "outbox_max": Integer(100, 10_000_000, "a number of events"),
                                "outbox_max_days": Integer(1, 3650, "a number of days"),
                                "web_url": Parsed(parse_web_url),
                                "claims_socket": SocketPath()})
-WEB = Spec(WebConfig, {"listen": Parsed(parse_listen), "token_file": PathText()})
+WEB = Spec(WebConfig, {"listen": Parsed(parse_listen), "token_file": FilePath()})
 
 
 def parse_network(table: Mapping[str, Any], problems: list[str]) -> NetworkConfig:

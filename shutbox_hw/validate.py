@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Address", "Choice", "Flag", "Integer", "Problems", "Rule", "Spec", "Subtable",
-           "Checked", "shown"]
+           "Checked", "FilePath", "first_line", "shown"]
 
 
 def shown(value: Any) -> str:
@@ -31,6 +31,11 @@ def shown(value: Any) -> str:
     if isinstance(value, dict):
         return "a table"
     return repr(value)
+
+
+def first_line(doc: str | None) -> str:
+    """A docstring's first line, without its full stop (empty without one)."""
+    return (doc or "").strip().split("\n", 1)[0].rstrip(".")
 
 
 def _is_int(value: Any) -> bool:
@@ -69,6 +74,11 @@ class Rule:
         """The value used when the key is missing or bad."""
         return default
 
+    def describe(self) -> str:
+        """What a good value is, for the config reference (docs/operate/config-reference.md):
+        the first line of the rule's docstring unless a rule says more."""
+        return first_line(type(self).__doc__)
+
 
 @dataclass(frozen=True)
 class Integer(Rule):
@@ -88,6 +98,9 @@ class Integer(Rule):
             return f"expected {self.what} {self.low}..{self.high}, got {shown(value)}"
         return f"{value} is outside {self.low}..{self.high}"
 
+    def describe(self) -> str:
+        return f"{self.what} {self.low}..{self.high}"
+
 
 @dataclass(frozen=True)
 class Address(Rule):
@@ -103,6 +116,9 @@ class Address(Rule):
                     f"0x{self.valid[0]:02X}..0x{self.valid[-1]:02X}{self.chip}")
         return None
 
+    def describe(self) -> str:
+        return f"an I2C address 0x{self.valid[0]:02X}..0x{self.valid[-1]:02X}{self.chip}"
+
 
 @dataclass(frozen=True)
 class Flag(Rule):
@@ -110,6 +126,9 @@ class Flag(Rule):
 
     def problem(self, value: Any) -> str | None:
         return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
+
+    def describe(self) -> str:
+        return "true or false"
 
 
 @dataclass(frozen=True)
@@ -122,6 +141,9 @@ class Choice(Rule):
             return None
         quoted = repr(value) if isinstance(value, str) else shown(value)
         return f"{quoted} is not one of {', '.join(self.choices)}"
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(f'"{choice}"' for choice in self.choices)
 
 
 @dataclass(frozen=True)
@@ -136,9 +158,24 @@ class Subtable(Rule):
     def fallback(self, default: Any) -> Any:
         return {}
 
+    def describe(self) -> str:
+        return f"a table [{self.name}] (its keys below)"
+
+
+class FilePath(Rule):
+    """A path to a file, as text."""
+
+    def problem(self, value: Any) -> str | None:
+        if isinstance(value, str) and value.strip():
+            return None
+        return f"expected a file path, got {value!r}"
+
 
 class Checked(Rule):
     """A key checked by code beside the spec (it depends on other keys)."""
+
+    def describe(self) -> str:
+        return "checked with the table's other keys"
 
     def fallback(self, default: Any) -> Any:
         return None

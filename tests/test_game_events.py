@@ -71,7 +71,7 @@ def test_a_removal_names_nobody():
 
 
 def readme_events() -> dict[str, list[str]]:
-    """The event list (docs/network/events.md): each event's name and the first word of each field."""
+    """The event list (docs/network/events.md): each event and its fields' first words."""
     text = README.read_text()
     section = text[text.index("Events (a contract"):]
     section = section[:section.index("\n\n")]

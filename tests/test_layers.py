@@ -36,6 +36,7 @@ LAYERS: dict[str, float] = {
     "claims": 4,            # seats from a phone: the daemon's socket and desk, the web's client
     "daemon": 5, "network": 5, "web": 6,
     "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
+    "reference": 10,        # the docs pages generated from the config specs and the parser
 }
 HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")
 

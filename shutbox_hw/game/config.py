@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..players.names import name_key, name_problem, seat_label, tidy
+from ..players.names import MAX_NAME_CHARS, name_key, name_problem, seat_label, tidy
 from ..validate import Choice, Flag, Integer, Problems, Rule, Spec, shown
 
 DiceMode = Literal["software", "module", "manual"]
@@ -72,6 +72,10 @@ class PlayerNames(Rule):
     def problem(self, value: Any) -> str | None:
         found = self.problems(value)
         return "; ".join(found) if found else None
+
+    def describe(self) -> str:
+        return (f"a list of at most {self.most} {self.noun}, each at most {MAX_NAME_CHARS} "
+                "characters with a letter or a digit, no two the same player")
 
     def problems(self, value: Any) -> list[str]:
         if not isinstance(value, list):

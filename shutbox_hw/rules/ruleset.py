@@ -159,6 +159,18 @@ def _coerce(key: str, value: Any) -> Any:
     return value
 
 
+def describe_key(key: str) -> str:
+    """What a good value of a rule key is, in words (the config reference's column;
+    :func:`_coerce` is the check itself)."""
+    if key in _BOOLS:
+        return "true or false"
+    if key == "tiles":
+        return f"a whole number {MIN_TILES}..{MAX_TILES}"
+    if key in _INTS:
+        return "a whole number greater than 0"
+    return "one of " + ", ".join(f'"{choice}"' for choice in _CHOICES[key])
+
+
 def build_rules(preset: str = DEFAULT_PRESET,
                 overrides: Mapping[str, Any] | None = None) -> RuleSet:
     """The rule set of ``preset`` with ``overrides`` applied and checked."""
