@@ -4,7 +4,7 @@ Every word a player, a publican or a TV viewer reads goes through
 :func:`tr` (or :func:`ngettext`; :func:`N_` marks a word in a table); the
 words come from gettext catalogues,
 ``shutbox_hw/locale/<lang>/LC_MESSAGES/shutbox_hw.po`` compiled to ``.mo``
-(README, "Languages"). English is the code's own text, so it needs no
+(docs/develop/translations.md). English is the code's own text, so it needs no
 catalogue.
 
 - The **box's** language (``[box] language``, or the operator menu's

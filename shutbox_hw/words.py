@@ -83,5 +83,5 @@ def shown(word: str) -> str:
 def count(n: int, singular: str, plural: str) -> str:
     """``count(2, "{n} round", "{n} rounds")``: "2 rounds", the form the language in
     force gives ``n`` (gettext's plural rules). The catalogues' template takes the
-    two words of each call (README, "Languages": ``-k count:2,3``)."""
+    two words of each call (docs/develop/translations.md: ``-k count:2,3``)."""
     return ngettext(singular, plural, n).format(n=n)

@@ -2,7 +2,7 @@
 
 The socket (``[network] claims_socket``, ``/run/shutbox-hw/claims.sock`` under
 systemd) is made mode 0660 in the daemon's group, which only the web unit's user
-shares (systemd/README.md, "Seats from a phone"). One peer sends one line
+shares (docs/build/install.md, "Seats from a phone"). One peer sends one line
 (:mod:`.wire`); the peer's thread puts a claim in :class:`ClaimServer`'s inbox
 and wakes the loop (:class:`~shutbox_hw.hal.poll.Waker`), whose next step hands
 it to the controller through the one work queue and answers with what the

@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--pin-factory", metavar="NAME",
                    default=default_pin_factory(),
                    help="gpiozero pin backend: lgpio (default, every Pi) or mock "
-                        "(rpigpio: not for the box, see systemd/README.md)")
+                        "(rpigpio: not for the box, see docs/build/install.md)")
     p.add_argument("--for-seconds", type=float, metavar="S", help=argparse.SUPPRESS)
     add_boot_config_option(p)
     p.set_defaults(run=run)

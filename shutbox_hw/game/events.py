@@ -3,7 +3,7 @@
 One frozen dataclass per event. Each carries the seats of the players it
 names (so the store needs no name lookups) and :meth:`GameEvent.as_json`
 gives the JSON object that is printed and logged, exactly as documented in
-the README. Fields marked :func:`hidden` are for the store only and never
+docs/network/events.md. Fields marked :func:`hidden` are for the store only and never
 appear in the JSON. (The events the *hardware* produces are in
 :mod:`shutbox_hw.events`.)
 """

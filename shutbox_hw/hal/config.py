@@ -1,8 +1,9 @@
 """The ``[hardware]`` table: where every switch, LED and the display are wired.
 
 The key names are a contract the box's builder types; they are documented
-in ``hardware/README.md``. An empty table is reference build (a): flaps,
-buttons and status LEDs on direct GPIO, an SSD1306 on I2C bus 1. Every
+in ``docs/build/hardware.md`` (every key: ``docs/operate/config-reference.md``).
+An empty table is reference build (a): flaps, buttons and status LEDs on
+direct GPIO, an SSD1306 on I2C bus 1. Every
 problem is appended to ``problems`` as one line naming the key, so a
 builder can fix a whole file in one go; the returned config is then only
 good for further checking, never for running.

@@ -6,7 +6,7 @@ reported; nothing is deleted but what the broker accepted, and only from
 the head of the queue, in order. A broker that answers MQTT 5 with
 "unsupported protocol version" is spoken to in 3.1.1 from then on, where a
 PUBACK carries no reason: Mosquitto acknowledges a message its ACL drops,
-so under 3.1.1 the ACL must allow ``shutbox/<box>/#`` (README, "MQTT").
+so under 3.1.1 the ACL must allow ``shutbox/<box>/#`` (docs/network/mqtt.md).
 
 The client is driven through ``loop_read``/``loop_write``/``loop_misc`` on
 the publisher's thread (paho's callbacks run inside them: no locks here).
