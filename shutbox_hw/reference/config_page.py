@@ -10,7 +10,6 @@ words beside a key are the comment beside its field in the dataclass. The
 from __future__ import annotations
 
 import ast
-import dataclasses
 import inspect
 import io
 import textwrap
@@ -118,13 +117,11 @@ def cell(text: str) -> str:
 
 
 def default_of(spec: Spec, key: str) -> Any:
-    for f in dataclasses.fields(spec.table):
-        if f.name == key:
-            if f.default is not dataclasses.MISSING:
-                return f.default
-            if f.default_factory is not dataclasses.MISSING:
-                return f.default_factory()
-    return None
+    """The dataclass's default (None where the key has none: a sub-table)."""
+    try:
+        return spec.default(key)
+    except KeyError:
+        return None
 
 
 def table_section(name: str, spec: Spec) -> list[str]:
