@@ -77,7 +77,8 @@ class Rule:
     def describe(self) -> str:
         """What a good value is, for the config reference (docs/operate/config-reference.md):
         the first line of the rule's docstring unless a rule says more."""
-        return first_line(type(self).__doc__)
+        words = first_line(type(self).__doc__)
+        return words[:1].lower() + words[1:]
 
 
 @dataclass(frozen=True)
@@ -171,11 +172,14 @@ class FilePath(Rule):
         return f"expected a file path, got {value!r}"
 
 
+@dataclass(frozen=True)
 class Checked(Rule):
-    """A key checked by code beside the spec (it depends on other keys)."""
+    """A key checked by code beside the spec (it depends on other keys); ``what``
+    names a good value for the config reference."""
+    what: str = "checked with the table's other keys"
 
     def describe(self) -> str:
-        return "checked with the table's other keys"
+        return self.what
 
     def fallback(self, default: Any) -> Any:
         return None

@@ -46,25 +46,29 @@ MCP23017_ADDRESSES = range(0x20, 0x28)   # A2..A0 select 0x20..0x27 (datasheet D
 
 @dataclass(frozen=True)
 class ExpanderConfig:
-    """The MCP23017 carrying flaps and buttons, and the optional LED expander."""
-    bus: int = 1
-    address: int = 0x20
-    int_pin: int = 4                # BCM pin on the Pi watching the mirrored INT line
-    led_address: int | None = None  # second chip for per-flap LEDs
+    """The MCP23017 carrying flaps and buttons, and the optional LED expander
+    (only with ``backend = "mcp23017"``)."""
+    bus: int = 1                    # I2C bus number (/dev/i2c-1)
+    address: int = 0x20             # the expander with flaps and buttons (A2..A0 to GND)
+    int_pin: int = 4                # BCM pin on the Pi wired to the mirrored open-drain INTA
+    led_address: int | None = None  # the second expander, carrying flap_leds (e.g. 0x21)
 
 
 @dataclass(frozen=True)
 class DisplayConfig:
     """The OLED (luma.oled); ``driver`` "none" runs the box without one."""
-    driver: str = "ssd1306"
-    port: int = 1
-    address: int = 0x3C
-    rotation: int = 0
-    # The SSD1306 resets to 0x7F (luma's init writes 0xCF): lower is kinder to the panel.
+    driver: str = "ssd1306"     # ssd1309: the recommended 2.42" panel; none: no screen
+    port: int = 1               # I2C bus number
+    address: int = 0x3C         # I2C address (some modules: 0x3D)
+    rotation: int = 0           # quarter turns clockwise: 0, or 2 for a panel upside down
+    # while in use; the SSD1306 resets to 0x7F (luma's init writes 0xCF): lower is
+    # kinder to the panel
     contrast: int = 0x7F
-    dim_contrast: int = 16
-    dim_after_s: int = 60       # 0: never dim
-    off_after_s: int = 600      # 0: never blank (burn-in: keep it on in a pub)
+    dim_contrast: int = 16      # after dim_after_s idle; not above contrast
+    dim_after_s: int = 60       # seconds without activity before dimming; 0: never dim
+    # seconds without activity before the screen blanks (OLEDs burn in); 0: never;
+    # longer than dim_after_s
+    off_after_s: int = 600
     retry_s: int = 10           # a missing display is looked for again this often
     shift_every_s: int = 180    # burn-in: move the picture by a pixel this often; 0: never
 
@@ -79,11 +83,14 @@ class DiceConfig:
     mishandles; bus 1 stays at 400 kHz for the display and the expanders.
     install.sh writes the overlay. Without the pins, ``bus`` is one the
     kernel already has (1: the Pi's own SDA/SCL)."""
+    # I2C bus number: the module's own i2c-gpio bus, or (both pins "none") one the
+    # kernel already has, e.g. 1
     bus: int = 4
-    address: int = 0x42
-    ready_pin: int | None = 18      # BCM pin on the Pi; None: poll the module instead
-    sda_pin: int | None = 10        # the i2c-gpio bus's SDA (BCM); None: no i2c-gpio bus
-    scl_pin: int | None = 11
+    address: int = 0x42             # the module's address (ADDRESS in its dice_config.py)
+    # BCM pin wired to the module's open-drain ready line; "none": poll every 250 ms
+    ready_pin: int | None = 18
+    sda_pin: int | None = 10        # the i2c-gpio bus's SDA (BCM, header pin 19); "none" (both)
+    scl_pin: int | None = 11        # its SCL (BCM, header pin 23)
 
     @property
     def overlay(self) -> str | None:
@@ -97,20 +104,27 @@ class DiceConfig:
 
 @dataclass(frozen=True)
 class HardwareConfig:
-    """Everything the adapter builders need; defaults are reference build (a)."""
-    backend: str = "gpio"
+    """Everything the adapter builders need; defaults are reference build (a).
+
+    A pin is a BCM number 0..27 with ``backend = "gpio"``; with "mcp23017" an
+    expander pin "GPA0".."GPB7" (inputs on GPA0..GPA6 and GPB0..GPB6 only)."""
+    backend: str = "gpio"           # what carries flaps and buttons: Pi pins, or an MCP23017
     tiles: int = 9
+    # the switch under tile 1, 2, ... N, one per tile (mcp23017: "GPA0".."GPA6", "GPB0"..)
     flaps: tuple[Pin, ...] = DEFAULT_GPIO_FLAPS[:9]
-    roll: Pin = DEFAULT_GPIO_ROLL
-    next: Pin = DEFAULT_GPIO_NEXT
+    roll: Pin = DEFAULT_GPIO_ROLL   # the ROLL button (mcp23017: "GPB5")
+    next: Pin = DEFAULT_GPIO_NEXT   # the NEXT button (mcp23017: "GPB6")
     service: Pin | None = None      # the optional service button inside the box
+    # the green status LED, "none" for none (mcp23017: "GPA7"; a number: a Pi pin)
     green_led: Pin | None = DEFAULT_GPIO_GREEN
-    red_led: Pin | None = DEFAULT_GPIO_RED
+    red_led: Pin | None = DEFAULT_GPIO_RED   # the red status LED, as green_led ("GPB7")
+    # per-flap LEDs, one a tile (mcp23017: the second expander's, mcp23017.led_address)
     flap_leds: tuple[Pin, ...] = ()
-    debounce_ms: int = 20
-    hold_ms: int = 1000
-    read_interval_ms: int = 250
+    debounce_ms: int = 20           # a change counts once the level was stable this long
+    hold_ms: int = 1000             # a button held this long is a long press
+    read_interval_ms: int = 250     # every input is read again this often (a missed edge)
     i2c_hz: int = 400_000   # the bus clock (dtparam=i2c_arm_baudrate): the simulator's wire time
+    # allow GPIO 0/1 (the HAT EEPROM's ID_SD/ID_SC) and 14/15 (the serial console)
     allow_reserved_pins: bool = False
     mcp23017: ExpanderConfig | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
@@ -146,9 +160,10 @@ _CHIP = " (an MCP23017 answers only there, set by A2..A0)"
 
 HARDWARE = Spec(HardwareConfig, {
     "backend": Choice(BACKENDS),
-    "flaps": Checked(), "roll": Checked(), "next": Checked(), "service": Checked(),
-    "green_led": Checked(),
-    "red_led": Checked(), "flap_leds": Checked(),   # pins: their kind follows the backend
+    # pins: their kind follows the backend
+    "flaps": Checked("a list of pins"), "roll": Checked("a pin"), "next": Checked("a pin"),
+    "service": Checked("a pin"), "green_led": Checked('a pin, or "none"'),
+    "red_led": Checked('a pin, or "none"'), "flap_leds": Checked("a list of pins"),
     "debounce_ms": Integer(1, 500, "milliseconds"),
     "hold_ms": Integer(100, 10_000, "milliseconds"),
     "read_interval_ms": Integer(10, 10_000, "milliseconds"),
@@ -161,9 +176,11 @@ HARDWARE = Spec(HardwareConfig, {
 DICE = Spec(DiceConfig, {
     "bus": Integer(0, 31, "an I2C bus number"),
     "address": Address(DICE_ADDRESSES),
-    "ready_pin": Checked(),   # a BCM pin, claimed with the others; "none": poll the module
-    "sda_pin": Checked(),     # BCM pins of its i2c-gpio bus; "none" (both): bus is the kernel's
-    "scl_pin": Checked(),
+    # BCM pins, claimed with the others; "none" (ready): poll the module; (both bus pins):
+    # the bus is the kernel's
+    "ready_pin": Checked('a BCM pin, or "none"'),
+    "sda_pin": Checked('a BCM pin, or "none"'),
+    "scl_pin": Checked('a BCM pin, or "none"'),
 })
 EXPANDER = Spec(ExpanderConfig, {
     "bus": Integer(0, 31, "an I2C bus number"),

@@ -22,7 +22,7 @@ from ..hal.config import DICE, DISPLAY, EXPANDER, HARDWARE
 from ..netconfig import NETWORK, WEB
 from ..players.config import PLAYERS
 from ..rules.ruleset import DEFAULT_PRESET, KEYS, PRESETS, describe_key
-from ..validate import Address, Checked, Spec, Subtable
+from ..validate import Address, Spec, Subtable
 
 # every table of the file but [rules], in the order of config.TABLES, each
 # followed by its own sub-tables; tests/test_docs_reference.py checks that every
@@ -129,7 +129,8 @@ def table_section(name: str, spec: Spec) -> list[str]:
     lines = [f"## `[{name}]`", ""]
     doc = inspect.getdoc(spec.table) or ""
     if doc and not doc.startswith(spec.table.__name__ + "("):
-        lines += [" ".join(doc.split("\n\n")[0].split()).replace("``", "`"), ""]
+        for paragraph in doc.split("\n\n"):
+            lines += [" ".join(paragraph.split()).replace("``", "`"), ""]
     lines += ["| key | a good value | default | what it is |", "|---|---|---|---|"]
     for key, rule in spec.rules.items():
         if isinstance(rule, Subtable):
@@ -137,10 +138,6 @@ def table_section(name: str, spec: Spec) -> list[str]:
         else:
             default = toml_value(default_of(spec, key), rule)
         what = rule.describe()
-        what = what[:1].lower() + what[1:]
-        if isinstance(rule, Checked):
-            what += " (see [the `[hardware]` table](../build/hardware.md#the-hardware-table))" \
-                if name.startswith("hardware") else ""
         lines.append(f"| `{key}` | {cell(what)} | {cell(default)} | "
                      f"{cell(comments.get(key, ''))} |")
     return lines + [""]
