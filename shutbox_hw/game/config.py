@@ -28,11 +28,13 @@ MAX_NAME_LIST = 40
 
 @dataclass(frozen=True)
 class GameConfig:
-    dice: DiceMode = "software"
-    player_names: tuple[str, ...] = ()
+    """``[game]``: how the box runs a game."""
+    dice: DiceMode = "software"   # module: the dice module (needs [hardware.dice])
+    player_names: tuple[str, ...] = ()   # the seats' names, else P1..Pn
+    # a closure that could still grow is taken after this long without change
     settle_ms: int = 2500
-    hints: HintMode = "off"
-    hint_objective: HintObjective = "min-score"
+    hints: HintMode = "off"       # on-request: a long press of ROLL once the dice are known
+    hint_objective: HintObjective = "min-score"   # what the hints aim for
     pause_ms: int = 2000          # how long each end of a turn stays (a button skips it)
     name_list: tuple[str, ...] = ()   # the names the operator menu offers for the seats
     show_accuracy: bool = False   # the turn-end screen shows the turn's best moves once rated

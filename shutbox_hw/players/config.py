@@ -17,7 +17,8 @@ from ..validate import Flag, Problems, Spec
 
 @dataclass(frozen=True)
 class PlayersConfig:
-    public: bool = True
+    """``[players]``: what the box shows of its players beyond the box itself."""
+    public: bool = True   # false: the TV page and the live feed show initials only
 
 
 PLAYERS = Spec(PlayersConfig, {"public": Flag()})

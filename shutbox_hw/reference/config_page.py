@@ -33,6 +33,18 @@ SPECS: dict[str, Spec] = {
     "network": NETWORK, "web": WEB, "box": BOX, "players": PLAYERS,
 }
 
+# where each table is told about in words (the link check follows these too)
+MORE: dict[str, str] = {
+    "hardware": "../build/hardware.md#the-hardware-table",
+    "hardware.mcp23017": "../../hardware/mcp23017-12/README.md",
+    "hardware.display": "../build/hardware.md#which-panel",
+    "hardware.dice": "../build/hardware.md#the-dice-module-on-its-own-i2c-bus-the-reference-wiring",
+    "game": "config.md", "storage": "persistence.md",
+    "sim": "../develop/simulator.md", "network": "../network/setup.md",
+    "web": "../network/pages.md", "box": "languages.md",
+    "players": "../play/players.md",
+}
+
 HEAD = """\
 *For the publican or the builder who edits the config file: every key.*
 
@@ -131,6 +143,8 @@ def table_section(name: str, spec: Spec) -> list[str]:
     if doc and not doc.startswith(spec.table.__name__ + "("):
         for paragraph in doc.split("\n\n"):
             lines += [" ".join(paragraph.split()).replace("``", "`"), ""]
+    if name in MORE:
+        lines += [f"More: [{MORE[name].split('#')[0].rsplit('/', 1)[-1]}]({MORE[name]}).", ""]
     lines += ["| key | a good value | default | what it is |", "|---|---|---|---|"]
     for key, rule in spec.rules.items():
         if isinstance(rule, Subtable):
