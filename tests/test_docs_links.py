@@ -132,3 +132,11 @@ def test_a_broken_link_is_found(tmp_path):
     assert [(t, problem(page, t)) for _, t in links(page)] == [
         ("#top-1", None), ("#nowhere", f"no heading for #nowhere in {page}"),
         ("gone.md", "no such file gone.md"), ("https://example.org/x", None)]
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "docs").rglob("*.md")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_page_says_who_it_is_for(page):
+    """Each page of docs/ says in its first line whom it is written for."""
+    first = page.read_text(encoding="utf-8").splitlines()[0]
+    assert re.search(r"\bfor\b", first, re.I), f"{page.relative_to(ROOT)}: {first!r}"
