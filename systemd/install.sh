@@ -550,11 +550,13 @@ print(dice.overlay if dice is not None and dice.overlay else "")' "$CONFIG") || 
 write_dice_overlay
 
 # --- documents ------------------------------------------------------------------
-# the documents the unit's Documentation= names, and the wiring documents
-rm -rf "$OPT/systemd" "$OPT/hardware"
+# the documents the unit's Documentation= names, the wiring documents and docs/, the
+# pages the README links (a checkout without docs/ installs without them)
+rm -rf "$OPT/systemd" "$OPT/hardware" "$OPT/docs"
 install -m 0644 -D "$SRC/README.md" "$OPT/README.md"
 install -m 0644 -D "$SRC/systemd/README.md" "$OPT/systemd/README.md"
 cp -r "$SRC/hardware" "$OPT/hardware"
+if [[ -d "$SRC/docs" ]]; then cp -r "$SRC/docs" "$OPT/docs"; fi
 
 # --- on the pub's network: --web (the web unit) and --mqtt (the box's unit reaches the broker)
 if ((WEB || MQTT)); then

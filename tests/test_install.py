@@ -24,6 +24,8 @@ def test_the_tree_holds_unit_config_modules_and_docs(installed):
     assert (root / "etc/modules-load.d/shutbox-hw.conf").read_text().split() == ["i2c-dev"]
     assert (root / "opt/shutbox-hw/README.md").read_text() == (CHECKOUT / "README.md").read_text()
     assert (root / "opt/shutbox-hw/hardware/gpio-9/README.md").is_file()
+    assert (root / "opt/shutbox-hw/docs/build/hardware.md").read_text() == \
+        (CHECKOUT / "docs/build/hardware.md").read_text()   # the pages the README links
     venv_cfg = (root / "opt/shutbox-hw/.venv/pyvenv.cfg").read_text()
     assert "include-system-site-packages = true" in venv_cfg
 
