@@ -135,3 +135,22 @@ def test_regenerating_is_one_command(tmp_path):
     assert main(["--write", "--checkout", str(tmp_path)]) == 0
     assert main(["--checkout", str(tmp_path)]) == 0
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.md")) == sorted(PAGES)
+
+
+def test_the_installer_section_is_what_its_help_prints_and_every_option_is_taken():
+    import subprocess
+    installer = ROOT / "systemd" / "install.sh"
+    printed = subprocess.run(["bash", str(installer), "--help"], capture_output=True, text=True,
+                             check=True).stdout
+    page = COMMANDS_PAGE.read_text()
+    section = page[page.index("## `systemd/install.sh`"):]
+    block = section.split("```text\n", 1)[1].split("\n```", 1)[0]
+    assert block + "\n" == printed
+    # each option the help lists is one the installer's own argument loop takes
+    script = installer.read_text()
+    start = script.index("while (($#)); do")
+    loop = script[start:script.index("\ndone", start)]
+    options = re.findall(r"^  (?:-h, )?(--[a-z-]+)", block, re.M)
+    assert len(options) >= 10
+    for option in options:
+        assert re.search(rf"(^|[\s|]){re.escape(option)}[)|=]", loop, re.M), option

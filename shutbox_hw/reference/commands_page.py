@@ -1,12 +1,16 @@
 """``docs/operate/commands.md``: every command and flag, from the command line's parser.
 
 The parser is :func:`shutbox_hw.cli.build_parser` with every command; each
-flag's name, value, choices, default and help are argparse's own.
+flag's name, value, choices, default and help are argparse's own. The
+installer's options are its own ``--help`` text, read from ``systemd/install.sh``
+beside the package in a checkout.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+from pathlib import Path
 from typing import Any
 
 from ..cli import COMMANDS, DESCRIPTION, build_parser
@@ -24,8 +28,32 @@ HEAD = """\
 is for, its mistakes and exit statuses, in words: [The commands](command-line.md).
 `shutbox-hw COMMAND --help` prints the same as below.
 
-Commands: {commands}
+Commands: {commands} · and the installer, [`systemd/install.sh`](#systemdinstallsh)
 """
+
+
+INSTALLER = Path(__file__).resolve().parent.parent.parent / "systemd" / "install.sh"
+
+
+def installer_usage(installer: Path = INSTALLER) -> str | None:
+    """The text ``install.sh --help`` prints (its usage function's here-document),
+    or None where the installer is not beside the package (an installed wheel)."""
+    if not installer.is_file():
+        return None
+    found = re.search(r"^usage\(\) \{\n\s*cat <<'EOF'\n(.*?)\nEOF\n", installer.read_text(),
+                      re.S | re.M)
+    return found.group(1) if found else None
+
+
+def installer_section() -> list[str]:
+    usage = installer_usage()
+    if usage is None:
+        return []
+    return ["## `systemd/install.sh`", "",
+            "The installer on the Pi (run from the checkout as root): install, upgrade, "
+            "roll back, remove. What it does step by step: "
+            "[Installing on the Pi](../build/install.md#install-upgrade-remove). "
+            "Its `--help`:", "", "```text", usage, "```", ""]
 
 
 def cell(text: str) -> str:
@@ -107,4 +135,5 @@ def commands_page() -> str:
     lines = [head]
     for name in COMMANDS:
         lines += command_section(name, parsers[name], helps.get(name, ""))
+    lines += installer_section()
     return "\n".join(lines).rstrip("\n") + "\n"
