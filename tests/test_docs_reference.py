@@ -107,7 +107,8 @@ def test_the_rules_rows_are_the_keys_the_engine_takes(capsys):
 
 
 def test_every_command_and_flag_of_the_reference_is_in_the_help(capsys):
-    sections = page_rows(COMMANDS_PAGE)
+    sections = {name: rows for name, rows in page_rows(COMMANDS_PAGE).items()
+                if name.startswith("shutbox-hw ")}
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     listed = capsys.readouterr().out
