@@ -158,11 +158,12 @@ def _box_id(text: str) -> str:
 
 @dataclass(frozen=True)
 class NetworkConfig:
+    """``[network]``: the MQTT broker, Home Assistant, the phones' claims."""
     mqtt: str | None = None               # None: no outbox, no publisher
     credentials_file: str | None = None   # "user:password" on the first line
     ca_file: str | None = None            # mqtts: the CA to trust (default: the system's)
     box: str | None = None                # the box's id in topics (default: default_box_id)
-    homeassistant: bool = False
+    homeassistant: bool = False           # Home Assistant's MQTT discovery
     # the outbox while the broker is away (store/outbox.py): past either limit the
     # oldest events are dropped and counted; a month of heavy play by default
     outbox_max: int = 100_000             # events (50 games a night x ~60 events x 31)
@@ -194,7 +195,8 @@ class NetworkConfig:
 
 @dataclass(frozen=True)
 class WebConfig:
-    listen: str = "0.0.0.0:8080"
+    """``[web]``: the pages ``shutbox-hw web`` serves."""
+    listen: str = "0.0.0.0:8080"         # where the pages are served
     token_file: str | None = None         # None: the backup download is off
 
 

@@ -100,23 +100,25 @@ def field_comments(cls: type) -> dict[str, str]:
             alone = not token.line[:column].strip()
             under = token.string.startswith("#  ")   # "#    and ...": a comment going on
             comments[line] = (column, token.string.lstrip("#").strip(), alone, under)
-    found: dict[str, list[str]] = {}
+    found: dict[str, str] = {}
     for line, (name, column) in sorted(fields.items()):
-        words: list[str] = []
+        before: list[str] = []
         above = line - 1
         while above in comments and comments[above][2] and comments[above][0] == column \
                 and not comments[above][3]:
-            words.insert(0, comments[above][1])
+            before.insert(0, comments[above][1])
             above -= 1
+        beside: list[str] = []
         if line in comments and not comments[line][2]:
-            words.append(comments[line][1])
+            beside.append(comments[line][1])
             below = line + 1
             while below in comments and comments[below][2] and \
                     (comments[below][0] > column or comments[below][3]):
-                words.append(comments[below][1])
+                beside.append(comments[below][1])
                 below += 1
-        found[name] = words
-    return {name: not_set(" ".join(w for w in words if w)) for name, words in found.items()}
+        parts = [" ".join(w for w in words if w) for words in (before, beside)]
+        found[name] = "; ".join(not_set(part) for part in parts if part)
+    return found
 
 
 def not_set(words: str) -> str:
