@@ -54,8 +54,13 @@ def _connect(sock: socket.socket, path: str, deadline: float) -> None:
             time.sleep(0.02)
 
 
-def claim(path: str, name: str, code: str) -> dict[str, Any]:
-    return ask(path, {"claim": {"name": name, "code": code}})
+def claim(path: str, name: str, code: str, phone: str | None = None) -> dict[str, Any]:
+    """A seat for ``name`` with ``code``; ``phone``: the address the claim came from
+    (one seat a phone a game)."""
+    message = {"name": name, "code": code}
+    if phone is not None:
+        message["phone"] = phone
+    return ask(path, {"claim": message})
 
 
 def say_web(path: str, url: str) -> None:

@@ -11,6 +11,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -39,6 +40,7 @@ MAX_FORM_BYTES = 8192      # a name of 500 characters still gets its reason, not
 RECENT_NAMES = 12          # the roster's names offered as buttons
 CODE = re.compile(f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}")
 NOT_ANSWERING = "the box is not answering"
+CROSS_SITE = "this form was sent from another site: scan the box's code with your phone"
 
 
 @dataclass
@@ -113,6 +115,8 @@ class Join:
         code = self._code(request)
         path = self._on()
         address = request.client.host if request.client else "?"
+        if not self._same_site(request):
+            return HTMLResponse(refusal_page(code, CROSS_SITE, again=False), status_code=403)
         if not self.limit.allow(address):
             return HTMLResponse(refusal_page(
                 code, "too many tries from this phone: wait a minute and scan the box again",
@@ -124,7 +128,7 @@ class Join:
             return HTMLResponse(refusal_page(code, problem), status_code=400)
         try:
             answer = await anyio.to_thread.run_sync(client.claim, path, tidy(name), code,
-                                                    limiter=self.asks)
+                                                    address, limiter=self.asks)
         except client.BoxNotAnswering as error:
             log.warning("a seat from a phone: %s", error)
             return HTMLResponse(refusal_page(code, NOT_ANSWERING), status_code=503)
@@ -134,6 +138,24 @@ class Join:
                                 status_code=503 if reason == NOT_ANSWERING else 409)
         return HTMLResponse(answer_page(int(answer["seat"]), str(answer["player"]),
                                         [str(p) for p in answer.get("players", [])]))
+
+    def _same_site(self, request: Request) -> bool:
+        """The form was sent from the box's own page: a browser says where from
+        (``Sec-Fetch-Site``, and ``Origin``: "null" under the pages' no-referrer
+        policy, so then only with the former); a page of another site must not claim
+        seats with its visitors' phones. A client that says neither is no browser (no
+        visitor to abuse) and goes on to the same checks as everyone."""
+        fetch_site = request.headers.get("sec-fetch-site")
+        if fetch_site is not None and fetch_site != "same-origin":
+            return False
+        origin = request.headers.get("origin")
+        if origin is None or (origin == "null" and fetch_site is not None):
+            return True
+        ours = {request.headers.get("host", "").lower()}
+        if self.base is not None:
+            ours.add(urlsplit(self.base).netloc.lower())
+        parts = urlsplit(origin.strip())
+        return parts.scheme in ("http", "https") and parts.netloc.lower() in ours
 
     async def qr_svg(self, request: Request) -> Response:
         code = self._code(request)
