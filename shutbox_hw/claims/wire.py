@@ -2,10 +2,12 @@
 
 In: ``{"claim": {"name": "Anna", "code": "K7M2QD", "phone": "192.168.1.31"}}`` (a
 seat for the game being set up; ``phone``, optional: the address the web heard
-it from, one seat each a game) or ``{"web": {"url": "http://192.168.1.20:8080/"}}`` (the web pages are
-running at that address: the QR codes point there). Out: ``{"ok": true, "seat": 0,
+it from, one seat each a game) or ``{"web": {"url": "http://192.168.1.20:8080/"}}``
+(the web pages are running at that address: the QR codes point there).
+Out: ``{"ok": true, "seat": 0,
 "player": "Anna", "players": ["Anna", "P2"]}`` or ``{"ok": false, "reason": "..."}``,
-the reason a sentence for the phone. A line is at most :data:`MAX_LINE` bytes.
+the reason a sentence for the phone. A line is at most :data:`MAX_LINE` bytes and
+:data:`MAX_BRACKETS` brackets (never parsed past that: no recursion).
 """
 
 from __future__ import annotations
