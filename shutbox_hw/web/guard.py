@@ -4,7 +4,9 @@ A plain ASGI wrapper (streams pass untouched): the security headers on every
 answer, the refusals of our own included; headers or a URL no page needs
 (431, 414); and a ``Host`` no name of this box (421: a page of another site
 that points its own name at the box's address, DNS rebinding, must not read
-the pages). Any IP address is accepted as the host (a rebinding needs a name),
+the pages; a ``Host`` that does not parse strictly as a name or an address and
+a port is refused the same way). Any IP address is accepted as the host (a
+rebinding needs a name),
 so are ``localhost``, the box's host name (alone, ``.local`` and the usual
 home-network suffixes), its full name, the name it listens on and the names
 given with ``--host``.
@@ -47,17 +49,37 @@ def box_names(listen_host: str, extra: Iterable[str] = ()) -> frozenset[str]:
     return frozenset(n.lower().rstrip(".") for n in names if n)
 
 
-def host_of(value: str) -> str:
-    """The host part of a ``Host`` header (port and IPv6 brackets taken off)."""
+def host_of(value: str) -> str | None:
+    """The host part of a ``Host`` header (the port and an IPv6 address's brackets
+    taken off), parsed strictly: None for anything else (``[::1].evil.example``,
+    a port that is not a number, an IPv6 address without brackets)."""
     value = value.strip().lower()
     if value.startswith("["):
-        return value[1:value.find("]")] if "]" in value else value
+        inside, bracket, rest = value[1:].partition("]")
+        if not bracket or (rest and not (rest[0] == ":" and _port(rest[1:]))):
+            return None
+        try:
+            ipaddress.IPv6Address(inside)
+        except ValueError:
+            return None
+        return inside
     host, sep, port = value.rpartition(":")
-    return host if sep and port.isdigit() else value
+    if sep:
+        if not _port(port) or ":" in host:
+            return None
+        value = host
+    return value if value and all(c.isalnum() or c in "-._" for c in value) else None
+
+
+def _port(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 5
 
 
 def host_allowed(value: str, names: frozenset[str]) -> bool:
-    host = host_of(value).rstrip(".")
+    host = host_of(value)
+    if host is None:
+        return False
+    host = host.rstrip(".")
     try:
         ipaddress.ip_address(host)
         return True

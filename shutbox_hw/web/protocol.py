@@ -9,9 +9,19 @@ other client a 503 for good. Here:
 - the head of every request (the first one and each next one on a kept-alive
   connection) must arrive in full within :data:`HEADER_TIMEOUT_S`, else the
   connection gets a 408 and is closed (a byte at a time does not help);
-- one address holds at most :data:`PER_CLIENT` connections at once; past that
-  the new one gets a 503 and is closed at once, so a guest cannot use up the
-  process's :data:`MAX_CONNECTIONS` and the TV and the publican still get in.
+- one address holds at most :data:`PER_CLIENT` connections at once (well under
+  the total: a guest with a dozen addresses cannot fill the process); past that
+  the new one gets a 503 and is closed at once;
+- the process holds at most :data:`MAX_CONNECTIONS` (uvicorn's own
+  ``limit_concurrency`` is off: its 503 carries none of the pages' headers); when
+  it is full, the connection that has been sending its head the longest is
+  dropped for the new one (a 503, "the box is busy"): a flood of half-sent heads
+  from many addresses makes room for every new TV and phone, and a TV following
+  the event stream (its head long sent) is never the one dropped. Only when every
+  connection is an answer under way is the new one refused;
+- the peers of ``[web] proxies`` are not limited per address (every client
+  behind the proxy comes from its address: the pages' own limits count the
+  forwarded one).
 
 The raw refusals carry the pages' security headers like every other answer.
 """
@@ -19,14 +29,16 @@ The raw refusals carry the pages' security headers like every other answer.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .guard import SECURITY_HEADERS
 
 HEADER_TIMEOUT_S = 10.0   # a request's head, in full
-PER_CLIENT = 16           # connections one address may hold (a browser opens 6 at most)
-MAX_CONNECTIONS = 256     # uvicorn's limit_concurrency: open sockets of all clients
+PER_CLIENT = 12           # connections one address may hold (a browser opens 6 at most)
+MAX_CONNECTIONS = 256     # open sockets of all clients
 LINGER_S = 1.0            # a refused connection is closed this long after its answer
 
 
@@ -42,19 +54,27 @@ TOO_SLOW = raw_answer(408, "Request Timeout",
                       f"the request's head did not arrive within {HEADER_TIMEOUT_S:g} s")
 TOO_MANY = raw_answer(503, "Service Unavailable",
                       f"this address has {PER_CLIENT} connections open already")
+BUSY = raw_answer(503, "Service Unavailable",
+                  "the box is busy: too many connections at once, try again in a moment")
 
 
 class GuardedH11(H11Protocol):
     _deadline: asyncio.TimerHandle | None = None
     _refused = False
+    _since = 0.0          # waiting for a request's head since (the loop's time)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        peer = self.client[0] if self.client else None
-        if peer is not None and sum(_peer(c) == peer for c in self.connections) > PER_CLIENT:
-            self._refuse(TOO_MANY)
-            return
         self._arm()
+        peer = self.client[0] if self.client else None
+        if peer is not None and not _is_proxy(peer, self.config) and \
+                sum(_peer(c) == peer for c in self.connections) > PER_CLIENT:
+            self._refuse(TOO_MANY)
+        elif len(self.connections) > MAX_CONNECTIONS:
+            victim = min((c for c in self.connections if isinstance(c, GuardedH11)
+                          and c is not self and not c._refused and c._waiting_for_head()),
+                         key=lambda c: c._since, default=None)
+            (victim or self)._refuse(BUSY)
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -82,6 +102,7 @@ class GuardedH11(H11Protocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self._since = self.loop.time()
         self._deadline = self.loop.call_later(HEADER_TIMEOUT_S, self._too_slow)
 
     def _disarm(self) -> None:
@@ -100,10 +121,30 @@ class GuardedH11(H11Protocol):
         if self.transport.is_closing() or self._refused:
             return
         self._refused = True
+        self._disarm()
+        self.connections.discard(self)    # no longer counted: its slot is free at once
         self.transport.write(answer)
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.loop.call_later(LINGER_S, self.transport.close)
+
+
+def _is_proxy(peer: str, config: Any) -> bool:
+    """``peer`` is one of ``[web] proxies`` (uvicorn believes its forwarded headers)."""
+    if not getattr(config, "proxy_headers", False):
+        return False
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    allowed = config.forwarded_allow_ips
+    for item in allowed.split(",") if isinstance(allowed, str) else allowed:
+        try:
+            if address in ipaddress.ip_network(item.strip(), strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def _peer(connection: object) -> str | None:

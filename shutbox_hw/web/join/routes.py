@@ -7,9 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +25,7 @@ from ...render import qr
 from ...store.roster import recent
 from ...store.shown import read_shown
 from ..forms import form_fields
+from ..limits import AddressLimit
 from ..reader import Reader
 from .page import answer_page, join_page, refusal_page
 
@@ -35,32 +34,11 @@ log = logging.getLogger("shutbox_hw.web")
 ASKS_AT_ONCE = 4           # claims handed to the daemon at a time (worker threads)
 TRIES_PER_ADDRESS = 10     # POSTs from one address ...
 TRIES_WINDOW_S = 60.0      # ... within this long; more are 429
-MAX_ADDRESSES = 1024       # addresses remembered for that (the oldest forgotten first)
 MAX_FORM_BYTES = 8192      # a name of 500 characters still gets its reason, not a 413
 RECENT_NAMES = 12          # the roster's names offered as buttons
 CODE = re.compile(f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}")
 NOT_ANSWERING = "the box is not answering"
 CROSS_SITE = "this form was sent from another site: scan the box's code with your phone"
-
-
-@dataclass
-class AddressLimit:
-    """At most :data:`TRIES_PER_ADDRESS` tries an address within :data:`TRIES_WINDOW_S`."""
-    clock: Callable[[], float] = time.monotonic
-    tries: OrderedDict[str, deque[float]] = field(default_factory=OrderedDict)
-
-    def allow(self, address: str) -> bool:
-        now = self.clock()
-        times = self.tries.pop(address, None) or deque()
-        while times and times[0] <= now - TRIES_WINDOW_S:
-            times.popleft()
-        self.tries[address] = times     # the most recent address last
-        while len(self.tries) > MAX_ADDRESSES:
-            self.tries.popitem(last=False)
-        if len(times) >= TRIES_PER_ADDRESS:
-            return False
-        times.append(now)
-        return True
 
 
 class Join:
@@ -71,7 +49,7 @@ class Join:
                  read: Callable[[Callable[[Reader], Any]], Any],
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.claims_path, self.base, self.read = claims_path, base, read
-        self.limit = AddressLimit(clock)
+        self.limit = AddressLimit(TRIES_PER_ADDRESS, TRIES_WINDOW_S, clock)
         self.asks = anyio.CapacityLimiter(ASKS_AT_ONCE)
 
     def routes(self) -> list[Route]:

@@ -1,0 +1,118 @@
+"""A guest on the pub's Wi-Fi against the real ``shutbox-hw web`` (issue 43): floods of
+half-sent connections from many loopback addresses (127.0.0.x) leave the TV that
+follows the event stream following, and a new TV and a phone served; every refusal
+carries the pages' security headers; forwarded headers are believed from nobody
+unless a proxy is configured.
+
+Bounded: at most 350 sockets, each closed by the server within its head's time."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from loopback import wait_for
+from test_web_stays_up import Served, _answer, _fresh, box  # noqa: F401  (the fixtures)
+from web_server import Stream
+
+from shutbox_hw.web.protocol import MAX_CONNECTIONS, PER_CLIENT
+
+
+@pytest.fixture
+def served(box):  # noqa: F811
+    opened = Served(box.runner.db_path)
+    yield opened
+    opened.close()
+
+
+def _flood(served: Served, port: int, addresses: int, each: int) -> list[socket.socket]:
+    """``each`` connections from each of ``addresses`` loopback addresses, every one
+    stopping half-way through its request's head."""
+    socks = []
+    for a in range(addresses):
+        for _ in range(each):
+            sock = served.socket_from(f"127.0.0.{10 + a}", port)
+            try:
+                sock.sendall(b"GET /live.json HTTP/1.1\r\nHo")
+            except OSError:
+                pass                       # refused and closed already
+            socks.append(sock)
+    return socks
+
+
+def _served_alongside(served: Served, server, game, tv: Stream) -> None:
+    """The TV that follows keeps following, a new TV and a phone are served."""
+    phone = server.get("/", headers={"Accept": "text/html"}, source="127.0.0.200")
+    assert phone[0] == 200, phone
+    new_tv = served.stream(server.port)
+    assert wait_for(lambda: new_tv.data(), 10)
+    seen = len(tv.data())
+    game.move()
+    assert wait_for(lambda: _fresh(tv, server, seen), 10)
+    assert wait_for(lambda: new_tv.data()[-1] == tv.data()[-1], 10)
+    assert not tv.ended.is_set() and not new_tv.ended.is_set()
+
+
+def test_17_addresses_with_16_half_sent_connections_each_lock_out_nobody(box, served):  # noqa: F811
+    box.play(2)
+    server = served.web()
+    tv = served.stream(server.port)
+    assert wait_for(lambda: tv.data(), 10)
+    guests = _flood(served, server.port, 17, 16)
+    _served_alongside(served, server, box, tv)
+    answers = [_answer(sock) for sock in guests]          # each closed within the head's time
+    assert all(a.startswith((b"HTTP/1.1 503 ", b"HTTP/1.1 408 ")) for a in answers), answers
+    assert all(b"x-frame-options: DENY" in a and b"content-security-policy" in a
+               for a in answers)
+    # each address held at most its share; the rest were refused at once
+    assert sum(a.startswith(b"HTTP/1.1 408 ") for a in answers) <= 17 * PER_CLIENT
+    assert sum(b"connections open already" in a for a in answers) >= 17 * (16 - PER_CLIENT)
+
+
+def test_a_full_server_drops_the_oldest_half_sent_head_for_a_new_tv(box, served):  # noqa: F811
+    box.play(2)
+    server = served.web()
+    tv = served.stream(server.port)
+    assert wait_for(lambda: tv.data(), 10)
+    count = MAX_CONNECTIONS // PER_CLIENT + 8          # more addresses than fit: 348 sockets
+    guests = _flood(served, server.port, count, PER_CLIENT)
+    _served_alongside(served, server, box, tv)
+    answers = [_answer(sock) for sock in guests]
+    busy = [i for i, a in enumerate(answers) if b"the box is busy" in a]
+    # the server was full: half-sent heads made room, the first (oldest) ones first
+    assert len(busy) >= len(guests) - MAX_CONNECTIONS
+    assert busy[:5] == list(range(5)), busy[:20]
+    assert all(a.startswith((b"HTTP/1.1 503 ", b"HTTP/1.1 408 ")) and b"x-frame-options: DENY"
+               in a for a in answers)
+
+
+def test_forwarded_headers_are_believed_from_nobody_without_a_proxy(box, served,  # noqa: F811
+                                                                   tmp_path):
+    """uvicorn would believe X-Forwarded-For from the loopback: a guest there (or behind
+    a proxy nobody configured) could be any address to the pages' limits."""
+    from shutbox_hw.web.app import TOKEN_TRIES
+    box.play(1)
+    token = tmp_path / "token"
+    token.write_text("a-token-of-twenty-chars\n")
+    token.chmod(0o600)
+    config = tmp_path / "web.toml"
+    config.write_text(f'[web]\ntoken_file = "{token}"\n')
+    server = served.web(config)
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    answers = [server.get("/backup", "POST", b"token=guess", {**form, "X-Forwarded-For":
+                                                              f"10.9.{i}.1"},
+                          source="127.0.0.77")[0] for i in range(TOKEN_TRIES + 2)]
+    assert answers == [403] * TOKEN_TRIES + [429, 429]   # one address, whatever it said
+
+
+def test_a_proxy_is_configured_by_its_address(tmp_path):
+    from shutbox_hw.config import load_config
+    from shutbox_hw.errors import UserError
+    good = tmp_path / "good.toml"
+    good.write_text('[web]\nproxies = "127.0.0.1, 192.168.1.0/24"\n')
+    assert load_config(good).web.proxy_list == ["127.0.0.1", "192.168.1.0/24"]
+    assert load_config().web.proxy_list == []
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[web]\nproxies = "*"\n')
+    with pytest.raises(UserError, match="proxies"):
+        load_config(bad)
