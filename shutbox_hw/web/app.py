@@ -251,8 +251,23 @@ class Site:
 
 
 def _csv(name: str, chunks: Iterator[str]) -> Response:
-    return StreamingResponse(chunks, media_type="text/csv; charset=utf-8",
+    return StreamingResponse(_closing(chunks), media_type="text/csv; charset=utf-8",
                              headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def _closing(chunks: Iterator[str]) -> AsyncIterator[str]:
+    """An export's chunks, each read in a worker thread; the export closed (its read
+    transaction ended) the moment the answer ends, sent or dropped (a client gone, or
+    one that stopped reading: web/protocol.py SEND_TIMEOUT_S), not whenever the
+    garbage collector comes."""
+    try:
+        while (chunk := await anyio.to_thread.run_sync(next, chunks, None)) is not None:
+            yield chunk
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(close)
 
 
 def _snapshot_answer(snapshot: Snapshot) -> Response:

@@ -19,6 +19,11 @@ other client a 503 for good. Here:
   from many addresses makes room for every new TV and phone, and a TV following
   the event stream (its head long sent) is never the one dropped. Only when every
   connection is an answer under way is the new one refused;
+- every answer is sent within :data:`SEND_TIMEOUT_S` of the client last taking
+  some of it: a client that stops reading (an export started and left, a TV
+  gone to sleep) has its connection aborted then, so an export's read
+  transaction ends (the record's WAL can be checkpointed again) and its slot
+  is free;
 - the peers of ``[web] proxies`` are not limited per address (every client
   behind the proxy comes from its address: the pages' own limits count the
   forwarded one).
@@ -30,16 +35,20 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .guard import SECURITY_HEADERS
 
+log = logging.getLogger("shutbox_hw.web")
+
 HEADER_TIMEOUT_S = 10.0   # a request's head, in full
 PER_CLIENT = 12           # connections one address may hold (a browser opens 6 at most)
 MAX_CONNECTIONS = 256     # open sockets of all clients
 LINGER_S = 1.0            # a refused connection is closed this long after its answer
+SEND_TIMEOUT_S = 30.0     # an answer the client takes nothing of for this long is dropped
 
 
 def raw_answer(status: int, reason: str, text: str) -> bytes:
@@ -91,7 +100,31 @@ class GuardedH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._unstall()
         super().connection_lost(exc)
+
+    _stalled: asyncio.TimerHandle | None = None
+
+    def pause_writing(self) -> None:
+        """The client takes nothing more for now: it has :data:`SEND_TIMEOUT_S` to."""
+        super().pause_writing()
+        self._unstall()
+        self._stalled = self.loop.call_later(SEND_TIMEOUT_S, self._stalled_out)
+
+    def resume_writing(self) -> None:
+        self._unstall()
+        super().resume_writing()
+
+    def _unstall(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    def _stalled_out(self) -> None:
+        self._stalled = None
+        log.info("a client (%s) took nothing of its answer for %g s: dropped",
+                 _peer(self) or "?", SEND_TIMEOUT_S)
+        self.transport.abort()      # connection_lost: the answer's task sees the disconnect
 
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to a request h11 cannot parse, with the security headers."""
