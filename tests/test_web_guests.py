@@ -161,3 +161,25 @@ def test_an_export_left_unread_is_dropped_and_its_read_transaction_ends(tmp_path
         reader.close()
         writer.close()
         server.stop()
+
+
+def test_a_weak_or_readable_token_leaves_the_backup_off_and_says_why(box, served,  # noqa: F811
+                                                                      tmp_path):
+    """At start, as check-config: the pages serve on, the backup waits for a good token."""
+    box.play(1)
+    token = tmp_path / "token"
+    config = tmp_path / "web.toml"
+    config.write_text(f'[web]\ntoken_file = "{token}"\n')
+    for text, mode, words in (("x", 0o600, "at least 16"),
+                              ("a-token-of-twenty-chars", 0o644, "read by everyone")):
+        token.write_text(text + "\n")
+        token.chmod(mode)
+        server = served.web(config)
+        status, _, body = server.get("/backup", "POST", f"token={text}".encode(),
+                                     {"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 404 and b"off" in body
+        assert server.get("/live.json")[0] == 200
+        served.servers.remove(server)
+        log = server.stop()
+        assert words in log, log
+        assert len(text) == 1 or text not in log          # the token is never written out

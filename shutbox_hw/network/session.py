@@ -56,7 +56,7 @@ def guarded_client(client_class: type) -> type:
     150 MB buffer before a byte of it arrives. Any read longer than the limit is such
     a rest: refused there, as a lost connection (paho's own path for a socket error),
     and :attr:`too_big` keeps the length for the journal."""
-    class Guarded(client_class):  # type: ignore[misc, valid-type]
+    class Guarded(client_class):  # type: ignore[misc]
         too_big: int | None = None
 
         def _sock_recv(self, bufsize: int) -> bytes:
@@ -123,7 +123,7 @@ class Session:
             if pub.v5:
                 from paho.mqtt.packettypes import PacketTypes
                 from paho.mqtt.properties import Properties
-                limits = Properties(PacketTypes.CONNECT)
+                limits = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
                 limits.MaximumPacketSize = MAX_INCOMING   # a broker sends nothing larger
                 client.connect(pub.broker.host, pub.broker.port, keepalive=KEEPALIVE_S,
                                clean_start=True, properties=limits)
