@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -68,7 +69,10 @@ BUSY = raw_answer(503, "Service Unavailable",
 
 
 class GuardedH11(H11Protocol):
-    _deadline: asyncio.TimerHandle | None = None
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
     _refused = False
     _since = 0.0          # waiting for a request's head since (the loop's time)
 
@@ -91,7 +95,7 @@ class GuardedH11(H11Protocol):
         super().data_received(data)
         if self._waiting_for_head():
             return
-        self._disarm()      # the head is in: the page answers it (or a body arrives)
+        self._timer("head", None)      # the head is in: the page answers it (or a body arrives)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -99,29 +103,31 @@ class GuardedH11(H11Protocol):
             self._arm()     # the next request on this connection has the same time
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        self._unstall()
+        self._timer("head", None)
+        self._timer("send", None)
         super().connection_lost(exc)
-
-    _stalled: asyncio.TimerHandle | None = None
 
     def pause_writing(self) -> None:
         """The client takes nothing more for now: it has :data:`SEND_TIMEOUT_S` to."""
         super().pause_writing()
-        self._unstall()
-        self._stalled = self.loop.call_later(SEND_TIMEOUT_S, self._stalled_out)
+        self._timer("send", SEND_TIMEOUT_S, self._stalled_out)
 
     def resume_writing(self) -> None:
-        self._unstall()
+        self._timer("send", None)
         super().resume_writing()
 
-    def _unstall(self) -> None:
-        if self._stalled is not None:
-            self._stalled.cancel()
-            self._stalled = None
+    def _timer(self, kind: str, delay: float | None,
+               callback: Callable[[], None] | None = None) -> None:
+        """The connection's timer of ``kind`` ("head": its request's head must arrive;
+        "send": its client must take some of the answer) started anew, or with
+        ``delay`` None stopped."""
+        old = self._timers.pop(kind, None)
+        if old is not None:
+            old.cancel()
+        if delay is not None and callback is not None:
+            self._timers[kind] = self.loop.call_later(delay, callback)
 
     def _stalled_out(self) -> None:
-        self._stalled = None
         log.info("a client (%s) took nothing of its answer for %g s: dropped",
                  _peer(self) or "?", SEND_TIMEOUT_S)
         self.transport.abort()      # connection_lost: the answer's task sees the disconnect
@@ -134,17 +140,10 @@ class GuardedH11(H11Protocol):
         return self.cycle is None or bool(self.cycle.response_complete)
 
     def _arm(self) -> None:
-        self._disarm()
         self._since = self.loop.time()
-        self._deadline = self.loop.call_later(HEADER_TIMEOUT_S, self._too_slow)
-
-    def _disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        self._timer("head", HEADER_TIMEOUT_S, self._too_slow)
 
     def _too_slow(self) -> None:
-        self._deadline = None
         if self._waiting_for_head():
             self._refuse(TOO_SLOW)
 
@@ -154,7 +153,7 @@ class GuardedH11(H11Protocol):
         if self.transport.is_closing() or self._refused:
             return
         self._refused = True
-        self._disarm()
+        self._timer("head", None)
         self.connections.discard(self)    # no longer counted: its slot is free at once
         self.transport.write(answer)
         if self.transport.can_write_eof():
