@@ -183,3 +183,24 @@ def test_a_weak_or_readable_token_leaves_the_backup_off_and_says_why(box, served
         log = server.stop()
         assert words in log, log
         assert len(text) == 1 or text not in log          # the token is never written out
+
+
+def test_a_failure_before_any_page_is_a_500_with_the_security_headers(box, monkeypatch):  # noqa: F811
+    """uvicorn's own 500 (the app failed before it answered) carries none of the pages'
+    headers: ours does, and says where the details are."""
+    from web_server import InProcessServer
+
+    import shutbox_hw.web.language as language
+
+    async def broken(self) -> str:
+        raise RuntimeError("the language could not be chosen")
+    box.play(1)
+    server = InProcessServer(box.runner.db_path)
+    monkeypatch.setattr(language.BoxLanguage, "__call__", broken)
+    try:
+        status, headers, body = server.get("/live.json")
+        assert status == 500 and b"journal" in body and body.count(b"\n") == 1
+        assert headers["x-frame-options"] == "DENY" and "content-security-policy" in headers
+        assert server.get("/health", headers={"Accept-Language": "de"})[0] == 500
+    finally:
+        server.stop()

@@ -348,7 +348,9 @@ class Web:
     def __init__(self, site: Site, names: frozenset[str],
                  language: Callable[[], Awaitable[str]], join: Join | None = None) -> None:
         self.site = site
-        self.app = speaking_pages(secure(_starlette(site, join), names), language)
+        # the refusals and the security headers outermost: whatever fails inside,
+        # choosing the language included, is answered with them
+        self.app = secure(speaking_pages(_starlette(site, join), language), names)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)

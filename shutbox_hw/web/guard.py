@@ -15,6 +15,7 @@ given with ``--host``.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 from collections.abc import Iterable
 from typing import Any
@@ -31,6 +32,7 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 ]
+log = logging.getLogger("shutbox_hw.web")
 # what a home router or mDNS appends to a host name
 LOCAL_SUFFIXES = ("", ".local", ".lan", ".home", ".home.arpa", ".internal", ".localdomain",
                   ".fritz.box")
@@ -101,26 +103,41 @@ def _refusal(scope: dict[str, Any], names: frozenset[str]) -> Response | None:
     return None
 
 
-def with_security_headers(send: Any) -> Any:
-    async def send_with_headers(message: dict[str, Any]) -> None:
+class _Headed:
+    """The ASGI send of one answer, adding the security headers (and noting whether
+    the answer has started)."""
+
+    def __init__(self, send: Any) -> None:
+        self.send, self.started = send, False
+
+    async def __call__(self, message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
+            self.started = True
             names = {k.lower() for k, _ in message.get("headers", [])}
             message["headers"] = list(message.get("headers", [])) + [
                 (k, v) for k, v in SECURITY_HEADERS if k not in names]
-        await send(message)
-    return send_with_headers
+        await self.send(message)
 
 
 def secure(app: Any, names: frozenset[str]) -> Any:
-    """``app`` behind the refusals above, every answer with the security headers."""
+    """``app`` behind the refusals above, every answer with the security headers; a
+    failure before the answer started is our one-line 500 (uvicorn's own has none of
+    the headers), the traceback in the journal."""
     async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        send = with_security_headers(send)
+        headed = _Headed(send)
         refused = _refusal(scope, names)
         if refused is not None:
-            await refused(scope, receive, send)
+            await refused(scope, receive, headed)
             return
-        await app(scope, receive, send)
+        try:
+            await app(scope, receive, headed)
+        except Exception:
+            if headed.started:
+                raise               # uvicorn closes the connection: the answer is cut short
+            log.exception("%s %s failed", scope.get("method"), scope.get("path"))
+            await line(500, "internal error (the box's journal has the details)")(
+                scope, receive, headed)
     return wrapped
