@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import Any
 
 from starlette.responses import PlainTextResponse, Response
@@ -110,7 +110,7 @@ class _Headed:
     def __init__(self, send: Any) -> None:
         self.send, self.started = send, False
 
-    async def __call__(self, message: dict[str, Any]) -> None:
+    async def __call__(self, message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             self.started = True
             names = {k.lower() for k, _ in message.get("headers", [])}
