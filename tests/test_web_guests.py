@@ -204,3 +204,29 @@ def test_a_failure_before_any_page_is_a_500_with_the_security_headers(box, monke
         assert server.get("/health", headers={"Accept-Language": "de"})[0] == 500
     finally:
         server.stop()
+
+
+def test_behind_a_configured_proxy_the_forwarded_address_is_the_one_counted(box, served,  # noqa: F811
+                                                                             tmp_path):
+    """``[web] proxies``: the proxy's own address is spared the per-address connection
+    limit (every guest comes through it), the pages' limits count the forwarded one."""
+    from shutbox_hw.web.app import TOKEN_TRIES
+    box.play(1)
+    token = tmp_path / "token"
+    token.write_text("a-token-of-twenty-chars\n")
+    token.chmod(0o600)
+    config = tmp_path / "web.toml"
+    config.write_text(f'[web]\ntoken_file = "{token}"\nproxies = "127.0.0.88"\n')
+    server = served.web(config)
+    held = [served.socket_from("127.0.0.88", server.port) for _ in range(PER_CLIENT + 4)]
+    assert server.get("/health", source="127.0.0.88")[0] == 200     # not refused at once
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+
+    def backup(token_text: str, guest: str) -> int:
+        return server.get("/backup", "POST", f"token={token_text}".encode(),
+                          {**form, "X-Forwarded-For": guest}, source="127.0.0.88")[0]
+    assert [backup("guess", "192.168.1.31") for _ in range(TOKEN_TRIES + 1)] == \
+        [403] * TOKEN_TRIES + [429]
+    assert backup("a-token-of-twenty-chars", "192.168.1.32") == 200   # another guest
+    for sock in held:
+        sock.close()
