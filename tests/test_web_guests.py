@@ -15,6 +15,7 @@ from loopback import wait_for
 from test_web_stays_up import Served, _answer, _fresh, box  # noqa: F401  (the fixtures)
 from web_server import Stream
 
+from shutbox_hw.web.app import TOKEN_TRIES
 from shutbox_hw.web.protocol import MAX_CONNECTIONS, PER_CLIENT
 
 
@@ -86,18 +87,25 @@ def test_a_full_server_drops_the_oldest_half_sent_head_for_a_new_tv(box, served)
                in a for a in answers)
 
 
+TOKEN = "a-token-of-twenty-chars"
+
+
+def _with_backup(served: Served, folder, extra: str = ""):
+    """A web process with the backup on (and ``extra`` in its [web] table)."""
+    token = folder / "token"
+    token.write_text(TOKEN + "\n")
+    token.chmod(0o600)
+    config = folder / "web.toml"
+    config.write_text(f'[web]\ntoken_file = "{token}"\n{extra}')
+    return served.web(config)
+
+
 def test_forwarded_headers_are_believed_from_nobody_without_a_proxy(box, served,  # noqa: F811
                                                                    tmp_path):
     """uvicorn would believe X-Forwarded-For from the loopback: a guest there (or behind
     a proxy nobody configured) could be any address to the pages' limits."""
-    from shutbox_hw.web.app import TOKEN_TRIES
     box.play(1)
-    token = tmp_path / "token"
-    token.write_text("a-token-of-twenty-chars\n")
-    token.chmod(0o600)
-    config = tmp_path / "web.toml"
-    config.write_text(f'[web]\ntoken_file = "{token}"\n')
-    server = served.web(config)
+    server = _with_backup(served, tmp_path)
     form = {"Content-Type": "application/x-www-form-urlencoded"}
     answers = [server.get("/backup", "POST", b"token=guess", {**form, "X-Forwarded-For":
                                                               f"10.9.{i}.1"},
@@ -171,7 +179,7 @@ def test_a_weak_or_readable_token_leaves_the_backup_off_and_says_why(box, served
     config = tmp_path / "web.toml"
     config.write_text(f'[web]\ntoken_file = "{token}"\n')
     for text, mode, words in (("x", 0o600, "at least 16"),
-                              ("a-token-of-twenty-chars", 0o644, "read by everyone")):
+                              (TOKEN, 0o644, "read by everyone")):
         token.write_text(text + "\n")
         token.chmod(mode)
         server = served.web(config)
@@ -210,14 +218,8 @@ def test_behind_a_configured_proxy_the_forwarded_address_is_the_one_counted(box,
                                                                              tmp_path):
     """``[web] proxies``: the proxy's own address is spared the per-address connection
     limit (every guest comes through it), the pages' limits count the forwarded one."""
-    from shutbox_hw.web.app import TOKEN_TRIES
     box.play(1)
-    token = tmp_path / "token"
-    token.write_text("a-token-of-twenty-chars\n")
-    token.chmod(0o600)
-    config = tmp_path / "web.toml"
-    config.write_text(f'[web]\ntoken_file = "{token}"\nproxies = "127.0.0.88"\n')
-    server = served.web(config)
+    server = _with_backup(served, tmp_path, 'proxies = "127.0.0.88"\n')
     held = [served.socket_from("127.0.0.88", server.port) for _ in range(PER_CLIENT + 4)]
     assert server.get("/health", source="127.0.0.88")[0] == 200     # not refused at once
     form = {"Content-Type": "application/x-www-form-urlencoded"}
@@ -227,6 +229,6 @@ def test_behind_a_configured_proxy_the_forwarded_address_is_the_one_counted(box,
                           {**form, "X-Forwarded-For": guest}, source="127.0.0.88")[0]
     assert [backup("guess", "192.168.1.31") for _ in range(TOKEN_TRIES + 1)] == \
         [403] * TOKEN_TRIES + [429]
-    assert backup("a-token-of-twenty-chars", "192.168.1.32") == 200   # another guest
+    assert backup(TOKEN, "192.168.1.32") == 200   # another guest
     for sock in held:
         sock.close()
