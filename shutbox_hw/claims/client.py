@@ -30,7 +30,10 @@ def ask(path: str, message: dict[str, Any], timeout_s: float = ASK_TIMEOUT_S) ->
         deadline = time.monotonic() + timeout_s
         try:
             _connect(sock, path, deadline)
-            sock.sendall(encode(message))
+            try:
+                sock.sendall(encode(message))
+            except BrokenPipeError:
+                pass    # a busy daemon answers at once and closes: its line is still there
             answer = read_line(sock, timeout_s)
         except (OSError, WireError) as error:
             raise BoxNotAnswering(f"{path}: {error}") from None
