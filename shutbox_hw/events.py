@@ -115,11 +115,13 @@ class Roster:
 @dataclass(frozen=True)
 class SeatClaim:
     """Somebody asks for a seat in the game being set up: ``source`` "phone" (the
-    join page, with the ``code`` it was opened with) or "box"."""
+    join page, with the ``code`` it was opened with, and ``phone``: the address
+    the web heard it from, one seat each a game) or "box"."""
     name: str
     source: Literal["box", "phone"]
     at_ms: int
     code: str | None = None
+    phone: str | None = None
 
 
 @dataclass(frozen=True)

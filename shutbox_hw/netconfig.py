@@ -10,6 +10,7 @@ backup download is off unless ``token_file`` names a file with a token.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -198,6 +199,26 @@ class WebConfig:
     """``[web]``: the pages ``shutbox-hw web`` serves."""
     listen: str = "0.0.0.0:8080"         # where the pages are served
     token_file: str | None = None         # None: the backup download is off
+    proxies: str = ""                     # reverse proxies whose X-Forwarded-For is believed
+
+    @property
+    def proxy_list(self) -> list[str]:
+        """The proxies' addresses and networks ([] none: no forwarded header is believed)."""
+        return parse_proxies(self.proxies)
+
+
+def parse_proxies(text: str) -> list[str]:
+    """``[web] proxies``: addresses or networks, comma-separated ("" none); ValueError."""
+    import ipaddress
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"expected the reverse proxies' addresses such as "
+                             f"\"127.0.0.1\" or \"192.168.1.0/24\", comma-separated, or \"\" "
+                             f"(none), got {item[:60]!r}") from None
+    return items
 
 
 NETWORK = Spec(NetworkConfig, {"mqtt": Parsed(parse_broker), "credentials_file": FilePath(),
@@ -207,7 +228,8 @@ NETWORK = Spec(NetworkConfig, {"mqtt": Parsed(parse_broker), "credentials_file":
                                "outbox_max_days": Integer(1, 3650, "a number of days"),
                                "web_url": Parsed(parse_web_url),
                                "claims_socket": SocketPath()})
-WEB = Spec(WebConfig, {"listen": Parsed(parse_listen), "token_file": FilePath()})
+WEB = Spec(WebConfig, {"listen": Parsed(parse_listen), "token_file": FilePath(),
+                       "proxies": Parsed(parse_proxies)})
 
 
 def parse_network(table: Mapping[str, Any], problems: list[str]) -> NetworkConfig:
@@ -234,6 +256,38 @@ def network_file_problems(network: NetworkConfig) -> list[str]:
     """``check-config``: the secret files of ``[network]`` that are not private."""
     problem = network.credentials_file and private_file_problem(
         network.credentials_file, "[network] credentials_file")
+    return [problem] if problem else []
+
+
+MIN_TOKEN_CHARS = 16    # the backup's token: "openssl rand -hex 16" gives 32
+
+
+def read_token(path: str) -> str:
+    """The backup's token from ``[web] token_file``, checked like the MQTT credentials
+    (only its owner may read the file) and at least :data:`MIN_TOKEN_CHARS` long;
+    ValueError naming the problem, never the token."""
+    problem = private_file_problem(path, f"[web] token_file {path}")
+    if problem:
+        raise ValueError(problem)
+    token = read_secret(path, "token file")
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ValueError(f"the token in {path} has {len(token)} characters, at least "
+                         f"{MIN_TOKEN_CHARS} are needed: openssl rand -hex 16 > {path}")
+    return token
+
+
+def web_file_problems(web: WebConfig) -> list[str]:
+    """``check-config``: the backup's token file readable by others, or too short (the
+    length is checked where this user may read the file: the web's user owns it)."""
+    path = web.token_file
+    if not path:
+        return []
+    problem = private_file_problem(path, f"[web] token_file {path}")
+    if problem is None and os.access(path, os.R_OK):
+        try:
+            read_token(path)
+        except ValueError as error:
+            problem = str(error)
     return [problem] if problem else []
 
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from shutbox_hw.claims.server import ClaimServer
-from shutbox_hw.commands.run import build_real_box, serve
+from shutbox_hw.commands.run import _claims_server, build_real_box, serve
 from shutbox_hw.config import load_config
 from shutbox_hw.daemon import Daemon
 from shutbox_hw.hal.clock import MonotonicClock
@@ -58,8 +58,9 @@ class RunningBox:
         try:
             self.box = build_real_box(self.config, self.clock, "mock", self.waker.wake)
             self.store = Store(self.db)
-            self.server = ClaimServer(self.sock, self.waker.wake, self.clock.now_ms)
-            self.server.start()
+            server = _claims_server(self.config, self.clock, self.waker)   # run's own
+            assert server is not None, "the claims socket did not start"
+            self.server: ClaimServer = server
             self.daemon = Daemon(self.config, self.box, self.store, self.clock,
                                  claims=self.server, on_event=self.events.append)
             self.daemon.start()

@@ -191,3 +191,24 @@ def test_a_game_word_of_the_wrong_kind_is_shown_as_typed(tmp_path, capsys):
     assert err == [f"{path}: [game] dice: true (true/false) is not one of software, module, "
                    "manual",
                    f"{path}: [game] hints: a list is not one of off, on-request, always"]
+
+
+@pytest.mark.parametrize("token, mode, words", [
+    ("s3cret-Token-for-the-backup", 0o644, "can be read by everyone"),
+    ("s3cret-Token-for-the-backup", 0o640, "can be read by its group"),
+    ("x", 0o600, "has 1 characters, at least 16"),
+    ("short-token", 0o600, "at least 16")])
+def test_a_weak_or_readable_backup_token_is_refused(tmp_path, capsys, token, mode, words):
+    """Issue 43: the token file is checked like the MQTT credentials (owner only) and
+    must be long enough; the message names the file, never the token."""
+    secret = tmp_path / "token"
+    secret.write_text(token + "\n")
+    secret.chmod(mode)
+    config = tmp_path / "box.toml"
+    config.write_text(f'[web]\ntoken_file = "{secret}"\n')
+    code, _, err = check(config, capsys)
+    assert code == 2 and len(err) == 1 and words in err[0] and str(secret) in err[0], err
+    assert token not in err[0] or token == "x"
+    secret.write_text("s3cret-Token-for-the-backup\n")
+    secret.chmod(0o600)
+    assert check(config, capsys)[0] == 0

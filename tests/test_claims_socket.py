@@ -110,6 +110,30 @@ def test_a_line_that_is_not_the_protocol_is_answered_not_obeyed(running):
     assert running.daemon.controller.screen().players == ("P1", "P2")
 
 
+def test_deeply_nested_brackets_are_refused_in_words_not_a_traceback(running, caplog):
+    for raw in (b"[" * 2001 + b"\n", b'{"a":' * 400 + b"\n", b"{" * 2047 + b"\n"):
+        peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        peer.settimeout(10)
+        peer.connect(running.sock)
+        try:
+            peer.sendall(raw)
+            answer = peer.recv(1000)
+        finally:
+            peer.close()
+        assert answer.startswith(b'{"ok":false,"reason":"not understood') and b"brackets" in answer
+    assert "Traceback" not in caplog.text and "failed" not in caplog.text
+    assert client.claim(running.sock, "Anna", running.code())["ok"]      # still serving
+
+
+def test_one_phone_address_takes_one_seat_over_the_socket(running):
+    code = running.code()
+    assert client.claim(running.sock, "Anna", code, "192.168.1.31")["seat"] == 0
+    second = client.claim(running.sock, "Bob", code, "192.168.1.31")
+    assert second == {"ok": False, "reason": join.ONE_SEAT}
+    assert client.claim(running.sock, "Bob", code, "192.168.1.32")["seat"] == 1
+    assert running.daemon.controller.screen().players == ("Anna", "Bob")
+
+
 def test_the_web_saying_where_it_runs_puts_the_qr_code_on_the_setup_screen(running):
     assert running.daemon.controller.screen().join is None      # no web heard of yet
     client.say_web(running.sock, WEB)
@@ -119,6 +143,24 @@ def test_the_web_saying_where_it_runs_puts_the_qr_code_on_the_setup_screen(runni
             break
         threading.Event().wait(0.01)
     assert running.daemon.controller.screen().join == f"{WEB}join/{running.code()}"
+
+
+def test_where_web_url_is_set_the_address_said_over_the_socket_is_not_taken(tmp_path,
+                                                                             short_dir):
+    box = RunningBox(tmp_path, short_dir / "claims.sock",
+                     'web_url = "https://scores.example.org/box/"\n')
+    try:
+        assert box.server.fixed_url == "https://scores.example.org/box/"
+        client.say_web(box.sock, "http://evil.example/")       # anyone in the group
+        box.waker.wake()
+        for _ in range(1000):
+            if box.daemon.controller.screen().join is not None:
+                break
+            threading.Event().wait(0.01)
+        assert box.daemon.controller.screen().join == \
+            f"https://scores.example.org/box/join/{box.code()}"
+    finally:
+        box.close()
 
 
 def test_a_daemon_that_is_not_running_is_not_answering(short_dir):

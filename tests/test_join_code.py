@@ -3,7 +3,7 @@ code, while the game is set up, and not too many at once (game/join.py)."""
 
 from __future__ import annotations
 
-from shutbox_hw.events import ButtonPressed, JoinCode, SeatClaim, Tick
+from shutbox_hw.events import ButtonPressed, JoinCode, SeatClaim, ServiceRequested, Tick
 from shutbox_hw.game import join
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.events import SeatClaimed
@@ -73,13 +73,51 @@ def test_more_than_the_limit_within_the_window_wait_a_moment():
         answers.append(c.last_claim)
     assert all(isinstance(a, SeatClaimed) for a in answers[:join.CLAIMS_PER_WINDOW])
     assert answers[join.CLAIMS_PER_WINDOW:] == [join.BUSY] * 3
+    # once the window has passed since the first of them, a claim is looked at again
+    assert phone(c, "Late", "K7M2QD", 1000 + join.CLAIM_WINDOW_MS) == []
+    assert "every seat is taken" in c.last_claim
+
+
+def test_wrong_codes_count_towards_nothing_and_never_keep_the_right_one_out():
+    c = box()
+    for i in range(10 * join.CLAIMS_PER_WINDOW):       # a guest guessing, as fast as it can
+        assert phone(c, f"G{i}", "WRONG1", 1000 + i) == [] and c.last_claim == join.WRONG
+    assert phone(c, "Anna", "K7M2QD", 1100)[0].player == "Anna"
+    assert c.state.join.recent == type(c.state.join.recent)([1100])
+
+
+def test_a_phone_takes_one_seat_a_game_and_a_second_is_refused_in_words():
+    c = box()
+
+    def from_(address: str, name: str, at: int) -> list[object]:
+        effects = c.handle(SeatClaim(name, "phone", at, "K7M2QD", address))
+        return [e.event for e in effects if hasattr(e, "event")]
+    assert from_("192.168.1.31", "Anna", 1000)[0].seat == 0
+    for i, name in enumerate(["Bob", "Cleo", "Dan"]):
+        assert from_("192.168.1.31", name, 1100 + i) == [] and c.last_claim == join.ONE_SEAT
+    assert c.screen().players == ("Anna", "P2") and c.shown.flash == ""
+    assert from_("192.168.1.32", "Bob", 1200)[0].seat == 1      # another phone: its own seat
+    assert c.handle(SeatClaim("Cleo", "box", 1300))             # the box seats anyone
+    # Anna gets up on the box: her phone may seat someone (her) again
+    from shutbox_hw.game import setup
+    setup.leave_seat(c.state, "Anna", "box")
+    assert from_("192.168.1.31", "Ann", 1400)[0].player == "Ann"
+
+
+def test_a_phone_s_claim_during_a_game_is_refused_without_a_flash_whatever_its_code():
+    c = box()
+    phone(c, "Anna", "K7M2QD", 1000)
+    c.handle(ButtonPressed("roll", False, 2000))      # the game starts
+    for code in ("K7M2QD", "WRONG1", None):
+        c.shown.flash = ""
+        assert phone(c, "Bob", code, 3000) == []
+        assert c.last_claim == (join.UNDER_WAY if code == "K7M2QD" else join.WRONG)
+        assert c.shown.flash == ""
     c2 = box()
-    for _ in range(join.CLAIMS_PER_WINDOW):
-        phone(c2, "Anna", "WRONG1", 1000)            # refused ones count as well
-    assert phone(c2, "Anna", "K7M2QD", 1000 + join.CLAIM_WINDOW_MS - 1) == []
-    assert c2.last_claim == join.BUSY
-    # once the window has passed since the first of them, a claim goes through
-    assert phone(c2, "Anna", "K7M2QD", 1000 + join.CLAIM_WINDOW_MS)[0].player == "Anna"
+    c2.handle(ServiceRequested(500))                   # the operator's menu: not set up
+    assert c2.phase == "service"
+    assert phone(c2, "Bob", "K7M2QD", 600) == [] and c2.last_claim == join.UNDER_WAY
+    assert c2.shown.flash == ""
 
 
 def test_the_setup_screen_and_the_tv_carry_the_join_page_until_the_code_expires():

@@ -123,10 +123,16 @@ def test_scan_the_box_claim_a_seat_in_the_browser_and_the_box_shows_it(pub, brow
     assert {"event": "seat_claimed", "seat": 0, "player": "Zoë", "source": "phone",
             "players": ["Zoë", "P2"]} in pub.box.events
     assert pub.box.daemon.controller.screen().players == ("Zoë", "P2")
-    # a friend picks a name of the roster with its button
+    # the same phone picks a second name: one seat a phone, said in words
     browser.get(from_tv)
     browser.find_element("css selector", "button.name[value='Anna']").click()
-    assert wait_for(lambda: heading(browser) == "Anna: seat 2", 10), heading(browser)
+    assert wait_for(lambda: heading(browser) == "No seat", 10), heading(browser)
+    assert "own phone" in browser.find_element("css selector", ".reason").text
+    assert pub.box.daemon.controller.screen().players == ("Zoë", "P2")
+    # a friend's phone (another address) picks a name of the roster with its button
+    status, _, body = pub.web.get(f"/join/{code}", "POST", b"pick=Anna", FORM,
+                                  source="127.0.0.2")
+    assert status == 200 and "Anna: seat 2" in body.decode()
     assert pub.box.daemon.controller.screen().players == ("Zoë", "Anna")
     # and the QR code still reads as the page after the seats were taken
     assert oled_qr(pub) == from_oled
@@ -174,6 +180,23 @@ def test_a_crowd_of_claims_from_one_address_is_bounded_and_each_gets_an_answer(p
     seated = pub.box.daemon.controller.screen().players
     assert sum(not p.startswith("P") or p.startswith("Player") for p in seated) == \
         statuses.count(200)
+
+
+def test_a_claim_from_another_site_s_page_is_refused(pub):
+    code = pub.code()
+    host = f"127.0.0.1:{pub.web.port}"
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"},
+                    {"Origin": f"http://{host}.evil.example"},
+                    {"Origin": f"http://{host}", "Sec-Fetch-Site": "cross-site"},
+                    {"Origin": "null", "Sec-Fetch-Site": "same-site"}):
+        status, _, page = pub.web.get(f"/join/{code}", "POST", b"name=Anna",
+                                      {**FORM, **headers})
+        assert status == 403 and b"another site" in page, headers
+    assert pub.box.daemon.controller.screen().players == ("P1", "P2")
+    status, _, page = pub.web.get(f"/join/{code}", "POST", b"name=Anna",
+                                  {**FORM, "Origin": f"http://{host}",
+                                   "Sec-Fetch-Site": "same-origin"})
+    assert status == 200 and b"Anna: seat 1" in page
 
 
 def test_a_claim_while_the_box_is_offline_says_it_is_not_answering(pub):

@@ -18,6 +18,31 @@ def test_names_are_the_same_player_whatever_their_case_and_accents(a, b):
     assert name_key(a) == name_key(b)
 
 
+def test_compatibility_forms_fold_before_case_as_unicode_says():
+    # independent: the key of the plain spelling, typed by hand
+    assert name_key("\U0001d400nna") == name_key("Anna") == "anna"     # a bold mathematical A
+    assert name_key("\uff21\uff4e\uff4e\uff41") == "anna"              # full-width letters
+    assert name_key("\u2160") == name_key("I")                          # Roman numeral one
+    assert tidy("\U0001d400nna") == "Anna"                              # shown as it is read
+
+
+@pytest.mark.parametrize("name, words", [
+    ("\u0410nna", "one alphabet"),         # a Cyrillic A, then Latin: looks like Anna
+    ("Ann\u03b1", "one alphabet"),         # a Greek alpha at the end
+    ("\u3164", "invisible"), ("Anna\u3164", "invisible"), ("\u115fBob", "invisible"),
+    ("Bo\u2800b", "invisible"), ("Bob\ufe0f", "invisible"), ("\ue000Bob", "invisible"),
+    ("An\u200bna", "control"), ("An\u2060na", "control"),
+    ("Ze" + "\u0301" * 15, "at most 2 accents"), ("Zo\u0308\u0301\u0300e", "at most 2")])
+def test_look_alike_and_invisible_names_are_refused(name, words):
+    assert words in (name_problem(name) or "")
+
+
+@pytest.mark.parametrize("name", ["Борис", "Ελένη", "山田太郎", "Ken太郎", "김민준", "Nguyễn",
+                                  "Zoë Ødegård", "O'Brien", "Anna-Lena", "🍺 Bob", "Łukasz"])
+def test_names_of_one_script_or_a_language_s_mix_are_taken(name):
+    assert name_problem(name) is None
+
+
 def test_different_names_stay_different():
     assert len({name_key(n) for n in ["Anna", "Anne", "Ann", "Zoe", "Zoë O", "Bob"]}) == 6
 

@@ -112,6 +112,26 @@ def test_documentation_names_what_the_installer_puts_there(unit, installed):
         assert (installed.root / uri[len("file:///"):]).is_file(), uri
 
 
+def _megabytes(value: str) -> float:
+    number, unit = float(value[:-1]), value[-1].upper()
+    return number * {"K": 1 / 1024, "M": 1, "G": 1024}[unit]
+
+
+def test_nothing_can_swell_the_box_past_its_bounds(unit):
+    """Issue 43: MemoryMax= and the other resource bounds, as on the web's unit: far
+    above the box's own budget (benchmarks/run.py, rss_mb), far below a Pi's 512 MB."""
+    bench = (UNIT.parent.parent / "benchmarks" / "run.py").read_text()
+    budget = int(re.search(r'"rss_mb": \((\d+),', bench).group(1))
+    high, most = (_megabytes(last(unit, "Service", k)) for k in ("MemoryHigh", "MemoryMax"))
+    assert 2 * budget < high < most <= 256
+    assert last(unit, "Service", "MemorySwapMax") == "0"
+    assert 16 + 8 <= int(last(unit, "Service", "TasksMax")) <= 256   # the claims' 16 peers
+    assert last(unit, "Service", "CPUQuota") == "100%"
+    web = parse((UNIT.parent / "shutbox-hw-web.service").read_text())
+    assert _megabytes(last(web, "Service", "MemoryMax")) <= 256
+    assert last(web, "Service", "TasksMax") and last(web, "Service", "CPUQuota")
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
 def test_systemd_knows_every_key():
     # systemd ignores a key it does not know with a warning (RestartSteps= is

@@ -204,6 +204,40 @@ def test_backup_needs_the_token_and_is_a_consistent_copy(played, web, tmp_path):
     assert status == 200 and body2[:16] == b"SQLite format 3\x00"
 
 
+def test_wrong_tokens_are_throttled_per_address(played, web):
+    """Issue 43: a guest guessing the token gets TOKEN_TRIES tries, then waits; the
+    right token from that address waits too, another address is served."""
+    from shutbox_hw.web.app import TOKEN_TRIES
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    for i in range(TOKEN_TRIES):
+        assert web.get("/backup", "POST", f"token=guess{i}".encode(), form,
+                       source="127.0.0.3")[0] == 403
+    status, headers, body = web.get("/backup", "POST", f"token={TOKEN}".encode(), form,
+                                    source="127.0.0.3")
+    assert status == 429 and b"wrong tokens from this address" in body
+    assert headers["x-frame-options"] == "DENY"
+    assert web.get("/backup", headers={"Authorization": "Bearer x"}, method="POST",
+                   source="127.0.0.3")[0] == 429
+    assert web.get("/backup", "POST", f"token={TOKEN}".encode(), form,
+                   source="127.0.0.4")[0] == 200
+
+
+def test_the_address_limit_forgets_what_has_passed_and_stays_bounded():
+    from shutbox_hw.web.limits import AddressLimit
+    now = [0.0]
+    limit = AddressLimit(3, 60.0, lambda: now[0], max_addresses=100)
+    assert [limit.allow("10.0.0.1") for _ in range(4)] == [True, True, True, False]
+    for i in range(99):                         # 99 others within the window: all kept
+        limit.allow(f"10.0.1.{i}")
+    assert limit.full("10.0.0.1") and len(limit.tries) == 100
+    for i in range(1000):                       # a flood of new addresses: bounded
+        limit.allow(f"fd00::{i:x}")
+    assert len(limit.tries) <= 100
+    now[0] = 61.0                               # the window has passed: forgotten
+    assert limit.allow("10.0.0.1") and len(limit.tries) == 1
+    assert sum(len(t) for t in limit.tries.values()) == 1
+
+
 def test_backup_is_off_without_a_token(played):
     server = WebServer(played)
     try:

@@ -345,6 +345,16 @@ def test_the_box_answers_to_its_own_names_and_addresses(box, served, host):
     assert served.web().get("/live.json", headers={"Host": host})[0] == 200
 
 
+@pytest.mark.parametrize("host", ["[::1].evil.example", "[::1]:8080.evil.example",
+                                  "[::1]evil.example", "127.0.0.1:8080:80", "[evil.example]",
+                                  "127.0.0.1:80x", "::1", "evil.example/127.0.0.1"])
+def test_a_host_that_does_not_parse_strictly_is_refused(box, served, host):
+    """Issue 43: ``[::1].evil.example`` is a name of another site, not the loopback."""
+    status, headers, body = served.web().get("/live.json", headers={"Host": host})
+    assert status == 421 and body.count(b"\n") == 1, body
+    assert headers["x-frame-options"] == "DENY"
+
+
 def test_a_foreign_host_name_is_refused_against_dns_rebinding(box, served):
     box.play(1)
     server = served.web()

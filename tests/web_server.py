@@ -47,9 +47,11 @@ class Client:
         return f"http://127.0.0.1:{self.port}"
 
     def get(self, path: str, method: str = "GET", body: bytes | None = None,
-            headers: dict[str, str] | None = None, timeout: float = 10
-            ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+            headers: dict[str, str] | None = None, timeout: float = 10,
+            source: str | None = None) -> tuple[int, dict[str, str], bytes]:
+        """``source``: the loopback address to send from (127.0.0.x: another phone)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                          source_address=(source, 0) if source else None)
         try:
             conn.request(method, path, body=body, headers=headers or {})
             response = conn.getresponse()

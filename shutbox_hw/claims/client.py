@@ -30,7 +30,10 @@ def ask(path: str, message: dict[str, Any], timeout_s: float = ASK_TIMEOUT_S) ->
         deadline = time.monotonic() + timeout_s
         try:
             _connect(sock, path, deadline)
-            sock.sendall(encode(message))
+            try:
+                sock.sendall(encode(message))
+            except BrokenPipeError:
+                pass    # a busy daemon answers at once and closes: its line is still there
             answer = read_line(sock, timeout_s)
         except (OSError, WireError) as error:
             raise BoxNotAnswering(f"{path}: {error}") from None
@@ -54,8 +57,13 @@ def _connect(sock: socket.socket, path: str, deadline: float) -> None:
             time.sleep(0.02)
 
 
-def claim(path: str, name: str, code: str) -> dict[str, Any]:
-    return ask(path, {"claim": {"name": name, "code": code}})
+def claim(path: str, name: str, code: str, phone: str | None = None) -> dict[str, Any]:
+    """A seat for ``name`` with ``code``; ``phone``: the address the claim came from
+    (one seat a phone a game)."""
+    message = {"name": name, "code": code}
+    if phone is not None:
+        message["phone"] = phone
+    return ask(path, {"claim": message})
 
 
 def say_web(path: str, url: str) -> None:

@@ -62,7 +62,7 @@ class Desk:
                 events.append(JoinCode(code.code, code.until_ms, now,
                                        url_base and join_url(url_base, code.code)))
         pending = self.server.take()
-        events += [SeatClaim(p.name, "phone", now, p.code) for p in pending]
+        events += [SeatClaim(p.name, "phone", now, p.code, p.phone) for p in pending]
         return events, pending
 
     def schedule(self, controller: Controller) -> None:

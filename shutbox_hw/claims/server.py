@@ -14,7 +14,10 @@ What keeps it up for months: a socket file left by a crash is found dead and
 replaced (one a live process answers on is left alone and said); a peer that
 never sends its line is dropped after :data:`~.wire.READ_TIMEOUT_S`; at most
 :data:`MAX_PEERS` peers are served at once, the rest are told at once that the
-box is busy; nothing a peer sends reaches the loop but a name and a code.
+box is busy; nothing a peer sends reaches the loop but a name, a code and the phone's
+address; where ``[network] web_url`` is set, the address the web says is not
+taken (the QR codes point at the configured one); a line is parsed only when it
+is short and shallow (:mod:`.wire`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ ANSWER_TIMEOUT_S = 3.0    # how long a peer's thread waits for the loop's answer
 ACCEPT_PAUSE_S = 0.5      # after a failed accept (no descriptors left), before the next
 TAKEN_WAIT_S = 1.0        # ... and once more when the loop took it just then
 MAX_URL = 200
+MAX_PHONE = 64           # an IPv6 address and its zone at most
 SOCKET_MODE = 0o660
 BUSY = "the box is busy: try again in a moment"
 NOT_ANSWERING = "the box is not answering"
@@ -56,6 +60,7 @@ class Pending:
     """A claim waiting for the loop: ``answer`` is set once, by the loop."""
     name: str
     code: str
+    phone: str | None = None      # the address the web heard the claim from
     done: threading.Event = field(default_factory=threading.Event)
     answer: dict[str, Any] | None = None
     state: str = "waiting"       # waiting, taken (by the loop), dropped (the peer gave up)
@@ -70,8 +75,9 @@ class ClaimServer(Closable):
     :meth:`take` at each step and :meth:`web_url` when it makes a join code."""
 
     def __init__(self, path: str, wake: Callable[[], None],
-                 clock_ms: Callable[[], int]) -> None:
+                 clock_ms: Callable[[], int], web_url: str | None = None) -> None:
         self.path = path
+        self.fixed_url = web_url or None   # [network] web_url: the address, whatever is said
         self._wake = wake
         self._clock_ms = clock_ms
         self._lock = threading.Lock()
@@ -100,10 +106,14 @@ class ClaimServer(Closable):
         return taken
 
     def web_url(self, now_ms: int, fresh_ms: int) -> str | None:
-        """The web pages' address, if they said so within the last ``fresh_ms``."""
+        """The web pages' address, if they said they run within the last ``fresh_ms``:
+        ``[network] web_url`` where it is set (what came over the socket only says that
+        the web runs), else the address they said."""
         with self._lock:
             web = self._web
-        return web[0] if web is not None and now_ms - web[1] < fresh_ms else None
+        if web is None or now_ms - web[1] >= fresh_ms:
+            return None
+        return self.fixed_url or web[0]
 
     def _close(self) -> None:
         self._stop_w.send(b"x")
@@ -175,10 +185,13 @@ class ClaimServer(Closable):
             return {"ok": True}
         if not isinstance(claim, dict):
             return refused('not understood: expected {"claim": ...} or {"web": ...}')
-        name, code = claim.get("name"), claim.get("code")
+        name, code, phone = claim.get("name"), claim.get("code"), claim.get("phone")
         if not isinstance(name, str) or not isinstance(code, str):
             return refused("not understood: a claim has a name and a code, both text")
-        pending = Pending(name, code)
+        if phone is not None and not (isinstance(phone, str) and len(phone) <= MAX_PHONE
+                                      and phone.isprintable()):
+            return refused("not understood: the phone's address")
+        pending = Pending(name, code, phone)
         with self._lock:
             self._inbox.append(pending)
         self._wake()

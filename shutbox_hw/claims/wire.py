@@ -1,10 +1,13 @@
 """The claims socket's protocol: one JSON object on one line in, one line out.
 
-In: ``{"claim": {"name": "Anna", "code": "K7M2QD"}}`` (a seat for the game being
-set up) or ``{"web": {"url": "http://192.168.1.20:8080/"}}`` (the web pages are
-running at that address: the QR codes point there). Out: ``{"ok": true, "seat": 0,
+In: ``{"claim": {"name": "Anna", "code": "K7M2QD", "phone": "192.168.1.31"}}`` (a
+seat for the game being set up; ``phone``, optional: the address the web heard
+it from, one seat each a game) or ``{"web": {"url": "http://192.168.1.20:8080/"}}``
+(the web pages are running at that address: the QR codes point there).
+Out: ``{"ok": true, "seat": 0,
 "player": "Anna", "players": ["Anna", "P2"]}`` or ``{"ok": false, "reason": "..."}``,
-the reason a sentence for the phone. A line is at most :data:`MAX_LINE` bytes.
+the reason a sentence for the phone. A line is at most :data:`MAX_LINE` bytes and
+:data:`MAX_BRACKETS` brackets (never parsed past that: no recursion).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 from typing import Any
 
 MAX_LINE = 2048      # a claim is a name of 16 characters and a code: a longer line is wrong
+MAX_BRACKETS = 64    # a message nests two deep: more brackets than this are not the protocol
 READ_TIMEOUT_S = 2.0  # a peer that does not send its whole line within this is dropped
 
 
@@ -46,9 +50,11 @@ def read_line(sock: socket.socket, timeout_s: float = READ_TIMEOUT_S) -> dict[st
         if len(data) > MAX_LINE and b"\n" not in data:
             raise WireError(f"a line longer than {MAX_LINE} bytes")
     line = data.split(b"\n", 1)[0]
+    if line.count(b"[") + line.count(b"{") > MAX_BRACKETS:
+        raise WireError(f"more than {MAX_BRACKETS} brackets")   # never parsed: no recursion
     try:
         message = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise WireError("not a JSON line") from None
     if not isinstance(message, dict):
         raise WireError("not a JSON object")

@@ -42,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
         for line in kernel:
             print(one_line(f"{shown_path(path)}: {line}"), file=sys.stderr)
         return 2
-    from ..netconfig import network_file_problems
-    secrets = network_file_problems(config.network)   # readable by others: refused
+    from ..netconfig import network_file_problems, web_file_problems
+    # readable by others, or a token too short: refused
+    secrets = network_file_problems(config.network) + web_file_problems(config.web)
     if secrets:
         for line in secrets:
             print(one_line(f"{shown_path(path)}: {line}"), file=sys.stderr)

@@ -168,7 +168,7 @@ def _claims_server(config: Config, clock: MonotonicClock, waker: Waker
     path = config.network.claims_path
     if path is None:
         return None
-    server = ClaimServer(path, waker.wake, clock.now_ms)
+    server = ClaimServer(path, waker.wake, clock.now_ms, config.network.web_url)
     try:
         server.start()
     except ClaimsUnavailable as error:

@@ -51,7 +51,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import default_db_path, load_config
-    from ..netconfig import parse_listen, read_secret
+    from ..netconfig import parse_listen, read_token
     config = load_config(args.config)
     try:
         import uvicorn  # noqa: F401  (installed? the web extra)
@@ -64,14 +64,15 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_listen(args.listen or config.web.listen)
     except ValueError as error:
         raise UserError(f"--listen: {error}") from None
+    db = Path(args.db) if args.db else (config.db or default_db_path())
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     token = None
     if config.web.token_file:
         try:
-            token = read_secret(config.web.token_file, "token file")
-        except ValueError as error:
-            raise UserError(f"[web] token_file: {error}") from None
-    db = Path(args.db) if args.db else (config.db or default_db_path())
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+            token = read_token(config.web.token_file)
+        except ValueError as error:   # the pages serve on; the backup waits for a good token
+            logging.getLogger("shutbox_hw.web").warning(
+                "[web] token_file: %s (the backup is off until it is fixed)", error)
     from ..web.guard import box_names
     sock = listening_socket(host, port)
     logging.getLogger("shutbox_hw.web").info(
@@ -84,18 +85,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         make_server(make_app(db, token, names=box_names(host, args.host),
                              language=config.box.language, public=config.players.public,
-                             claims_path=claims, join_base=base)).run(sockets=[sock])
+                             claims_path=claims, join_base=base),
+                    config.web.proxy_list).run(sockets=[sock])
     finally:
         if announcer is not None:
             announcer.stop()
     return 0
 
 
-def make_server(app: Any) -> Any:
-    """uvicorn with the guarded protocol (web/protocol.py) and a stop that ends the streams."""
+def make_server(app: Any, proxies: list[str] | None = None) -> Any:
+    """uvicorn with the guarded protocol (web/protocol.py) and a stop that ends the streams.
+    ``proxies``: ``[web] proxies``, the only peers whose X-Forwarded-For is believed (none:
+    uvicorn would otherwise believe any from the loopback)."""
     import uvicorn
 
-    from ..web.protocol import MAX_CONNECTIONS, GuardedH11
+    from ..web.protocol import GuardedH11
 
     class Server(uvicorn.Server):
         loop: asyncio.AbstractEventLoop | None = None
@@ -111,6 +115,7 @@ def make_server(app: Any) -> Any:
 
     return Server(uvicorn.Config(
         app, http=GuardedH11, loop="asyncio", lifespan="off", access_log=False,
-        log_level="warning", server_header=False, limit_concurrency=MAX_CONNECTIONS,
+        log_level="warning", server_header=False, limit_concurrency=None,
+        proxy_headers=bool(proxies), forwarded_allow_ips=proxies or [],
         timeout_keep_alive=KEEP_ALIVE_S, timeout_graceful_shutdown=GRACE_S,
         h11_max_incomplete_event_size=16 * 1024))

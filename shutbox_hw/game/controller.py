@@ -217,20 +217,26 @@ class Controller:
             s.service.roster = names
 
     def _seat_claim(self, claim: SeatClaim) -> list[Effect]:
-        """A name for the next free seat (game/setup.py); a refusal flashes its reason.
-        A phone's claim needs the current join code, within the rate limit (game/join.py:
-        refused there, only the phone hears why); :attr:`last_claim` is the answer
-        (the daemon hands it back to the phone)."""
+        """A name for the next free seat (game/setup.py); a refusal from the box flashes
+        its reason. A phone's claim needs the current join code, within the rate limit,
+        one seat a phone (game/join.py); a phone's refusal is the phone's business and
+        never flashes on the box. :attr:`last_claim` is the answer (the daemon hands
+        it back to the phone)."""
         s = self.state
-        refused = (s.join.refusal(claim, s.now)
-                   if claim.source == "phone" and s.phase == "idle" else None)
-        if refused:
-            self.last_claim = refused
-            return []
+        phone = claim.source == "phone"
+        if phone:
+            refused = s.join.refusal(claim, s.now, s.phase == "idle",
+                                     lambda name: setup.seat_of(s, name) is not None)
+            if refused:
+                self.last_claim = refused
+                return []
         self.last_claim = claimed = setup.claim_seat(s, claim.name, claim.source)
         if isinstance(claimed, setup.Refusal):
-            self.shown.refuse(tr(claimed.box), self.state.now)
+            if not phone:
+                self.shown.refuse(tr(claimed.box), self.state.now)
             return []
+        if phone:
+            s.join.seated(claim, claimed.player)
         return [Emit(claimed)]
 
     def _new_game(self) -> list[Effect]:

@@ -48,7 +48,7 @@ from ..events import InputFault
 from ..netconfig import NetworkConfig
 from ..store.outbox import waiting
 from .health import PART, Health
-from .session import Session
+from .session import MAX_INCOMING, Session
 
 log = logging.getLogger("shutbox_hw.mqtt")
 
@@ -211,7 +211,11 @@ class Publisher:
                         session.serve()
                 finally:
                     session.close()
-                if session.refused is not None:
+                if session.too_big is not None:
+                    self.problem_now(f"the broker sent a packet of {session.too_big} bytes "
+                                     f"(the box takes {MAX_INCOMING} at most): cut off, and "
+                                     f"connected again in a while")
+                elif session.refused is not None:
                     self._was_refused(*session.refused)
                 elif session.accepted and not self._stop.is_set():
                     self.unreachable("the broker closed the connection")

@@ -8,6 +8,14 @@ the head of the queue, in order. A broker that answers MQTT 5 with
 PUBACK carries no reason: Mosquitto acknowledges a message its ACL drops,
 so under 3.1.1 the ACL must allow ``shutbox/<box>/#`` (docs/network/mqtt.md).
 
+Nothing from the broker swells the box: the box subscribes to nothing, and
+it takes no packet over :data:`MAX_INCOMING` bytes. It says so to an MQTT 5
+broker (the CONNECT's Maximum Packet Size: a broker keeps to it), and a broker
+that sends a larger one anyway (a hostile one, or one impersonated on plain
+``mqtt://``) is cut off when the packet's length is read, before its body is
+(paho 2.x would take it whole, in one ``recv`` of its declared size: see
+:func:`guarded_client`); the box connects again after its pause.
+
 The client is driven through ``loop_read``/``loop_write``/``loop_misc`` on
 the publisher's thread (paho's callbacks run inside them: no locks here).
 On connect the retained state goes first (fresh figures), then ``online``,
@@ -17,6 +25,7 @@ in flight.
 
 from __future__ import annotations
 
+import functools
 import json
 import select
 import sqlite3
@@ -35,6 +44,28 @@ if TYPE_CHECKING:
 WINDOW = 20              # messages in flight at once (paho's own default)
 KEEPALIVE_S = 30
 UNSUPPORTED_PROTOCOL = 0x84   # CONNACK reason (paho's name for a 3.1.1 broker's answer 1)
+MAX_INCOMING = 4096      # bytes of one packet from the broker (acks: a few bytes each)
+
+
+@functools.cache
+def guarded_client(client_class: type) -> type:
+    """paho's client, refusing a packet from the broker longer than :data:`MAX_INCOMING`.
+
+    paho 2.x reads a packet's fixed header, then its rest with one ``recv`` of the
+    length the header declared (``Client._packet_read``), so a declared 150 MB is a
+    150 MB buffer before a byte of it arrives. Any read longer than the limit is such
+    a rest: refused there, as a lost connection (paho's own path for a socket error),
+    and :attr:`too_big` keeps the length for the journal."""
+    class Guarded(client_class):  # type: ignore[misc]
+        too_big: int | None = None
+
+        def _sock_recv(self, bufsize: int) -> bytes:
+            if bufsize > MAX_INCOMING:
+                self.too_big = bufsize
+                raise ConnectionAbortedError(f"a packet of {bufsize} bytes from the broker")
+            data: bytes = super()._sock_recv(bufsize)
+            return data
+    return Guarded
 
 
 class Session:
@@ -48,6 +79,7 @@ class Session:
         self.dropped = False       # the connection itself went (the broker's side or the net)
         self.downgrade = False     # the broker wants 3.1.1: try again at once
         self.refused: tuple[int, str] | None = None   # (seq, reason) of a refused event
+        self.too_big: int | None = None   # the length of a packet from the broker refused
         self._client: Any = None
         # mid -> [seq, accepted, answered], in the order sent
         self._inflight: OrderedDict[int, list[Any]] = OrderedDict()
@@ -62,13 +94,14 @@ class Session:
     def connect(self) -> bool:
         pub = self.pub
         mqtt = pub.mqtt
+        client_class = guarded_client(mqtt.Client)
         if pub.v5:
-            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
-                                 protocol=mqtt.MQTTv5, reconnect_on_failure=False)
+            client = client_class(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
+                                  protocol=mqtt.MQTTv5, reconnect_on_failure=False)
         else:
-            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
-                                 protocol=mqtt.MQTTv311, clean_session=True,
-                                 reconnect_on_failure=False)
+            client = client_class(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
+                                  protocol=mqtt.MQTTv311, clean_session=True,
+                                  reconnect_on_failure=False)
         client.will_set(pub.topics["status"], "offline", qos=1, retain=True)
         try:
             credentials = pub.network.credentials_file
@@ -88,8 +121,12 @@ class Session:
         client.on_publish = self._on_publish
         try:
             if pub.v5:
+                from paho.mqtt.packettypes import PacketTypes
+                from paho.mqtt.properties import Properties
+                limits = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+                limits.MaximumPacketSize = MAX_INCOMING   # a broker sends nothing larger
                 client.connect(pub.broker.host, pub.broker.port, keepalive=KEEPALIVE_S,
-                               clean_start=True)
+                               clean_start=True, properties=limits)
             else:
                 client.connect(pub.broker.host, pub.broker.port, keepalive=KEEPALIVE_S)
         except (OSError, ValueError) as error:
@@ -177,6 +214,7 @@ class Session:
                 self._pump()
                 if not self.lost:
                     pub.working()
+        self.too_big = getattr(client, "too_big", None)
 
     def _pump(self) -> None:
         """Acknowledged rows deleted (a prefix, in one transaction); the window

@@ -5,7 +5,8 @@ status, never a traceback; a failure of our own is one line with 500 and the
 traceback goes to the journal. The backup needs the token from ``[web]
 token_file`` (off without one), sent as a form field or ``Authorization:
 Bearer``, compared in constant time and never logged; the token never travels
-in a URL (URLs end up in logs and browser history).
+in a URL (URLs end up in logs and browser history); :data:`TOKEN_TRIES` wrong
+tokens from one address within :data:`TOKEN_WINDOW_S` and it waits (429).
 
 Nothing reads the database on the event loop: pages read in worker threads
 (:data:`PAGE_READS` at once, each thread its own connection), the live
@@ -56,6 +57,7 @@ from .forms import form_fields
 from .guard import box_names, line, secure
 from .join import Join
 from .language import BoxLanguage, speaking_pages
+from .limits import AddressLimit
 from .players.routes import routes as player_routes
 from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
 
@@ -65,6 +67,8 @@ KEEPALIVE_S = 15.0       # a ping event, so proxies keep the stream open and the
 RETRY_MS = 2000          # the browser's reconnect delay after the stream ends
 PAGE_READS = 4           # pages reading at once (worker threads); the rest wait their turn
 MAX_FORM_BYTES = 1024    # the backup form holds one short token
+TOKEN_TRIES = 5          # wrong tokens from one address ...
+TOKEN_WINDOW_S = 300.0   # ... within this long; then 429 until the window has passed
 MAX_LIMIT = 1000
 MAX_GAME_ID = 2**63 - 1   # SQLite's largest integer
 T = TypeVar("T")
@@ -98,6 +102,7 @@ class Site:
         self.token = None if token is None else token.encode()
         self.clock = clock
         self.page_reads = anyio.CapacityLimiter(PAGE_READS)
+        self.wrong_tokens = AddressLimit(TOKEN_TRIES, TOKEN_WINDOW_S)
 
     async def read(self, work: Callable[[Reader], T]) -> T:
         """``work(reader)`` in a worker thread, on that thread's own connection."""
@@ -211,8 +216,13 @@ class Site:
     async def backup(self, request: Request) -> Response:
         if self.token is None:
             raise HTTPException(404, "backup is off: no [web] token_file")
+        address = request.client.host if request.client else "?"
+        if self.wrong_tokens.full(address):
+            raise HTTPException(429, f"{TOKEN_TRIES} wrong tokens from this address: "
+                                     f"wait {TOKEN_WINDOW_S / 60:g} minutes")
         given = await self._given_token(request)
         if given is None or not hmac.compare_digest(given, self.token):
+            self.wrong_tokens.count(address)
             raise HTTPException(403, "wrong or missing token")
         try:
             folder = Path(tempfile.mkdtemp(prefix="shutbox-backup-"))
@@ -241,8 +251,23 @@ class Site:
 
 
 def _csv(name: str, chunks: Iterator[str]) -> Response:
-    return StreamingResponse(chunks, media_type="text/csv; charset=utf-8",
+    return StreamingResponse(_closing(chunks), media_type="text/csv; charset=utf-8",
                              headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def _closing(chunks: Iterator[str]) -> AsyncIterator[str]:
+    """An export's chunks, each read in a worker thread; the export closed (its read
+    transaction ended) the moment the answer ends, sent or dropped (a client gone, or
+    one that stopped reading: web/protocol.py SEND_TIMEOUT_S), not whenever the
+    garbage collector comes."""
+    try:
+        while (chunk := await anyio.to_thread.run_sync(next, chunks, None)) is not None:
+            yield chunk
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(close)
 
 
 def _snapshot_answer(snapshot: Snapshot) -> Response:
@@ -323,7 +348,9 @@ class Web:
     def __init__(self, site: Site, names: frozenset[str],
                  language: Callable[[], Awaitable[str]], join: Join | None = None) -> None:
         self.site = site
-        self.app = speaking_pages(secure(_starlette(site, join), names), language)
+        # the refusals and the security headers outermost: whatever fails inside,
+        # choosing the language included, is answered with them
+        self.app = secure(speaking_pages(_starlette(site, join), language), names)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)

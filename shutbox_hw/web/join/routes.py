@@ -7,10 +7,9 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -26,6 +25,7 @@ from ...render import qr
 from ...store.roster import recent
 from ...store.shown import read_shown
 from ..forms import form_fields
+from ..limits import AddressLimit
 from ..reader import Reader
 from .page import answer_page, join_page, refusal_page
 
@@ -34,31 +34,11 @@ log = logging.getLogger("shutbox_hw.web")
 ASKS_AT_ONCE = 4           # claims handed to the daemon at a time (worker threads)
 TRIES_PER_ADDRESS = 10     # POSTs from one address ...
 TRIES_WINDOW_S = 60.0      # ... within this long; more are 429
-MAX_ADDRESSES = 1024       # addresses remembered for that (the oldest forgotten first)
 MAX_FORM_BYTES = 8192      # a name of 500 characters still gets its reason, not a 413
 RECENT_NAMES = 12          # the roster's names offered as buttons
 CODE = re.compile(f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}")
 NOT_ANSWERING = "the box is not answering"
-
-
-@dataclass
-class AddressLimit:
-    """At most :data:`TRIES_PER_ADDRESS` tries an address within :data:`TRIES_WINDOW_S`."""
-    clock: Callable[[], float] = time.monotonic
-    tries: OrderedDict[str, deque[float]] = field(default_factory=OrderedDict)
-
-    def allow(self, address: str) -> bool:
-        now = self.clock()
-        times = self.tries.pop(address, None) or deque()
-        while times and times[0] <= now - TRIES_WINDOW_S:
-            times.popleft()
-        self.tries[address] = times     # the most recent address last
-        while len(self.tries) > MAX_ADDRESSES:
-            self.tries.popitem(last=False)
-        if len(times) >= TRIES_PER_ADDRESS:
-            return False
-        times.append(now)
-        return True
+CROSS_SITE = "this form was sent from another site: scan the box's code with your phone"
 
 
 class Join:
@@ -69,7 +49,7 @@ class Join:
                  read: Callable[[Callable[[Reader], Any]], Any],
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.claims_path, self.base, self.read = claims_path, base, read
-        self.limit = AddressLimit(clock)
+        self.limit = AddressLimit(TRIES_PER_ADDRESS, TRIES_WINDOW_S, clock)
         self.asks = anyio.CapacityLimiter(ASKS_AT_ONCE)
 
     def routes(self) -> list[Route]:
@@ -113,6 +93,8 @@ class Join:
         code = self._code(request)
         path = self._on()
         address = request.client.host if request.client else "?"
+        if not self._same_site(request):
+            return HTMLResponse(refusal_page(code, CROSS_SITE, again=False), status_code=403)
         if not self.limit.allow(address):
             return HTMLResponse(refusal_page(
                 code, "too many tries from this phone: wait a minute and scan the box again",
@@ -124,7 +106,7 @@ class Join:
             return HTMLResponse(refusal_page(code, problem), status_code=400)
         try:
             answer = await anyio.to_thread.run_sync(client.claim, path, tidy(name), code,
-                                                    limiter=self.asks)
+                                                    address, limiter=self.asks)
         except client.BoxNotAnswering as error:
             log.warning("a seat from a phone: %s", error)
             return HTMLResponse(refusal_page(code, NOT_ANSWERING), status_code=503)
@@ -134,6 +116,24 @@ class Join:
                                 status_code=503 if reason == NOT_ANSWERING else 409)
         return HTMLResponse(answer_page(int(answer["seat"]), str(answer["player"]),
                                         [str(p) for p in answer.get("players", [])]))
+
+    def _same_site(self, request: Request) -> bool:
+        """The form was sent from the box's own page: a browser says where from
+        (``Sec-Fetch-Site``, and ``Origin``: "null" under the pages' no-referrer
+        policy, so then only with the former); a page of another site must not claim
+        seats with its visitors' phones. A client that says neither is no browser (no
+        visitor to abuse) and goes on to the same checks as everyone."""
+        fetch_site = request.headers.get("sec-fetch-site")
+        if fetch_site is not None and fetch_site != "same-origin":
+            return False
+        origin = request.headers.get("origin")
+        if origin is None or (origin == "null" and fetch_site is not None):
+            return True
+        ours = {request.headers.get("host", "").lower()}
+        if self.base is not None:
+            ours.add(urlsplit(self.base).netloc.lower())
+        parts = urlsplit(origin.strip())
+        return parts.scheme in ("http", "https") and parts.netloc.lower() in ours
 
     async def qr_svg(self, request: Request) -> Response:
         code = self._code(request)
