@@ -126,6 +126,7 @@ WORD = re.compile(r"[^\W\d_]{3,}")
 ALWAYS = {"ROLL", "NEXT", "LED", "LEDS", "POOL", "KLAPPENSPIEL", "PUB"}
 
 
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 def test_no_english_word_is_left_on_the_german_and_italian_screens():
     """The screens of the fit test's sweep, read word by word: a word that is
     only English (in the code's words, in no translation) would be a string
