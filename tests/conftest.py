@@ -81,7 +81,7 @@ SLOW_PARTS = {"browser", "broker", "install", "micropython", "other_user"}
 SLOW_FILES = {"test_private_checkout.py", "test_pub_night.py", "test_pub_year.py",
               "test_power_cuts.py", "test_sigkill.py", "test_web_stays_up.py",
               "test_languages_fit.py", "test_storage_faults.py", "test_sim_suites.py"}
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that acts as another user says so (``@pytest.mark.other_user``), so that
     test_private_checkout.py finds it and runs it from a private folder. The parts' markers
     are added here (above)."""
@@ -98,11 +98,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(part)
         if item.path.name in SLOW_FILES or any(item.get_closest_marker(p) for p in SLOW_PARTS):
             item.add_marker("slow")
-    if hasattr(config, "workerinput"):
-        # under xdist (--dist loadfile: a file is one worker's), the files with slow tests
-        # are handed out first: one started last would keep its worker busy long after the
-        # other had finished (the order is otherwise kept, and every worker sorts alike)
+
+
+class _SlowFirst:
+    """Under xdist (--dist loadfile: a file is one worker's), the files with slow tests are
+    handed out first: one started last would keep its worker busy long after the other had
+    finished. Last of the collection's hooks (after -m and pytest's own reordering); the
+    order is otherwise kept, and every worker sorts alike."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        config.pluginmanager.register(_SlowFirst(), "shutbox-slow-first")
 
 
 @pytest.fixture(scope="session")
