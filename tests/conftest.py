@@ -111,9 +111,16 @@ class _SlowFirst:
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+@pytest.hookimpl(tryfirst=True)    # before pytest's tmp_path reads the folder
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         config.pluginmanager.register(_SlowFirst(), "shutbox-slow-first")
+        # a worker's tmp_path as short as one process's, near enough: RUN/0/test_x0, not
+        # RUN/popen-gw0/test_x0 (messages name a path whole up to errors.PATH_LIMIT
+        # characters, and the tests that read them expect the whole path)
+        given = Path(config.option.basetemp or "")
+        if given.name.startswith("popen-gw"):
+            config.option.basetemp = str(given.parent / given.name[len("popen-gw"):])
 
 
 @pytest.fixture(scope="session")
