@@ -3,7 +3,9 @@ by systemd/install.sh into a scratch tree."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -64,14 +66,61 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="run the fault suites at full length (see tests/README.md)")
 
 
+# the parts a developer can leave out or run alone (pytest -m "not slow", -m broker, ...;
+# docs/develop/testing-speed.md): a test that uses one of these fixtures is marked for it
+MARK_BY_FIXTURE = {"broker": "broker", "consumer": "broker", "browser": "browser",
+                   "installed": "install", "pico": "micropython"}
+# ... and every test in these files is (each file is about that part as a whole)
+MARK_BY_FILE = {"test_mqtt.py": "broker", "test_web_browser.py": "browser",
+                "test_install.py": "install", "test_upgrade.py": "install",
+                "test_web_unit.py": "install", "test_dice_micropython.py": "micropython",
+                "test_dice_package.py": "install", "test_dice_in_the_loop.py": "micropython"}
+# these parts start a process or a server each time: slow, whatever else they are
+SLOW_PARTS = {"browser", "broker", "install", "micropython", "other_user"}
+# and these, by what the baseline's --durations showed (docs/develop/testing-speed.md)
+SLOW_FILES = {"test_private_checkout.py", "test_pub_night.py", "test_pub_year.py",
+              "test_power_cuts.py", "test_sigkill.py", "test_web_stays_up.py",
+              "test_languages_fit.py", "test_storage_faults.py", "test_sim_suites.py"}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that acts as another user says so (``@pytest.mark.other_user``), so that
-    test_private_checkout.py finds it and runs it from a private folder."""
+    test_private_checkout.py finds it and runs it from a private folder. The parts' markers
+    are added here (above)."""
     unmarked = [item.nodeid for item in items if "public_copy" in getattr(
         item, "fixturenames", ()) and item.get_closest_marker("other_user") is None]
     if unmarked:
         raise pytest.UsageError("these tests use public_copy (another user) without "
                                 "@pytest.mark.other_user: " + ", ".join(unmarked))
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        parts = {MARK_BY_FIXTURE[f] for f in fixtures if f in MARK_BY_FIXTURE}
+        parts |= {MARK_BY_FILE[item.path.name]} if item.path.name in MARK_BY_FILE else set()
+        for part in sorted(parts):
+            item.add_marker(part)
+        if item.path.name in SLOW_FILES or any(item.get_closest_marker(p) for p in SLOW_PARTS):
+            item.add_marker("slow")
+
+
+class _SlowFirst:
+    """Under xdist (--dist loadfile: a file is one worker's), the files with slow tests are
+    handed out first: one started last would keep its worker busy long after the other had
+    finished. Last of the collection's hooks (after -m and pytest's own reordering); the
+    order is otherwise kept, and every worker sorts alike."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(tryfirst=True)    # before pytest's tmp_path reads the folder
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        config.pluginmanager.register(_SlowFirst(), "shutbox-slow-first")
+        # a worker's tmp_path as short as one process's, near enough: RUN/0/test_x0, not
+        # RUN/popen-gw0/test_x0 (messages name a path whole up to errors.PATH_LIMIT
+        # characters, and the tests that read them expect the whole path)
+        given = Path(config.option.basetemp or "")
+        if given.name.startswith("popen-gw"):
+            config.option.basetemp = str(given.parent / given.name[len("popen-gw"):])
 
 
 @pytest.fixture(scope="session")
@@ -123,11 +172,7 @@ def _wheel_folder(dest: Path) -> None:
         pytest.skip(f"installer tests: no wheels to install from offline: {why}")
 
 
-@pytest.fixture(scope="session")
-def installed(tmp_path_factory) -> Installed:
-    """The checkout installed by systemd/install.sh into a scratch tree, then
-    installed again over it after the config was edited. The one venv build
-    of the test run (pip takes seconds even from wheels)."""
+def _build_installed(tmp_path_factory) -> Installed:
     wheels = tmp_path_factory.mktemp("wheels")
     _wheel_folder(wheels)
     root = tmp_path_factory.mktemp("root")
@@ -144,6 +189,25 @@ def installed(tmp_path_factory) -> Installed:
                            "--build", "mcp23017-12")
     assert second.returncode == 0, second.stderr
     return Installed(root, wheels, first, second, edited)
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory) -> Installed:
+    """The checkout installed by systemd/install.sh into a scratch tree, then
+    installed again over it after the config was edited. The one venv build
+    of the test run (pip takes seconds even from wheels): under xdist the first
+    worker to need it builds it, under a lock, and the others read what it made."""
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run = run.parent            # the run's folder, above each worker's own
+    with open(run / "installed.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = run / "installed.pickle"
+        if made.exists():
+            return pickle.loads(made.read_bytes())
+        tree = _build_installed(tmp_path_factory)
+        made.write_bytes(pickle.dumps(tree))
+        return tree
 
 
 @pytest.fixture(autouse=True)

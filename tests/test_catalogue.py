@@ -16,6 +16,7 @@ After changing words in the code (README, "Languages"):
 
 from __future__ import annotations
 
+import functools
 import gettext
 import re
 import string
@@ -32,13 +33,15 @@ KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2), "count": (2, 3)}
 SHIPPED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT]
 
 
-def _extracted() -> set[str | tuple[str, str]]:
+@functools.cache
+def _extracted() -> frozenset[str | tuple[str, str]]:
+    """The words marked in the code, extracted once per run (Babel reads every module)."""
     found: set[str | tuple[str, str]] = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
             str(ROOT / "shutbox_hw"), method_map=[("**.py", "python")], keywords=KEYWORDS,
             comment_tags=()):
         found.add(message if isinstance(message, str) else tuple(message))
-    return found
+    return frozenset(found)
 
 
 def _ids(catalogue) -> set:
@@ -123,6 +126,7 @@ WORD = re.compile(r"[^\W\d_]{3,}")
 ALWAYS = {"ROLL", "NEXT", "LED", "LEDS", "POOL", "KLAPPENSPIEL", "PUB"}
 
 
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 def test_no_english_word_is_left_on_the_german_and_italian_screens():
     """The screens of the fit test's sweep, read word by word: a word that is
     only English (in the code's words, in no translation) would be a string

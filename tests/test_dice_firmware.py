@@ -429,6 +429,7 @@ print(len(set(trace)), sum(1 for leds, ready in trace if ready))
 """
 
 
+@pytest.mark.micropython
 def test_the_logic_behaves_the_same_under_micropython():
     """Import and run, not just compile: the same scenario under CPython and the
     MicroPython unix port (the test extra's, beside this Python) must leave

@@ -119,6 +119,7 @@ class Module:
             raise AssertionError(f"no such event in the protocol: {event}")
 
 
+@pytest.mark.micropython
 @pytest.mark.parametrize("before, event, after, error, also", ROWS,
                          ids=[f"{r[0]}-{r[1]}" for r in ROWS])
 def test_every_row_of_the_protocol_table(before, event, after, error, also, tmp_path):

@@ -15,6 +15,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from recount import recount, shown
@@ -116,6 +117,7 @@ def assert_figures_match(path: Path) -> None:
     assert counted_in_sql == expected
 
 
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(games_st, st.lists(incident_st, max_size=4)), min_size=1,
                 max_size=6))

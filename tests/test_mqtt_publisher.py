@@ -157,6 +157,7 @@ def test_a_bug_in_the_publisher_is_logged_once_shown_and_it_starts_again(
 
 # ---------------------------------------------------------------- reason codes
 
+@pytest.mark.broker
 def test_events_the_broker_refuses_stay_in_the_outbox_and_are_reported(tmp_path):
     """An ACL that allows only status and state: under MQTT 5 Mosquitto's PUBACK
     says "not authorized"; nothing is deleted, the box shows the fault, the state
@@ -193,6 +194,7 @@ def test_events_the_broker_refuses_stay_in_the_outbox_and_are_reported(tmp_path)
     assert _left(db) == 50
 
 
+@pytest.mark.broker
 def test_a_broker_that_speaks_only_311_is_spoken_to_in_311(tmp_path):
     """The fallback, and its caveat (README): a 3.1.1 PUBACK carries no reason, so
     the events the ACL drops look delivered and leave the outbox."""
@@ -219,6 +221,7 @@ def test_a_broker_that_speaks_only_311_is_spoken_to_in_311(tmp_path):
 
 # ---------------------------------------------------------------- back-off
 
+@pytest.mark.broker
 def test_refused_credentials_back_off_until_a_connection_is_accepted(tmp_path, monkeypatch):
     """The back-off used to reset on every TCP connect: a broker refusing the
     credentials was tried every second for ever."""
@@ -489,6 +492,7 @@ def test_a_publish_paho_refuses_ends_the_connection_and_keeps_the_rows(tmp_path)
     conn.close()
 
 
+@pytest.mark.broker
 def test_the_publishers_fault_goes_through_the_boxs_fault_path(tmp_path):
     """Refused credentials: the daemon takes the fault of ``mqtt`` from the store's
     outbox hook on its next step, the controller shows it, the audits count it,

@@ -72,6 +72,7 @@ def test_a_credentials_file_others_can_read_is_refused_by_check_config(tmp_path,
     assert _check(config).returncode == 0
 
 
+@pytest.mark.broker
 def test_the_publisher_never_reads_a_credentials_file_others_can_read(tmp_path):
     need_broker()
     from shutbox_hw.network.publisher import Publisher

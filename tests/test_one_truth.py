@@ -264,6 +264,7 @@ def test_a_script_with_a_byte_order_mark_and_set_mistakes(tmp_path):
     assert "[rules]" not in err
 
 
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 def test_sim_says_what_its_database_holds(tmp_path):
     script = tmp_path / "s.txt"
     script.write_text("start 2\ndice 3 4\nroll\n")

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mqtt_broker import Broker, Consumer, dedup, need_broker
 
 from shutbox_hw.config import load_config
@@ -198,6 +199,8 @@ def test_an_existing_database_is_made_incremental_once_and_gives_pages_back(tmp_
     store.close()
 
 
+@pytest.mark.broker
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 def test_the_publisher_shrinks_the_file_after_a_backlog(tmp_path):
     need_broker()
     broker = Broker(tmp_path / "broker")

@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from player_truth import high_scores as true_high_scores
@@ -56,6 +57,7 @@ def check(path: Path) -> None:
         db.close()
 
 
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(games_st, st.lists(incident_st, max_size=4)), min_size=1,
                 max_size=7))

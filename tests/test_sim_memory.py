@@ -77,6 +77,7 @@ def test_recent_keeps_positions_and_forgets_the_oldest():
     assert seen[later:] == [40] and seen[later] == 40
 
 
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 def test_a_simulated_box_keeps_no_growing_history(tmp_path, monkeypatch, caplog):
     """Traced from the start (tracemalloc sees only what it traced: an old block
     replaced by a new one would look like growth), with smaller bounds than the

@@ -338,6 +338,7 @@ def test_a_slow_client_holds_up_nobody(played, web):
         slow.close()
 
 
+@pytest.mark.slow      # seconds of work: pytest -m 'not slow' leaves it out
 def test_live_stream_sends_the_summary_and_each_change(tmp_path):
     need_web()
     db = tmp_path / "box.db"

@@ -344,8 +344,9 @@ class ArmRehearsal:
                               timeout=600, check=True)
             self.root.run(VENV_PY, "-m", "pip", "install", "-q", "--only-binary", ":all:",
                           "pytest", "hypothesis", timeout=1200, check=True)
-            out = self.root.run("sh", "-c", f"cd {CHECKOUT} && {VENV_PY} -m pytest -q -p "
-                                "no:cacheprovider tests/test_dice_micropython.py",
+            # -o addopts=: not pyproject's -n auto (no pytest-xdist here: one process)
+            out = self.root.run("sh", "-c", f"cd {CHECKOUT} && {VENV_PY} -m pytest -o addopts= "
+                                "-q -p no:cacheprovider tests/test_dice_micropython.py",
                                 timeout=1800)
             last = (out.stdout.strip().splitlines() or [""])[-1]
             return out.returncode == 0 and "passed" in last and "skipped" not in last, last
