@@ -214,14 +214,15 @@ class CrashCheck:
         (disk.work / "game.json").write_text(json.dumps({"seed": plan["seed"], "events": events}))
         return disk, events, problem, played_s
 
-    def check_replay(self, disk: LoggedDisk, *extra: str) -> dict[str, Any]:
+    def check_replay(self, disk: LoggedDisk, *extra: str, timeout: float = 900
+                     ) -> dict[str, Any]:
         out = disk.work / "replay.json"
         self.replay("check", "--config", str(CONFIG), "--log", str(disk.log),
                     "--base", str(disk.base), "--game", str(disk.work / "game.json"),
                     "--work", str(disk.work / "replay"), "--out", str(out),
                     "--progress",
                     str(self.r.report.path.parent / f"crash-progress-{disk.work.name}.txt"),
-                    *extra)
+                    *extra, timeout=timeout)
         return json.loads(out.read_text())
 
     def run(self) -> None:
@@ -258,11 +259,15 @@ class CrashCheck:
             f"{played_s:.0f} s, {len(plan['actions'])} moves, {disk.marks} marks")
 
         t = time.monotonic()
+        # the budget is what the replay may take (380 s at load 1-2 here, more than 900 s on
+        # CI's slower machine); the process itself gets 5 minutes more to report, so that a
+        # slow machine ends in the replay's own verdict, not in a timeout that loses it
+        budget = float(os.environ.get("CRASH_BUDGET", "1500"))
         result = self.check_replay(disk, "--final-db", str(disk.work / "final/shutbox.db"),
                                    "--plays", os.environ.get("CRASH_PLAYS", "all"),
                                    "--samples", os.environ.get("CRASH_SAMPLES", "2"),
                                    "--real-daemon",
-                                   "--budget", os.environ.get("CRASH_BUDGET", "900"))
+                                   "--budget", str(budget), timeout=budget + 300)
         replay_s = time.monotonic() - t
         (r.report.path.parent / "crash-replay.json").write_text(json.dumps(result, indent=1))
         n, lost = result["points"], result["lost_points"]
