@@ -96,6 +96,10 @@ function el(tag, cls, text) {
   return e;
 }
 function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+// a pool's balance as the OLED writes it: +2, 0, -3
+function signed(n) { return n > 0 ? "+" + n : String(n); }
+// "name value" pairs in one line, kept apart (spaces would collapse in HTML)
+function standings(values, fmt) { return Object.entries(values).map(([n, v]) => n + " " + fmt(v)).join(" \u00b7 "); }
 function show(s) {
   const playing = s.playing;
   $("play").hidden = !playing;
@@ -127,7 +131,7 @@ function show(s) {
       const tr = el("tr", p.name === s.player ? "now" : "");
       tr.appendChild(el("td", "", p.name));
       tr.appendChild(el("td", "", p.round_score === null ? "\u2013" : p.round_score));
-      tr.appendChild(el("td", "", pool ? p.balance : p.total));
+      tr.appendChild(el("td", "", pool ? signed(p.balance) : p.total));
       body.appendChild(tr);
     });
   } else {
@@ -138,7 +142,8 @@ function show(s) {
                                             {title: r.title})));
       const names = r.winners.join(", ");
       $("last").appendChild(el("div", "win", !r.winners.length ? w("no winner") : w("{names} won", {names: names})));
-      $("last").appendChild(el("div", "", Object.entries(r.totals).map(([n, t]) => n + " " + t).join("   ")));
+      // a pool is played for money: its balances (settled), not the scores' totals
+      $("last").appendChild(el("div", "standings", r.balances ? standings(r.balances, signed) : standings(r.totals, String)));
     } else {
       $("last").appendChild(el("div", "win", w("Shut the Box")));
     }
