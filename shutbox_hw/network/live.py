@@ -21,12 +21,11 @@ import json
 import sqlite3
 from typing import Any
 
-from ..i18n import tr
+from ..i18n import N_, tr
 from ..store.audit import tonight
 from ..store.highscores import as_json, high_scores
 from ..store.history import pool_now, recent_games
 from ..store.shown import read_shown
-from ..store.tonight import CLOCK_NOTES
 from ..words import rules_named, rules_title
 
 PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
@@ -166,8 +165,18 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     return summary
 
 
+TV_CLOCK_NOTES = {
+    "set": "",
+    "not set": N_("clock not set: times not shown"),
+    "unknown": N_("some times may be wrong (clock)"),
+}
+"""The TV's short line for each clock state (the pages' whole sentence is
+:data:`shutbox_hw.store.tonight.CLOCK_NOTES`): read from across the room, it
+must leave the high scores their room."""
+
+
 def _note(clock: str) -> str:
-    """What the TV says under tonight's figures for their clock state (none when set)."""
-    note = CLOCK_NOTES[clock]
+    """What the TV says after tonight's figures for their clock state (none when set)."""
+    note = TV_CLOCK_NOTES[clock]
     return tr(note) if note else ""
 
