@@ -167,8 +167,8 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
 
 TV_CLOCK_NOTES = {
     "set": "",
-    "not set": N_("clock not set: times not shown"),
-    "unknown": N_("some times may be wrong (clock)"),
+    "not set": N_("Clock not set: times not shown"),
+    "unknown": N_("Some times may be wrong: the clock was not known"),
 }
 """The TV's short line for each clock state (the pages' whole sentence is
 :data:`shutbox_hw.store.tonight.CLOCK_NOTES`): read from across the room, it
