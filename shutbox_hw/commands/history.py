@@ -34,12 +34,21 @@ def _count(text: str) -> int:
     return value
 
 
+def _limit(text: str) -> int:
+    """How many games to list: at least one (0 listed nothing and said "no games yet")."""
+    value = _count(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected at least 1 game, got 0")
+    return value
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("history", help="recent games and scorecards")
     p.add_argument("--db", metavar="PATH", help="the database (default: the box's)")
     p.add_argument("--config", metavar="FILE", help="take the database path from [storage]")
     p.add_argument("--game", type=_count, metavar="ID", help="the full scorecard of one game")
-    p.add_argument("--limit", type=_count, default=20, help="how many recent games (default 20)")
+    p.add_argument("--limit", type=_limit, default=20,
+                   help="how many recent games, 1 or more (default 20)")
     p.add_argument("--json", action="store_true", help="JSON on stdout")
     p.set_defaults(run=run)
 
