@@ -121,3 +121,37 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
     browser.execute_script("document.getElementById('problem').style.marginLeft = '80vw'")
     assert any(p.startswith("#problem") and ("cut" in p or "leaves" in p)
                for p in problems(browser, "#problem")), problems(browser, "#problem")
+
+
+@pytest.mark.parametrize("code, words", [
+    ("de", {"title": "Pub-Pool · Runde 12", "pot": "Pott 24", "last": "Letzte Partie: Pub-Pool",
+            "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen"}),
+    ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
+            "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
+            "no_winner": "Nessuno ha vinto"}),
+])
+def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code, words):
+    """The rule set's title as the box says it (not the record's English), the pot's
+    own word, a line that starts a sentence with its capital, a decimal comma, the
+    reason there is no game yet: no English word left on a German or Italian TV."""
+    from tv_page import text
+    open_page(browser, tmp_path, code, SIZES[0])
+    with speaking(code):
+        states = dict(night())
+    draw(browser, states["2 long names, pool"])
+    assert text(browser, "title") == words["title"]
+    assert text(browser, "pot").lower() == words["pot"].lower()
+    between = states["between: 3 players, clock unknown"]
+    between["last_result"]["title"] = "Pub Pool"
+    between["high_scores"]["tonight"]["accuracy"][0]["value"] = 97.5
+    draw(browser, between)
+    lines = text(browser, "last").split("\n")
+    assert lines[:2] == [words["last"], words["win"]]
+    assert text(browser, "tonight")[0].isupper()
+    assert words["score"] in text(browser, "scores")
+    between["last_result"]["winners"] = []
+    draw(browser, between)
+    assert text(browser, "last").split("\n")[1] == words["no_winner"]
+    browser.execute_script("stale(arguments[0])",
+                           "no games yet: the box has not made its database")
+    assert "the box" not in text(browser, "stale") and text(browser, "stale")

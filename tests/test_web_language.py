@@ -84,7 +84,7 @@ def test_the_pages_follow_the_menus_adjustment(box, tmp_path):
 
 
 @pytest.mark.parametrize("code, words", [
-    ("de", ("", "Spieler", "Runde", "ist am Zug")),
+    ("de", ("", "Spieler", "Runde", "ist dran")),
     ("it", ("", "giocatore", "round", "tocca a")),
 ])
 def test_the_tv_page_plays_in_the_language_in_a_real_browser(tmp_path, browser, code, words):

@@ -113,7 +113,20 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
-function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+// a count in the language's own form for it ("{n} game", "{n} games": live_words)
+function plural(n, one, many) { return w(n === 1 ? one : many, {n: n}); }
+// a number as the page's language writes it (19,8 in German and Italian)
+const NUMBER = new Intl.NumberFormat(document.documentElement.lang || "en", {maximumFractionDigits: 1});
+function num(v) { return typeof v === "number" ? NUMBER.format(v) : String(v); }
+// a line that starts a sentence starts with a capital, in every language
+function cap(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+// a rule set's title in the page's language ("Pub Pool", "House rules (...)")
+function titled(t) {
+  if (!t) return "";
+  if (WORDS[t]) return WORDS[t];
+  const house = "House rules";
+  return t.startsWith(house + " ") ? w(house) + t.slice(house.length) : t;
+}
 // a pool's balance as the OLED writes it: +2, 0, -3
 function signed(n) { return n > 0 ? "+" + n : String(n); }
 // "name value" pairs on a line, kept apart (spaces would collapse in HTML), never split
@@ -156,7 +169,7 @@ function show(s) {
   const playing = s.playing;
   $("play").hidden = !playing;
   $("between").hidden = playing;
-  $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: s.title, round: s.round}) : s.title;
+  $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: titled(s.title), round: s.round}) : titled(s.title);
   if (playing) {
     $("turn").textContent = !s.player ? "" : w(s.turn_over ? "{player} plays next" : "{player}'s turn",
                                                {player: s.player});
@@ -192,20 +205,20 @@ function show(s) {
     $("last").replaceChildren();
     if (r) {
       $("last").appendChild(el("div", "", w(r.abandoned ? "Last game, stopped: {title}" : "Last game: {title}",
-                                            {title: r.title})));
+                                            {title: titled(r.title)})));
       const names = r.winners.join(", ");
-      $("last").appendChild(el("div", "win", !r.winners.length ? w("no winner") : w("{names} won", {names: names})));
+      $("last").appendChild(el("div", "win", cap(!r.winners.length ? w("no winner") : w("{names} won", {names: names}))));
       // a pool is played for money: its balances (settled), not the scores' totals
       $("last").appendChild(r.balances ? standings(r.balances, signed) : standings(r.totals, String));
     } else {
       $("last").appendChild(el("div", "win", w("Shut the Box")));
     }
     const t = s.tonight;
-    $("tonight").textContent = w("Tonight: {games}, {shut}", {
-        games: plural(t.games, w("game"), w("games")),
-        shut: plural(t.boxes_shut, w("box shut"), w("boxes shut"))}) +
+    $("tonight").textContent = cap(w("Tonight: {games}, {shut}", {
+        games: plural(t.games, "{n} game", "{n} games"),
+        shut: plural(t.boxes_shut, "{n} box shut", "{n} boxes shut")}) +
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
-      (t.note ? ". " + t.note : "");
+      (t.note ? ". " + t.note : ""));
     scores(s.high_scores || {});
   }
   showJoin(playing ? null : s.join);
@@ -235,7 +248,7 @@ function scores(h) {
       if (!rows.length) return;
       column.appendChild(el("h3", "", w(name)));
       rows.forEach((r, i) => column.appendChild(el("div", "place", (i + 1) + ". " + r.name + "  " +
-                                                   r.value + (kind === "accuracy" ? " %" : ""))));
+                                                   num(r.value) + (kind === "accuracy" ? " %" : ""))));
     });
     if (column.children.length) { column.prepend(el("h2", "", w(title))); board.appendChild(column); }
   });
@@ -248,7 +261,7 @@ const STALE = $("stale").textContent;
 const BACKOFF_MS = [1000, 5000], SILENT_MS = 45000;
 let source = null, backoff = BACKOFF_MS[0], heard = Date.now(), pending = false, made = 0;
 function stale(text) {
-  $("stale").textContent = text || STALE;
+  $("stale").textContent = text ? (WORDS[text] || text) : STALE;   // the box's reason, in words
   $("stale").hidden = false;
 }
 function heardFrom() { heard = Date.now(); }
