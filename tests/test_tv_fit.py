@@ -138,8 +138,13 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     open_page(browser, tmp_path, code, SIZES[0])
     with speaking(code):
         states = dict(night())
-    draw(browser, states["2 long names, pool"])
+    playing = states["2 long names, pool"]
+    draw(browser, playing)
     assert text(browser, "title") == words["title"]
+    assert text(browser, "turn")[0].isupper()           # "Tocca a ...", never "tocca a"
+    playing["player"] = playing["players"][-1]["name"] = "dj bob"
+    draw(browser, playing)
+    assert "dj bob" in text(browser, "turn")            # a name keeps its own spelling
     assert text(browser, "pot").lower() == words["pot"].lower()
     between = states["between: 3 players, clock unknown"]
     between["last_result"]["title"] = "Pub Pool"

@@ -45,7 +45,7 @@ def playing(players: int, *, tiles: int = 9, pool: bool = False, long: bool = Fa
         problem = reasons["8"]
     summary: dict[str, Any] = {
         "playing": True, "game": 7, "preset": "pub" if pool else "klappenspiel",
-        "title": "Pub Pool" if pool else ("Crafthouse 12" if tiles == 12 else "Klappenspiel"),
+        "title": "Pub Pool" if pool else ("1-12 Race" if tiles == 12 else "Klappenspiel"),
         "rules_title": "", "tiles": tiles, "flaps": flaps, "reasons": reasons,
         "problem": problem, "match": "pool" if pool else "elimination", "round": 12,
         "player": names[-1], "turn_over": False, "dice": [3, 4],

@@ -106,7 +106,10 @@ LIVE_JS = """
 const $ = (id) => document.getElementById(id);
 // the page's words in its language (pages.live_words), "{name}" filled from o
 const WORDS = JSON.parse($("words").textContent);
-const w = (key, o) => (WORDS[key] || key).replace(/\\{(\\w+)\\}/g, (_, n) => String(o[n]));
+const fill = (text, o) => text.replace(/\\{(\\w+)\\}/g, (_, n) => String(o[n]));
+const w = (key, o) => fill(WORDS[key] || key, o);
+// ... a line of its own: its words start with a capital (a name it starts with is left as it is)
+const wc = (key, o) => fill(cap(WORDS[key] || key), o);
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -118,7 +121,7 @@ function plural(n, one, many) { return w(n === 1 ? one : many, {n: n}); }
 // a number as the page's language writes it (19,8 in German and Italian)
 const NUMBER = new Intl.NumberFormat(document.documentElement.lang || "en", {maximumFractionDigits: 1});
 function num(v) { return typeof v === "number" ? NUMBER.format(v) : String(v); }
-// a line that starts a sentence starts with a capital, in every language
+// a sentence starts with a capital, in every language ("tocca a ...": "Tocca a ...")
 function cap(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
 // a rule set's title in the page's language ("Pub Pool", "House rules (...)")
 function titled(t) {
@@ -171,10 +174,10 @@ function show(s) {
   $("between").hidden = playing;
   $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: titled(s.title), round: s.round}) : titled(s.title);
   if (playing) {
-    $("turn").textContent = !s.player ? "" : w(s.turn_over ? "{player} plays next" : "{player}'s turn",
+    $("turn").textContent = !s.player ? "" : wc(s.turn_over ? "{player} plays next" : "{player}'s turn",
                                                {player: s.player});
     const a = s.accuracy;
-    $("accuracy").textContent = !a ? "" : w(a.moves === 1 ? "{player}: {best} of 1 best move"
+    $("accuracy").textContent = !a ? "" : wc(a.moves === 1 ? "{player}: {best} of 1 best move"
                                               : "{player}: {best} of {moves} best moves", a);
     const dice = $("dice"); dice.replaceChildren();
     (s.dice && s.dice.length ? s.dice : [null, null]).forEach((d) =>
@@ -204,21 +207,21 @@ function show(s) {
     const r = s.last_result;
     $("last").replaceChildren();
     if (r) {
-      $("last").appendChild(el("div", "", w(r.abandoned ? "Last game, stopped: {title}" : "Last game: {title}",
+      $("last").appendChild(el("div", "", wc(r.abandoned ? "Last game, stopped: {title}" : "Last game: {title}",
                                             {title: titled(r.title)})));
       const names = r.winners.join(", ");
-      $("last").appendChild(el("div", "win", cap(!r.winners.length ? w("no winner") : w("{names} won", {names: names}))));
+      $("last").appendChild(el("div", "win", !r.winners.length ? wc("no winner") : wc("{names} won", {names: names})));
       // a pool is played for money: its balances (settled), not the scores' totals
       $("last").appendChild(r.balances ? standings(r.balances, signed) : standings(r.totals, String));
     } else {
       $("last").appendChild(el("div", "win", w("Shut the Box")));
     }
     const t = s.tonight;
-    $("tonight").textContent = cap(w("Tonight: {games}, {shut}", {
+    $("tonight").textContent = wc("Tonight: {games}, {shut}", {
         games: plural(t.games, "{n} game", "{n} games"),
         shut: plural(t.boxes_shut, "{n} box shut", "{n} boxes shut")}) +
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
-      (t.note ? ". " + t.note : ""));
+      (t.note ? ". " + t.note : "");
     scores(s.high_scores || {});
   }
   showJoin(playing ? null : s.join);
