@@ -160,3 +160,54 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     browser.execute_script("stale(arguments[0])",
                            "no games yet: the box has not made its database")
     assert "the box" not in text(browser, "stale") and text(browser, "stale")
+
+
+NIGHT = (   # a preset, its players (the longest names the box takes) and a refused flap
+    ("klappenspiel", ("Anna", "Bob")),
+    ("crafthouse-12", ("Maximilian-Georg", "Anna-Katharina W", "Bartholomew Finn",
+                       "Carla Esposito-R", "Dorothea Lindqvi")),
+    ("pub", ("Maximilian-Georg", "Anna-Katharina W", "Bartholomew Finn", "Carla Esposito-R",
+             "Dorothea Lindqvi", "Emanuele Ferraro", "Friederike Sauer", "Giovanni Battist")),
+)
+
+
+@pytest.mark.parametrize("code", ("en", "de"))
+def test_a_played_night_of_every_preset_fits_the_tv(browser, tmp_path, code):
+    """The summaries the box's record gives (network/live.py), not made by hand: each
+    preset played on the simulated box with its players named, mid-turn with a
+    refused flap, then stopped; each drawn at both sizes and checked as above."""
+    import time
+
+    from shutbox_hw.config import load_config
+    from shutbox_hw.network.live import live
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import parse_script
+    summaries = []
+    for preset, names in NIGHT:
+        config = tmp_path / f"{preset}.toml"
+        config.write_text(f'[rules]\npreset = "{preset}"\n[game]\nplayer_names = ['
+                          + ", ".join(f'"{n}"' for n in names) + "]\n")
+        loaded = load_config(str(config))
+        runner = SimRunner(loaded, tmp_path / f"{preset}.db")
+        script = f"start {len(names)}\ndice 3 4\nroll\nclose 3\nclose 8\n"
+        for step in parse_script(script, loaded.rules.tiles):
+            runner.run(step)
+        with speaking(code):
+            summaries.append((f"{preset} mid-turn", live(runner.daemon.store.db, time.time())))
+        for step in parse_script("open 8\nclose 4\nhold-next\nroll\n", loaded.rules.tiles):
+            runner.run(step)
+        runner.let_ends_show()
+        runner.press("roll")
+        with speaking(code):
+            summaries.append((f"{preset} stopped", live(runner.daemon.store.db, time.time())))
+        runner.daemon.store.close()
+    assert [s["playing"] for _, s in summaries] == [True, False] * len(NIGHT)
+    assert summaries[0][1]["problem"] and summaries[4][1]["pot"] == 8   # 8 stakes of 1
+    found = []
+    for size in SIZES:
+        open_page(browser, tmp_path, code, size)
+        for name, summary in summaries:
+            draw(browser, summary)
+            selector = GAME if summary["playing"] else BETWEEN
+            found += [f"{size} {name}: {p}" for p in problems(browser, f"{selector}, {LINKS}")]
+    assert not found, "\n".join(found)
