@@ -211,3 +211,17 @@ def test_a_played_night_of_every_preset_fits_the_tv(browser, tmp_path, code):
             selector = GAME if summary["playing"] else BETWEEN
             found += [f"{size} {name}: {p}" for p in problems(browser, f"{selector}, {LINKS}")]
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_reconnecting_notice_takes_its_line_and_the_game_still_fits(browser, tmp_path,
+                                                                        size):
+    """The notice that the box's record cannot be read now is a line of the page, not
+    laid over the flaps; the game refits around it."""
+    open_page(browser, tmp_path, "en", size)
+    with speaking("en"):
+        summary = dict(night())["8 long names, 12 flaps, pool, refused, accuracy"]
+    draw(browser, summary)
+    browser.execute_script("stale(arguments[0])", "the database is locked by another program "
+                           "for longer than 1 s: the live page waits for the next change")
+    assert problems(browser, f"{GAME}, {LINKS}, #stale") == []

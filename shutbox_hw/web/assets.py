@@ -40,7 +40,7 @@ body.live { font-size: 4vmin; overflow: hidden; height: 100vh; display: flex;
 #play .side { font-size: 6vmin; }
 .players { font-size: 1em; width: 100%; margin: 0; line-height: 1.2; }
 .players td, .players th { border-color: #232a33; padding: .1em .4em; white-space: nowrap; }
-.players th { font-size: .55em; color: var(--dim); font-weight: 600; }
+.players th { font-size: max(.55em, 1.6vmin); color: var(--dim); font-weight: 600; }
 .players tr.now td { color: var(--hi); font-weight: 800; }
 .pot { font-size: 1.1em; color: var(--ok); font-weight: 800; }
 .pot:empty, .accuracy:empty { display: none; }
@@ -266,6 +266,7 @@ let source = null, backoff = BACKOFF_MS[0], heard = Date.now(), pending = false,
 function stale(text) {
   $("stale").textContent = text ? (WORDS[text] || text) : STALE;   // the box's reason, in words
   $("stale").hidden = false;
+  fitAll(lastShown ? lastShown.playing : false);   // the notice takes a line: the rest refits
 }
 function heardFrom() { heard = Date.now(); }
 function connect() {
