@@ -289,3 +289,12 @@ def test_the_pub_nights_players_look_only_at_what_they_see():
     looks = (TESTS / "pub_night_sim.py").read_text()
     looks = looks[looks.index("class Looks"):looks.index("class SimNight")]
     assert "controller" not in looks and ".state" not in looks
+
+
+@pytest.mark.parametrize("module", ["shutbox_hw", "shutbox_hw.cli"])
+def test_the_command_runs_from_the_package(module):
+    """``python -m shutbox_hw`` is the ``shutbox-hw`` command, wherever its parser sits."""
+    done = subprocess.run([sys.executable, "-m", module, "rules", "--help"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: shutbox-hw rules")
