@@ -3,8 +3,10 @@ parameter and what it must be. Shared by the app's pages and the players' routes
 
 from __future__ import annotations
 
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
+
+from ..i18n import N_
+from .refusals import Refused
 
 
 def whole(request: Request, name: str, default: int | None, top: int) -> int | None:
@@ -14,5 +16,5 @@ def whole(request: Request, name: str, default: int | None, top: int) -> int | N
     if raw is None:
         return default
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 20 and 1 <= int(raw) <= top):
-        raise HTTPException(400, f"{name}: expected a whole number 1..{top}")
+        raise Refused(400, N_("{name}: expected a whole number 1..{top}"), name=name, top=top)
     return int(raw)

@@ -14,18 +14,18 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ...i18n import tr
+from ...i18n import N_, tr
 from ...store import player_games, player_stats
 from ...store.highscores import accuracy_of, high_scores
 from ...store.roster import find
 from ..exports import csv_text
 from ..query import whole
 from ..reader import Reader, Unavailable
+from ..refusals import Refused
 from . import pages
 
 SCHEMA = 7              # the first schema with players
@@ -61,7 +61,7 @@ def _player(db: sqlite3.Connection, name: str) -> player_stats.PlayerStats:
     player = find(db, name)
     stats = player_stats.read(db, player.id) if player is not None else None
     if stats is None:
-        raise HTTPException(404, f"there is no player called {name[:40]}")
+        raise Refused(404, N_("there is no player called {name}"), name=name[:40])
     return stats
 
 
@@ -72,7 +72,8 @@ class PlayerRoutes:
     async def leaderboard(self, request: Request) -> Response:
         sort = request.query_params.get("sort", player_stats.DEFAULT_SORT)
         if sort not in player_stats.SORTS:
-            raise HTTPException(400, f"sort: expected one of {', '.join(player_stats.SORTS)}")
+            raise Refused(400, N_("sort: expected one of {sorts}"),
+                          sorts=", ".join(player_stats.SORTS))
         page = _number(request, "page", MAX_PAGE) or 1
 
         def work(reader: Reader) -> list[tuple[player_stats.PlayerStats, float | None]]:
