@@ -70,6 +70,9 @@ log = logging.getLogger("shutbox_hw")
 # next step after that): a locked database costs one bounded wait per try
 STORE_RETRY_MS = 1000
 HINTS_LOOK_MS = 100   # while the hints' tables are solved off the loop, look this often
+# a bug in the code that writes the record (not the disk): shown as the software's fault
+BUG_PART = "software"
+BUG_WORDS = "cannot save: program error"   # the journal has its traceback
 
 
 @dataclass
@@ -123,6 +126,7 @@ class Daemon:
         self.unsaved_at: list[float] = []       # when each happened (the store's clock)
         self._retry_at: int | None = None
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
+        self._bug_shown = False   # a bug in the write (not the disk) is on the box
         self.tally = Tally()   # switch changes and faults for the audits, written in batches
         self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
         self.high_scores: tuple[HighScores, ...] = ()   # as last read (the idle screen)
@@ -387,8 +391,16 @@ class Daemon:
         except Exception:  # a bug, not the disk: retrying would block every later write
             log.exception("could not save %s", [e.name for e in batch])
             self.unsaved, self.unsaved_at, self._retry_at = [], [], None
+            if not self._bug_shown:   # never silent on the box, and never called the disk's
+                self._bug_shown = True
+                self._queue.add(Queued(InputFault(BUG_PART, BUG_WORDS, now), now,
+                                       item.activity, same_step=True))
             return
         self.unsaved, self.unsaved_at, self._retry_at = [], [], None
+        if self._bug_shown:
+            self._bug_shown = False
+            self._queue.add(Queued(InputFault(BUG_PART, "saved", now, ok=True), now,
+                                   item.activity, same_step=True))
         if self._storage_fault is None:
             return
         self._storage_fault = None

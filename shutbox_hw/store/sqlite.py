@@ -35,21 +35,37 @@ from ..textfile import os_problem
 from .audit import Tally, audit_lines, reset_audits, tonight
 from .faults import (
     BUSY_TIMEOUT_S,
+    FILE_GONE,
+    FOLDER_GONE,
+    LASTING,
+    READ_ONLY,
     SHM_MIN_BYTES,
     StorageFault,
     StoreError,
+    damaged,
+    disk_error,
     fault_text,
+    read_only,
     transient_disk_error,
 )
 from .game_rows import NOT_STORED, read_saved_game, write_event
 from .highscores import high_scores
 from .outbox import limits_of, make_shrinkable, queue
+from .readonly import connect_readonly
 from .roster import recent
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .settings import load_settings
 
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 class Store(Closable):
@@ -74,6 +90,7 @@ class Store(Closable):
         # [network] mqtt: every event is also queued in the outbox (store/outbox.py) in
         # the same transaction, and this is called after the commit (the publisher's wake)
         self.outbox: Callable[[], None] | None = None
+        self._ident: tuple[int, int] | None = None   # the open file's device and inode
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
@@ -86,7 +103,7 @@ class Store(Closable):
         except SchemaError as error:
             raise StoreError(str(error)) from None
         except sqlite3.Error as error:
-            if not transient_disk_error(error):
+            if not (transient_disk_error(error) or disk_error(error) and not damaged(error)):
                 raise StoreError(f"cannot open the database {name}: it "
                                  f"{sqlite_problem(error)}") from None
             self._open_degraded(error, None if had_shm else shm)
@@ -112,7 +129,10 @@ class Store(Closable):
         except BaseException:
             db.close()  # a refused file is not held open
             raise
-        self.db, self.fault = db, None
+        # a card ext4 remounted read-only still opens and reads (with its -shm file
+        # left from before): said now, from the first frame, not at the first write
+        self.db, self.fault = db, READ_ONLY if read_only(self.path) else None
+        self._ident = _identity(self.path)
         if row:
             self.game_id = int(row[0])
 
@@ -129,25 +149,42 @@ class Store(Closable):
                     made_shm.unlink()
             except OSError:
                 pass
-        try:
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
-        except sqlite3.Error:
-            return
-        try:
-            db.execute("PRAGMA locking_mode=EXCLUSIVE")
-            if version_of(db, self.path) >= 1:
-                row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
-                                 " ORDER BY id DESC LIMIT 1").fetchone()
-                self.db = db
-                if row:
-                    self.game_id = int(row[0])
-                return
-        except (sqlite3.Error, SchemaError):
-            pass
-        db.close()
+        for connect in (self._exclusive, self._read_only):
+            try:
+                db = connect()
+            except (sqlite3.Error, UserError):
+                continue
+            try:
+                if version_of(db, self.path) >= 1:
+                    row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                                     " ORDER BY id DESC LIMIT 1").fetchone()
+                    self.db = db
+                    if row:
+                        self.game_id = int(row[0])
+                    return
+            except (sqlite3.Error, SchemaError):
+                pass
+            db.close()
+
+    def _exclusive(self) -> sqlite3.Connection:
+        """A connection that keeps its WAL index in memory (a full disk: no -shm)."""
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        return db
+
+    def _read_only(self) -> sqlite3.Connection:
+        """A read-only connection (a read-only file system takes no lock files either:
+        the file read as it is when no -wal file was left)."""
+        if not self.path.exists():
+            raise UserError("no record yet")
+        return connect_readonly(self.path, BUSY_TIMEOUT_S)[0]
 
     def _reopen(self) -> None:
         """Leave the degraded state if the disk takes writes again (else StorageFault)."""
+        if self._ident is not None and not self.path.exists():
+            # the record the box had is gone: a new empty one would take the held
+            # events under game ids it does not have (the next start makes one)
+            raise StorageFault(FOLDER_GONE if not self.path.parent.is_dir() else FILE_GONE)
         if self.db is not None:
             self.db.close()
             self.db = None
@@ -155,6 +192,8 @@ class Store(Closable):
             self._open()
         except (sqlite3.Error, OSError, SchemaError) as error:
             raise StorageFault(fault_text(error, self.path)) from None
+        if self.fault is not None:
+            raise StorageFault(self.fault)   # opened, but read-only still
 
     def now(self) -> float:
         """The store's wall clock (what it writes as the time of an event)."""
@@ -218,6 +257,7 @@ class Store(Closable):
             yield
             if self._check_write is not None:
                 self._check_write()
+            self._still_there()
             db.execute("COMMIT")
         except BaseException as error:
             self.game_id = game_id  # as the disk has it
@@ -226,10 +266,20 @@ class Store(Closable):
                     db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass  # SQLite rolled back by itself
-            if isinstance(error, sqlite3.OperationalError) and transient_disk_error(error):
-                raise StorageFault(fault_text(error, self.path)) from error
+            if disk_error(error):   # full, failing, read-only, locked, damaged
+                text = fault_text(error, self.path)
+                if text in LASTING:
+                    self.fault = text   # the next write opens the file afresh first
+                raise StorageFault(text) from error
             raise
         self._wrote(events)
+
+    def _still_there(self) -> None:
+        """Raise ENOENT if the file written is no longer the record's (its folder removed,
+        a USB stick pulled, the file renamed): SQLite in WAL mode would go on writing to
+        the unlinked file, lost at the next start. One ``stat``, no write."""
+        if self._ident is not None and _identity(self.path) != self._ident:
+            raise FileNotFoundError(2, "the record's file is gone", str(self.path))
 
     def _conn(self) -> sqlite3.Connection:
         """The open connection (a store degraded at boot may have none: a fault)."""
