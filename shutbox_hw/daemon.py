@@ -151,6 +151,10 @@ class Daemon:
         if self.store.fault is not None:   # part of power on, as its first frame
             self._retry_at, self._storage_fault = now + STORE_RETRY_MS, self.store.fault
             effects += self.controller.handle(_cannot_save(self.store.fault, now))
+        salvaged = getattr(self.store, "salvaged", None)
+        if salvaged is not None:   # a damaged record moved aside at start: shown, counted
+            self.tally.fault("storage")
+            effects += self.controller.handle(InputFault("storage", salvaged.words(), now))
         self._queue.add(Queued(Carry(tuple(effects)), now))
         self._queue.add(Queued(ReadFigures(), now, activity=False))
         self._drain(now)

@@ -319,3 +319,133 @@ def test_a_bug_in_the_write_is_shown_apart_from_the_disk(tmp_path, caplog):
     play(runner, "close 2\n")
     assert [e for e in events if e["event"] == "recovered" and e["device"] == BUG_PART]
     assert runner.sim.view.screen.message is None
+
+
+# ---------------------------------------------------------------- a damaged record at start
+
+def games_into(db: Path, count: int) -> None:
+    """``count`` finished two-player games written by the store, as the box writes them."""
+    from shutbox_hw.game.events import GameEnded, GameStarted, RoundEnded, TurnEnded, TurnStarted
+    from shutbox_hw.rules import build_rules
+    rules = build_rules("klappenspiel").as_dict()
+    store = Store(db)
+    players = ("Anna", "Ben")
+    for g in range(count):
+        scores = (g % 11, (g * 3) % 13)
+        events = [GameStarted(players=players, dice="software", rules=rules)]
+        for seat, player in enumerate(players):
+            events += [TurnStarted(seat=seat, player=player, round=1),
+                       TurnEnded(seat=seat, player=player, score=scores[seat],
+                                 open=(scores[seat],) if scores[seat] else (),
+                                 shut=scores[seat] == 0, round=1)]
+        winner = scores.index(min(scores))
+        events += [RoundEnded(players=players, round=1, final=scores, raw=scores,
+                              totals=scores, out=(), shut=(), winners=(winner,)),
+                   GameEnded(players=players, winners=(winner,), totals=scores, rounds=1)]
+        store.record_all(events)
+    store.close()
+
+
+def varint(data: bytes, at: int) -> int:
+    value = 0
+    for i in range(9):
+        byte = data[at + i]
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    raise AssertionError("not reached")
+
+
+def leaves_of(db: Path, table: str) -> list[tuple[int, range]]:
+    """The table's leaf pages and the rowids on each, read from the file's own
+    b-tree interior page (SQLite's file format, section 1.6), not through SQLite."""
+    con = sqlite3.connect(db)
+    root, = con.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    size, = con.execute("PRAGMA page_size").fetchone()
+    top, = con.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()
+    con.close()
+    data = db.read_bytes()
+    page = data[(root - 1) * size: root * size]
+    assert page[0] == 0x05, "the table has one level of interior pages"
+    cells = int.from_bytes(page[3:5], "big")
+    leaves, low = [], 1
+    for i in range(cells):
+        at = int.from_bytes(page[12 + 2 * i: 14 + 2 * i], "big")
+        child, key = int.from_bytes(page[at: at + 4], "big"), varint(page, at + 4)
+        leaves.append((child, range(low, key + 1)))
+        low = key + 1
+    leaves.append((int.from_bytes(page[8:12], "big"), range(low, top + 1)))
+    return leaves
+
+
+def overwrite_page(db: Path, page: int) -> None:
+    size = sqlite3.connect(db).execute("PRAGMA page_size").fetchone()[0]
+    with open(db, "r+b") as out:
+        out.seek((page - 1) * size)
+        out.write(b"\xa5" * size)
+
+
+def test_a_damaged_record_at_start_is_moved_aside_and_the_rest_recovered(tmp_path, caplog):
+    db = tmp_path / "box.db"
+    games_into(db, 120)
+    leaves = leaves_of(db, "games")
+    assert len(leaves) >= 4
+    page, lost = leaves[2]            # a page in the middle of the games
+    overwrite_page(db, page)
+    damaged_bytes = db.read_bytes()
+    with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+        runner, events = box(db)
+    expected = f"record damaged: {120 - len(lost):,} of 120 games recovered"
+    store = runner.daemon.store
+    assert store.salvaged is not None and store.salvaged.words() == expected
+    assert store.salvaged.lost == list(lost)
+    # shown, in the fault log and counted in the audits' faults
+    assert [f["detail"] for f in storage_faults(events)] == [expected]
+    assert runner.sim.lamp_states().red   # idle: the red lamp; in play, the words too
+    # the damaged file kept as it was, beside the list for the publican
+    aside = store.salvaged.aside
+    assert aside.parent == tmp_path and aside.name.startswith("box.db.damaged-")
+    assert aside.read_bytes() == damaged_bytes
+    report = Path(f"{aside}.txt").read_text()
+    assert expected in report and f"{lost[0]}-{lost[-1]}" in report and str(aside) in report
+    # the new record: sound, the games off the damaged page missing, every other one there
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    ids = [g for g, in con.execute("SELECT id FROM games ORDER BY id")]
+    assert ids == [g for g in range(1, 121) if g not in lost]
+    turns, = con.execute("SELECT COUNT(*) FROM turns").fetchone()
+    assert turns == 2 * 120               # the turns' pages were not damaged
+    # the audits' figures counted again from the games recovered
+    figures = dict(con.execute("SELECT key, value FROM audit_figures"))
+    assert figures["games"] == 120 - len(lost)
+    con.close()
+    play(runner, "start 1\n")
+    assert runner.sim.view.screen.message == f"storage: {expected}"
+    play(runner, OPENING.removeprefix("start 1\n"))   # plays on, into the new record
+    assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]")]
+    assert runner.daemon.store.salvaged is not None
+    no_traceback(caplog)
+    runner.restart()                      # the next start finds a sound record
+    assert runner.daemon.store.salvaged is None
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count FROM counters WHERE key = 'fault:storage'"
+                       ).fetchone() == (1,)
+    con.close()
+
+
+def test_a_record_no_longer_sqlite_is_kept_aside_and_a_new_one_started(tmp_path, caplog):
+    db = tmp_path / "box.db"
+    games_into(db, 5)
+    overwrite_page(db, 1)                 # the header and the schema gone
+    damaged_bytes = db.read_bytes()
+    with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+        runner, events = box(db)
+        play(runner, OPENING)
+    salvaged = runner.daemon.store.salvaged
+    assert salvaged is not None and salvaged.words() == "record damaged: no games recovered"
+    assert "record damaged" in storage_faults(events)[0]["detail"]
+    assert salvaged.aside.read_bytes() == damaged_bytes
+    assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]")]
+    no_traceback(caplog)

@@ -18,6 +18,7 @@ the disk takes writes again.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,20 +43,20 @@ from .faults import (
     SHM_MIN_BYTES,
     StorageFault,
     StoreError,
-    damaged,
     disk_error,
     fault_text,
     read_only,
-    transient_disk_error,
 )
 from .game_rows import NOT_STORED, read_saved_game, write_event
 from .highscores import high_scores
 from .outbox import limits_of, make_shrinkable, queue
 from .readonly import connect_readonly
 from .roster import recent
+from .salvage import Salvage, quick_check, salvage
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .settings import load_settings
 
+log = logging.getLogger("shutbox_hw")
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
 
@@ -97,13 +98,16 @@ class Store(Closable):
             raise StoreError(f"cannot open the database {name}: {problem}")
         shm = Path(f"{self.path}-shm")
         had_shm = shm.exists()
+        # a damaged record found at start: moved aside, what can be read recovered
+        self.salvaged: Salvage | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._salvage()
             self._open()
         except SchemaError as error:
             raise StoreError(str(error)) from None
         except sqlite3.Error as error:
-            if not (transient_disk_error(error) or disk_error(error) and not damaged(error)):
+            if not disk_error(error):
                 raise StoreError(f"cannot open the database {name}: it "
                                  f"{sqlite_problem(error)}") from None
             self._open_degraded(error, None if had_shm else shm)
@@ -112,6 +116,19 @@ class Store(Closable):
                 raise StoreError(f"cannot open the database {name}: "
                                  f"{os_problem(error, 'database')}") from None
             self._open_degraded(error, None if had_shm else shm)
+
+    def _salvage(self) -> None:
+        """SQLite's quick check before the record is opened for writing; a damaged
+        record is moved aside and what can be read recovered (:mod:`.salvage`). Where
+        even that fails (a read-only card) the record stays, opened degraded."""
+        problem = quick_check(self.path)
+        if problem is None:
+            return
+        try:
+            self.salvaged = salvage(self.path, problem, self._clock())
+        except (OSError, sqlite3.Error) as error:
+            log.error("storage: %s is damaged (%s) and cannot be moved aside: %s",
+                      self.path, problem, error)
 
     def _open(self) -> None:
         """Open for writing: migrate, WAL, the unfinished game (raises on failure)."""
