@@ -44,6 +44,9 @@ log = logging.getLogger("shutbox_hw")
 
 # kept up to date by every write: counted again from what was recovered instead
 DERIVED = frozenset(("audit_figures", "audit_best", "player_stats", "player_rules"))
+BATCH = 1000          # rows written in one go
+EXTEND_EVERY_S = 5    # while recovering, systemd is told this often ...
+EXTEND_S = 30         # ... to wait this much longer for the start
 # the rows of these name the games the record knew of (their ``game_id``)
 GAME_REFERENCES = ("players", "rounds", "turns")
 
@@ -108,9 +111,13 @@ def salvage(path: Path, problem: str, now: float) -> Salvage:
     read-only card): the record is then left where it was."""
     aside = move_aside(path, now)
     result = Salvage(problem, aside)
-    fresh = sqlite3.connect(path, isolation_level=None)
+    # built beside it and renamed into place when whole: a salvage cut short (the power,
+    # systemd's start timeout) leaves no half record for the next start to take as sound
+    building = path.with_name(f"{path.name}.salvaging")
+    building.unlink(missing_ok=True)    # a copy cut short before: the damaged file has it all
+    fresh = sqlite3.connect(building, isolation_level=None)
     try:
-        migrate(fresh, path)
+        migrate(fresh, building)
         try:
             source = sqlite3.connect(f"file:{aside}?mode=ro", uri=True, isolation_level=None)
         except sqlite3.Error:
@@ -136,6 +143,7 @@ def salvage(path: Path, problem: str, now: float) -> Salvage:
             " GROUP BY game_id")}
     finally:
         fresh.close()
+    os.replace(building, path)
     result.report = _write_report(path, result, now)
     log.error("storage: %s: %s; the damaged file kept as %s, the list in %s",
               path, result.words(), aside, result.report)
@@ -145,6 +153,7 @@ def salvage(path: Path, problem: str, now: float) -> Salvage:
 def _copy(source: sqlite3.Connection, fresh: sqlite3.Connection, result: Salvage,
           seen: set[int]) -> None:
     """Every table of the new record's schema, from the damaged one, column by column."""
+    busy = _Busy()
     tables = [t for t, in fresh.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
         " ORDER BY rowid")]
@@ -158,16 +167,36 @@ def _copy(source: sqlite3.Connection, fresh: sqlite3.Connection, result: Salvage
         names = sorted(columns)
         insert = (f"INSERT OR IGNORE INTO {table} ({', '.join(names)})"
                   f" VALUES ({', '.join('?' * len(names))})")
-        count = 0
+        key = names.index("id") if table == "games" and "id" in names else \
+            names.index("game_id") if table in GAME_REFERENCES and "game_id" in names else None
+        count, batch = 0, []
         for row in _rows(source, table, names):
-            fresh.execute(insert, row)
-            count += 1
-            if table == "games" and "id" in names:
-                seen.add(int(row[names.index("id")]))
-            elif table in GAME_REFERENCES and "game_id" in names:
-                seen.add(int(row[names.index("game_id")]))
-        result.rows[table] = count
+            batch.append(row)
+            if key is not None:
+                seen.add(int(row[key]))
+            if len(batch) == BATCH:
+                fresh.executemany(insert, batch)
+                count, batch = count + len(batch), []
+                busy.still()
+        fresh.executemany(insert, batch)
+        result.rows[table] = count + len(batch)
     fresh.execute("COMMIT")
+
+
+class _Busy:
+    """Tells systemd the start is still under way (a salvage of 100,000 games takes
+    tens of seconds on a Pi: past the unit's start timeout); nothing outside systemd."""
+
+    def __init__(self) -> None:
+        from ..sdnotify import Notifier
+        self.notifier = Notifier()
+        self.next = time.monotonic()
+
+    def still(self) -> None:
+        if time.monotonic() >= self.next:
+            self.next = time.monotonic() + EXTEND_EVERY_S
+            self.notifier.send(f"EXTEND_TIMEOUT_USEC={EXTEND_S * 1_000_000}\n"
+                               "STATUS=recovering a damaged record")
 
 
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:
