@@ -58,6 +58,9 @@ from .settings import config_values, effective
 from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 from .store import StorageFault, Store
 from .store.audit import Tally
+from .store.mounts import PART as FORGETS_PART
+from .store.mounts import WORDS as FORGETS_WORDS
+from .store.mounts import explain as advice_words
 from .store.shown import publish
 
 if TYPE_CHECKING:
@@ -151,6 +154,10 @@ class Daemon:
         if self.store.fault is not None:   # part of power on, as its first frame
             self._retry_at, self._storage_fault = now + STORE_RETRY_MS, self.store.fault
             effects += self.controller.handle(_cannot_save(self.store.fault, now))
+        forgets = getattr(self.store, "forgets", None)
+        if forgets:   # the record on RAM: said from the start
+            log.warning("storage: %s", advice_words(self.store.path, forgets))
+            effects += self.controller.handle(InputFault(FORGETS_PART, FORGETS_WORDS, now))
         salvaged = getattr(self.store, "salvaged", None)
         if salvaged is not None:   # a damaged record moved aside at start: shown, counted
             self.tally.fault("storage")

@@ -449,3 +449,105 @@ def test_a_record_no_longer_sqlite_is_kept_aside_and_a_new_one_started(tmp_path,
     assert salvaged.aside.read_bytes() == damaged_bytes
     assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]")]
     no_traceback(caplog)
+
+
+# ---------------------------------------------------------------- a file system that forgets
+
+# /proc/self/mountinfo as Raspberry Pi OS's overlay file system (raspi-config,
+# initramfs overlayroot) lays it out: the root an overlay whose changes are on the
+# tmpfs at /media/root-rw; the card's partition read-only below; a USB stick
+RPI_OVERLAY = """\
+21 1 0:20 / / rw,noatime - overlay overlayroot rw,lowerdir=/media/root-ro,\
+upperdir=/media/root-rw/overlay,workdir=/media/root-rw/overlay-workdir
+22 21 179:2 / /media/root-ro ro,noatime - ext4 /dev/mmcblk0p2 ro
+23 21 0:21 / /media/root-rw rw,relatime - tmpfs tmpfs-root rw,mode=755
+24 21 179:1 / /boot/firmware rw,relatime - vfat /dev/mmcblk0p1 rw,fmask=0022
+25 21 0:22 / /run rw,nosuid,nodev - tmpfs tmpfs rw,size=94384k,mode=755
+26 21 8:1 / /media/usb\\040stick rw,relatime - ext4 /dev/sda1 rw
+"""
+
+
+def test_the_overlay_of_raspberry_pi_os_is_found_from_its_mountinfo(tmp_path):
+    from shutbox_hw.store.mounts import WAY_OUT, advice, forgets, mount_of, parse
+    mounts = parse(RPI_OVERLAY)
+    assert [m.point for m in mounts][-1] == "/media/usb stick"     # \040 is a space
+    assert mount_of("/media/usb stick/box", mounts).source == "/dev/sda1"
+    assert mount_of("/media/usb", mounts).point == "/"
+    # the record in /var/lib (on the overlay): said, with the way out
+    why = forgets(Path("/var/lib/shutbox-hw/shutbox.db"), RPI_OVERLAY)
+    assert why is not None and "overlay" in why and "RAM" in why
+    line = advice(Path("/var/lib/shutbox-hw/shutbox.db"), RPI_OVERLAY)
+    assert line is not None and line.endswith(WAY_OUT) and "raspi-config" in line
+    # on the USB stick's ext4: kept
+    assert forgets(Path("/media/usb stick/shutbox.db"), RPI_OVERLAY) is None
+    # an overlay whose changes are kept on a real disk is no problem
+    kept = RPI_OVERLAY.replace("upperdir=/media/root-rw/overlay",
+                               "upperdir=/media/usb\\040stick/up")
+    assert forgets(Path("/var/lib/shutbox-hw/shutbox.db"), kept) is None
+    # the root on the card itself: kept
+    plain = "21 1 179:2 / / rw,noatime - ext4 /dev/mmcblk0p2 rw\n"
+    assert forgets(Path("/var/lib/shutbox-hw/shutbox.db"), plain) is None
+    assert forgets(Path("/run/shutbox.db"), RPI_OVERLAY) is not None     # a tmpfs
+
+
+def test_a_real_tmpfs_under_the_record_is_found(tmpfs, tmp_path):
+    from shutbox_hw.store.mounts import forgets
+    why = forgets(tmpfs.root / "box.db")
+    assert why is not None and "tmpfs" in why and str(tmpfs.root) in why
+    # a folder not made yet: its nearest existing folder decides
+    assert forgets(tmpfs.root / "not" / "yet" / "box.db") is not None
+    # elsewhere, what findmnt says decides (this machine's /tmp may be either)
+    kind = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "-T", str(tmp_path)],
+                          capture_output=True, text=True).stdout.strip()
+    assert (forgets(tmp_path / "box.db") is not None) == (kind in ("tmpfs", "ramfs", "overlay"))
+
+
+def test_the_box_says_its_record_is_on_ram_from_the_start(tmpfs, caplog):
+    from shutbox_hw.store.mounts import MOUNTINFO, WAY_OUT
+    db = tmpfs.root / "box.db"
+    runner, events = box(db)
+    runner.disk.open_store = lambda path: Store(path, mountinfo=MOUNTINFO)   # as `run` opens it
+    with caplog.at_level(logging.WARNING, logger="shutbox_hw"):
+        runner.restart()
+    said = [e for e in events if e["event"] == "fault" and e["device"] == "record"]
+    assert [e["detail"] for e in said] == ["kept in RAM, lost at power-off"]
+    assert runner.sim.lamp_states().red
+    play(runner, "start 1\n")
+    assert runner.sim.view.screen.message == "record: kept in RAM, lost at power-off"
+    assert any(WAY_OUT in r.getMessage() for r in caplog.records)
+    # the simulator's own record (no mountinfo asked) says nothing of it
+    plain, plain_events = box(tmpfs.root / "sim.db")
+    assert not [e for e in plain_events if e["event"] == "fault"]
+
+
+def test_check_config_and_selftest_say_so_with_the_way_out(tmpfs, capsys):
+    from shutbox_hw.cli import main
+    from shutbox_hw.selftest import SelfTest
+    from shutbox_hw.selftest.sim import SimPerson, simulated_rig
+    from shutbox_hw.sim.box import SimulatedBox
+    from shutbox_hw.store.mounts import WAY_OUT
+    config = Path(__file__).resolve().parent.parent / "hardware" / "gpio-9" / "shutbox.toml"
+    db = tmpfs.root / "shutbox.db"
+    assert main(["check-config", str(config), "--db", str(db)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"{config}: ok")
+    warning, way_out = err.splitlines()
+    assert warning.startswith(f"{config}: warning: [storage] db: the record {db} would be lost")
+    assert "tmpfs" in warning and way_out == f"  the way out: {WAY_OUT}"
+    sim = SimulatedBox(load_config(config))
+    lines: list[str] = []
+    try:
+        code = SelfTest(simulated_rig(sim), SimPerson(sim), lines.append, record=db).run()
+    finally:
+        sim.box.close()
+    assert code == 1
+    faults = [line for line in lines if line.startswith("FAULT storage:")]
+    assert len(faults) == 1 and WAY_OUT in faults[0]
+    sim = SimulatedBox(load_config(config))
+    lines = []
+    try:     # the same record on a disk that keeps it
+        code = SelfTest(simulated_rig(sim), SimPerson(sim), lines.append, record=db,
+                        mountinfo="21 1 179:2 / / rw - ext4 /dev/mmcblk0p2 rw\n").run()
+    finally:
+        sim.box.close()
+    assert code == 0 and any(line.startswith("storage: the record") for line in lines)

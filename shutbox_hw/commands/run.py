@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise TransientError(str(error)) from None
     try:
         box = build_real_box(config, clock, args.pin_factory, waker.wake)
-        store = Store(db_path)
+        from ..store.mounts import MOUNTINFO
+        store = Store(db_path, mountinfo=MOUNTINFO)   # a record on RAM is said on the box
         from ..network.hookup import publishing
         with publishing(config, db_path, log.warning, drain_s=2.0,
                         wake_box=waker.wake) as outbox:

@@ -49,6 +49,7 @@ from .faults import (
 )
 from .game_rows import NOT_STORED, read_saved_game, write_event
 from .highscores import high_scores
+from .mounts import forgets
 from .outbox import limits_of, make_shrinkable, queue
 from .readonly import connect_readonly
 from .roster import recent
@@ -74,8 +75,18 @@ class Store(Closable):
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
                  sync_flag: str | Path = TIMESYNC_FLAG,
-                 check_write: Callable[[], None] | None = None) -> None:
+                 check_write: Callable[[], None] | None = None,
+                 mountinfo: Path | None = None) -> None:
         self.path = Path(path)
+        # why the record would not survive a power-off (the box's start reads its
+        # own /proc/self/mountinfo: store/mounts.py); None: it would, or not asked
+        self.forgets: str | None = None
+        if mountinfo is not None:
+            try:
+                self.forgets = forgets(self.path, mountinfo.read_text(
+                    encoding="utf-8", errors="replace"), here=True)
+            except OSError:
+                pass
         # called before opening for writing and before every commit: the
         # simulator's full disk raises SQLite's own error from here
         self._check_write = check_write
