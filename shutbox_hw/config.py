@@ -2,10 +2,11 @@
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
 :mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
-``[storage]``, ``[sim]`` (only the simulator reads it), ``[box]`` (its
-language) and ``[players]`` (see :mod:`shutbox_hw.players.config`). Every
-problem is reported with the key it concerns; :func:`check_config` gathers
-all of them so a builder can fix a file in one go.
+``[storage]``, ``[backup]`` (see :mod:`shutbox_hw.store.backup`), ``[sim]``
+(only the simulator reads it), ``[box]`` (its language) and ``[players]`` (see
+:mod:`shutbox_hw.players.config`). Every problem is reported with the key it
+concerns; :func:`check_config` gathers all of them so a builder can fix a file
+in one go.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from .i18n import LANGUAGES
 from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
 from .players.config import PlayersConfig, parse_players
 from .rules import RulesError, RuleSet, rules_from_table
+from .store.backup import BackupConfig, parse_backup
 from .textfile import read_text_file
 from .validate import Choice, FilePath, Problems, Spec
 
-TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web", "box", "players")
+TABLES = ("rules", "hardware", "game", "storage", "backup", "sim", "network", "web", "box",
+          "players")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
 
@@ -72,6 +75,7 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)               # shutbox-hw web
     box: BoxConfig = field(default_factory=BoxConfig)               # its language
     players: PlayersConfig = field(default_factory=PlayersConfig)   # names on the TV
+    backup: BackupConfig = field(default_factory=BackupConfig)      # copies off the card
 
 
 def default_db_path() -> Path:
@@ -130,6 +134,7 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     hardware = parse_hardware(tables["hardware"], tiles, problems)
     game = parse_game(tables["game"], problems)
     db = parse_storage(tables["storage"], problems)
+    backup = parse_backup(tables["backup"], problems)
     sim = SimConfig(**SIM.read(tables["sim"], Problems(problems, "sim")))
     network = parse_network(tables["network"], problems)
     web = parse_web(tables["web"], problems)
@@ -141,7 +146,8 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,
-                  sim=sim, network=network, web=web, box=box, players=players), []
+                  sim=sim, network=network, web=web, box=box, players=players,
+                  backup=backup), []
 
 
 def load_config(path: str | Path | None = None, *, preset: str | None = None,

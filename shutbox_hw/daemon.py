@@ -295,6 +295,9 @@ class Daemon:
         reports = getattr(self.store.outbox, "faults", None)
         for fault in reports(now) if reports is not None else ():
             self.feed(fault)
+        backups = getattr(self.store, "backups", None)   # [backup]: a copy that failed
+        for fault in backups.faults(now) if backups is not None else ():
+            self.feed(fault)
         self._phones(now)
         self._schedule()
 

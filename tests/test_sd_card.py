@@ -551,3 +551,142 @@ def test_check_config_and_selftest_say_so_with_the_way_out(tmpfs, capsys):
     finally:
         sim.box.close()
     assert code == 0 and any(line.startswith("storage: the record") for line in lines)
+
+
+# ---------------------------------------------------------------- backups and restore
+
+
+def test_the_config_reads_backup_and_names_each_bad_key(tmp_path):
+    from shutbox_hw.config import check_config, load_config
+    good = tmp_path / "good.toml"
+    good.write_text('[backup]\nplace = "/media/usb"\nwhen = "23:30"\nkeep = 3\n')
+    backup = load_config(good).backup
+    assert (backup.place, backup.when, backup.keep) == ("/media/usb", "23:30", 3)
+    assert load_config(None).backup.place is None     # no place: no copies
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[backup]\nplace = ""\nwhen = "24:00"\nkeep = 0\nevery = 1\n')
+    problems = check_config(bad)
+    assert any(p.startswith("[backup] every: unknown key") for p in problems)
+    assert any("place" in p and "folder" in p for p in problems)
+    assert any("when" in p and '"04:00"' in p and "'24:00'" in p for p in problems)
+    assert any("keep" in p and "1..365" in p for p in problems)
+
+
+def test_the_next_copy_is_due_at_the_time_of_day_given():
+    import datetime
+
+    from shutbox_hw.store.backup import next_due
+    for now in (datetime.datetime(2026, 12, 5, 3, 59, 59), datetime.datetime(2026, 12, 5, 4, 0),
+                datetime.datetime(2026, 12, 31, 23, 0)):
+        due = datetime.datetime.fromtimestamp(next_due(now.timestamp(), "04:00"))
+        expected = now.replace(hour=4, minute=0, second=0)
+        if expected <= now:
+            expected = (now + datetime.timedelta(days=1)).replace(hour=4, minute=0, second=0)
+        assert due == expected
+
+
+def test_copies_are_consistent_rotated_and_refused_on_the_records_own_disk(tmpfs, tmp_path):
+    from shutbox_hw.errors import UserError
+    from shutbox_hw.store.backup import copies, take
+    db = tmp_path / "box.db"
+    games_into(db, 3)
+    made = [take(db, tmpfs.root, 1_780_000_000.0 + day * 86400, keep=2) for day in range(3)]
+    assert copies(tmpfs.root) == made[1:]          # the oldest went
+    con = sqlite3.connect(made[-1])
+    assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone() == (3,)
+    con.close()
+    assert not list(tmpfs.root.glob("*.part"))
+    with pytest.raises(UserError, match="own disk"):
+        take(db, tmp_path, 1_780_000_000.0, keep=2)   # a mount folder with no stick in it
+    with pytest.raises(UserError, match="not there"):
+        take(db, tmp_path / "usb", 1_780_000_000.0, keep=2)
+
+
+def test_a_failed_copy_is_a_fault_on_the_box_and_the_next_good_one_puts_it_right(
+        tmpfs, tmp_path):
+    from shutbox_hw.store.backup import BackupConfig, BackupWorker
+    db = tmp_path / "box.db"
+    runner, events = box(db)
+    play(runner, OPENING)
+    place = tmpfs.root / "copies"
+    worker = BackupWorker(db, BackupConfig(place=str(place)))
+    runner.daemon.store.backups = worker
+    assert worker.run_once() is None               # the folder is not there yet
+    play(runner, "wait 0.1\n")
+    said = [e for e in events if e.get("device") == "backup"]
+    assert [(e["event"], e["detail"]) for e in said] == [("fault", "failed: place not there")]
+    assert runner.sim.lamp_states().red
+    place.mkdir()
+    assert worker.run_once() is not None
+    play(runner, "wait 0.1\n")
+    said = [e["event"] for e in events if e.get("device") == "backup"]
+    assert said == ["fault", "recovered"]
+
+
+def test_restore_brings_back_a_copy_taken_mid_game_and_the_game_resumes(tmpfs, tmp_path,
+                                                                         capsys):
+    from shutbox_hw.cli import main
+    from shutbox_hw.store.backup import take
+    db = tmp_path / "box.db"
+    runner, events = box(db)
+    play(runner, OPENING + "dice 6 2\nroll\n")     # a copy with the throw just rolled
+    copy = take(db, tmpfs.root, 1_780_000_000.0, keep=5)
+    play(runner, "close 8\ndice 5 5\nroll\nclose 1 9\n")   # played on after the copy
+    runner.daemon.store.close()
+    after = throws_on_disk(db)
+    assert main(["restore", str(copy), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "1 game(s)" in out and "before-restore-" in out
+    aside, = (p for p in tmp_path.glob("box.db.before-restore-*")
+              if not p.name.endswith(("-wal", "-shm")))
+    assert throws_on_disk(aside) == after          # the record it replaced, kept whole
+    assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]"), (2, "[6, 2]", None)]
+    runner.restart()                               # the box on the copy: the game resumes
+    turn = runner.daemon.controller.state.turn
+    assert turn is not None and turn.committed == 0b1100 and turn.dice == (6, 2)
+    # the flaps still down from after the copy are lifted, as the box asks of flaps
+    # shut but never committed; then the throw brought back is played again
+    play(runner, "open 1 8 9\nclose 8\n" + WAIT)
+    assert throws_on_disk(db)[-1] == (2, "[6, 2]", "[8]")
+
+
+def test_restore_refuses_what_is_not_a_fit_copy_and_leaves_the_record_alone(tmp_path, capsys):
+    from shutbox_hw.cli import main
+    from shutbox_hw.store.schema import APP_ID, VERSION
+    db = tmp_path / "box.db"
+    games_into(db, 2)
+    before = db.read_bytes()
+    newer = tmp_path / "newer.db"
+    games_into(newer, 1)
+    con = sqlite3.connect(newer)
+    con.execute(f"PRAGMA user_version = {VERSION + 1}")
+    con.close()
+    foreign = tmp_path / "foreign.db"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE recipes (name TEXT)")
+    con.close()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database at all\n" * 100)
+    empty = tmp_path / "empty.db"
+    sqlite3.connect(empty).close()
+    stamped = tmp_path / "stamped.db"
+    con = sqlite3.connect(stamped)
+    con.execute(f"PRAGMA application_id = {APP_ID}")
+    con.close()
+    for file, words in ((newer, "newer shutbox-hw"), (foreign, "not a shutbox-hw database"),
+                        (text, "not a shutbox-hw record"), (empty, "holds no record"),
+                        (tmp_path / "none.db", "no such file"), (db, "the record itself")):
+        assert main(["restore", str(file), "--db", str(db)]) == 2, file
+        out, err = capsys.readouterr()
+        assert len(err.splitlines()) == 1 and words in err, (file, err)
+    assert db.read_bytes() == before and not list(tmp_path.glob("*.before-restore-*"))
+    # and with the box running on the record
+    runner, _ = box(tmp_path / "live.db")
+    from shutbox_hw.store.lock import DatabaseLock
+    lock = DatabaseLock(tmp_path / "live.db").acquire()
+    try:
+        assert main(["restore", str(db), "--db", str(tmp_path / "live.db")]) == 2
+        assert "in use" in capsys.readouterr().err
+    finally:
+        lock.release()

@@ -141,6 +141,9 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     notifier = Notifier(timers=box.timers)
     from ..skill.rater import RatingWorker
     rater = RatingWorker(store.path, wake_box=waker.wake).start()
+    if config.backup.place is not None:   # [backup]: the nightly copy, off the loop
+        from ..store.backup import BackupWorker
+        store.backups = BackupWorker(store.path, config.backup, waker.wake).start()
     claims = _claims_server(config, clock, waker)
     # the box's adjustments over the config
     daemon = Daemon(config, box, store, clock, rater=rater, claims=claims)
@@ -154,6 +157,8 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     finally:
         notifier.stopping()
         rater.stop()
+        if store.backups is not None:
+            store.backups.stop()
         if claims is not None:
             claims.close()
         box.close()

@@ -22,6 +22,7 @@ from ..hal.config import DICE, DISPLAY, EXPANDER, HARDWARE
 from ..netconfig import NETWORK, WEB
 from ..players.config import PLAYERS
 from ..rules.ruleset import DEFAULT_PRESET, KEYS, PRESETS, describe_key
+from ..store.backup import BACKUP
 from ..validate import Address, Spec, Subtable
 
 # every table of the file but [rules], in the order of config.TABLES, each
@@ -29,7 +30,7 @@ from ..validate import Address, Spec, Subtable
 # Spec in the package is here
 SPECS: dict[str, Spec] = {
     "hardware": HARDWARE, "hardware.mcp23017": EXPANDER, "hardware.display": DISPLAY,
-    "hardware.dice": DICE, "game": GAME, "storage": STORAGE, "sim": SIM,
+    "hardware.dice": DICE, "game": GAME, "storage": STORAGE, "backup": BACKUP, "sim": SIM,
     "network": NETWORK, "web": WEB, "box": BOX, "players": PLAYERS,
 }
 
@@ -39,7 +40,7 @@ MORE: dict[str, str] = {
     "hardware.mcp23017": "../../hardware/mcp23017-12/README.md",
     "hardware.display": "../build/hardware.md#which-panel",
     "hardware.dice": "../build/hardware.md#the-dice-module-on-its-own-i2c-bus-the-reference-wiring",
-    "game": "config.md", "storage": "persistence.md",
+    "game": "config.md", "storage": "persistence.md", "backup": "storage.md#backups",
     "sim": "../develop/simulator.md", "network": "../network/setup.md",
     "web": "../network/pages.md", "box": "languages.md",
     "players": "../play/players.md",

@@ -34,6 +34,7 @@ from ..lifecycle import Closable
 from ..rules import rules_from_dict
 from ..textfile import os_problem
 from .audit import Tally, audit_lines, reset_audits, tonight
+from .backup import BackupWorker
 from .faults import (
     BUSY_TIMEOUT_S,
     FILE_GONE,
@@ -102,6 +103,8 @@ class Store(Closable):
         # [network] mqtt: every event is also queued in the outbox (store/outbox.py) in
         # the same transaction, and this is called after the commit (the publisher's wake)
         self.outbox: Callable[[], None] | None = None
+        # [backup]: the nightly copies' worker (store/backup.py), whose faults the box shows
+        self.backups: BackupWorker | None = None
         self._ident: tuple[int, int] | None = None   # the open file's device and inode
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
