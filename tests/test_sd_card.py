@@ -690,3 +690,24 @@ def test_restore_refuses_what_is_not_a_fit_copy_and_leaves_the_record_alone(tmp_
         assert "in use" in capsys.readouterr().err
     finally:
         lock.release()
+
+
+def test_a_long_salvage_tells_systemd_the_start_goes_on(tmp_path, monkeypatch):
+    import socket
+    address = tmp_path / "notify"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(address))
+    listener.settimeout(5)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(address))
+    db = tmp_path / "box.db"
+    games_into(db, 600)                   # 1,200 turns: more than one batch of rows
+    overwrite_page(db, leaves_of(db, "games")[1][0])
+    try:
+        store = Store(db)
+        assert store.salvaged is not None
+        store.close()
+        message = listener.recv(4096).decode()
+    finally:
+        listener.close()
+    assert "EXTEND_TIMEOUT_USEC=30000000" in message.splitlines()
+    assert "STATUS=recovering a damaged record" in message
