@@ -711,3 +711,13 @@ def test_a_long_salvage_tells_systemd_the_start_goes_on(tmp_path, monkeypatch):
         listener.close()
     assert "EXTEND_TIMEOUT_USEC=30000000" in message.splitlines()
     assert "STATUS=recovering a damaged record" in message
+
+
+def test_a_file_that_was_never_a_record_is_refused_by_name_and_left_alone(tmp_path):
+    from shutbox_hw.store import StoreError
+    notes = tmp_path / "notes.txt"            # a wrong --db: not whole pages, not moved
+    notes.write_text("the quiz night's questions\n" * 40)
+    before = notes.read_bytes()
+    with pytest.raises(StoreError, match="not an SQLite file"):
+        Store(notes)
+    assert notes.read_bytes() == before and list(tmp_path.iterdir()) == [notes]

@@ -79,14 +79,6 @@ class StorageFault(Exception):
     """
 
 
-def transient_disk_error(error: BaseException) -> bool:
-    """Whether an SQLite error may pass by itself (a full disk, a lock: so a store
-    that cannot open for them at boot opens degraded and the box plays on)."""
-    code = getattr(error, "sqlite_errorcode", None)
-    return isinstance(error, sqlite3.Error) and isinstance(code, int) \
-        and code & 0xFF in TRANSIENT
-
-
 def disk_error(error: BaseException) -> bool:
     """Whether an error is the disk's (a storage fault), not a bug in the code:
     SQLite's full, I/O, busy, locked, cannot-open, protocol, read-only, corrupt and

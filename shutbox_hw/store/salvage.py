@@ -44,6 +44,7 @@ log = logging.getLogger("shutbox_hw")
 
 # kept up to date by every write: counted again from what was recovered instead
 DERIVED = frozenset(("audit_figures", "audit_best", "player_stats", "player_rules"))
+PAGE_MIN = 512        # an SQLite file is whole pages of at least this size
 BATCH = 1000          # rows written in one go
 EXTEND_EVERY_S = 5    # while recovering, systemd is told this often ...
 EXTEND_S = 30         # ... to wait this much longer for the start
@@ -56,9 +57,10 @@ def quick_check(path: Path) -> str | None:
     record yet, or a disk that will not let it be read now: the store's opening
     says so in its own words)."""
     try:
-        if path.stat().st_size == 0:
-            return None
+        size = path.stat().st_size
     except OSError:
+        return None
+    if size == 0:
         return None
     try:
         db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
@@ -67,6 +69,8 @@ def quick_check(path: Path) -> str | None:
         finally:
             db.close()
     except sqlite3.Error as error:
+        if size % PAGE_MIN:
+            return None   # not whole pages: never an SQLite file (a wrong --db), refused by name
         return str(error) if damaged(error) else None
     return None if row is None or row[0] == "ok" else str(row[0])
 

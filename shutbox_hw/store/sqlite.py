@@ -44,6 +44,7 @@ from .faults import (
     SHM_MIN_BYTES,
     StorageFault,
     StoreError,
+    damaged,
     disk_error,
     fault_text,
     read_only,
@@ -114,6 +115,7 @@ class Store(Closable):
         had_shm = shm.exists()
         # a damaged record found at start: moved aside, what can be read recovered
         self.salvaged: Salvage | None = None
+        self._salvage_failed = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._salvage()
@@ -121,7 +123,9 @@ class Store(Closable):
         except SchemaError as error:
             raise StoreError(str(error)) from None
         except sqlite3.Error as error:
-            if not disk_error(error):
+            # damaged: opened degraded only when the salvage could not move it (a
+            # read-only card); a file that is no record at all is refused by name
+            if not disk_error(error) or damaged(error) and not self._salvage_failed:
                 raise StoreError(f"cannot open the database {name}: it "
                                  f"{sqlite_problem(error)}") from None
             self._open_degraded(error, None if had_shm else shm)
@@ -141,6 +145,7 @@ class Store(Closable):
         try:
             self.salvaged = salvage(self.path, problem, self._clock())
         except (OSError, sqlite3.Error) as error:
+            self._salvage_failed = True
             log.error("storage: %s is damaged (%s) and cannot be moved aside: %s",
                       self.path, problem, error)
 
