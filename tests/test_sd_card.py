@@ -605,12 +605,12 @@ def test_copies_are_consistent_rotated_and_refused_on_the_records_own_disk(tmpfs
 
 def test_a_failed_copy_is_a_fault_on_the_box_and_the_next_good_one_puts_it_right(
         tmpfs, tmp_path):
-    from shutbox_hw.store.backup import BackupConfig, BackupWorker
+    from shutbox_hw.store.backup import BackupWorker
     db = tmp_path / "box.db"
     runner, events = box(db)
     play(runner, OPENING)
     place = tmpfs.root / "copies"
-    worker = BackupWorker(db, BackupConfig(place=str(place)))
+    worker = BackupWorker(db, place)
     runner.daemon.store.backups = worker
     assert worker.run_once() is None               # the folder is not there yet
     play(runner, "wait 0.1\n")

@@ -143,7 +143,9 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     rater = RatingWorker(store.path, wake_box=waker.wake).start()
     if config.backup.place is not None:   # [backup]: the nightly copy, off the loop
         from ..store.backup import BackupWorker
-        store.backups = BackupWorker(store.path, config.backup, waker.wake).start()
+        store.backups = BackupWorker(store.path, Path(config.backup.place).expanduser(),
+                                     config.backup.when, config.backup.keep,
+                                     waker.wake).start()
     claims = _claims_server(config, clock, waker)
     # the box's adjustments over the config
     daemon = Daemon(config, box, store, clock, rater=rater, claims=claims)

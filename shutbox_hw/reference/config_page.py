@@ -16,13 +16,12 @@ import textwrap
 import tokenize
 from typing import Any
 
-from ..config import BOX, SIM, STORAGE, TABLES
+from ..config import BACKUP, BOX, SIM, STORAGE, TABLES
 from ..game.config import GAME
 from ..hal.config import DICE, DISPLAY, EXPANDER, HARDWARE
 from ..netconfig import NETWORK, WEB
 from ..players.config import PLAYERS
 from ..rules.ruleset import DEFAULT_PRESET, KEYS, PRESETS, describe_key
-from ..store.backup import BACKUP
 from ..validate import Address, Spec, Subtable
 
 # every table of the file but [rules], in the order of config.TABLES, each

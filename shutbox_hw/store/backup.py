@@ -12,6 +12,7 @@ fault of the part ``backup`` on the box; the next one that passes puts it
 right.
 
 ``shutbox-hw restore FILE`` (:func:`restore`) brings a box back from a copy.
+The ``[backup]`` table itself is read in :mod:`shutbox_hw.config`.
 """
 
 from __future__ import annotations
@@ -22,14 +23,11 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ..errors import UserError, shown_path
 from ..events import InputFault
-from ..validate import Integer, Problems, Rule, Spec, shown
 from .schema import SchemaError, version_of
 
 log = logging.getLogger("shutbox_hw")
@@ -37,40 +35,6 @@ log = logging.getLogger("shutbox_hw")
 PART = "backup"        # the part the box names in its faults
 PREFIX = "shutbox-"
 NAME = re.compile(r"shutbox-\d{8}-\d{6}(-\d+)?\.db")
-
-
-@dataclass(frozen=True)
-class BackupConfig:
-    """``[backup]``: copies of the record on another disk."""
-    place: str | None = None   # a folder on another disk (a USB stick, a share); not set: none
-    when: str = "04:00"        # the time of day the copy is taken ("HH:MM", the box's clock)
-    keep: int = 14             # how many copies are kept (the oldest go first)
-
-
-class TimeOfDay(Rule):
-    """A time of day "HH:MM" (24-hour, the box's clock)."""
-
-    def problem(self, value: Any) -> str | None:
-        if isinstance(value, str) and re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value):
-            return None
-        return f'expected a time of day such as "04:00", got {shown(value)}'
-
-
-class Folder(Rule):
-    """A folder's path, as text."""
-
-    def problem(self, value: Any) -> str | None:
-        if isinstance(value, str) and value.strip():
-            return None
-        return f"expected a folder's path, got {value!r}"
-
-
-BACKUP = Spec(BackupConfig, {"place": Folder(), "when": TimeOfDay(),
-                             "keep": Integer(1, 365, "a number of copies")})
-
-
-def parse_backup(table: Mapping[str, Any], problems: list[str]) -> BackupConfig:
-    return BackupConfig(**BACKUP.read(table, Problems(problems, "backup")))
 
 
 def next_due(now: float, when: str) -> float:
@@ -147,10 +111,10 @@ class BackupWorker:
     """Takes the nightly copy on a thread of its own; the box's loop collects the
     outcome as faults (:meth:`faults`, polled by the daemon like the outbox's)."""
 
-    def __init__(self, db: Path, config: BackupConfig, wake_box: Callable[[], None] = lambda: None,
+    def __init__(self, db: Path, place: Path, when: str = "04:00", keep: int = 14,
+                 wake_box: Callable[[], None] = lambda: None,
                  clock: Callable[[], float] = time.time) -> None:
-        assert config.place is not None
-        self.db, self.config, self.place = Path(db), config, Path(config.place).expanduser()
+        self.db, self.place, self.when, self.keep = Path(db), Path(place), when, keep
         self.wake_box, self.clock = wake_box, clock
         self.last: float | None = None         # when the last copy was taken
         self._stop = threading.Event()
@@ -170,14 +134,14 @@ class BackupWorker:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        while not self._stop.wait(max(0.0, next_due(self.clock(), self.config.when)
+        while not self._stop.wait(max(0.0, next_due(self.clock(), self.when)
                                       - self.clock())):
             self.run_once()
 
     def run_once(self) -> Path | None:
         """Take one copy now; its outcome is reported to the box."""
         try:
-            target = take(self.db, self.place, self.clock(), self.config.keep)
+            target = take(self.db, self.place, self.clock(), self.keep)
         except (UserError, OSError, sqlite3.Error) as error:
             log.error("backup: %s", error)
             self._report(f"failed: {_short(error)}", ok=False)
