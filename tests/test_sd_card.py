@@ -721,3 +721,22 @@ def test_a_file_that_was_never_a_record_is_refused_by_name_and_left_alone(tmp_pa
     with pytest.raises(StoreError, match="not an SQLite file"):
         Store(notes)
     assert notes.read_bytes() == before and list(tmp_path.iterdir()) == [notes]
+
+
+def test_the_menus_audits_say_how_old_the_newest_copy_is(tmpfs, tmp_path):
+    import time as clock
+
+    from shutbox_hw.store.backup import BackupWorker
+    db = tmp_path / "box.db"
+    now = 1_780_000_000.0
+    store = Store(db, clock=lambda: now)     # the box's clock, as the worker's
+    store.backups = BackupWorker(db, tmpfs.root, clock=lambda: now)
+    assert store.audit_lines()[-1] == "last backup\tnone yet"
+    three_days = clock.strftime("%Y%m%d-%H%M%S", clock.localtime(now - 3 * 86400 - 60))
+    (tmpfs.root / f"shutbox-{three_days}.db").write_bytes(b"")
+    store.backups = BackupWorker(db, tmpfs.root, clock=lambda: now)   # found at start
+    assert store.audit_lines()[-1] == "last backup\t3 days"
+    assert store.backups.run_once() is not None
+    lines = store.audit_lines()
+    assert lines[-1] == "last backup\t0 min" and "storage" in lines   # under "storage"
+    store.close()

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..errors import UserError, shown_path
 from ..events import InputFault
+from .audit import ROW_SEP
 from .schema import SchemaError, version_of
 
 log = logging.getLogger("shutbox_hw")
@@ -81,6 +82,21 @@ def copy_record(source: Path, target: Path) -> None:
     os.replace(part, target)
 
 
+def taken_at(copy: Path) -> float:
+    """When a copy was taken, from its name (the box's clock then)."""
+    stamp = copy.name[len(PREFIX):len(PREFIX) + 15]
+    return time.mktime(time.strptime(stamp, "%Y%m%d-%H%M%S"))
+
+
+def age_words(seconds: float) -> str:
+    """How long ago, in a few characters for the menu's audits: "40 min", "6 h", "3 days"."""
+    minutes = max(0, int(seconds // 60))
+    if minutes < 120:
+        return f"{minutes} min"
+    hours = minutes // 60
+    return f"{hours} h" if hours < 48 else f"{hours // 24} days"
+
+
 def copies(place: Path) -> list[Path]:
     """The box's copies in ``place``, oldest first (their names sort by time)."""
     return sorted(p for p in place.iterdir() if NAME.fullmatch(p.name))
@@ -117,6 +133,11 @@ class BackupWorker:
         self.db, self.place, self.when, self.keep = Path(db), Path(place), when, keep
         self.wake_box, self.clock = wake_box, clock
         self.last: float | None = None         # when the last copy was taken
+        try:   # the copies already there (taken before this start)
+            found = copies(self.place)
+            self.last = taken_at(found[-1]) if found else None
+        except (OSError, ValueError):
+            pass
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._reports: list[tuple[str, bool]] = []
@@ -158,6 +179,11 @@ class BackupWorker:
             self._failing = not ok
             self._reports.append((text, ok))
         self.wake_box()
+
+    def audit_line(self, now: float) -> str:
+        """The menu's audits' row: how old the newest copy is ("none yet")."""
+        age = "none yet" if self.last is None else age_words(now - self.last)
+        return f"last backup{ROW_SEP}{age}"
 
     def faults(self, now_ms: int) -> list[InputFault]:
         with self._lock:

@@ -382,9 +382,12 @@ class Store(Closable):
         """The audits as short lines for the operator menu (the figures every
         write keeps up to date: a few rows, whatever the record's size)."""
         try:
-            return audit_lines(self._conn())
+            lines = audit_lines(self._conn())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
+        if self.backups is not None:   # [backup]: the newest copy's age, under "storage"
+            lines.append(self.backups.audit_line(self._clock()))
+        return lines
 
     def tonight(self) -> Tonight:
         """Tonight's figures for the idle screen (read after each game, through the
