@@ -196,24 +196,34 @@ def test_a_start_on_a_read_only_folder_then_writable_saves_what_was_held(tmpfs, 
 # ---------------------------------------------------------------- damaged, gone
 
 
-def damage(db: Path) -> None:
-    """Garbage over every byte of the file, and the WAL index's header cleared (as
-    after another program's write), so SQLite reads the file afresh."""
+def damage(db: Path, start: int = 0) -> None:
+    """Garbage over the file from byte ``start`` on (after a checkpoint: every page is
+    in the file), and the WAL index's header cleared (as after another program's
+    write), so SQLite reads the file afresh."""
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
     with open(db, "r+b") as out:
-        out.write(bytes((i * 131 + 7) % 251 for i in range(db.stat().st_size)))
+        out.seek(start)
+        out.write(bytes((i * 131 + 7) % 251 for i in range(db.stat().st_size - start)))
     with open(f"{db}-shm", "r+b") as out:
         out.write(bytes(136))
 
 
-def test_a_record_damaged_mid_game_is_shown_and_the_events_held(tmp_path, caplog):
+@pytest.mark.parametrize(("start", "words"), [(0, "record no longer a database"),
+                                              (4096, "record damaged")],
+                         ids=["header", "pages"])
+def test_a_record_damaged_mid_game_is_shown_and_the_events_held(tmp_path, caplog, start,
+                                                                words):
     db = tmp_path / "box.db"
     runner, events = box(db)
     play(runner, OPENING)
-    damage(db)
+    assert sqlite3.connect(db).execute("PRAGMA page_size").fetchone() == (4096,)
+    damage(db, start)    # the whole file, or every page but the first (the schema's)
     with caplog.at_level(logging.INFO, logger="shutbox_hw"):
         play(runner, "dice 6 2\nroll\nclose 8\n" + WAIT + "dice 1 1\nroll\n" + WAIT)
-    assert [f["detail"] for f in storage_faults(events)] == ["cannot save: record damaged"]
-    assert "record damaged" in runner.sim.view.screen.message
+    assert [f["detail"] for f in storage_faults(events)] == [f"cannot save: {words}"]
+    assert words in runner.sim.view.screen.message
     assert runner.sim.lamp_states().red
     held = [e.name for e in runner.daemon.unsaved]
     assert held == ["rolled", "fault", "throw_committed", "rolled"]
@@ -273,7 +283,7 @@ def test_the_words_for_each_failure_come_from_the_real_errors(tmp_path):
     garbage.write_bytes(b"this is no longer SQLite's header" * 200)
     notadb = real_error(garbage, "SELECT * FROM sqlite_master")
     assert notadb.sqlite_errorname == "SQLITE_NOTADB"
-    assert fault_text(notadb, garbage) == "record damaged"
+    assert fault_text(notadb, garbage) == "record no longer a database"
     db = tmp_path / "box.db"
     Store(db).close()
     with open(db, "r+b") as out:            # the schema's page (page 1) after its header

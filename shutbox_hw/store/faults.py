@@ -36,10 +36,11 @@ SHM_MIN_BYTES = 32768  # a usable -shm file is at least one 32 KiB region
 # the words the box shows after "cannot save: " (and the fault log keeps)
 READ_ONLY = "SD card read-only"
 DAMAGED_WORDS = "record damaged"
+NOT_A_DATABASE = "record no longer a database"   # its header overwritten
 FOLDER_GONE = "record's folder gone"
 FILE_GONE = "record file gone"
 # faults a lock's wait does not end: the store opens the file afresh before its next write
-LASTING = frozenset((READ_ONLY, DAMAGED_WORDS, FOLDER_GONE, FILE_GONE))
+LASTING = frozenset((READ_ONLY, DAMAGED_WORDS, NOT_A_DATABASE, FOLDER_GONE, FILE_GONE))
 
 
 def _no_room(path: Path) -> bool:
@@ -107,7 +108,9 @@ def fault_text(error: BaseException, path: Path | None = None) -> str:
     primary = code & 0xFF if isinstance(code, int) else None
     if primary == sqlite3.SQLITE_FULL or isinstance(error, OSError) and error.errno == 28:
         return "disk full"
-    if primary in DAMAGED:
+    if primary == sqlite3.SQLITE_NOTADB:
+        return NOT_A_DATABASE
+    if primary == sqlite3.SQLITE_CORRUPT:
         return DAMAGED_WORDS
     if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return "database locked"
