@@ -16,7 +16,7 @@ import textwrap
 import tokenize
 from typing import Any
 
-from ..config import BOX, SIM, STORAGE, TABLES
+from ..config import BACKUP, BOX, SIM, STORAGE, TABLES
 from ..game.config import GAME
 from ..hal.config import DICE, DISPLAY, EXPANDER, HARDWARE
 from ..netconfig import NETWORK, WEB
@@ -30,7 +30,7 @@ from .regenerate import REGENERATE
 # Spec in the package is here
 SPECS: dict[str, Spec] = {
     "hardware": HARDWARE, "hardware.mcp23017": EXPANDER, "hardware.display": DISPLAY,
-    "hardware.dice": DICE, "game": GAME, "storage": STORAGE, "sim": SIM,
+    "hardware.dice": DICE, "game": GAME, "storage": STORAGE, "backup": BACKUP, "sim": SIM,
     "network": NETWORK, "web": WEB, "box": BOX, "players": PLAYERS,
 }
 
@@ -40,7 +40,7 @@ MORE: dict[str, str] = {
     "hardware.mcp23017": "../../hardware/mcp23017-12/README.md",
     "hardware.display": "../build/hardware.md#which-panel",
     "hardware.dice": "../build/hardware.md#the-dice-module-on-its-own-i2c-bus-the-reference-wiring",
-    "game": "config.md", "storage": "persistence.md",
+    "game": "config.md", "storage": "persistence.md", "backup": "storage.md#backups",
     "sim": "../develop/simulator.md", "network": "../network/setup.md",
     "web": "../network/pages.md", "box": "languages.md",
     "players": "../play/players.md",
