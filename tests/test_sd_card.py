@@ -14,8 +14,10 @@ mounting tests are skipped.
 from __future__ import annotations
 
 import logging
+import shutil
 import sqlite3
 import subprocess
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -108,9 +110,10 @@ class Tmpfs:
 
 
 @pytest.fixture
-def tmpfs(tmp_path):
-    root = tmp_path / "tmpfs"
-    root.mkdir()
+def tmpfs():
+    # a short path of its own: the messages shorten a long path in its middle (errors.PATH_LIMIT),
+    # and under xdist or in CI's private folder tmp_path can be long enough for that
+    root = Path(tempfile.mkdtemp(prefix="sbhw-", dir="/tmp"))
     done = mount("-t", "tmpfs", "-o", "size=2m", f"sbhw-{uuid.uuid4().hex[:8]}", str(root))
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
@@ -118,6 +121,7 @@ def tmpfs(tmp_path):
         yield Tmpfs(root)
     finally:
         subprocess.run(["umount", "-l", str(root)], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def box(db: Path) -> tuple[SimRunner, list[dict]]:
