@@ -69,6 +69,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # the parts a developer can leave out or run alone (pytest -m "not slow", -m broker, ...;
 # docs/develop/testing-speed.md): a test that uses one of these fixtures is marked for it
 MARK_BY_FIXTURE = {"broker": "broker", "consumer": "broker", "browser": "browser",
+                   "chromium": "browser",
                    "installed": "install", "pico": "micropython"}
 # ... and every test in these files is (each file is about that part as a whole)
 MARK_BY_FILE = {"test_mqtt.py": "broker", "test_web_browser.py": "browser",
@@ -217,6 +218,16 @@ def box_speaks_english():
     from shutbox_hw import i18n
     yield
     i18n.set_language(i18n.DEFAULT)
+
+
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One headless Chromium for a module's browser tests, quit after its last; each
+    test takes a fresh tab of it as ``browser`` (tests/test_web_browser.py)."""
+    from test_web_browser import start_chromium
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
+    yield driver
+    driver.quit()
 
 
 @pytest.fixture
