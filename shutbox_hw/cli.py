@@ -38,7 +38,7 @@ def build_parser(only: str | None = None) -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, module in COMMANDS.items():
         if only is None or name == only:
-            importlib.import_module(f".commands.{module}", __package__).add_parser(sub)
+            importlib.import_module(f"shutbox_hw.commands.{module}").add_parser(sub)
     return parser
 
 

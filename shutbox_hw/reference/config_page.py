@@ -23,6 +23,7 @@ from ..netconfig import NETWORK, WEB
 from ..players.config import PLAYERS
 from ..rules.ruleset import DEFAULT_PRESET, KEYS, PRESETS, describe_key
 from ..validate import Address, Spec, Subtable
+from .regenerate import REGENERATE
 
 # every table of the file but [rules], in the order of config.TABLES, each
 # followed by its own sub-tables; tests/test_docs_reference.py checks that every
@@ -179,7 +180,6 @@ def rules_section() -> list[str]:
 
 
 def config_page() -> str:
-    from . import REGENERATE
     names = ["rules", *SPECS]
     assert [n for n in names if "." not in n] == list(TABLES), "SPECS: a table of config.TABLES"
     head = HEAD.format(command=REGENERATE,

@@ -59,6 +59,7 @@ from .join import Join
 from .language import BoxLanguage, speaking_pages
 from .limits import AddressLimit
 from .players.routes import routes as player_routes
+from .query import whole as _whole
 from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
 
 log = logging.getLogger("shutbox_hw.web")
@@ -72,17 +73,6 @@ TOKEN_WINDOW_S = 300.0   # ... within this long; then 429 until the window has p
 MAX_LIMIT = 1000
 MAX_GAME_ID = 2**63 - 1   # SQLite's largest integer
 T = TypeVar("T")
-
-
-def _whole(request: Request, name: str, default: int | None, top: int) -> int | None:
-    """A query parameter that must be a whole number 1..top (ASCII digits only:
-    ``str.isdigit`` takes a superscript two)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20 and 1 <= int(raw) <= top):
-        raise HTTPException(400, f"{name}: expected a whole number 1..{top}")
-    return int(raw)
 
 
 def _limit(request: Request, default: int) -> int:

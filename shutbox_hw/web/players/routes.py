@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -24,21 +24,29 @@ from ...store import player_games, player_stats
 from ...store.highscores import accuracy_of, high_scores
 from ...store.roster import find
 from ..exports import csv_text
+from ..query import whole
 from ..reader import Reader, Unavailable
 from . import pages
-
-if TYPE_CHECKING:
-    from ..app import Site
 
 SCHEMA = 7              # the first schema with players
 PAGE = 50               # players, or a player's games, a page
 MAX_PAGE = 10_000
+T = TypeVar("T")
+
+
+class Site(Protocol):
+    """What these routes use of the app's :class:`~..app.Site` (written out here so
+    they do not import the app that imports them)."""
+
+    clock: Callable[[], float]
+
+    async def read(self, work: Callable[[Reader], T]) -> T: ...
+    async def _export_connection(self) -> Any: ...
 
 
 def _number(request: Request, name: str, top: int) -> int | None:
     """A query parameter that must be a whole number 1..top (the pages' own rule)."""
-    from ..app import _whole  # (the app imports these routes)
-    return _whole(request, name, None, top)
+    return whole(request, name, None, top)
 
 
 def _db(reader: Reader) -> sqlite3.Connection:
