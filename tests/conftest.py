@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 from other_user import PublicCopy, make_public_copy
@@ -110,6 +110,28 @@ class _SlowFirst:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+# files whose tests share what one process computed and cached (functools.cache): under
+# --dist loadfile a file is one worker's; these go to one worker together, or each worker
+# would compute it again (the language sweep: 40 s of CPU in a whole run)
+SAME_WORKER = {"test_catalogue.py": "the language sweep",
+               "test_languages_fit.py": "the language sweep"}
+
+
+@pytest.hookimpl(optionalhook=True)     # pytest-xdist's hook: absent without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadfile, but the files of SAME_WORKER are one unit of work."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class _LoadFileTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = super()._split_scope(nodeid)
+            return SAME_WORKER.get(file.rsplit("/", 1)[-1], file)
+
+    return _LoadFileTogether(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)    # before pytest's tmp_path reads the folder
