@@ -325,6 +325,23 @@ def test_end_steps_wait_while_new_game_is_asked_and_its_answer_is_heard():
     assert isinstance(t.screen, TurnEndScreen) and t.screen.shut
 
 
+def test_a_flap_shut_under_the_question_is_the_next_player_s_not_the_last_end_s():
+    # issue 42: the question covered P1's end; P2 shut a flap meanwhile (before any
+    # throw): after "no" the screen is P2's, with 5 to lift on P2's own bar, never
+    # P1's end with a "lift 5" as if it were part of P1's flaps
+    t = Table("klappenspiel", {"threshold": 10}, pause_ms=2000)
+    t.start(2)
+    _shut_box(t)
+    lift_all(t)
+    t.press("next", long=True)
+    t.close(5)
+    t.press("next")                  # no: play on
+    screen = t.controller.screen()
+    assert isinstance(screen, PlayScreen) and screen.player == "P2"
+    assert screen.message == "lift flap 5" and screen.prompt != "lift 5"
+    assert not t.controller.showing
+
+
 def test_mashing_a_button_never_skips_an_end_step_unseen():
     t = Table("klappenspiel", {"match": "single-round"}, pause_ms=2000)
     t.start(1)
