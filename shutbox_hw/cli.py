@@ -21,7 +21,7 @@ DESCRIPTION = "The software of a pub's Shut the Box: play, check and look after 
 COMMANDS = {
     "moves": "moves", "rules": "rules", "solve": "solve", "check-config": "check_config",
     "selftest": "selftest", "sim": "sim", "run": "run", "history": "history",
-    "audit": "audit", "players": "players", "web": "web",
+    "audit": "audit", "players": "players", "web": "web", "league": "league",
 }
 
 

@@ -1,0 +1,157 @@
+"""``shutbox-hw league``: the league's database (migrate), its ingest, its status.
+
+Needs the ``league`` extra (psycopg 3, paho-mqtt): ``pip install 'shutbox-hw[league]'``.
+docs/network/league.md is the organiser's page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from typing import Any
+
+from ..errors import TransientError, UserError, quoted
+from ..netconfig import parse_broker, read_secret
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
+                       "database (migrate, ingest, status)")
+    inner = p.add_subparsers(dest="league_command", metavar="ACTION",
+                             parser_class=type(p))
+    m = inner.add_parser("migrate", help="create or upgrade the league's tables")
+    m.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
+    m.set_defaults(run=run_migrate)
+    i = inner.add_parser("ingest", help="write the boxes' game messages into the league "
+                         "(any number at once, sharing one subscription)")
+    i.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
+    i.add_argument("--mqtt", required=True, metavar="URL",
+                   help="the league's broker: mqtt://host[:port] or mqtts://host[:port]")
+    i.add_argument("--credentials", metavar="FILE", help="a file holding user:password "
+                   "for the broker")
+    i.add_argument("--ca", metavar="FILE", help="with mqtts://: the CA to check the broker "
+                   "against (default: the system's)")
+    i.add_argument("--grace", type=_seconds, default=60.0, metavar="SECONDS",
+                   help="how long a game may be missing before it is asked for (default 60)")
+    i.add_argument("--group", default="league", help="the shared subscription's group "
+                   "(default league)")
+    i.set_defaults(run=run_ingest)
+    s = inner.add_parser("status", help="per box and epoch: games held, latest, missing")
+    s.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
+    s.add_argument("--json", action="store_true", help="one JSON object per box and epoch")
+    s.set_defaults(run=run_status)
+    p.set_defaults(run=lambda args: _no_action(p))
+
+
+def _no_action(parser: argparse.ArgumentParser) -> int:
+    parser.print_usage(sys.stderr)
+    print("shutbox-hw league: an ACTION is required (migrate, ingest or status)",
+          file=sys.stderr)
+    return 2
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 86400:
+        raise argparse.ArgumentTypeError(f"expected seconds 0..86400, got {quoted(text)}")
+    return value
+
+
+def _connect(dsn: str) -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise UserError("the league needs psycopg: pip install 'shutbox-hw[league]'") from None
+    try:
+        return psycopg.connect(dsn, connect_timeout=10, autocommit=True)
+    except psycopg.ProgrammingError as error:
+        raise UserError(f"--dsn is not a connection string PostgreSQL understands: "
+                        f"{' '.join(str(error).split())}") from None
+    except psycopg.OperationalError as error:
+        raise TransientError(f"cannot reach the league's database: "
+                             f"{' '.join(str(error).split())}") from None
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    from ..league.schema import LeagueSchemaError, migrate
+    conn = _connect(args.dsn)
+    try:
+        old, new = migrate(conn)
+    except LeagueSchemaError as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    print(f"league schema {new}" + (" (already)" if old == new else f" (was {old})"))
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from ..league.schema import LeagueSchemaError, check
+    from ..league.status import status
+    conn = _connect(args.dsn)
+    try:
+        check(conn)
+        rows = status(conn)
+    except LeagueSchemaError as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return 0
+    for row in rows:
+        missing = row["missing"]
+        print(f"{row['box']} epoch {row['epoch']}: {row['games']} game(s) held, latest "
+              f"{row['latest'] if row['latest'] is not None else '-'}, "
+              + (f"missing {len(missing)} ({_ids(missing)})" if missing else "nothing missing")
+              + (f", {row['set_aside']} set aside" if row["set_aside"] else "")
+              + f", last seen {row['last_seen']}")
+    if not rows:
+        print("no box has reported yet")
+    return 0
+
+
+def _ids(ids: list[int], shown: int = 10) -> str:
+    return ", ".join(map(str, ids[:shown])) + (", ..." if len(ids) > shown else "")
+
+
+def run_ingest(args: argparse.Namespace) -> int:
+    from ..league.ingest import Ingest, Options
+    from ..league.schema import LeagueSchemaError, check
+    try:
+        import paho.mqtt.client  # noqa: F401
+    except ImportError:
+        raise UserError("the league needs paho-mqtt: pip install 'shutbox-hw[league]'") \
+            from None
+    try:
+        parse_broker(args.mqtt)
+    except ValueError as error:
+        raise UserError(f"--mqtt: {error}") from None
+    credentials = None
+    if args.credentials:
+        try:
+            user, _, password = read_secret(args.credentials, "credentials file").partition(":")
+        except (ValueError, OSError) as error:
+            raise UserError(str(error)) from None
+        credentials = (user, password)
+    conn = _connect(args.dsn)   # reachable and migrated, said at once
+    try:
+        check(conn)
+    except LeagueSchemaError as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    ingest = Ingest(Options(dsn=args.dsn, mqtt=args.mqtt, group=args.group,
+                            grace_s=args.grace, credentials=credentials, ca_file=args.ca))
+    signal.signal(signal.SIGTERM, lambda *_: ingest.stop())
+    signal.signal(signal.SIGINT, lambda *_: ingest.stop())
+    ingest.run()
+    return 0
