@@ -16,41 +16,43 @@ from typing import Any
 from ..errors import TransientError, UserError, quoted
 from ..netconfig import parse_broker, read_secret
 
+ACTIONS = ("migrate", "ingest", "status")
+
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
                        "database (migrate, ingest, status)")
-    inner = p.add_subparsers(dest="league_command", metavar="ACTION",
-                             parser_class=type(p))
-    m = inner.add_parser("migrate", help="create or upgrade the league's tables")
-    m.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
-    m.set_defaults(run=run_migrate)
-    i = inner.add_parser("ingest", help="write the boxes' game messages into the league "
-                         "(any number at once, sharing one subscription)")
-    i.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
-    i.add_argument("--mqtt", required=True, metavar="URL",
-                   help="the league's broker: mqtt://host[:port] or mqtts://host[:port]")
-    i.add_argument("--credentials", metavar="FILE", help="a file holding user:password "
-                   "for the broker")
-    i.add_argument("--ca", metavar="FILE", help="with mqtts://: the CA to check the broker "
-                   "against (default: the system's)")
-    i.add_argument("--grace", type=_seconds, default=60.0, metavar="SECONDS",
-                   help="how long a game may be missing before it is asked for (default 60)")
-    i.add_argument("--group", default="league", help="the shared subscription's group "
-                   "(default league)")
-    i.set_defaults(run=run_ingest)
-    s = inner.add_parser("status", help="per box and epoch: games held, latest, missing")
-    s.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
-    s.add_argument("--json", action="store_true", help="one JSON object per box and epoch")
-    s.set_defaults(run=run_status)
-    p.set_defaults(run=lambda args: _no_action(p))
+    p.add_argument("action", choices=ACTIONS, help="migrate: create or upgrade the "
+                   "league's tables; ingest: write the boxes' game messages into the league "
+                   "(any number at once, sharing one subscription); status: per box and "
+                   "epoch, the games held, the latest, the missing")
+    p.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
+    p.add_argument("--mqtt", metavar="URL", help="ingest (required): the league's broker, "
+                   "mqtt://host[:port] or mqtts://host[:port]")
+    p.add_argument("--credentials", metavar="FILE", help="ingest: a file holding "
+                   "user:password for the broker")
+    p.add_argument("--ca", metavar="FILE", help="ingest with mqtts://: the CA to check the "
+                   "broker against (default: the system's)")
+    p.add_argument("--grace", type=_seconds, default=60.0, metavar="SECONDS",
+                   help="ingest: how long a game may be missing before it is asked for "
+                   "(default 60)")
+    p.add_argument("--group", default="league", help="ingest: the shared subscription's "
+                   "group (default league)")
+    p.add_argument("--json", action="store_true", help="status: one JSON object per box "
+                   "and epoch")
+    p.set_defaults(run=run)
 
 
-def _no_action(parser: argparse.ArgumentParser) -> int:
-    parser.print_usage(sys.stderr)
-    print("shutbox-hw league: an ACTION is required (migrate, ingest or status)",
-          file=sys.stderr)
-    return 2
+def run(args: argparse.Namespace) -> int:
+    if args.action != "ingest":
+        given = [f for f, v in (("--mqtt", args.mqtt), ("--credentials", args.credentials),
+                                ("--ca", args.ca)) if v is not None]
+        if given:
+            raise UserError(f"{', '.join(given)} go(es) with league ingest, not {args.action}")
+    if args.json and args.action != "status":
+        raise UserError("--json goes with league status")
+    return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status}[args.action](
+        args)
 
 
 def _seconds(text: str) -> float:
@@ -130,6 +132,8 @@ def run_ingest(args: argparse.Namespace) -> int:
     except ImportError:
         raise UserError("the league needs paho-mqtt: pip install 'shutbox-hw[league]'") \
             from None
+    if not args.mqtt:
+        raise UserError("league ingest needs --mqtt URL (the league's broker)")
     try:
         parse_broker(args.mqtt)
     except ValueError as error:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from league_parts import (
-    SB,
     CHECKOUT,
+    SB,
     IngestProcess,
     LeagueBroker,
     Postgres,
