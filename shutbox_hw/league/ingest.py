@@ -173,14 +173,17 @@ class Ingest:
                     state_seen(conn, message.topic, message.payload)
                 else:
                     outcomes.append(write(conn, message.topic, message.payload))
-        # committed: now, and only now, the broker may forget them (in their order)
-        for generation, message in batch:
-            if message.qos > 0 and generation == self.generation:
-                self._client.ack(message.mid, message.qos)
+        self._acknowledge(batch)
         for outcome in outcomes:
             self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
             if outcome.reported:
                 log.warning("league ingest: set aside: %s", outcome.line())
+
+    def _acknowledge(self, batch: list[Any]) -> None:
+        """Committed: now, and only now, the broker may forget them (in their order)."""
+        for generation, message in batch:
+            if message.qos > 0 and generation == self.generation:
+                self._client.ack(message.mid, message.qos)
 
     def _gaps(self) -> None:
         now = time.monotonic()

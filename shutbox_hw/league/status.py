@@ -9,8 +9,9 @@ def status(conn: Any) -> list[dict[str, Any]]:
     """One object per box and epoch: ``box``, ``venue``, ``epoch``, ``games`` (held),
     ``latest`` (the box's latest ended game as last reported), ``missing`` (the ids
     still asked for), ``asked`` (resend requests sent for them), ``set_aside``
-    (messages kept aside for this box: different duplicates, messages for another box,
-    unreadable ones), ``first_seen`` and ``last_seen`` (ISO 8601, UTC)."""
+    (messages kept aside that came on this box's topic: different duplicates of this
+    epoch's games, and, counted on each of the box's epochs, messages for another box
+    and unreadable ones), ``first_seen`` and ``last_seen`` (ISO 8601, UTC)."""
     rows = conn.execute(
         "SELECT e.box, b.venue, e.epoch, e.latest,"
         " (SELECT count(*) FROM games g WHERE g.box = e.box AND g.epoch = e.epoch),"
@@ -18,8 +19,9 @@ def status(conn: Any) -> list[dict[str, Any]]:
         "  WHERE m.box = e.box AND m.epoch = e.epoch), '{}'),"
         " coalesce((SELECT sum(m.asks) FROM missing m"
         "  WHERE m.box = e.box AND m.epoch = e.epoch), 0),"
-        " (SELECT count(*) FROM set_aside s WHERE s.box = e.box"
-        "  AND (s.epoch = e.epoch OR s.epoch IS NULL)),"
+        " (SELECT count(*) FROM set_aside s WHERE s.box = e.box AND (s.epoch = e.epoch"
+        "  OR s.epoch IS NULL OR NOT EXISTS (SELECT 1 FROM epochs x WHERE x.box = s.box"
+        "  AND x.epoch = s.epoch))),"
         " to_char(e.first_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
         " to_char(e.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
         " FROM epochs e JOIN boxes b ON b.box = e.box ORDER BY e.box, e.first_seen").fetchall()

@@ -239,3 +239,60 @@ def exactly_once(pg: Postgres, dbs: dict[str, list[Path]]) -> None:
             assert league_games(pg, box, epoch) == games, (box, epoch)
             expected += len(games)
     assert pg.query("SELECT count(*) FROM games") == [(expected,)]
+
+
+class Answering:
+    """The boxes back on (their publishers, on their records) to answer resend requests,
+    as ``with Answering(configs, dbs):``."""
+
+    def __init__(self, configs: dict[str, Path], dbs: dict[str, Path]) -> None:
+        from shutbox_hw.config import load_config
+        from shutbox_hw.network.publisher import Publisher
+        self.publishers = [Publisher(db, load_config(configs[box]).network)
+                           for box, db in dbs.items()]
+
+    def __enter__(self) -> Answering:
+        for publisher in self.publishers:
+            publisher.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for publisher in self.publishers:
+            publisher.stop()
+
+    @property
+    def resent(self) -> int:
+        return sum(p.resent for p in self.publishers)
+
+
+def message_of(db: Path, box: str, game_id: int, **changes: Any) -> bytes:
+    """A game message as the box sends it (``changes``: the record altered)."""
+    con = sqlite3.connect(db)
+    try:
+        record = game_record(con, game_id)
+        epoch = epoch_of(con)
+    finally:
+        con.close()
+    assert record is not None
+    return json.dumps({"box": box, "epoch": epoch, "seq": 1, "at": 0.0,
+                       **record, **changes}).encode()
+
+
+def publish_as(broker: Broker, user: str, password: str, topic: str,
+               payload: bytes) -> Any:
+    """One QoS 1 message as ``user`` (MQTT 5): the broker's PUBACK reason."""
+    import paho.mqtt.client as mqtt
+    answers: list[Any] = []
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"t-{user}-{time.time()}",
+                         protocol=mqtt.MQTTv5)
+    client.username_pw_set(user, password)
+    client.on_publish = lambda c, u, mid, reason, props: answers.append(reason)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    try:
+        client.publish(topic, payload, qos=1)
+        assert wait_for(lambda: answers, 10)
+        return answers[0]
+    finally:
+        client.disconnect()
+        client.loop_stop()
