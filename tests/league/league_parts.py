@@ -101,7 +101,9 @@ class LeagueBroker(Broker):
     bridged to the central one for its boxes' topics only."""
 
     def __init__(self, folder: Path, users: dict[str, tuple[str, list[str]]],
-                 bridge: str = "") -> None:
+                 bridge: str = "", log: bool = True, save_each_change: bool = True) -> None:
+        """``log``: every packet in the log; ``save_each_change``: persistence saved at
+        every change (as the tests' brokers are), else Mosquitto's own default (1800 s)."""
         super().__init__(folder)
         self.users = users
         passwd = folder / "passwd"
@@ -114,7 +116,11 @@ class LeagueBroker(Broker):
         (folder / "acl").write_text("\n".join(acl))
         conf = (folder / "mosquitto.conf").read_text()
         conf = conf.replace("allow_anonymous true", "allow_anonymous false")
-        conf += f"password_file {passwd}\nacl_file {folder / 'acl'}\nlog_type all\n{bridge}"
+        if not save_each_change:
+            conf = conf.replace("autosave_interval 1\nautosave_on_changes true\n",
+                                "autosave_interval 1800\n")
+        conf += (f"password_file {passwd}\nacl_file {folder / 'acl'}\n"
+                 + ("log_type all\n" if log else "") + bridge)
         (folder / "mosquitto.conf").write_text(conf)
         self.anonymous = False
 
