@@ -93,7 +93,8 @@ class Postgres:
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         import psycopg
         with psycopg.connect(self.dsn) as conn:
-            return conn.execute(sql, params or None).fetchall()
+            cursor = conn.execute(sql, params or None)
+            return [] if cursor.description is None else cursor.fetchall()
 
 
 class LeagueBroker(Broker):
