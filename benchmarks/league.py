@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import statistics
 import subprocess
 import sys
@@ -53,6 +54,8 @@ from league_parts import (  # noqa: E402
 from loopback import wait_for  # noqa: E402
 
 from shutbox_hw.store.game_record import game_record  # noqa: E402
+
+QUEUE = 100_000   # the central broker's max_queued_messages (Mosquitto's default: 1,000)
 
 
 def template() -> dict[str, Any]:
@@ -137,6 +140,8 @@ def main() -> int:
     parser.add_argument("--pubs", type=int, default=4)
     parser.add_argument("--ingests", type=int, default=2)
     args = parser.parse_args()
+    # a SIGTERM (timeout, CI) stops the parts below as an error would
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     record = template()
     folder = Path(tempfile.mkdtemp(prefix="shutbox-league-bench-"))
     pg = Postgres()
@@ -154,7 +159,9 @@ def main() -> int:
                  "bench": ("bench-secret", ["topic write shutbox/#"])}
         for pub, boxes in pubs.items():
             users[pub] = (f"{pub}-secret", [f"topic readwrite shutbox/{b}/#" for b in boxes])
-        central = LeagueBroker(folder / "central", users, log=False, save_each_change=False)
+        # the ingests' queues on the central broker as docs/network/league.md advises
+        central = LeagueBroker(folder / "central", users, log=False, save_each_change=False,
+                               extra=f"max_queued_messages {QUEUE}\n")
         central.start()
         brokers.append(central)
         senders = {}

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..netconfig import parse_broker
-from .record import Outcome, state_seen, topic_box, write
+from .record import Outcome, note_state, parse_state, topic_box, write, write_batch
 from .schema import check
 
 log = logging.getLogger("shutbox_hw.league")
@@ -42,6 +42,7 @@ BATCH = 200               # messages written in one transaction at most
 BACKOFF_S = (0.5, 1, 2, 5, 10)
 ASK_MAX = 200             # game ids in one resend request
 GAP_LOCK = 4041           # the advisory lock of the gap round
+STATE_WRITE_S = 60.0      # a box's state unchanged is written (its last_seen) this often
 
 
 def game_filter(group: str = GROUP) -> str:
@@ -73,6 +74,10 @@ class Ingest:
         self._conn: Any = None
         self._client: Any = None
         self._next_gap = 0.0
+        # (box, epoch) -> (latest, when written): a box publishes its state after every
+        # burst of events, and every ingest receives it; written when its latest game
+        # moves, else once a minute (last_seen)
+        self._states: dict[tuple[str, str], tuple[int | None, float]] = {}
         # each connection's messages carry its number: an acknowledgement is sent on
         # the connection that gave the message only (a message id of an older one
         # may name another message now; the broker gives the old one again anyway)
@@ -167,17 +172,48 @@ class Ingest:
     def _write(self, batch: list[Any]) -> None:
         conn = self._db()
         outcomes: list[Outcome] = []
-        with conn.transaction():
-            for _, message in batch:
-                if topic_box(message.topic, "state") is not None:
-                    state_seen(conn, message.topic, message.payload)
-                else:
-                    outcomes.append(write(conn, message.topic, message.payload))
+        noted: dict[tuple[str, str], tuple[int | None, float]] = {}
+        now = time.monotonic()
+        games = [(m.topic, m.payload) for _, m in batch
+                 if topic_box(m.topic, "state") is None]
+        try:
+            with conn.transaction():
+                outcomes = write_batch(conn, games)
+                self._note_states(conn, batch, noted, now)
+        except Exception as error:
+            if _database_error(error) or not _refused(error):
+                raise      # PostgreSQL away: the batch waits, unacknowledged
+            # a row the batch's statements refused (a value out of a column's range):
+            # one by one, each in a savepoint of its own, says which
+            log.warning("league ingest: a batch refused (%s): written one by one",
+                        _one_line(error))
+            noted.clear()
+            with conn.transaction():
+                outcomes = [write(conn, topic, payload) for topic, payload in games]
+                self._note_states(conn, batch, noted, now)
+        self._states.update(noted)     # committed
         self._acknowledge(batch)
         for outcome in outcomes:
             self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
             if outcome.reported:
                 log.warning("league ingest: set aside: %s", outcome.line())
+
+    def _note_states(self, conn: Any, batch: list[Any],
+                     noted: dict[tuple[str, str], tuple[int | None, float]],
+                     now: float) -> None:
+        """The boxes' states of the batch: written when their latest game moved."""
+        for _, message in batch:
+            if topic_box(message.topic, "state") is None:
+                continue
+            state = parse_state(message.topic, message.payload)
+            if state is None:
+                continue
+            box, epoch, latest = state
+            known = noted.get((box, epoch)) or self._states.get((box, epoch))
+            if known is None or (latest is not None and latest != known[0]) \
+                    or now - known[1] >= STATE_WRITE_S:
+                note_state(conn, box, epoch, latest)
+                noted[(box, epoch)] = (latest, now)
 
     def _acknowledge(self, batch: list[Any]) -> None:
         """Committed: now, and only now, the broker may forget them (in their order)."""
@@ -227,6 +263,15 @@ def _database_error(error: BaseException) -> bool:
     except ImportError:
         return False
     return isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
+
+
+def _refused(error: BaseException) -> bool:
+    """A statement PostgreSQL refused (a value out of range, a constraint)."""
+    try:
+        import psycopg
+    except ImportError:
+        return False
+    return isinstance(error, psycopg.Error)
 
 
 def _one_line(error: BaseException) -> str:

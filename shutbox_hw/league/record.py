@@ -19,6 +19,7 @@ one bad message never undoes the others of a batch) and says what it did:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,6 +154,143 @@ def _write(conn: Any, topic: str, payload: bytes) -> Outcome:
     return Outcome("duplicate", box, epoch, game)
 
 
+@dataclass(frozen=True)
+class _Game:
+    """A game message that passed every check: what the batch writes."""
+    index: int
+    topic: str
+    text: str
+    box: str
+    epoch: str
+    game: int
+    record: dict[str, Any]
+    kept: str          # content(record) as JSON
+    ratings: list[Any]
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.box, self.epoch, self.game)
+
+
+def _classify(index: int, topic: str,
+              payload: bytes) -> tuple[_Game | None, Outcome | None, tuple[Any, ...] | None]:
+    """A message as a game to write, or its outcome and the set-aside row."""
+    box = topic_box(topic)
+    text = payload.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
+    try:
+        record = json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as error:
+        return None, Outcome("unreadable", box, detail=f"not JSON: {error}"), (
+            topic, box, None, None, "unreadable", text[:PAYLOAD_KEPT])
+    problem = _problem(record)
+    if problem is not None:
+        get = record.get if isinstance(record, dict) else (lambda _key: None)
+        epoch = get("epoch") if isinstance(get("epoch"), str) else None
+        game = get("game") if isinstance(get("game"), int) else None
+        return None, Outcome("unreadable", box, epoch, game, problem), (
+            topic, box, epoch, game, "unreadable", text[:PAYLOAD_KEPT])
+    epoch, game = record["epoch"], record["game"]
+    if box is None or record["box"] != box:
+        return None, Outcome("other box", box, epoch, game,
+                             f"the message says box {record['box']!r}, its topic is {topic}"), (
+            topic, box, epoch, game, "other box", text[:PAYLOAD_KEPT])
+    ratings = record.get("ratings") if isinstance(record.get("ratings"), list) else []
+    return _Game(index, topic, text, box, epoch, game, record,
+                 json.dumps(content(record)), ratings), None, None
+
+
+def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]]) -> list[Outcome]:
+    """Write the messages of ``shutbox/<box>/game`` as :func:`write` does one, with a
+    few statements for the whole batch (inside the caller's transaction; a database
+    error leaves the transaction to be rolled back: then :func:`write` one by one)."""
+    outcomes: list[Outcome | None] = [None] * len(messages)
+    aside: list[tuple[Any, ...]] = []
+    games: list[_Game] = []
+    for i, (topic, payload) in enumerate(messages):
+        game, outcome, row = _classify(i, topic, payload)
+        if game is not None:
+            games.append(game)
+        else:
+            outcomes[i] = outcome
+            if row is not None:
+                aside.append(row)
+    if games:
+        latest: dict[tuple[str, str], int] = {}
+        for g in games:
+            latest[(g.box, g.epoch)] = max(latest.get((g.box, g.epoch), 0), g.game)
+        conn.execute("INSERT INTO boxes (box) SELECT DISTINCT unnest(%s::text[])"
+                     " ON CONFLICT (box) DO UPDATE SET last_seen = now()",
+                     ([b for b, _ in latest],))
+        conn.execute("INSERT INTO epochs (box, epoch, latest, latest_at)"
+                     " SELECT b, e, l, now() FROM unnest(%s::text[], %s::text[], %s::int[])"
+                     " AS t(b, e, l)"
+                     " ON CONFLICT (box, epoch) DO UPDATE SET last_seen = now(),"
+                     " latest = GREATEST(epochs.latest, excluded.latest),"
+                     " latest_at = CASE WHEN excluded.latest > coalesce(epochs.latest, 0)"
+                     " THEN now() ELSE epochs.latest_at END",
+                     ([b for b, _ in latest], [e for _, e in latest], list(latest.values())))
+        firsts: dict[tuple[str, str, int], _Game] = {}
+        for g in games:
+            firsts.setdefault(g.key, g)
+        new = list(firsts.values())
+        inserted = {(b, e, n) for b, e, n in conn.execute(
+            "INSERT INTO games (box, epoch, game, state, started_at, ended_at, seq, record,"
+            " ratings) SELECT b, e, g, s, st, en, q, r::jsonb, ra::jsonb FROM unnest("
+            "%s::text[], %s::text[], %s::int[], %s::text[], %s::float8[], %s::float8[],"
+            " %s::int8[], %s::text[], %s::text[]) AS t(b, e, g, s, st, en, q, r, ra)"
+            " ON CONFLICT (box, epoch, game) DO NOTHING RETURNING box, epoch, game",
+            ([g.box for g in new], [g.epoch for g in new], [g.game for g in new],
+             [g.record["state"] for g in new],
+             [_number(g.record.get("started_at")) for g in new],
+             [_number(g.record.get("ended_at")) for g in new],
+             [_int(g.record.get("seq")) for g in new], [g.kept for g in new],
+             [json.dumps(g.ratings) for g in new])).fetchall()}
+        stored = [g for g in new if g.key in inserted]
+        seats = [(g.box, g.epoch, g.game, s["seat"], s["name"]) for g in stored
+                 for s in g.record["seats"]]
+        if seats:
+            conn.execute("INSERT INTO seats (box, epoch, game, seat, name) SELECT * FROM"
+                         " unnest(%s::text[], %s::text[], %s::int[], %s::int[], %s::text[])",
+                         tuple(list(column) for column in zip(*seats, strict=True)))
+        if stored:
+            conn.execute("DELETE FROM missing m USING unnest(%s::text[], %s::text[],"
+                         " %s::int[]) AS t(b, e, g) WHERE m.box = t.b AND m.epoch = t.e"
+                         " AND m.game = t.g", ([g.box for g in stored],
+                                               [g.epoch for g in stored],
+                                               [g.game for g in stored]))
+        for g in stored:
+            outcomes[g.index] = Outcome("stored", g.box, g.epoch, g.game)
+        rest = [g for g in games if outcomes[g.index] is None]
+        if rest:
+            keys = list({g.key for g in rest})
+            held = {(b, e, n): [record, ratings] for b, e, n, record, ratings in conn.execute(
+                "SELECT x.box, x.epoch, x.game, x.record, x.ratings FROM games x JOIN"
+                " unnest(%s::text[], %s::text[], %s::int[]) AS t(b, e, g)"
+                " ON x.box = t.b AND x.epoch = t.e AND x.game = t.g",
+                ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]))}
+            for g in rest:
+                first = held[g.key]
+                if first[0] != json.loads(g.kept):
+                    outcomes[g.index] = Outcome(
+                        "differs", g.box, g.epoch, g.game,
+                        "a different game under a key already held: the first kept")
+                    aside.append((g.topic, g.box, g.epoch, g.game, "differs",
+                                  g.text[:PAYLOAD_KEPT]))
+                elif len(g.ratings) > len(first[1]):
+                    conn.execute("UPDATE games SET ratings = %s WHERE box = %s AND epoch = %s"
+                                 " AND game = %s", (json.dumps(g.ratings), *g.key))
+                    first[1] = g.ratings
+                    outcomes[g.index] = Outcome("ratings", g.box, g.epoch, g.game)
+                else:
+                    outcomes[g.index] = Outcome("duplicate", g.box, g.epoch, g.game)
+    if aside:
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO set_aside (topic, box, epoch, game, reason, payload)"
+                            " VALUES (%s, %s, %s, %s, %s, %s)", aside)
+    assert all(o is not None for o in outcomes)
+    return [o for o in outcomes if o is not None]
+
+
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
         else None
@@ -163,22 +301,27 @@ def _int(value: Any) -> int | None:
         and 0 <= value < 2**63 else None
 
 
-def state_seen(conn: Any, topic: str, payload: bytes) -> bool:
-    """A box's retained state (``shutbox/<box>/state``): its epoch and its latest ended
-    game noted (inside the caller's transaction). False for a state without them (a box
-    older than the epoch) or one for another box."""
+def parse_state(topic: str, payload: bytes) -> tuple[str, str, int | None] | None:
+    """A box's retained state (``shutbox/<box>/state``): (box, epoch, its latest ended
+    game or None). None for a state without an epoch (a box older than the epoch), one
+    for another box, or one that cannot be read."""
     box = topic_box(topic, "state")
     try:
         state = json.loads(payload)
     except (ValueError, UnicodeDecodeError):
-        return False
+        return None
     if box is None or not isinstance(state, dict) or state.get("box") != box:
-        return False
+        return None
     epoch, latest = state.get("epoch"), state.get("latest_game")
     if not isinstance(epoch, str) or not epoch or len(epoch) > 64:
-        return False
+        return None
     if not (isinstance(latest, int) and not isinstance(latest, bool) and 0 < latest < 2**31):
         latest = None
+    return box, epoch, latest
+
+
+def note_state(conn: Any, box: str, epoch: str, latest: int | None) -> None:
+    """The box and epoch seen now, with the latest game it reported (inside the
+    caller's transaction)."""
     with conn.transaction():
         _seen(conn, box, epoch, latest)
-    return True

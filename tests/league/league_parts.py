@@ -92,7 +92,7 @@ class Postgres:
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         import psycopg
-        with psycopg.connect(self.dsn) as conn:
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
             cursor = conn.execute(sql, params or None)
             return [] if cursor.description is None else cursor.fetchall()
 
@@ -102,9 +102,11 @@ class LeagueBroker(Broker):
     bridged to the central one for its boxes' topics only."""
 
     def __init__(self, folder: Path, users: dict[str, tuple[str, list[str]]],
-                 bridge: str = "", log: bool = True, save_each_change: bool = True) -> None:
+                 bridge: str = "", log: bool = True, save_each_change: bool = True,
+                 extra: str = "") -> None:
         """``log``: every packet in the log; ``save_each_change``: persistence saved at
-        every change (as the tests' brokers are), else Mosquitto's own default (1800 s)."""
+        every change (as the tests' brokers are), else Mosquitto's own default (1800 s);
+        ``extra``: more lines of configuration."""
         super().__init__(folder)
         self.users = users
         passwd = folder / "passwd"
@@ -121,7 +123,7 @@ class LeagueBroker(Broker):
             conf = conf.replace("autosave_interval 1\nautosave_on_changes true\n",
                                 "autosave_interval 1800\n")
         conf += (f"password_file {passwd}\nacl_file {folder / 'acl'}\n"
-                 + ("log_type all\n" if log else "") + bridge)
+                 + ("log_type all\n" if log else "") + extra + bridge)
         (folder / "mosquitto.conf").write_text(conf)
         self.anonymous = False
 
