@@ -182,3 +182,25 @@ def test_a_box_whose_sd_card_was_replaced(league):
     assert out == [(2,)]      # game 1 of each card, both kept
     assert json.loads(json.dumps(league_games(league.pg, "a1", box_games(new)[0])[1])) == \
         box_games(new)[1][1]
+
+
+def test_a_pub_broker_killed_with_a_queue(league):
+    """The central broker away, the pub's bridge queues the pub's games; the pub's broker
+    is then killed and its saved queue lost with it (a broker's acknowledgement is not
+    the league's): the gaps are asked for and the boxes answer from their records."""
+    dbs = {box: [league.db(box)] for box in ("a1", "a2")}
+    play(league.configs["a1"], league.db("a1"), games=1)
+    settled(league, {"a1": [league.db("a1")]})
+    league.central.kill()
+    for box in ("a1", "a2"):
+        play(league.configs[box], league.db(box), games=2)   # acknowledged by the pub
+    pub = league.pubs["pubA"]
+    pub.kill()
+    (pub.folder / "mosquitto.db").unlink(missing_ok=True)   # its queue gone
+    pub.start()
+    league.central.start()
+    with Answering({box: league.configs[box] for box in dbs},
+                   {box: paths[0] for box, paths in dbs.items()}) as boxes:
+        rows = settled(league, dbs, seconds=90)
+        assert boxes.resent >= 1, league.logs()   # the lost games came from the records
+    assert {(r["box"], r["games"]) for r in rows} == {("a1", 3), ("a2", 2)}
