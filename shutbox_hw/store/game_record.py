@@ -44,6 +44,14 @@ TOPIC = "game"            # the outbox's topic column for a game message
 RESEND_MAX = 200          # game ids one resend request may ask for (the rest ignored)
 
 
+def add_topic(db: sqlite3.Connection) -> None:
+    """Schema 8's step: the outbox's ``topic`` column (NULL: an event; :data:`TOPIC`: a
+    game), added once (a layout that has it already is left as it is)."""
+    columns = {c for _, c, *_ in db.execute("PRAGMA table_info(outbox)")}
+    if "topic" not in columns:
+        db.execute("ALTER TABLE outbox ADD COLUMN topic TEXT")
+
+
 def _flag(value: int | None) -> bool | None:
     return None if value is None else bool(value)
 

@@ -17,6 +17,7 @@ from ..errors import shown_path
 from ..textfile import file_kind, os_problem
 from .epoch import make_epoch
 from .figures import migrate_to_5
+from .game_record import add_topic
 from .player_stats import migrate_player_stats
 from .ratings import TABLES as RATING_TABLES
 from .ratings import start_mark
@@ -133,7 +134,7 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # carried by every message, so a new database's seq never collides with an old one's;
     # the outbox's topic (NULL: an event; "game": a whole ended game for the league,
     # store/game_record.py)
-    7: (make_epoch, "ALTER TABLE outbox ADD COLUMN topic TEXT"),
+    7: (make_epoch, add_topic),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}
