@@ -95,11 +95,12 @@ def run_migrate(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     from ..league.schema import LeagueSchemaError, check
-    from ..league.status import status
+    from ..league.status import set_aside, status
     conn = _connect(args.dsn)
     try:
         check(conn)
         rows = status(conn)
+        aside = [] if args.json else set_aside(conn)
     except LeagueSchemaError as error:
         raise UserError(str(error)) from None
     finally:
@@ -117,6 +118,10 @@ def run_status(args: argparse.Namespace) -> int:
               + f", last seen {row['last_seen']}")
     if not rows:
         print("no box has reported yet")
+    for row in aside:
+        print(f"set aside #{row['id']} at {row['received_at']} on {row['topic']}: "
+              f"{row['reason']}" + (f" (game {row['game']})" if row["game"] is not None
+                                    else ""))
     return 0
 
 

@@ -7,10 +7,12 @@ nothing missing."""
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 
 import pytest
 from league_parts import (
+    SB,
     Answering,
     all_in,
     box_games,
@@ -138,6 +140,10 @@ def test_a_message_for_another_box_is_refused_and_reported(league):
     rows = settled(league, dbs)
     assert {(r["box"], r["games"], r["set_aside"]) for r in rows} == {("a1", 1, 2),
                                                                      ("a2", 1, 0)}
+    words = subprocess.run([*SB, "league", "status", "--dsn", league.pg.dsn],
+                           capture_output=True, text=True, timeout=60).stdout
+    assert "on shutbox/a1/game: other box (game 9)" in words
+    assert "on shutbox/a1/game: unreadable" in words
     assert league.pg.query("SELECT count(*) FROM games WHERE game = 9") == [(0,)]
 
 
