@@ -38,7 +38,7 @@ class League:
 
     def start_ingest(self, code: str | None = None) -> IngestProcess:
         ingest = IngestProcess(self.folder / "ingest", self.pg.dsn, self.central.url,
-                               self.credentials, code=code)
+                               self.credentials, code=code, ca=self.central.ca)
         self.ingests.append(ingest)
         return ingest
 
@@ -70,7 +70,7 @@ def league(tmp_path: Path) -> Iterator[League]:
                 [f"topic write shutbox/{box}/{k}" for k in ("event", "state", "status",
                                                            "game")]
                 + [f"topic read shutbox/{box}/resend"])])
-        central = LeagueBroker(tmp_path / "central", users)
+        central = LeagueBroker(tmp_path / "central", users, tls=True)   # TLS, as the docs
         brokers.append(central)
         central.start()
         pubs, configs = {}, {}

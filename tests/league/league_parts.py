@@ -103,11 +103,12 @@ class LeagueBroker(Broker):
 
     def __init__(self, folder: Path, users: dict[str, tuple[str, list[str]]],
                  bridge: str = "", log: bool = True, save_each_change: bool = True,
-                 extra: str = "") -> None:
+                 extra: str = "", tls: bool = False) -> None:
         """``log``: every packet in the log; ``save_each_change``: persistence saved at
         every change (as the tests' brokers are), else Mosquitto's own default (1800 s);
-        ``extra``: more lines of configuration."""
-        super().__init__(folder)
+        ``extra``: more lines of configuration; ``tls``: TLS only, with a CA of its own
+        (``ca``)."""
+        super().__init__(folder, secure=tls)
         self.users = users
         passwd = folder / "passwd"
         passwd.write_text("")
@@ -119,6 +120,7 @@ class LeagueBroker(Broker):
         (folder / "acl").write_text("\n".join(acl))
         conf = (folder / "mosquitto.conf").read_text()
         conf = conf.replace("allow_anonymous true", "allow_anonymous false")
+        conf = conf.replace(f"password_file {passwd}\n", "")   # Broker's own user: not here
         if not save_each_change:
             conf = conf.replace("autosave_interval 1\nautosave_on_changes true\n",
                                 "autosave_interval 1800\n")
@@ -136,13 +138,15 @@ def box_user(box: str) -> list[str]:
 
 
 def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) -> str:
-    """A pub's bridge to the central broker (its boxes' topics only, QoS 1, MQTT 5)."""
+    """A pub's bridge to the central broker (its boxes' topics only, QoS 1, MQTT 5; TLS
+    when the central broker has it)."""
     topics = "".join(f"topic shutbox/{box}/{kind} out 1\n"
                      for box in boxes for kind in ("event", "state", "status", "game"))
     topics += "".join(f"topic shutbox/{box}/resend in 1\n" for box in boxes)
     return (f"\nconnection {name}\naddress 127.0.0.1:{central.port}\n"
             f"bridge_protocol_version mqttv50\nremote_clientid {name}\n"
-            f"remote_username {name}\nremote_password {password}\n"
+            + (f"bridge_cafile {central.ca}\n" if central.ca else "")
+            + f"remote_username {name}\nremote_password {password}\n"
             "cleansession false\nrestart_timeout 1 2\nkeepalive_interval 5\n" + topics)
 
 
@@ -150,11 +154,14 @@ class IngestProcess:
     """``shutbox-hw league ingest`` (``code``: other Python to run instead, for a fault)."""
 
     def __init__(self, folder: Path, dsn: str, url: str, credentials: Path,
-                 grace_s: float = 2.0, code: str | None = None) -> None:
+                 grace_s: float = 2.0, code: str | None = None,
+                 ca: Path | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.log = folder / f"ingest-{time.monotonic_ns()}.txt"
         args = ["league", "ingest", "--dsn", dsn, "--mqtt", url, "--credentials",
                 str(credentials), "--grace", str(grace_s)]
+        if ca is not None:
+            args += ["--ca", str(ca)]
         head = SB if code is None else [sys.executable, "-c", code]
         self.proc = subprocess.Popen([*head, *args], cwd=CHECKOUT, stdout=subprocess.DEVNULL,
                                      stderr=open(self.log, "ab"))
@@ -295,6 +302,8 @@ def publish_as(broker: Broker, user: str, password: str, topic: str,
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"t-{user}-{time.time()}",
                          protocol=mqtt.MQTTv5)
     client.username_pw_set(user, password)
+    if broker.ca is not None:
+        client.tls_set(ca_certs=str(broker.ca))
     client.on_publish = lambda c, u, mid, reason, props: answers.append(reason)
     client.connect("127.0.0.1", broker.port)
     client.loop_start()
