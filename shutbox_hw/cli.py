@@ -21,7 +21,8 @@ DESCRIPTION = "The software of a pub's Shut the Box: play, check and look after 
 COMMANDS = {
     "moves": "moves", "rules": "rules", "solve": "solve", "check-config": "check_config",
     "selftest": "selftest", "sim": "sim", "run": "run", "history": "history",
-    "audit": "audit", "players": "players", "web": "web", "league": "league",
+    "audit": "audit", "players": "players", "web": "web", "restore": "restore",
+    "league": "league",
 }
 
 
@@ -38,7 +39,7 @@ def build_parser(only: str | None = None) -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, module in COMMANDS.items():
         if only is None or name == only:
-            importlib.import_module(f".commands.{module}", __package__).add_parser(sub)
+            importlib.import_module(f"shutbox_hw.commands.{module}").add_parser(sub)
     return parser
 
 

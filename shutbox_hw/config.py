@@ -2,15 +2,17 @@
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
 :mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
-``[storage]``, ``[sim]`` (only the simulator reads it), ``[box]`` (its
-language) and ``[players]`` (see :mod:`shutbox_hw.players.config`). Every
-problem is reported with the key it concerns; :func:`check_config` gathers
-all of them so a builder can fix a file in one go.
+``[storage]``, ``[backup]`` (copies: :mod:`shutbox_hw.store.backup`), ``[sim]``
+(only the simulator reads it), ``[box]`` (its language) and ``[players]`` (see
+:mod:`shutbox_hw.players.config`). Every problem is reported with the key it
+concerns; :func:`check_config` gathers all of them so a builder can fix a file
+in one go.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,9 +28,10 @@ from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
 from .players.config import PlayersConfig, parse_players
 from .rules import RulesError, RuleSet, rules_from_table
 from .textfile import read_text_file
-from .validate import Choice, FilePath, Problems, Spec
+from .validate import Choice, FilePath, Integer, Problems, Rule, Spec, shown
 
-TABLES = ("rules", "hardware", "game", "storage", "sim", "network", "web", "box", "players")
+TABLES = ("rules", "hardware", "game", "storage", "backup", "sim", "network", "web", "box",
+          "players")
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few KiB; more is a wrong file
 
 
@@ -61,6 +64,41 @@ BOX = Spec(BoxConfig, {"language": Choice(LANGUAGES)})
 
 
 @dataclass(frozen=True)
+class BackupConfig:
+    """``[backup]``: copies of the record on another disk (store/backup.py takes them)."""
+    place: str | None = None   # a folder on another disk (a USB stick, a share); not set: none
+    when: str = "04:00"        # the time of day the copy is taken ("HH:MM", the box's clock)
+    keep: int = 14             # how many copies are kept (the oldest go first)
+
+
+class TimeOfDay(Rule):
+    """A time of day "HH:MM" (24-hour, the box's clock)."""
+
+    def problem(self, value: Any) -> str | None:
+        if isinstance(value, str) and re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value):
+            return None
+        return f'expected a time of day such as "04:00", got {shown(value)}'
+
+
+class Folder(Rule):
+    """A folder's path, as text."""
+
+    def problem(self, value: Any) -> str | None:
+        if isinstance(value, str) and value.strip():
+            return None
+        return f"expected a folder's path, got {value!r}"
+
+
+BACKUP = Spec(BackupConfig, {"place": Folder(), "when": TimeOfDay(),
+                             "keep": Integer(1, 365, "a number of copies")})
+
+
+def parse_backup(table: Mapping[str, Any], problems: list[str]) -> BackupConfig:
+    """The ``[backup]`` table."""
+    return BackupConfig(**BACKUP.read(table, Problems(problems, "backup")))
+
+
+@dataclass(frozen=True)
 class Config:
     rules: RuleSet
     hardware: HardwareConfig
@@ -72,6 +110,7 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)               # shutbox-hw web
     box: BoxConfig = field(default_factory=BoxConfig)               # its language
     players: PlayersConfig = field(default_factory=PlayersConfig)   # names on the TV
+    backup: BackupConfig = field(default_factory=BackupConfig)      # copies off the card
 
 
 def default_db_path() -> Path:
@@ -130,6 +169,7 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     hardware = parse_hardware(tables["hardware"], tiles, problems)
     game = parse_game(tables["game"], problems)
     db = parse_storage(tables["storage"], problems)
+    backup = parse_backup(tables["backup"], problems)
     sim = SimConfig(**SIM.read(tables["sim"], Problems(problems, "sim")))
     network = parse_network(tables["network"], problems)
     web = parse_web(tables["web"], problems)
@@ -141,7 +181,8 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     if problems or rules is None:
         return None, problems
     return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,
-                  sim=sim, network=network, web=web, box=box, players=players), []
+                  sim=sim, network=network, web=web, box=box, players=players,
+                  backup=backup), []
 
 
 def load_config(path: str | Path | None = None, *, preset: str | None = None,

@@ -58,6 +58,9 @@ from .settings import config_values, effective
 from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 from .store import StorageFault, Store
 from .store.audit import Tally
+from .store.mounts import PART as FORGETS_PART
+from .store.mounts import WORDS as FORGETS_WORDS
+from .store.mounts import explain as advice_words
 from .store.shown import publish
 
 if TYPE_CHECKING:
@@ -70,6 +73,9 @@ log = logging.getLogger("shutbox_hw")
 # next step after that): a locked database costs one bounded wait per try
 STORE_RETRY_MS = 1000
 HINTS_LOOK_MS = 100   # while the hints' tables are solved off the loop, look this often
+# a bug in the code that writes the record (not the disk): shown as the software's fault
+BUG_PART = "software"
+BUG_WORDS = "cannot save: program error"   # the journal has its traceback
 
 
 @dataclass
@@ -123,6 +129,7 @@ class Daemon:
         self.unsaved_at: list[float] = []       # when each happened (the store's clock)
         self._retry_at: int | None = None
         self._storage_fault: str | None = None     # what the box says is wrong with the disk
+        self._bug_shown = False   # a bug in the write (not the disk) is on the box
         self.tally = Tally()   # switch changes and faults for the audits, written in batches
         self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
         self.high_scores: tuple[HighScores, ...] = ()   # as last read (the idle screen)
@@ -147,6 +154,14 @@ class Daemon:
         if self.store.fault is not None:   # part of power on, as its first frame
             self._retry_at, self._storage_fault = now + STORE_RETRY_MS, self.store.fault
             effects += self.controller.handle(_cannot_save(self.store.fault, now))
+        forgets = getattr(self.store, "forgets", None)
+        if forgets:   # the record on RAM: said from the start
+            log.warning("storage: %s", advice_words(self.store.path, forgets))
+            effects += self.controller.handle(InputFault(FORGETS_PART, FORGETS_WORDS, now))
+        salvaged = getattr(self.store, "salvaged", None)
+        if salvaged is not None:   # a damaged record moved aside at start: shown, counted
+            self.tally.fault("storage")
+            effects += self.controller.handle(InputFault("storage", salvaged.words(), now))
         self._queue.add(Queued(Carry(tuple(effects)), now))
         self._queue.add(Queued(ReadFigures(), now, activity=False))
         self._drain(now)
@@ -280,6 +295,9 @@ class Daemon:
         reports = getattr(self.store.outbox, "faults", None)
         for fault in reports(now) if reports is not None else ():
             self.feed(fault)
+        backups = getattr(self.store, "backups", None)   # [backup]: a copy that failed
+        for fault in backups.faults(now) if backups is not None else ():
+            self.feed(fault)
         self._phones(now)
         self._schedule()
 
@@ -387,8 +405,16 @@ class Daemon:
         except Exception:  # a bug, not the disk: retrying would block every later write
             log.exception("could not save %s", [e.name for e in batch])
             self.unsaved, self.unsaved_at, self._retry_at = [], [], None
+            if not self._bug_shown:   # never silent on the box, and never called the disk's
+                self._bug_shown = True
+                self._queue.add(Queued(InputFault(BUG_PART, BUG_WORDS, now), now,
+                                       item.activity, same_step=True))
             return
         self.unsaved, self.unsaved_at, self._retry_at = [], [], None
+        if self._bug_shown:
+            self._bug_shown = False
+            self._queue.add(Queued(InputFault(BUG_PART, "saved", now, ok=True), now,
+                                   item.activity, same_step=True))
         if self._storage_fault is None:
             return
         self._storage_fault = None

@@ -27,13 +27,17 @@ from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
+import shutbox_hw
+
 LANGUAGES: tuple[str, ...] = ("en", "de", "it")
 """The languages the box speaks (their catalogues ship in the package)."""
 DEFAULT = "en"
 NATIVE_NAMES = {"en": "English", "de": "Deutsch", "it": "Italiano"}
 """How the operator menu offers each language: in its own words."""
 DOMAIN = "shutbox_hw"
-LOCALE_DIR = Path(__file__).parent / "locale"
+LOCALE_DIR = Path(shutbox_hw.__file__).parent / "locale"
+"""The package's own locale/ folder (found from the package, not from this module,
+which may sit in a folder of the package's)."""
 
 _box_language = DEFAULT
 _page_language: ContextVar[str | None] = ContextVar("page_language", default=None)

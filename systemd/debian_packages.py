@@ -30,7 +30,7 @@ import tomllib
 from pathlib import Path
 
 # Debian's name where it is not python3-<the distribution's name, lower case>
-DEBIAN_NAMES = {"pillow": "python3-pil"}
+DEBIAN_NAMES = {"pillow": "python3-pil", "babel": "python3-babel"}
 CLAUSE = re.compile(r"\s*(~=|==|!=|<=|>=|<|>)\s*([0-9][0-9A-Za-z.]*)\s*$")
 
 

@@ -69,6 +69,7 @@ class Referee:
         self.totals: list[int] = []
         self.balances: list[int] = []
         self.pot = 0
+        self.last_winners: list[int] = []
         self.out: set[int] = set()
         self.rounds = 0
         self.played: dict[int, list[int]] = {}     # this round: seat -> open tiles
@@ -206,6 +207,7 @@ class Referee:
                 for p in winners:
                     self.balances[p] += share
                 self.pot -= share * len(winners)
+            self.last_winners = list(winners)
         elif instant:
             self._decide(shutters[:1])
         elif rules["match"] == "single-round":
@@ -253,6 +255,12 @@ class Referee:
             if abandoned:
                 raise Untrue("a decided match ended as abandoned")
         elif self.rules["match"] == "pool" and self.rounds:
+            # settle-up (docs/play/pools.md): the coins left go one at a time to
+            # the last round's winners, first seat first
+            takers = sorted(self.last_winners) or list(range(len(self.players)))
+            for i in range(self.pot):
+                self.balances[takers[i % len(takers)]] += 1
+            self.pot = 0
             best = max(self.balances)
             want = [n for n, b in zip(self.players, self.balances) if b == best]
             if abandoned:

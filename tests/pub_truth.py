@@ -170,8 +170,11 @@ class Witness:
         preset = PRESETS[rules["preset"]]
         default = {"elimination": rules["tiles"] * (rules["tiles"] + 1) // 2,
                    "race": 100}.get(preset["match"])
+        # a key the match does not use (a pool's threshold, a race's stake) changes nothing
+        unused = {"threshold"} if rules["match"] not in ("elimination", "race") else set()
+        unused |= {"stake"} if rules["match"] != "pool" else set()
         house = any(rules[k] != (default if k == "threshold" and v is None else v)
-                    for k, v in preset.items())
+                    for k, v in preset.items() if k not in unused)
         if not house:
             return PRESET_TITLES[rules["preset"]]
         line = f"{rules['tiles']} tiles, {rules['closure']}"

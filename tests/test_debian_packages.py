@@ -17,7 +17,7 @@ def test_the_pins_are_read_from_pyproject():
     reqs = dict(dp.requirements(CHECKOUT / "pyproject.toml", ["pi", "web", "mqtt"]))
     assert reqs == {"gpiozero": ">=2.0.1", "smbus2": ">=0.4", "luma.oled": ">=3.13",
                     "Pillow": "<14", "segno": ">=1.4", "lgpio": ">=0.2", "paho-mqtt": ">=2.0,<3",
-                    "starlette": ">=0.37", "uvicorn": ">=0.30,<0.60"}
+                    "starlette": ">=0.37", "uvicorn": ">=0.30,<0.60", "Babel": ">=2.10"}
     # the test extra's self-reference (shutbox-hw[mqtt,web]) is no dependency of its own
     assert "shutbox-hw" not in dict(dp.requirements(CHECKOUT / "pyproject.toml", ["test"]))
 

@@ -35,6 +35,7 @@ LAYERS: dict[str, float] = {
     "skill": 4.5,           # the rater (over the store and the hints' solver) and the bots
     "claims": 4,            # seats from a phone: the daemon's socket and desk, the web's client
     "daemon": 5, "network": 5, "web": 6,
+    "league": 5,            # the league's server (issue 40): over the store's game record
     "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
     "reference": 10,        # the docs pages generated from the config specs and the parser
 }
@@ -98,6 +99,130 @@ def test_the_layer_test_sees_imports():
     found = imports_of(PACKAGE / "daemon.py")
     assert {"shutbox_hw.game.controller", "shutbox_hw.store", "shutbox_hw.config"} <= found
     assert "shutbox_hw.render.text" in imports_of(PACKAGE / "render" / "play.py")
+
+
+def modules_of(package: Path) -> dict[str, Path]:
+    """Every module of ``package`` by its dotted name (a package by its own name)."""
+    found = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def import_graph(package: Path) -> dict[str, dict[str, int]]:
+    """Module -> {module it imports: the line of the first such import}, for every
+    import anywhere in the file: at the top, inside a function (a lazy import) or
+    under ``if TYPE_CHECKING``. ``from .x import y`` is an import of ``x.y`` when
+    ``y`` is a module, else of ``x``."""
+    modules = modules_of(package)
+    root = package.name
+
+    def known(name: str) -> str | None:
+        while name not in modules and "." in name:
+            name = name.rsplit(".", 1)[0]
+        return name if name in modules else None
+
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in modules.items():
+        here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        edges: dict[str, int] = {}
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[:len(here) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                           for a in node.names]
+            for target in targets:
+                if target.split(".")[0] == root and (found := known(target)) not in (None, module):
+                    assert found is not None
+                    edges.setdefault(found, node.lineno)
+        graph[module] = edges
+    return graph
+
+
+def import_circles(package: Path) -> list[str]:
+    """One circle of imports through each knot of modules that import each other,
+    spelled ``a (line 3) -> b (line 9) -> a``; none in a package without circles."""
+    graph = import_graph(package)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    knots: list[set[str]] = []
+
+    def visit(module: str) -> None:      # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in graph[module]:
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            knot = {stack.pop()}
+            while module not in knot:
+                knot.add(stack.pop())
+            if len(knot) > 1:
+                knots.append(knot)
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    circles = []
+    for knot in knots:
+        start = min(knot)
+        paths = {start: [start]}
+        todo = [start]
+        circle: list[str] | None = None
+        while circle is None:            # the shortest way round, back to start
+            module = todo.pop(0)
+            for other in sorted(graph[module]):
+                if other == start:
+                    circle = paths[module] + [start]
+                    break
+                if other in knot and other not in paths:
+                    paths[other] = paths[module] + [other]
+                    todo.append(other)
+        steps = [f"{a} (line {graph[a][b]})" for a, b in zip(circle, circle[1:])]
+        circles.append(" -> ".join(steps + [start]))
+    return sorted(circles)
+
+
+def test_no_import_circles():
+    """No module imports, directly or round a circle, a module that imports it,
+    inside a folder too, lazy and ``TYPE_CHECKING`` imports included."""
+    assert import_circles(PACKAGE) == []
+
+
+def test_the_circle_check_sees_hidden_circles(tmp_path):
+    """A circle closed by a lazy import, one under ``TYPE_CHECKING`` and one through
+    a package's ``__init__`` are all named (so the test above can fail)."""
+    package = tmp_path / "shutbox_hw"
+    files = {
+        "__init__.py": "",
+        "a.py": "from . import b\n",
+        "b.py": "def f():\n    from .c import g\n    return g\n",
+        "c.py": "import shutbox_hw.a\ndef g(): pass\n",
+        "d/__init__.py": "from .e import E\n",
+        "d/e.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                  "    from shutbox_hw.d import E\nclass E: pass\n",
+        "f.py": "from .a import b\nfrom .d.e import E\n",   # into circles, not round one
+    }
+    for name, text in files.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(text)
+    assert import_circles(package) == [
+        "shutbox_hw.a (line 1) -> shutbox_hw.b (line 2) -> shutbox_hw.c (line 1) -> shutbox_hw.a",
+        "shutbox_hw.d (line 1) -> shutbox_hw.d.e (line 3) -> shutbox_hw.d",
+    ]
+    (package / "b.py").write_text("def f():\n    return None\n")
+    (package / "d/e.py").write_text("class E: pass\n")
+    assert import_circles(package) == []
 
 
 @pytest.mark.parametrize("package", ["shutbox_hw.rules", "shutbox_hw.game",
@@ -165,3 +290,12 @@ def test_the_pub_nights_players_look_only_at_what_they_see():
     looks = (TESTS / "pub_night_sim.py").read_text()
     looks = looks[looks.index("class Looks"):looks.index("class SimNight")]
     assert "controller" not in looks and ".state" not in looks
+
+
+@pytest.mark.parametrize("module", ["shutbox_hw", "shutbox_hw.cli"])
+def test_the_command_runs_from_the_package(module):
+    """``python -m shutbox_hw`` is the ``shutbox-hw`` command, wherever its parser sits."""
+    done = subprocess.run([sys.executable, "-m", module, "rules", "--help"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: shutbox-hw rules")

@@ -28,7 +28,7 @@ def test_tonight_reads_in_german_and_italian_with_the_clock_note():
     with speaking("de"):
         german = pages.tonight_body(figures, [], CLOCK_NOTES["not set"])
     assert "<h1>Heute Abend</h1>" in german and "1 Partie beendet" in german
-    assert "bester Zug 3 von Jürgen" in german and "Uhr der Box war" in german
+    assert "bester Durchgang 3 von Jürgen" in german and "Uhr der Box war" in german
     assert "Heute Abend noch keine Partien." in german and "finished" not in german
     with speaking("it"):
         italian = pages.tonight_body(figures, [], CLOCK_NOTES["not set"])

@@ -295,7 +295,6 @@ def test_cut_after_writes_in_a_script_gives_the_same_game_for_every_n(tmp_path):
         assert record_of(tmp_path / f"cut{n}.db") == expected, n
 
 
-
 def test_a_scripts_end_saves_what_the_disk_refused_a_moment_ago(tmp_path, capsys):
     from shutbox_hw.cli import main
     script = tmp_path / "s.txt"
@@ -319,25 +318,3 @@ def test_events_the_disk_never_took_are_reported_at_the_scripts_end(tmp_path, ca
     assert "full" in err[0]
     assert throws_on_disk(db) == []
 
-
-def test_a_bug_in_the_write_is_logged_not_shown_as_a_storage_fault(tmp_path, caplog):
-    """Only the disk's own refusals (SQLite's full, I/O, busy, locked, cannot-open,
-    protocol errors: store/faults.py) are storage faults. A programming error in
-    the write (here the TypeError of a stand-in that takes too few arguments) is
-    logged with its traceback and never told to the publican as a disk problem."""
-    events: list[dict] = []
-    runner = SimRunner(load_config(), tmp_path / "box.db", on_event=events.append)
-    daemon = runner.daemon
-
-    def one_argument(batch):      # the shape the daemon does not call
-        raise AssertionError("not reached: the daemon passes the tally and times too")
-
-    daemon.store.record_all = one_argument
-    with caplog.at_level("ERROR", logger="shutbox_hw"):
-        play(runner, OPENING)
-    bugs = [r for r in caplog.records if r.getMessage().startswith("could not save")]
-    assert bugs and all(r.exc_info and r.exc_info[0] is TypeError for r in bugs)
-    assert storage_faults(events) == [] and daemon.storage_problem() == ""
-    assert not runner.sim.lamp_states().red
-    assert [e["event"] for e in events].count("throw_committed") == 1  # played on
-    assert daemon.unsaved == []   # not kept for a retry that would fail forever

@@ -84,8 +84,8 @@ def test_the_pages_follow_the_menus_adjustment(box, tmp_path):
 
 
 @pytest.mark.parametrize("code, words", [
-    ("de", ("", "Spieler", "Runde", "ist am Zug")),
-    ("it", ("", "giocatore", "round", "tocca a")),
+    ("de", ("", "Spieler", "Runde", "ist dran")),
+    ("it", ("", "giocatore", "round", "Tocca a")),   # a sentence's capital (issue 42)
 ])
 def test_the_tv_page_plays_in_the_language_in_a_real_browser(tmp_path, browser, code, words):
     """The live page (its script writes the words) while a pool game plays,

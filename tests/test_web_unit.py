@@ -74,7 +74,7 @@ def test_install_web_and_mqtt(installed, tmp_path):
                              capture_output=True, text=True, check=True).stdout.strip()
     got = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
                           "--python-version", version, "-d", str(wheels),
-                          "paho-mqtt>=2.0", "starlette>=0.37", "uvicorn>=0.30"],
+                          "paho-mqtt>=2.0", "starlette>=0.37", "uvicorn>=0.30", "Babel>=2.10"],
                          capture_output=True, text=True)
     if got.returncode != 0:
         pytest.skip("the web and mqtt wheels cannot be fetched here: " +

@@ -4,7 +4,12 @@
     .venv/bin/python docs/screens/sheet.py /tmp/shots
 
 The TV page at both sizes as it is, every other page on one sheet per size
-(each a third of its size), in 64 colours to keep the files small.
+(each a third of its size), in 64 colours to keep the files small. With the
+screenshots ``tests/test_tv_fit.py`` keeps in the same folder, every state of
+a night the TV was fitted to, on one sheet per language at 1280x720
+(``tv-states-LANG-1280x720.png``, each a quarter of its size)::
+
+    SHUTBOX_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_tv_fit.py
 """
 
 from __future__ import annotations
@@ -35,6 +40,23 @@ def main(shots: Path) -> None:
             image.thumbnail(cell, Image.Resampling.LANCZOS)
             sheet.paste(image, ((i % 3) * (cell[0] + 4), (i // 3) * (cell[1] + 4)))
         small(sheet).save(HERE / f"pages-{size}.png", optimize=True)
+        for code in ("en", "de", "it") if width == 1280 else ():   # the tighter TV only
+            states = sorted(shots.glob(f"tv-{code}-{size}-*.png"))
+            if states:
+                tv_sheet(states).save(HERE / f"tv-states-{code}-{size}.png", optimize=True)
+
+
+def tv_sheet(states: list[Path]) -> Image.Image:
+    """The TV's states, four a row, each a quarter of its size."""
+    first = Image.open(states[0])
+    cell = (first.width // 4, first.height // 4)
+    rows = (len(states) + 3) // 4
+    sheet = Image.new("RGB", (cell[0] * 4 + 12, cell[1] * rows + 4 * (rows - 1)), "#333")
+    for i, path in enumerate(states):
+        image = Image.open(path).convert("RGB")
+        image.thumbnail(cell, Image.Resampling.LANCZOS)
+        sheet.paste(image, ((i % 4) * (cell[0] + 4), (i // 4) * (cell[1] + 4)))
+    return small(sheet)
 
 
 if __name__ == "__main__":

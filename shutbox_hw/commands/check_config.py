@@ -61,6 +61,12 @@ def run(args: argparse.Namespace) -> int:
             return 2
     config, sources = effective(config, read_settings(db))
     print(f"{path}: ok")
+    from ..store.mounts import WAY_OUT, forgets
+    forgetful = forgets(db)   # not the file's mistake, but every game would be lost
+    if forgetful is not None:
+        print(one_line(f"{shown_path(path)}: warning: [storage] db: the record "
+                       f"{shown_path(db)} would be lost at every power-off: {forgetful}"),
+              f"  the way out: {WAY_OUT}", sep="\n", file=sys.stderr)
     dice = config.game.dice
     print(f"rules {config.rules.preset} ({config.rules.summary()}); "
           f"{config.hardware.summary()}; dice {dice}")

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..config import default_db_path, load_config
 from ..errors import UserError, quoted, shown_path
+from ..game.text import signed
 from ..store.history import recent_games, scorecard, scorecard_cells
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
@@ -33,12 +34,21 @@ def _count(text: str) -> int:
     return value
 
 
+def _limit(text: str) -> int:
+    """How many games to list: at least one (0 listed nothing and said "no games yet")."""
+    value = _count(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected at least 1 game, got 0")
+    return value
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("history", help="recent games and scorecards")
     p.add_argument("--db", metavar="PATH", help="the database (default: the box's)")
     p.add_argument("--config", metavar="FILE", help="take the database path from [storage]")
     p.add_argument("--game", type=_count, metavar="ID", help="the full scorecard of one game")
-    p.add_argument("--limit", type=_count, default=20, help="how many recent games (default 20)")
+    p.add_argument("--limit", type=_limit, default=20,
+                   help="how many recent games, 1 or more (default 20)")
     p.add_argument("--json", action="store_true", help="JSON on stdout")
     p.set_defaults(run=run)
 
@@ -108,7 +118,7 @@ def _table(card: dict[str, Any]) -> list[str]:
 def _with_balance(name: str, balances: dict[str, int | None] | None) -> str:
     """A pool's winner with what they won ("P2 +4"); anyone else by name."""
     value = balances.get(name) if balances else None
-    return name if value is None else f"{name} {value:+d}"
+    return name if value is None else f"{name} {signed(value)}"
 
 
 def _accuracy_lines(card: dict[str, Any]) -> list[str]:
@@ -161,7 +171,9 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
             word = "stopped" if card["abandoned"] else "being played"
             print(f"round {left['round']} ({word}): " + ", ".join(
                 f"{p} {'-' if v is None else v}" for p, v in left["scores"].items()))
-        balances = card["rounds"][-1].get("balances") if card["rounds"] else None
+        balances = card.get("balances")   # a pool: settled once it was stopped
+        if balances is not None:
+            print("balances: " + ", ".join(f"{p} {signed(b)}" for p, b in balances.items()))
         print("winners: " + (", ".join(_with_balance(w, balances) for w in card["winners"])
                              or "-"))
         print("\n".join(_accuracy_lines(card)))
@@ -177,7 +189,7 @@ def _show(args: argparse.Namespace, db: sqlite3.Connection, version: int) -> int
             print(f"#{g['id']} damaged record (its rules cannot be read back)")
             continue
         if "balances" in g:     # a pool is played for money: the balances, not the scores
-            totals = "balances " + ", ".join(f"{p} {b:+d}" for p, b in g["balances"].items())
+            totals = "balances " + ", ".join(f"{p} {signed(b)}" for p, b in g["balances"].items())
         else:
             totals = ", ".join(f"{p} {t}" for p, t in g["totals"].items())
         shut = sum(g["boxes_shut"].values())

@@ -55,10 +55,18 @@ def _effective(args: argparse.Namespace) -> int:
     """The config file with the box's adjustments (service menu) over it."""
     # imported here: plain ``rules`` (the startup benchmark) needs neither TOML nor SQLite
     from ..config import default_db_path, load_config
-    from ..settings import config_values, effective, read_settings, setting_lines
+    from ..settings import (
+        CONFIG_FILE,
+        config_values,
+        effective,
+        read_settings,
+        setting_lines,
+    )
     config = load_config(args.config, preset=args.rules, rule_overrides=parse_set_options(args.set))
     db = Path(args.db) if args.db else (config.db or default_db_path())
     config, sources = effective(config, read_settings(db))
+    if args.rules and sources.get("preset") == CONFIG_FILE:
+        sources["preset"] = "--rules"      # the command line's, over the file's
     values = config_values(config)
     if args.json:
         print(json.dumps({"rules": config.rules.as_dict(),

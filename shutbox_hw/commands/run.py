@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise TransientError(str(error)) from None
     try:
         box = build_real_box(config, clock, args.pin_factory, waker.wake)
-        store = Store(db_path)
+        from ..store.mounts import MOUNTINFO
+        store = Store(db_path, mountinfo=MOUNTINFO)   # a record on RAM is said on the box
         from ..network.hookup import publishing
         with publishing(config, db_path, log.warning, drain_s=2.0,
                         wake_box=waker.wake) as outbox:
@@ -140,6 +141,11 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     notifier = Notifier(timers=box.timers)
     from ..skill.rater import RatingWorker
     rater = RatingWorker(store.path, wake_box=waker.wake).start()
+    if config.backup.place is not None:   # [backup]: the nightly copy, off the loop
+        from ..store.backup import BackupWorker
+        store.backups = BackupWorker(store.path, Path(config.backup.place).expanduser(),
+                                     config.backup.when, config.backup.keep,
+                                     waker.wake).start()
     claims = _claims_server(config, clock, waker)
     # the box's adjustments over the config
     daemon = Daemon(config, box, store, clock, rater=rater, claims=claims)
@@ -153,6 +159,8 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     finally:
         notifier.stopping()
         rater.stop()
+        if store.backups is not None:
+            store.backups.stop()
         if claims is not None:
             claims.close()
         box.close()

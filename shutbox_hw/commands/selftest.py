@@ -49,7 +49,10 @@ def run(args: argparse.Namespace) -> int:
         rig = real_rig(config.hardware, args.pin_factory)
         person = terminal
     try:
-        return SelfTest(rig, person, terminal.say, timeout_ms=round(args.timeout * 1000)).run()
+        from ..config import default_db_path
+        record = None if args.simulated else config.db or default_db_path()
+        return SelfTest(rig, person, terminal.say, timeout_ms=round(args.timeout * 1000),
+                        record=record).run()
     except KeyboardInterrupt:
         terminal.say("selftest: aborted")
         return 130

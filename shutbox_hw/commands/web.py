@@ -16,7 +16,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
+from ..errors import UserError, shown_path
 
 GRACE_S = 3              # uvicorn's graceful shutdown: what still runs after this is cancelled
 KEEP_ALIVE_S = 5         # an idle kept-alive connection is closed after this
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UserError(f"--listen: {error}") from None
     db = Path(args.db) if args.db else (config.db or default_db_path())
+    _check_folder(db, "--db" if args.db else "[storage] db" if config.db else "the database")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     token = None
     if config.web.token_file:
@@ -91,6 +92,16 @@ def run(args: argparse.Namespace) -> int:
         if announcer is not None:
             announcer.stop()
     return 0
+
+
+def _check_folder(db: Path, where: str) -> None:
+    """A database in a folder that does not exist would be "no games yet" for ever
+    (the box can never write it there): refused, naming the folder."""
+    if db.is_dir():
+        raise UserError(f"{where}: {shown_path(db)} is a folder, not a database file")
+    if not db.parent.is_dir():
+        raise UserError(f"{where}: there is no folder {shown_path(db.parent)} for "
+                        f"{shown_path(db)}; give the path of the box's database")
 
 
 def make_server(app: Any, proxies: list[str] | None = None) -> Any:

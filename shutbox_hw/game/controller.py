@@ -68,6 +68,11 @@ from .service import ServiceMenu
 from .state import DEFAULT_PLAYERS, GameState, Phase, Turn
 from .turns import Turns
 
+QUESTION_MS = 8000
+"""A question ("New game?", "Stop and settle?") nobody answers lapses after this
+long: the game plays on and the bar says so (a ROLL meant as a throw half a
+minute later must not end the game). Time is the ticks' and events' own."""
+
 
 class Controller:
     """One game box's referee. Feed :meth:`start` once, then :meth:`handle`."""
@@ -132,9 +137,9 @@ class Controller:
 
     def handle(self, event: Event) -> list[Effect]:
         self.state.now = max(self.state.now, event.at_ms)
+        out: list[Effect] = self._question_lapsed()   # before anything it was asked for
         if isinstance(event, (FlapChanged, ButtonPressed, DiceRolled)):
             self._hurry()
-        out: list[Effect] = []
         if isinstance(event, FlapChanged):
             self.shown.flash = ""
             out += self._flap(event.tile, event.shut)
@@ -166,10 +171,11 @@ class Controller:
         return out + self.turns.maybe_start() + self.refresh()
 
     def next_deadline_ms(self) -> int | None:
-        """When the controller next needs a :class:`Tick`: the settle timer, the
-        end of a shown step, the next step of the shut-box chase."""
+        """When the controller next needs a :class:`Tick`: a question's lapse, the
+        settle timer, the end of a shown step, the next step of the shut-box chase."""
         s, shown = self.state, self.shown
-        times = (s.turn.settle_at if s.turn else None, self._head_until(),
+        asked = s.asked_at + QUESTION_MS if s.phase == "confirm" else None
+        times = (asked, s.turn.settle_at if s.turn else None, self._head_until(),
                  view.chase_next_ms(s, shown), view.flash_next_ms(s, shown),
                  view.attract_next_ms(s), view.join_next_ms(s))
         return min((t for t in times if t is not None), default=None)
@@ -354,7 +360,7 @@ class Controller:
         if s.phase == "confirm":
             return self._confirm_button(button, long)
         if button == "next" and long:
-            s.phase = "confirm"
+            s.phase, s.asked_at = "confirm", s.now
             return []
         if s.turn is None:
             return self.turns.refuse("roll")
@@ -409,6 +415,17 @@ class Controller:
             self.shown.refuse(tr(done.box), s.now)
             return []
         return [Emit(done)]
+
+    def _question_lapsed(self) -> list[Effect]:
+        """A question unanswered for :data:`QUESTION_MS`: the game plays on, and
+        the bar says the question lapsed."""
+        s = self.state
+        if s.phase != "confirm" or s.now < s.asked_at + QUESTION_MS:
+            return []
+        s.phase = "play"
+        self.shown.since = s.now      # a step the question covered is shown in full
+        self.shown.refuse(tr("no answer: play on"), s.now)
+        return self.turns.maybe_start()
 
     def _confirm_button(self, button: str, long: bool) -> list[Effect]:
         """"New game?" (or "Stop and settle?"): ROLL ends the game, NEXT plays on."""

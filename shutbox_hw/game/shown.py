@@ -1,8 +1,8 @@
 """What the box shows of the game right now, as plain data: the one source the
 OLED, the TV page, ``/live.json`` and Home Assistant's state take it from.
 
-Pure, like the rest of the game: :func:`flap_states` says what each flap is
-(the OLED's play screen draws its open flaps from it), :func:`shown` the whole
+Pure, like the rest of the game: :func:`.flaps.flap_states` says what each flap
+is (the OLED's play screen draws its open flaps from it), :func:`shown` the whole
 picture (the phase, the rule set's title, whose turn, the dice or none, every
 flap's state with the reason a refused one does not fit). The daemon writes
 :func:`shown` into the record after every step (:mod:`shutbox_hw.store.shown`),
@@ -11,42 +11,12 @@ where the web pages and the MQTT publisher read it back.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from ..rules import tile_bit
+from .flaps import flap_states
 from .presentation import Presentation
 from .state import GameState
-
-FlapState = Literal["open", "shut", "pending", "refused", "lifted"]
-"""open; shut (taken by an earlier throw, or still shut between two turns);
-pending (shut for this throw, not taken yet); refused (shut, but it does not
-fit: the red light, lift it); lifted (taken earlier, then lifted: shut it again)."""
-
-DRAWN_OPEN: tuple[FlapState, ...] = ("open", "refused")
-"""The states the OLED draws as an open flap (a refused flap is named on its bar)."""
-
-
-def flap_states(state: GameState) -> tuple[FlapState, ...]:
-    """Each flap's state, flap 1 first."""
-    turn = state.turn
-    out: list[FlapState] = []
-    for tile in range(1, state.rules.tiles + 1):
-        bit = tile_bit(tile)
-        shut = bool(state.shut & bit)
-        if state.phase not in ("play", "confirm") or turn is None:
-            out.append("shut" if shut and state.phase in ("play", "confirm") else "open")
-        elif turn.committed & bit:
-            out.append("shut" if shut else "lifted")
-        elif turn.pending & bit:
-            out.append("pending")
-        else:
-            out.append("refused" if shut else "open")
-    return tuple(out)
-
-
-def open_tiles(states: tuple[FlapState, ...]) -> tuple[int, ...]:
-    """The flaps drawn open."""
-    return tuple(t for t, s in enumerate(states, start=1) if s in DRAWN_OPEN)
+from .view import message, title
 
 
 def shown(state: GameState, presentation: Presentation | None = None) -> dict[str, Any]:
@@ -57,7 +27,6 @@ def shown(state: GameState, presentation: Presentation | None = None) -> dict[st
     known and again once it is taken (the OLED's "? ?"); ``reasons`` why each
     refused flap does not fit, as the OLED's bar says it.
     """
-    from .view import message, title  # (the view builds on this module)
     rules = state.rules
     data: dict[str, Any] = {"phase": state.phase, "title": title(rules),
                             "rules_line": rules.summary(), "round": None, "player": None,

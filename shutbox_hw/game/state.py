@@ -71,6 +71,7 @@ class GameState:
     shut: Mask = 0
     faults: dict[str, str] = field(default_factory=dict)
     now: int = 0
+    asked_at: int = 0              # when the question now on the screen was asked
     service: ServiceMenu | None = None   # the operator menu, while phase is "service"
     settings: dict[str, Any] = field(default_factory=dict)  # the adjustable values in force
     tonight: Tonight | None = None       # the record's figures (from the daemon)

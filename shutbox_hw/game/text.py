@@ -8,6 +8,12 @@ from ..i18n import ngettext, tr
 from ..rules import Dice, RuleSet
 
 
+def signed(n: int) -> str:
+    """A pool's balance as every screen writes it: "+2", "0", "-3" (the OLED's
+    scoreboard, the TV, ``history --game``)."""
+    return f"{n:+d}" if n else "0"
+
+
 def tile_ranges(tiles: Iterable[int]) -> str:
     """``[1, 2, 3, 4, 7]`` -> ``"1-4, 7"`` (a runs of three or more become a range)."""
     tiles = sorted(tiles)

@@ -14,6 +14,7 @@ from ..players.display import oled_name
 from ..players.names import same_player, seat_label
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
 from . import attract, device_words, rule_words, service_view
+from .flaps import flap_states, open_tiles
 from .presentation import Presentation
 from .screens import (
     AttractScreen,
@@ -27,7 +28,6 @@ from .screens import (
     ShutScreen,
     TurnEndScreen,
 )
-from .shown import flap_states, open_tiles
 from .state import GameState, Turn
 from .text import flaps_word, shut_text, throw_sum_text, throw_text, tile_ranges
 

@@ -21,12 +21,11 @@ import json
 import sqlite3
 from typing import Any
 
-from ..i18n import tr
+from ..i18n import N_, tr
 from ..store.audit import tonight
 from ..store.highscores import as_json, high_scores
-from ..store.history import recent_games
+from ..store.history import pool_now, recent_games
 from ..store.shown import read_shown
-from ..store.tonight import CLOCK_NOTES
 from ..words import rules_named, rules_title
 
 PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
@@ -142,9 +141,12 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
             open_tiles = None
     if open_tiles is None:
         open_tiles = [t for t in range(1, tiles + 1) if t not in closed]
-    totals, balances = result.get("totals", {}), result.get("balances")
-    if rules.get("match") == "pool" and balances is None:
-        balances = {}         # a pool before its first round's end: everyone at 0, as shown
+    totals = result.get("totals", {})
+    balances: dict[str, int] | None = None
+    pot: int | None = None
+    if rules.get("match") == "pool":   # as the record's pages and the OLED have them
+        standing = pool_now(db, game_id, names, rules)
+        balances, pot = standing["balances"], standing["pot"]
     flaps = ["open" if t in open_tiles else "shut" for t in range(1, tiles + 1)]
     summary = {
         "playing": True, "game": game_id, "preset": rules.get("preset"),
@@ -153,7 +155,7 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
         "match": rules.get("match"), "round": round_number,
         "player": names[turn[2]] if turn and turn[2] < len(names) else None,
         "turn_over": bool(turn and turn[3] is not None),
-        "dice": dice, "open": open_tiles, "pot": result.get("pot"),
+        "dice": dice, "open": open_tiles, "pot": pot,
         "players": [{"name": name, "round_score": scores.get(seat),
                      "total": totals.get(name, 0),
                      "balance": None if balances is None else balances.get(name, 0)}
@@ -163,8 +165,18 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     return summary
 
 
+TV_CLOCK_NOTES = {
+    "set": "",
+    "not set": N_("Clock not set: times not shown"),
+    "unknown": N_("Some times may be wrong: the clock was not known"),
+}
+"""The TV's short line for each clock state (the pages' whole sentence is
+:data:`shutbox_hw.store.tonight.CLOCK_NOTES`): read from across the room, it
+must leave the high scores their room."""
+
+
 def _note(clock: str) -> str:
-    """What the TV says under tonight's figures for their clock state (none when set)."""
-    note = CLOCK_NOTES[clock]
+    """What the TV says after tonight's figures for their clock state (none when set)."""
+    note = TV_CLOCK_NOTES[clock]
     return tr(note) if note else ""
 

@@ -31,18 +31,17 @@ import functools
 import json
 import select
 import sqlite3
+import threading
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from ..netconfig import private_file_problem, read_secret
+from ..netconfig import Broker, NetworkConfig, private_file_problem, read_secret
 from ..store.game_record import queue_resend, resend_request
 from ..store.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
 from .live import live
-
-if TYPE_CHECKING:
-    from .publisher import Publisher
 
 WINDOW = 20              # messages in flight at once (paho's own default)
 KEEPALIVE_S = 30
@@ -71,10 +70,44 @@ def guarded_client(client_class: type) -> type:
     return Guarded
 
 
+class Owner(Protocol):
+    """What a session uses of its publisher (:class:`.publisher.Publisher`): the
+    connection's settings, the thread's wake-up pipe, and where to say what happened.
+    Written out here so the session does not import the publisher that imports it."""
+
+    mqtt: Any                 # the paho-mqtt client module
+    broker: Broker
+    network: NetworkConfig
+    box: str
+    client_id: str
+    topics: dict[str, str]
+    v5: bool
+    refresh_s: float
+    drained: threading.Event
+    epoch: str                # the record's (store/epoch.py), on every message
+    resent: int               # games queued again on the league's request
+
+    @property
+    def wake_fd(self) -> int: ...
+    def stopping(self) -> bool: ...
+    def drain_pipe(self) -> None: ...
+    def problem_now(self, text: str) -> None: ...
+    def unreachable(self, text: str) -> None: ...
+    def speak_311(self) -> None: ...
+    def connected(self) -> None: ...
+    def working(self) -> None: ...
+    def acknowledged(self, seqs: list[int]) -> None: ...
+    def note_event(self, event: str) -> None: ...
+    def now(self) -> float: ...
+    def state(self, db: sqlite3.Connection,
+              live: Callable[[sqlite3.Connection, float], dict[str, Any]],
+              outbox: Callable[[sqlite3.Connection], dict[str, int]]) -> dict[str, Any] | None: ...
+
+
 class Session:
     """Connect, pump the outbox until the connection drops or the publisher stops."""
 
-    def __init__(self, publisher: Publisher, db: sqlite3.Connection) -> None:
+    def __init__(self, publisher: Owner, db: sqlite3.Connection) -> None:
         self.pub = publisher
         self.db = db
         self.accepted = False      # the broker accepted the CONNACK

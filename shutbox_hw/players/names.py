@@ -57,7 +57,9 @@ def name_problem(name: object) -> str | None:
     if not clean:
         return "a name cannot be blank"
     if len(clean) > MAX_NAME_CHARS:
-        return f"a name has at most {MAX_NAME_CHARS} characters ({clean[:20]!r} has {len(clean)})"
+        # the name itself is quoted by the caller (cut if long): never a cut name with
+        # the whole one's length, as if the 20 characters shown were 26
+        return f"a name has at most {MAX_NAME_CHARS} characters, this one has {len(clean)}"
     if not name_key(clean):
         return "a name needs a letter or a digit"
     return None

@@ -15,10 +15,9 @@ from pathlib import Path
 
 from .commands_page import commands_page
 from .config_page import config_page
+from .regenerate import REGENERATE
 
 __all__ = ["PAGES", "REGENERATE", "stale_pages"]
-
-REGENERATE = ".venv/bin/python -m shutbox_hw.reference --write"
 
 # page (relative to the checkout) -> the function that makes its text
 PAGES: dict[str, Callable[[], str]] = {

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cli import COMMANDS, DESCRIPTION, build_parser
+from .regenerate import REGENERATE
 
 HEAD = """\
 *For whoever runs `shutbox-hw` at a terminal: every command and flag.*
@@ -128,7 +129,6 @@ def command_section(name: str, parser: argparse.ArgumentParser, summary: str) ->
 
 
 def commands_page() -> str:
-    from . import REGENERATE
     parsers, helps = subparsers(build_parser())
     head = HEAD.format(command=REGENERATE, description=DESCRIPTION,
                        commands=" · ".join(f"[`{n}`](#shutbox-hw-{n})" for n in COMMANDS))

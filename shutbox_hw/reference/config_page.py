@@ -16,20 +16,21 @@ import textwrap
 import tokenize
 from typing import Any
 
-from ..config import BOX, SIM, STORAGE, TABLES
+from ..config import BACKUP, BOX, SIM, STORAGE, TABLES
 from ..game.config import GAME
 from ..hal.config import DICE, DISPLAY, EXPANDER, HARDWARE
 from ..netconfig import NETWORK, WEB
 from ..players.config import PLAYERS
 from ..rules.ruleset import DEFAULT_PRESET, KEYS, PRESETS, describe_key
 from ..validate import Address, Spec, Subtable
+from .regenerate import REGENERATE
 
 # every table of the file but [rules], in the order of config.TABLES, each
 # followed by its own sub-tables; tests/test_docs_reference.py checks that every
 # Spec in the package is here
 SPECS: dict[str, Spec] = {
     "hardware": HARDWARE, "hardware.mcp23017": EXPANDER, "hardware.display": DISPLAY,
-    "hardware.dice": DICE, "game": GAME, "storage": STORAGE, "sim": SIM,
+    "hardware.dice": DICE, "game": GAME, "storage": STORAGE, "backup": BACKUP, "sim": SIM,
     "network": NETWORK, "web": WEB, "box": BOX, "players": PLAYERS,
 }
 
@@ -39,7 +40,7 @@ MORE: dict[str, str] = {
     "hardware.mcp23017": "../../hardware/mcp23017-12/README.md",
     "hardware.display": "../build/hardware.md#which-panel",
     "hardware.dice": "../build/hardware.md#the-dice-module-on-its-own-i2c-bus-the-reference-wiring",
-    "game": "config.md", "storage": "persistence.md",
+    "game": "config.md", "storage": "persistence.md", "backup": "storage.md#backups",
     "sim": "../develop/simulator.md", "network": "../network/setup.md",
     "web": "../network/pages.md", "box": "languages.md",
     "players": "../play/players.md",
@@ -179,7 +180,6 @@ def rules_section() -> list[str]:
 
 
 def config_page() -> str:
-    from . import REGENERATE
     names = ["rules", *SPECS]
     assert [n for n in names if "." not in n] == list(TABLES), "SPECS: a table of config.TABLES"
     head = HEAD.format(command=REGENERATE,

@@ -4,7 +4,15 @@ No I/O, no clock, no randomness: the game, the solver and the command line
 all ask these functions what the seeds allow.
 """
 
-from .match import MatchState, RoundResult, ends_round_at_once, finish_round, new_match, stop_match
+from .match import (
+    MatchState,
+    RoundResult,
+    ends_round_at_once,
+    finish_round,
+    new_match,
+    settle_pot,
+    stop_match,
+)
 from .moves import (
                     ONE_DIE_THROWS,
                     TWO_DICE_THROWS,
@@ -40,5 +48,5 @@ __all__ = [
     "ends_round_at_once", "finish_round", "full_board", "has_any_move", "is_subset",
     "legal_closures",
     "mask_of", "new_match", "parse_set_options", "rules_from_dict", "rules_from_table",
-    "stop_match", "targets", "throws_for", "tile_bit", "tiles_of", "turn_score",
+    "settle_pot", "stop_match", "targets", "throws_for", "tile_bit", "tiles_of", "turn_score",
 ]

@@ -15,7 +15,9 @@ Ties, in every match format:
   threshold is finished; equal lowest totals share the win.
 - ``pool``: the round's lowest score takes the pot; equal lowest scores split
   it evenly and an indivisible remainder stays in the pot for the next round.
-  When the players stop the match, the highest balance wins (ties share).
+  When the players stop the match, what is still in the pot (only a tied last
+  round leaves any) goes a coin each, in seat order, to the players who tied
+  for that round (:func:`settle_pot`); then the highest balance wins (ties share).
 - ``instant-win``: the first player to shut the box wins; nobody after them
   plays that round, so two shutters cannot tie.
 - ``double-others``: if anyone shuts the box, every other player's score for
@@ -198,12 +200,31 @@ def finish_round(rules: RuleSet, state: MatchState,
                    over=over, winners=winners)
 
 
+def settle_pot(balances: Sequence[int], pot: int,
+               last_winners: Sequence[int]) -> tuple[int, ...]:
+    """A pool's settle-up: the balances once the pot is empty. What an uneven
+    split left in the pot (fewer coins than the players who tied for the last
+    round) goes a coin each to those players, in seat order; with no winner to
+    name, to every player in seat order. The balances then add up to 0."""
+    out = list(balances)
+    takers = sorted(set(last_winners)) or list(range(len(out)))
+    if not takers:
+        return tuple(out)
+    share, odd = divmod(pot, len(takers))
+    for i, p in enumerate(takers):
+        out[p] += share + (1 if i < odd else 0)
+    return tuple(out)
+
+
 def stop_match(rules: RuleSet, state: MatchState) -> MatchState:
-    """The players stop the match (the only way a pool ends): standings decide."""
+    """The players stop the match (the only way a pool ends): the pot is
+    settled (:func:`settle_pot`), then the standings decide."""
     if state.over:
         return state
     if rules.match == "pool":
-        winners = _lowest({p: -b for p, b in enumerate(state.balances)})
-    else:
-        winners = _lowest({p: state.totals[p] for p in state.active()})
+        last = state.rounds[-1].winners if state.rounds else ()
+        balances = settle_pot(state.balances, state.pot, last)
+        winners = _lowest({p: -b for p, b in enumerate(balances)})
+        return replace(state, over=True, winners=winners, balances=balances, pot=0)
+    winners = _lowest({p: state.totals[p] for p in state.active()})
     return replace(state, over=True, winners=winners)

@@ -56,7 +56,18 @@ class RuleSet:
         if self.preset not in PRESETS:
             return KEYS
         plain = build_rules(self.preset)
-        return tuple(k for k in KEYS if getattr(self, k) != getattr(plain, k))
+        return tuple(k for k in KEYS if getattr(self, k) != getattr(plain, k)
+                     and self.uses(k))
+
+    def uses(self, key: str) -> bool:
+        """Whether ``key`` plays any part under this match: the threshold only in a
+        race or an elimination, the stake only in a pool (a value set for an unused
+        key changes no rule, so the preset's name stays true)."""
+        if key == "threshold":
+            return self.match in ("race", "elimination")
+        if key == "stake":
+            return self.match == "pool"
+        return True
 
     @property
     def shown_title(self) -> str:
@@ -123,6 +134,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 _BOOLS = ("multiplication",)
 _INTS = ("tiles", "threshold", "stake")
+LIMITS = {"threshold": 1_000_000_000, "stake": 10_000}
+"""The largest threshold (digit scoring's turns reach 987654321) and stake (coins a
+round: a pot of 8 players' stakes still fits the OLED's pot); more is a typing mistake."""
 KEYS = ("tiles", "closure", "multiplication", "one_die", "scoring",
         "shut_the_box", "match", "threshold", "stake")
 
@@ -149,8 +163,8 @@ def _coerce(key: str, value: Any) -> Any:
         if key == "tiles" and not MIN_TILES <= number <= MAX_TILES:
             raise RulesError(
                 f"rules key 'tiles': must be {MIN_TILES}..{MAX_TILES}, got {number}")
-        if key in ("threshold", "stake") and number <= 0:
-            raise RulesError(f"rules key {key!r}: must be greater than 0, got {number}")
+        if key in LIMITS and not 0 < number <= LIMITS[key]:
+            raise RulesError(f"rules key {key!r}: must be 1..{LIMITS[key]}, got {number}")
         return number
     choices = _CHOICES[key]
     if not isinstance(value, str) or value not in choices:
@@ -166,8 +180,8 @@ def describe_key(key: str) -> str:
         return "true or false"
     if key == "tiles":
         return f"a whole number {MIN_TILES}..{MAX_TILES}"
-    if key in _INTS:
-        return "a whole number greater than 0"
+    if key in LIMITS:
+        return f"a whole number 1..{LIMITS[key]}"
     return "one of " + ", ".join(f'"{choice}"' for choice in _CHOICES[key])
 
 

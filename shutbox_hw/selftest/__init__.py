@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ..events import ButtonEvent, ButtonLevel, FlapChanged, InputFault, ServiceRequested
@@ -79,8 +80,11 @@ class SelfTest:
     """Runs every check in order; :meth:`run` returns the exit status (0 or 1)."""
 
     def __init__(self, rig: Rig, person: Person, out: Callable[[str], None] = print, *,
-                 timeout_ms: int = TIMEOUT_MS, led_ms: int = LED_MS) -> None:
+                 timeout_ms: int = TIMEOUT_MS, led_ms: int = LED_MS,
+                 record: Path | None = None, mountinfo: str | None = None) -> None:
         self.rig = rig
+        self.record = record          # the box's record: is its folder on RAM?
+        self.mountinfo = mountinfo    # the mounts' text (None: this process's own)
         self.hw = rig.hw
         self.person = person
         self.out = out
@@ -122,6 +126,7 @@ class SelfTest:
             self.check_buttons()
         if self.dice_found:
             self.check_dice()
+        self.check_storage()
         if self.faults:
             self.out(f"selftest: {len(self.faults)} fault(s):")
             for text in self.faults:
@@ -129,6 +134,19 @@ class SelfTest:
             return 1
         self.out("selftest: every check passed")
         return 0
+
+    # -- the record's folder -----------------------------------------------------------
+
+    def check_storage(self) -> None:
+        """Whether the record would survive a power-off (store/mounts.py)."""
+        if self.record is None:
+            return
+        from ..store.mounts import advice
+        problem = advice(self.record, self.mountinfo)
+        if problem is None:
+            self.out(f"storage: the record {self.record} is kept on a disk: ok")
+        else:
+            self.fault(f"storage: {problem}")
 
     # -- 1. I2C devices --------------------------------------------------------------
 

@@ -7,10 +7,11 @@ config's box does not have; :func:`run_step` does one line.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, assert_never
+from typing import Protocol, assert_never
 
 from ..config import Config
-from .box import device_problem, has_int_line
+from .box import SimulatedBox, device_problem, has_int_line
+from .disk import SimDisk
 from .script import ScriptError
 from .script_commands import (
     Bounce,
@@ -33,8 +34,27 @@ from .script_commands import (
 )
 from .world_commands import Bus, Disk, Glitch, Press
 
-if TYPE_CHECKING:
-    from .runner import SimRunner
+
+class Actor(Protocol):
+    """What a script line is carried out with: the simulated box and its disk, and
+    the person's acts (:class:`.runner.SimRunner` is the one; written out here so
+    this module does not import the runner that imports it)."""
+
+    sim: SimulatedBox
+    disk: SimDisk
+
+    def start_game(self, players: int) -> None: ...
+    def throw_next(self, faces: tuple[int, ...]) -> None: ...
+    def press(self, button: str, long: bool = False) -> None: ...
+    def await_module(self) -> None: ...
+    def shake(self, line: int = 0) -> None: ...
+    def hold_both(self) -> None: ...
+    def service(self) -> None: ...
+    def flap(self, tile: int, shut: bool) -> None: ...
+    def advance(self, ms: int) -> None: ...
+    def restart(self) -> None: ...
+    def bounce(self, tile: int, edges: int) -> None: ...
+    def contact(self, name: int | str, ms: int, *, bounce: bool) -> None: ...
 
 
 def check_steps(steps: list[Step], config: Config, name: str = "script") -> None:
@@ -54,7 +74,7 @@ def check_steps(steps: list[Step], config: Config, name: str = "script") -> None
             raise ScriptError(f"{name}:{step.line}: {step.command.word}: {problem}")
 
 
-def run_step(runner: SimRunner, step: Step) -> None:
+def run_step(runner: Actor, step: Step) -> None:
     """Carry out one script line on ``runner``'s box (a person's act, a fault,
     the world changing)."""
     match step.command:

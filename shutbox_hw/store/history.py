@@ -14,6 +14,7 @@ import sqlite3
 from typing import Any
 
 from ..errors import UserError
+from ..rules import settle_pot
 from ..words import game_state, rules_named
 from .ratings import game_ratings
 from .schema import VERSION
@@ -73,7 +74,8 @@ def recent_games(db: sqlite3.Connection, limit: int = 20,
             title = rules_named(table)
             winner_list = _winners(winners, abandoned)
             if table.get("match") == "pool":
-                balances = _balances(db, game_id, players)
+                balances = _balances(db, game_id, players,
+                                     settled=ended is not None and not abandoned)
         except (ValueError, TypeError, AttributeError):
             preset, winner_list, damaged = None, [], True
         game = {
@@ -92,13 +94,38 @@ def _winners(stored: str | None, abandoned: int) -> list[str]:
     return [] if abandoned or not stored else list(json.loads(stored))
 
 
-def _balances(db: sqlite3.Connection, game_id: int, players: list[str]) -> dict[str, int]:
-    """A pool's balances after its last finished round (what the players play for;
-    the score totals mean nothing there)."""
+def _last_round(db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     row = db.execute("SELECT result FROM rounds WHERE game_id = ? ORDER BY number DESC LIMIT 1",
                      (game_id,)).fetchone()
-    last = (json.loads(row[0]).get("balances") or {}) if row else {}
-    return {p: int(last.get(p, 0)) for p in players}
+    result = json.loads(row[0]) if row else {}
+    return result if isinstance(result, dict) else {}
+
+
+def _balances(db: sqlite3.Connection, game_id: int, players: list[str], *,
+              settled: bool = False) -> dict[str, int]:
+    """A pool's balances after its last finished round (what the players play for;
+    the score totals mean nothing there); ``settled`` (the players stopped it):
+    with the coins an uneven split left in the pot paid out as the box did
+    (:func:`shutbox_hw.rules.settle_pot`)."""
+    last = _last_round(db, game_id)
+    balances = last.get("balances") or {}
+    values = [int(balances.get(p, 0)) for p in players]
+    if settled:
+        winners = [players.index(n) for n in last.get("winners") or () if n in players]
+        values = list(settle_pot(values, int(last.get("pot") or 0), winners))
+    return dict(zip(players, values, strict=True))
+
+
+def pool_now(db: sqlite3.Connection, game_id: int, players: list[str],
+             rules: dict[str, Any]) -> dict[str, Any]:
+    """A pool being played, as the box shows it: each player's balance after the
+    last finished round, and the pot of the round being played (every player's
+    stake, paid as the round starts, on top of what an uneven split left: the
+    OLED's "pot"). The TV, ``/live.json`` and Home Assistant's state take them here."""
+    last = _last_round(db, game_id)
+    stake = int(rules.get("stake") or 1)
+    return {"balances": _balances(db, game_id, players),
+            "pot": int(last.get("pot") or 0) + stake * len(players)}
 
 
 def scorecard(db: sqlite3.Connection, game_id: int,
@@ -161,7 +188,11 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
     if not isinstance(rules_table, dict):
         raise TypeError("rules")
     rated = game_ratings(db, game_id, throws) if version >= 7 else {"accuracy": {}}
-    return {"id": game_id, "rules": rules_table, "players": players,
+    pool = rules_table.get("match") == "pool"
+    settled = pool and ended is not None and not abandoned
+    standing = ({"balances": _balances(db, game_id, players, settled=settled)}
+                if pool else {})      # a pool's balances now (settled: the pot paid out)
+    return {**standing, "id": game_id, "rules": rules_table, "players": players,
             "winners": _winners(winners, abandoned),
             **_times(started, ended, started_synced, ended_synced),
             "abandoned": bool(abandoned), "finished": ended is not None and not abandoned,

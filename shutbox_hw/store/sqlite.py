@@ -18,6 +18,7 @@ the disk takes writes again.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,24 +34,43 @@ from ..lifecycle import Closable
 from ..rules import rules_from_dict
 from ..textfile import os_problem
 from .audit import Tally, audit_lines, reset_audits, tonight
+from .backup import BackupWorker
 from .faults import (
     BUSY_TIMEOUT_S,
+    FILE_GONE,
+    FOLDER_GONE,
+    LASTING,
+    READ_ONLY,
     SHM_MIN_BYTES,
     StorageFault,
     StoreError,
+    damaged,
+    disk_error,
     fault_text,
-    transient_disk_error,
+    read_only,
 )
 from .game_record import queue_games, unfinished
 from .game_rows import NOT_STORED, read_saved_game, write_event
 from .highscores import high_scores
+from .mounts import forgets
 from .outbox import limits_of, make_shrinkable, queue
+from .readonly import connect_readonly
 from .roster import recent
+from .salvage import Salvage, quick_check, salvage
 from .schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
 from .settings import load_settings
 
+log = logging.getLogger("shutbox_hw")
 # systemd-timesyncd creates this once the clock has been synchronised since boot
 TIMESYNC_FLAG = Path("/run/systemd/timesync/synchronized")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 class Store(Closable):
@@ -58,8 +78,18 @@ class Store(Closable):
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
                  sync_flag: str | Path = TIMESYNC_FLAG,
-                 check_write: Callable[[], None] | None = None) -> None:
+                 check_write: Callable[[], None] | None = None,
+                 mountinfo: Path | None = None) -> None:
         self.path = Path(path)
+        # why the record would not survive a power-off (the box's start reads its
+        # own /proc/self/mountinfo: store/mounts.py); None: it would, or not asked
+        self.forgets: str | None = None
+        if mountinfo is not None:
+            try:
+                self.forgets = forgets(self.path, mountinfo.read_text(
+                    encoding="utf-8", errors="replace"), here=True)
+            except OSError:
+                pass
         # called before opening for writing and before every commit: the
         # simulator's full disk raises SQLite's own error from here
         self._check_write = check_write
@@ -75,19 +105,28 @@ class Store(Closable):
         # [network] mqtt: every event is also queued in the outbox (store/outbox.py) in
         # the same transaction, and this is called after the commit (the publisher's wake)
         self.outbox: Callable[[], None] | None = None
+        # [backup]: the nightly copies' worker (store/backup.py), whose faults the box shows
+        self.backups: BackupWorker | None = None
+        self._ident: tuple[int, int] | None = None   # the open file's device and inode
         name = shown_path(self.path)
         problem = not_a_regular_file(self.path)
         if problem:
             raise StoreError(f"cannot open the database {name}: {problem}")
         shm = Path(f"{self.path}-shm")
         had_shm = shm.exists()
+        # a damaged record found at start: moved aside, what can be read recovered
+        self.salvaged: Salvage | None = None
+        self._salvage_failed = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._salvage()
             self._open()
         except SchemaError as error:
             raise StoreError(str(error)) from None
         except sqlite3.Error as error:
-            if not transient_disk_error(error):
+            # damaged: opened degraded only when the salvage could not move it (a
+            # read-only card); a file that is no record at all is refused by name
+            if not disk_error(error) or damaged(error) and not self._salvage_failed:
                 raise StoreError(f"cannot open the database {name}: it "
                                  f"{sqlite_problem(error)}") from None
             self._open_degraded(error, None if had_shm else shm)
@@ -96,6 +135,20 @@ class Store(Closable):
                 raise StoreError(f"cannot open the database {name}: "
                                  f"{os_problem(error, 'database')}") from None
             self._open_degraded(error, None if had_shm else shm)
+
+    def _salvage(self) -> None:
+        """SQLite's quick check before the record is opened for writing; a damaged
+        record is moved aside and what can be read recovered (:mod:`.salvage`). Where
+        even that fails (a read-only card) the record stays, opened degraded."""
+        problem = quick_check(self.path)
+        if problem is None:
+            return
+        try:
+            self.salvaged = salvage(self.path, problem, self._clock())
+        except (OSError, sqlite3.Error) as error:
+            self._salvage_failed = True
+            log.error("storage: %s is damaged (%s) and cannot be moved aside: %s",
+                      self.path, problem, error)
 
     def _open(self) -> None:
         """Open for writing: migrate, WAL, the unfinished game (raises on failure)."""
@@ -113,7 +166,10 @@ class Store(Closable):
         except BaseException:
             db.close()  # a refused file is not held open
             raise
-        self.db, self.fault = db, None
+        # a card ext4 remounted read-only still opens and reads (with its -shm file
+        # left from before): said now, from the first frame, not at the first write
+        self.db, self.fault = db, READ_ONLY if read_only(self.path) else None
+        self._ident = _identity(self.path)
         if row:
             self.game_id = int(row[0])
 
@@ -130,25 +186,42 @@ class Store(Closable):
                     made_shm.unlink()
             except OSError:
                 pass
-        try:
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
-        except sqlite3.Error:
-            return
-        try:
-            db.execute("PRAGMA locking_mode=EXCLUSIVE")
-            if version_of(db, self.path) >= 1:
-                row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
-                                 " ORDER BY id DESC LIMIT 1").fetchone()
-                self.db = db
-                if row:
-                    self.game_id = int(row[0])
-                return
-        except (sqlite3.Error, SchemaError):
-            pass
-        db.close()
+        for connect in (self._exclusive, self._read_only):
+            try:
+                db = connect()
+            except (sqlite3.Error, UserError):
+                continue
+            try:
+                if version_of(db, self.path) >= 1:
+                    row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
+                                     " ORDER BY id DESC LIMIT 1").fetchone()
+                    self.db = db
+                    if row:
+                        self.game_id = int(row[0])
+                    return
+            except (sqlite3.Error, SchemaError):
+                pass
+            db.close()
+
+    def _exclusive(self) -> sqlite3.Connection:
+        """A connection that keeps its WAL index in memory (a full disk: no -shm)."""
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        return db
+
+    def _read_only(self) -> sqlite3.Connection:
+        """A read-only connection (a read-only file system takes no lock files either:
+        the file read as it is when no -wal file was left)."""
+        if not self.path.exists():
+            raise UserError("no record yet")
+        return connect_readonly(self.path, BUSY_TIMEOUT_S)[0]
 
     def _reopen(self) -> None:
         """Leave the degraded state if the disk takes writes again (else StorageFault)."""
+        if self._ident is not None and not self.path.exists():
+            # the record the box had is gone: a new empty one would take the held
+            # events under game ids it does not have (the next start makes one)
+            raise StorageFault(FOLDER_GONE if not self.path.parent.is_dir() else FILE_GONE)
         if self.db is not None:
             self.db.close()
             self.db = None
@@ -156,6 +229,8 @@ class Store(Closable):
             self._open()
         except (sqlite3.Error, OSError, SchemaError) as error:
             raise StorageFault(fault_text(error, self.path)) from None
+        if self.fault is not None:
+            raise StorageFault(self.fault)   # opened, but read-only still
 
     def now(self) -> float:
         """The store's wall clock (what it writes as the time of an event)."""
@@ -226,6 +301,7 @@ class Store(Closable):
             yield
             if self._check_write is not None:
                 self._check_write()
+            self._still_there()
             db.execute("COMMIT")
         except BaseException as error:
             self.game_id = game_id  # as the disk has it
@@ -234,10 +310,20 @@ class Store(Closable):
                     db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass  # SQLite rolled back by itself
-            if isinstance(error, sqlite3.OperationalError) and transient_disk_error(error):
-                raise StorageFault(fault_text(error, self.path)) from error
+            if disk_error(error):   # full, failing, read-only, locked, damaged
+                text = fault_text(error, self.path)
+                if text in LASTING:
+                    self.fault = text   # the next write opens the file afresh first
+                raise StorageFault(text) from error
             raise
         self._wrote(events)
+
+    def _still_there(self) -> None:
+        """Raise ENOENT if the file written is no longer the record's (its folder removed,
+        a USB stick pulled, the file renamed): SQLite in WAL mode would go on writing to
+        the unlinked file, lost at the next start. One ``stat``, no write."""
+        if self._ident is not None and _identity(self.path) != self._ident:
+            raise FileNotFoundError(2, "the record's file is gone", str(self.path))
 
     def _conn(self) -> sqlite3.Connection:
         """The open connection (a store degraded at boot may have none: a fault)."""
@@ -306,9 +392,12 @@ class Store(Closable):
         """The audits as short lines for the operator menu (the figures every
         write keeps up to date: a few rows, whatever the record's size)."""
         try:
-            return audit_lines(self._conn())
+            lines = audit_lines(self._conn())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
+        if self.backups is not None:   # [backup]: the newest copy's age, under "storage"
+            lines.append(self.backups.audit_line(self._clock()))
+        return lines
 
     def tonight(self) -> Tonight:
         """Tonight's figures for the idle screen (read after each game, through the

@@ -43,7 +43,7 @@ from starlette.routing import Route
 
 from ..errors import UserError
 from ..i18n import DEFAULT as DEFAULT_LANGUAGE
-from ..i18n import tr
+from ..i18n import N_, tr
 from ..store.audit import audits
 from ..store.fault_log import recent_faults
 from ..store.history import DamagedGame, recent_games, scorecard
@@ -59,7 +59,9 @@ from .join import Join
 from .language import BoxLanguage, speaking_pages
 from .limits import AddressLimit
 from .players.routes import routes as player_routes
+from .query import whole as _whole
 from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
+from .refusals import Refused
 
 log = logging.getLogger("shutbox_hw.web")
 
@@ -72,17 +74,6 @@ TOKEN_WINDOW_S = 300.0   # ... within this long; then 429 until the window has p
 MAX_LIMIT = 1000
 MAX_GAME_ID = 2**63 - 1   # SQLite's largest integer
 T = TypeVar("T")
-
-
-def _whole(request: Request, name: str, default: int | None, top: int) -> int | None:
-    """A query parameter that must be a whole number 1..top (ASCII digits only:
-    ``str.isdigit`` takes a superscript two)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20 and 1 <= int(raw) <= top):
-        raise HTTPException(400, f"{name}: expected a whole number 1..{top}")
-    return int(raw)
 
 
 def _limit(request: Request, default: int) -> int:
@@ -161,13 +152,13 @@ class Site:
     async def _card(self, request: Request) -> dict[str, Any]:
         game = request.path_params["game"]
         if game > MAX_GAME_ID:
-            raise HTTPException(404, f"there is no game {str(game)[:20]}")
+            raise Refused(404, N_("there is no game {game}"), game=str(game)[:20])
         try:
             card = await self.read(lambda r: scorecard(r.connection(), game, r.schema))
         except DamagedGame as error:
             raise HTTPException(409, str(error)) from None
         if card is None:
-            raise HTTPException(404, f"there is no game {game}")
+            raise Refused(404, N_("there is no game {game}"), game=game)
         return card
 
     async def game(self, request: Request) -> Response:
@@ -215,15 +206,16 @@ class Site:
 
     async def backup(self, request: Request) -> Response:
         if self.token is None:
-            raise HTTPException(404, "backup is off: no [web] token_file")
+            raise Refused(404, N_("backup is off: no [web] token_file"))
         address = request.client.host if request.client else "?"
         if self.wrong_tokens.full(address):
-            raise HTTPException(429, f"{TOKEN_TRIES} wrong tokens from this address: "
-                                     f"wait {TOKEN_WINDOW_S / 60:g} minutes")
+            raise Refused(429, N_("{tries} wrong tokens from this address: wait {minutes}"
+                                  " minutes"), tries=TOKEN_TRIES,
+                          minutes=f"{TOKEN_WINDOW_S / 60:g}")
         given = await self._given_token(request)
         if given is None or not hmac.compare_digest(given, self.token):
             self.wrong_tokens.count(address)
-            raise HTTPException(403, "wrong or missing token")
+            raise Refused(403, N_("wrong or missing token"))
         try:
             folder = Path(tempfile.mkdtemp(prefix="shutbox-backup-"))
         except OSError as error:
@@ -294,15 +286,18 @@ def _remove(folder: Path) -> None:
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     detail = error.detail if isinstance(error.detail, str) else ""
+    refused = error if isinstance(error, Refused) else None
     if error.status_code == 404 and detail in ("", "Not Found"):
-        detail = "not found"
+        refused = Refused(404, N_("not found"))
     if error.status_code == 405:
-        detail = f"method {request.method} not allowed here"
-    detail = " ".join(detail.split())[:200]
-    if _wants_page(request):
-        return HTMLResponse(pages.error_page(error.status_code, detail),
+        refused = Refused(405, N_("method {method} not allowed here"), method=request.method)
+    if refused is not None:
+        detail = str(refused.detail)
+    if _wants_page(request):     # a person: the page's design, in the page's language
+        said = refused.said() if refused is not None else detail
+        return HTMLResponse(pages.error_page(error.status_code, " ".join(said.split())[:200]),
                             status_code=error.status_code)
-    return line(error.status_code, detail)
+    return line(error.status_code, " ".join(detail.split())[:200])
 
 
 def _wants_page(request: Request) -> bool:
@@ -314,7 +309,10 @@ def _wants_page(request: Request) -> bool:
 
 
 async def _unavailable(request: Request, error: Exception) -> Response:
-    return line(503, " ".join(str(error).split())[:200])
+    detail = " ".join(str(error).split())[:200]
+    if _wants_page(request):     # e.g. before the box made its database: in the design
+        return HTMLResponse(pages.error_page(503, tr(detail)), status_code=503)
+    return line(503, detail)
 
 
 async def _crash(request: Request, error: Exception) -> Response:

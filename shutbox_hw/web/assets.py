@@ -17,44 +17,61 @@ th, td { padding: .3em .8em; border-bottom: 1px solid #2a3039; text-align: right
 th:first-child, td:first-child { text-align: left; }
 a { color: var(--hi); }
 .note { color: var(--dim); }
-/* the live page: read from five metres */
+/* the live page: read from five metres. One screen, no scrolling: a column of rows
+   (the title, whose turn, the dice and scores, the flaps, the reason, the links), each
+   box that holds text of any length shrunk by live.js (fit) until it fits its room */
 [hidden] { display: none !important; }
-body.live { font-size: 4vmin; overflow: hidden; }
-.live main { height: 100vh; padding: 3vmin 4vmin; }
-.live h1 { margin: 0; font-size: 5vmin; color: var(--dim); font-weight: 600; }
-.turn { font-size: 10vmin; font-weight: 800; color: var(--hi); margin: 1vmin 0 3vmin; }
-.row { display: flex; gap: 6vmin; align-items: flex-start; }
-.dice { display: flex; gap: 4vmin; }
-.die { width: 24vmin; height: 24vmin; border-radius: 3vmin; background: var(--fg);
-  color: var(--bg); font-size: 17vmin; font-weight: 900; display: flex; align-items: center;
+body.live { font-size: 4vmin; overflow: hidden; height: 100vh; display: flex;
+  flex-direction: column; }
+.live main { flex: 1; min-height: 0; padding: 2.5vmin 4vmin 1vmin; display: flex;
+  flex-direction: column; }
+.live h1 { margin: 0; font-size: 4.5vmin; color: var(--dim); font-weight: 600; flex: none;
+  white-space: nowrap; overflow: hidden; line-height: 1.25; }
+#play { flex: 1; min-height: 0; display: flex; flex-direction: column; }
+.turn { font-size: 9vmin; font-weight: 800; color: var(--hi); margin: .5vmin 0 1.5vmin;
+  white-space: nowrap; overflow: hidden; line-height: 1.15; flex: none; }
+.row { display: flex; gap: 5vmin; align-items: stretch; flex: 1; min-height: 0; }
+.dice { display: flex; gap: 3vmin; flex: none; align-items: flex-start; }
+.die { width: 22vmin; height: 22vmin; border-radius: 3vmin; background: var(--fg);
+  color: var(--bg); font-size: 16vmin; font-weight: 900; display: flex; align-items: center;
   justify-content: center; }
 .die.none { background: transparent; border: .8vmin dashed var(--dim); color: var(--dim); }
-.side { flex: 1; }
-.players { font-size: 6vmin; width: 100%; margin: 0; }
-.players td, .players th { border-color: #232a33; padding: .15em .4em; }
-.players th { font-size: 3.5vmin; color: var(--dim); font-weight: 600; }
+.side { flex: 1; min-width: 0; min-height: 0; overflow: hidden; }
+#play .side { font-size: 6vmin; }
+.players { font-size: 1em; width: 100%; margin: 0; line-height: 1.2; }
+.players td, .players th { border-color: #232a33; padding: .1em .4em; white-space: nowrap; }
+.players th { font-size: max(.55em, 1.6vmin); color: var(--dim); font-weight: 600; }
 .players tr.now td { color: var(--hi); font-weight: 800; }
-.pot { font-size: 7vmin; color: var(--ok); font-weight: 800; }
-.flaps { display: flex; gap: 1.5vmin; margin-top: 5vmin; }
-.flap { flex: 1; height: 17vmin; border-radius: 1.5vmin; display: flex; align-items: center;
+.pot { font-size: 1.1em; color: var(--ok); font-weight: 800; }
+.pot:empty, .accuracy:empty { display: none; }
+.flaps { display: flex; gap: 1.5vmin; margin-top: 2.5vmin; flex: none; }
+.flap { flex: 1; height: 16vmin; border-radius: 1.5vmin; display: flex; align-items: center;
   justify-content: center; font-size: 9vmin; font-weight: 800; background: #e8d9b5;
-  color: #2a1a08; }
+  color: #2a1a08; min-width: 0; }
+.flaps.many .flap { font-size: 7vmin; }
+.standings span { white-space: nowrap; }
 .flap.shut { background: #1d2127; color: #3a414b; }
-.flap.pending { background: #1d2127; color: var(--hi); outline: .6vmin solid var(--hi); }
+.flap.pending { background: #1d2127; color: var(--hi); outline: .6vmin solid var(--hi);
+  outline-offset: -.6vmin; }
 .flap.refused { background: var(--bad); color: var(--fg); }
-.flap.lifted { background: #e8d9b5; color: var(--bad); outline: .6vmin dashed var(--bad); }
-.accuracy { font-size: 5vmin; color: var(--ok); font-weight: 700; margin: -2vmin 0 2vmin;
-  min-height: 6vmin; }
-.problem { font-size: 5vmin; color: var(--bad); font-weight: 700; margin-top: 2vmin;
-  min-height: 6vmin; }
-.live .links { position: fixed; left: 4vmin; bottom: 2vmin; font-size: 2.4vmin; }
-.live .links a { color: var(--dim); margin-right: 1.5em; text-decoration: none; }
-.result { font-size: 7vmin; margin-top: 4vmin; }
-.result .win { color: var(--hi); font-weight: 800; font-size: 12vmin; }
+.flap.lifted { background: #e8d9b5; color: var(--bad); outline: .6vmin dashed var(--bad);
+  outline-offset: -.6vmin; }
+.accuracy { font-size: 4.5vmin; color: var(--ok); font-weight: 700; margin: -1vmin 0 1vmin;
+  white-space: nowrap; overflow: hidden; flex: none; }
+.problem { font-size: 5vmin; color: var(--bad); font-weight: 700; margin-top: 1vmin;
+  height: 6.5vmin; line-height: 6.5vmin; white-space: nowrap; overflow: hidden; flex: none; }
+.live nav.links { flex: none; padding: .4vmin 4vmin 1vmin; font-size: 2.2vmin; gap: 0 1.5em;
+  background: transparent; }
+.live .links a { color: var(--dim); text-decoration: none; }
+#between { flex: 1; min-height: 0; }
+#between .side { font-size: 7vmin; }
+.result { margin-top: .3em; line-height: 1.2; }
+.result .win { color: var(--hi); font-weight: 800; font-size: 1.6em; }
+.result.note { font-size: .55em; margin-top: .5em; }
 /* between games: the last result on the left, the join page's QR code on the right */
-.between { display: flex; gap: 5vmin; align-items: flex-start; }
-.joinbox { width: 46vmin; flex: none; text-align: center; margin-top: 2vmin; }
-.joinbox img { width: 46vmin; height: 46vmin; background: #fff; image-rendering: pixelated;
+.between { display: flex; gap: 5vmin; align-items: stretch; }
+.joinbox { width: 42vmin; flex: none; text-align: center; margin-top: 2vmin; }
+.joinbox img { width: 42vmin; height: 42vmin; background: #fff; image-rendering: pixelated;
   display: block; }
 .joinbox .scan { font-size: 4.5vmin; font-weight: 800; color: var(--hi); margin-top: 1vmin; }
 .joinbox .note { font-size: 2.6vmin; overflow-wrap: anywhere; }
@@ -69,7 +86,7 @@ body.live { font-size: 4vmin; overflow: hidden; }
 .join .seated { color: var(--ok); }
 .join li.me { color: var(--hi); font-weight: 700; }
 .join .reason { font-size: 1.3em; color: var(--bad); }
-.stale { position: fixed; right: 2vmin; bottom: 2vmin; color: var(--bad); font-size: 3vmin; }
+.stale { flex: none; color: var(--bad); font-size: 3vmin; margin-top: 1vmin; }
 /* the players' pages: charts drawn on the server, the high-score tables side by side */
 svg.chart { width: 100%; max-width: 40em; height: auto; display: block; margin: .5em 0 1.5em; }
 svg.chart polyline { stroke: var(--hi); stroke-width: 2; }
@@ -78,9 +95,10 @@ svg.chart text { fill: var(--dim); font-size: 13px; }
 svg.chart .grid { stroke: #2a3039; }
 .board { display: flex; flex-wrap: wrap; gap: 0 2em; }
 .board h3 { margin: .3em 0 0; color: var(--dim); font-weight: 600; }
-.live .board.tv { margin-top: 3vmin; gap: 0 6vmin; font-size: 3.4vmin; }
-.live .board.tv h2 { margin: 0; font-size: 4vmin; color: var(--hi); }
-.live .board.tv h3 { font-size: 3vmin; }
+.live .board.tv { margin-top: .4em; gap: 0 1.6em; font-size: .5em; flex-wrap: nowrap; }
+.live .board.tv h2 { margin: 0; font-size: 1.15em; color: var(--hi); }
+.live .board.tv h3 { font-size: .85em; }
+.live .board.tv .place { white-space: nowrap; }
 """
 
 LIVE_JS = """
@@ -88,29 +106,84 @@ LIVE_JS = """
 const $ = (id) => document.getElementById(id);
 // the page's words in its language (pages.live_words), "{name}" filled from o
 const WORDS = JSON.parse($("words").textContent);
-const w = (key, o) => (WORDS[key] || key).replace(/\\{(\\w+)\\}/g, (_, n) => String(o[n]));
+const fill = (text, o) => text.replace(/\\{(\\w+)\\}/g, (_, n) => String(o[n]));
+const w = (key, o) => fill(WORDS[key] || key, o);
+// ... a line of its own: its words start with a capital (a name it starts with is left as it is)
+const wc = (key, o) => fill(cap(WORDS[key] || key), o);
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
-function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+// a count in the language's own form for it ("{n} game", "{n} games": live_words)
+function plural(n, one, many) { return w(n === 1 ? one : many, {n: n}); }
+// a number as the page's language writes it (19,8 in German and Italian)
+const NUMBER = new Intl.NumberFormat(document.documentElement.lang || "en", {maximumFractionDigits: 1});
+function num(v) { return typeof v === "number" ? NUMBER.format(v) : String(v); }
+// a sentence starts with a capital, in every language ("tocca a ...": "Tocca a ...")
+function cap(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+// a rule set's title in the page's language ("Pub Pool", "House rules (...)")
+function titled(t) {
+  if (!t) return "";
+  if (WORDS[t]) return WORDS[t];
+  const house = "House rules";
+  return t.startsWith(house + " ") ? w(house) + t.slice(house.length) : t;
+}
+// a pool's balance as the OLED writes it: +2, 0, -3
+function signed(n) { return n > 0 ? "+" + n : String(n); }
+// "name value" pairs on a line, kept apart (spaces would collapse in HTML), never split
+function standings(values, fmt) {
+  const line = el("div", "standings");
+  Object.entries(values).forEach(([n, v], i) => {
+    if (i) line.appendChild(document.createTextNode(" \u00b7 "));
+    line.appendChild(el("span", "", n + " " + fmt(v)));
+  });
+  return line;
+}
+// the TV cannot scroll: a box's text at the largest size that fits its room, at most
+// max vmin (a long name, eight players, a long reason shrink their own box, nothing else)
+function fits(box) { return box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1; }
+function fit(box, max) {
+  const vmin = Math.min(window.innerWidth, window.innerHeight) / 100;
+  let lo = 1.5 * vmin, hi = max * vmin;
+  box.style.fontSize = hi + "px";
+  if (fits(box)) return;
+  for (let i = 0; i < 10; i++) {
+    const mid = (lo + hi) / 2;
+    box.style.fontSize = mid + "px";
+    if (fits(box)) lo = mid; else hi = mid;
+  }
+  box.style.fontSize = lo + "px";
+}
+function fitAll(playing) {
+  fit($("title"), 4.5);
+  if (playing) {
+    fit($("turn"), 9); fit($("accuracy"), 4.5); fit($("problem"), 5);
+    fit(document.querySelector("#play .side"), 6);
+  } else {
+    fit(document.querySelector("#between .side"), 7);
+  }
+}
+let lastShown = null;
+window.addEventListener("resize", () => { if (lastShown) show(lastShown); });
 function show(s) {
+  lastShown = s;
   const playing = s.playing;
   $("play").hidden = !playing;
   $("between").hidden = playing;
-  $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: s.title, round: s.round}) : s.title;
+  $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: titled(s.title), round: s.round}) : titled(s.title);
   if (playing) {
-    $("turn").textContent = !s.player ? "" : w(s.turn_over ? "{player} plays next" : "{player}'s turn",
+    $("turn").textContent = !s.player ? "" : wc(s.turn_over ? "{player} plays next" : "{player}'s turn",
                                                {player: s.player});
     const a = s.accuracy;
-    $("accuracy").textContent = !a ? "" : w(a.moves === 1 ? "{player}: {best} of 1 best move"
+    $("accuracy").textContent = !a ? "" : wc(a.moves === 1 ? "{player}: {best} of 1 best move"
                                               : "{player}: {best} of {moves} best moves", a);
     const dice = $("dice"); dice.replaceChildren();
     (s.dice && s.dice.length ? s.dice : [null, null]).forEach((d) =>
       dice.appendChild(el("div", d === null ? "die none" : "die", d === null ? "?" : d)));
     const flaps = $("flaps"); flaps.replaceChildren();
+    flaps.className = (s.flaps || []).length > 9 ? "flaps many" : "flaps";
     (s.flaps || []).forEach((state, i) => {
       const f = el("div", "flap " + state, i + 1);
       f.title = state + (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
@@ -127,31 +200,33 @@ function show(s) {
       const tr = el("tr", p.name === s.player ? "now" : "");
       tr.appendChild(el("td", "", p.name));
       tr.appendChild(el("td", "", p.round_score === null ? "\u2013" : p.round_score));
-      tr.appendChild(el("td", "", pool ? p.balance : p.total));
+      tr.appendChild(el("td", "", pool ? signed(p.balance) : p.total));
       body.appendChild(tr);
     });
   } else {
     const r = s.last_result;
     $("last").replaceChildren();
     if (r) {
-      $("last").appendChild(el("div", "", w(r.abandoned ? "Last game, stopped: {title}" : "Last game: {title}",
-                                            {title: r.title})));
+      $("last").appendChild(el("div", "", wc(r.abandoned ? "Last game, stopped: {title}" : "Last game: {title}",
+                                            {title: titled(r.title)})));
       const names = r.winners.join(", ");
-      $("last").appendChild(el("div", "win", !r.winners.length ? w("no winner") : w("{names} won", {names: names})));
-      $("last").appendChild(el("div", "", Object.entries(r.totals).map(([n, t]) => n + " " + t).join("   ")));
+      $("last").appendChild(el("div", "win", !r.winners.length ? wc("no winner") : wc("{names} won", {names: names})));
+      // a pool is played for money: its balances (settled), not the scores' totals
+      $("last").appendChild(r.balances ? standings(r.balances, signed) : standings(r.totals, String));
     } else {
       $("last").appendChild(el("div", "win", w("Shut the Box")));
     }
     const t = s.tonight;
-    $("tonight").textContent = w("Tonight: {games}, {shut}", {
-        games: plural(t.games, w("game"), w("games")),
-        shut: plural(t.boxes_shut, w("box shut"), w("boxes shut"))}) +
+    $("tonight").textContent = wc("Tonight: {games}, {shut}", {
+        games: plural(t.games, "{n} game", "{n} games"),
+        shut: plural(t.boxes_shut, "{n} box shut", "{n} boxes shut")}) +
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
       (t.note ? ". " + t.note : "");
     scores(s.high_scores || {});
   }
   showJoin(playing ? null : s.join);
   $("stale").hidden = true;
+  fitAll(playing);
 }
 // while the box is set up: the QR code of its join page (drawn by the box: /join/CODE/qr.svg)
 function showJoin(j) {
@@ -176,7 +251,7 @@ function scores(h) {
       if (!rows.length) return;
       column.appendChild(el("h3", "", w(name)));
       rows.forEach((r, i) => column.appendChild(el("div", "place", (i + 1) + ". " + r.name + "  " +
-                                                   r.value + (kind === "accuracy" ? " %" : ""))));
+                                                   num(r.value) + (kind === "accuracy" ? " %" : ""))));
     });
     if (column.children.length) { column.prepend(el("h2", "", w(title))); board.appendChild(column); }
   });
@@ -189,8 +264,9 @@ const STALE = $("stale").textContent;
 const BACKOFF_MS = [1000, 5000], SILENT_MS = 45000;
 let source = null, backoff = BACKOFF_MS[0], heard = Date.now(), pending = false, made = 0;
 function stale(text) {
-  $("stale").textContent = text || STALE;
+  $("stale").textContent = text ? (WORDS[text] || text) : STALE;   // the box's reason, in words
   $("stale").hidden = false;
+  fitAll(lastShown ? lastShown.playing : false);   // the notice takes a line: the rest refits
 }
 function heardFrom() { heard = Date.now(); }
 function connect() {

@@ -9,8 +9,10 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 import anyio
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
+
+from ..i18n import N_
+from .refusals import Refused
 
 BODY_TIMEOUT_S = 10.0    # a form's body, in full
 
@@ -20,18 +22,18 @@ async def form_fields(request: Request, max_bytes: int, max_fields: int = 4
     """The posted form's fields (each with its values in order)."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > max_bytes):
-        raise HTTPException(413, f"the form is larger than {max_bytes} bytes")
+        raise Refused(413, N_("the form is larger than {n} bytes"), n=max_bytes)
     body = b""
     try:
         with anyio.fail_after(BODY_TIMEOUT_S):
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > max_bytes:
-                    raise HTTPException(413, f"the form is larger than {max_bytes} bytes")
+                    raise Refused(413, N_("the form is larger than {n} bytes"), n=max_bytes)
     except TimeoutError:
-        raise HTTPException(408, f"the form did not arrive within {BODY_TIMEOUT_S:g} s"
-                            ) from None
+        raise Refused(408, N_("the form did not arrive within {s} s"),
+                      s=f"{BODY_TIMEOUT_S:g}") from None
     try:
         return parse_qs(body.decode("utf-8", "replace"), max_num_fields=max_fields)
     except ValueError:
-        raise HTTPException(400, f"a form of at most {max_fields} fields") from None
+        raise Refused(400, N_("a form of at most {n} fields"), n=max_fields) from None

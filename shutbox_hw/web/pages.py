@@ -13,9 +13,10 @@ from html import escape
 from typing import Any
 
 from ..game.device_words import device
-from ..i18n import N_, language, tr
-from ..rules.ruleset import PRESET_TITLES
+from ..i18n import N_, language, ngettext, tr
+from ..rules.ruleset import HOUSE_RULES, PRESET_TITLES
 from ..words import count, game_state, rules_shown, shown
+from .reader import NO_DATABASE
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),
        ("/players", N_("Players")),
@@ -67,17 +68,24 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("pot {pot}"), N_("player"), N_("this round"), N_("balance"), N_("total"),
               N_("Last game, stopped: {title}"), N_("Last game: {title}"), N_("no winner"),
               N_("{names} won"), N_("Shut the Box"), N_("{player} plays next"),
-              N_("Tonight: {games}, {shut}"), N_("game"), N_("games"), N_("box shut"),
-              N_("boxes shut"), N_(", best {score} by {player}"),
+              N_("Tonight: {games}, {shut}"), N_(", best {score} by {player}"),
               N_("{player}: {best} of 1 best move"), N_("{player}: {best} of {moves} best moves"),
               # the high scores between games (store/highscores.py's periods and tables)
               N_("Tonight"), N_("This week"), N_("All time"), N_("Best turn"),
-              N_("Boxes shut"), N_("Most wins"), N_("Best moves"))
+              N_("Boxes shut"), N_("Most wins"), N_("Best moves"),
+              # the rule sets' titles as the record names them, and why there is no game yet
+              *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE)
+
+
+# ... and the counts, each in both forms (the page picks by its number: 1 or more)
+LIVE_PLURALS = (("{n} game", "{n} games"), ("{n} box shut", "{n} boxes shut"))
 
 
 def live_words() -> str:
     """The live page's words as JSON, safe inside its <script> element."""
     words = {key: tr(key) for key in LIVE_WORDS}
+    for one, many in LIVE_PLURALS:
+        words[one], words[many] = ngettext(one, many, 1), ngettext(one, many, 2)
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 

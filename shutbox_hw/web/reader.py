@@ -20,11 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..i18n import N_
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, sqlite_problem, version_of
 from ..textfile import os_problem
 
 LOCK_WAIT_S = 1.0
+
+
+NO_DATABASE = N_("no games yet: the box has not made its database")
+"""What the pages and the TV say before the box's first start (translated where shown)."""
 
 
 class Unavailable(Exception):
@@ -49,7 +54,7 @@ class Reader:
             except OSError as error:
                 raise Unavailable(f"the database {os_problem(error, 'database')}") from None
             if not found:
-                raise Unavailable("no games yet: the box has not made its database")
+                raise Unavailable(NO_DATABASE)
             try:
                 db, immutable = connect_readonly(self.path, LOCK_WAIT_S)
                 schema = version_of(db, self.path)

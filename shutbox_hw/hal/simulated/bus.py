@@ -24,7 +24,7 @@ import errno
 import os
 import random
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .timing import DEFAULT_BUS_HZ, BusTimeline, i2c_transfer_us
 
@@ -174,3 +174,10 @@ class SimBus:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+if TYPE_CHECKING:   # mypy checks that the simulated bus keeps the drivers' I2C contract
+    from ..i2c_bus import I2cBus
+
+    def _keeps_the_contract(bus: SimBus) -> I2cBus:
+        return bus

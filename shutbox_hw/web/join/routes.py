@@ -13,13 +13,13 @@ from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ...claims import client
 from ...claims.desk import CODE_LENGTH, CODE_LETTERS, join_url
+from ...i18n import N_
 from ...players.names import MAX_NAME_CHARS, name_problem, tidy
 from ...render import qr
 from ...store.roster import recent
@@ -27,6 +27,7 @@ from ...store.shown import read_shown
 from ..forms import form_fields
 from ..limits import AddressLimit
 from ..reader import Reader
+from ..refusals import Refused
 from .page import answer_page, join_page, refusal_page
 
 log = logging.getLogger("shutbox_hw.web")
@@ -62,12 +63,12 @@ class Join:
     def _code(request: Request) -> str:
         code = str(request.path_params["code"]).upper()
         if not CODE.fullmatch(code):
-            raise HTTPException(404, "this is not the box's code: scan the box again")
+            raise Refused(404, N_("this is not the box's code: scan the box again"))
         return code
 
     def _on(self) -> str:
         if self.claims_path is None:
-            raise HTTPException(404, "seats from a phone are off on this box")
+            raise Refused(404, N_("seats from a phone are off on this box"))
         return self.claims_path
 
     async def page(self, request: Request) -> Response:
@@ -138,5 +139,5 @@ class Join:
     async def qr_svg(self, request: Request) -> Response:
         code = self._code(request)
         if self.base is None:
-            raise HTTPException(404, "the pages have no address phones can reach")
+            raise Refused(404, N_("the pages have no address phones can reach"))
         return Response(qr.svg(join_url(self.base, code)), media_type="image/svg+xml")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from ..numbers import decimal
+
 WIDTH, HEIGHT = 640, 200
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 28     # the margins around the plot
 
@@ -34,7 +36,8 @@ def line_chart(points: Sequence[tuple[str, float]], label: str, *, low: float | 
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{escape(tip)}</title>'
                    "</circle>" for (x, y), (tip, _) in zip(coords, points, strict=True))
     axis = "".join(
-        f'<text x="{LEFT - 6}" y="{y + 5:.1f}" text-anchor="end">{value:g}{escape(unit)}</text>'
+        f'<text x="{LEFT - 6}" y="{y + 5:.1f}" text-anchor="end">'
+        f'{decimal(value)}{escape(unit)}</text>'
         f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>'
         for value, y in ((top, TOP), (bottom, TOP + inner_h)))
     return (f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img"'

@@ -17,6 +17,7 @@ from ...store.highscores import Table
 from ...store.player_stats import SORTS, PlayerStats
 from ...words import shown
 from .. import pages
+from ..numbers import decimal
 from .charts import line_chart
 
 # the leaderboard's columns: (sort key or None, heading)
@@ -38,11 +39,11 @@ def player_link(name: str) -> str:
 
 
 def _figure(value: float | int | None, unit: str = "") -> str:
-    return "–" if value is None else f"{value:g}{unit}"
+    return "–" if value is None else f"{decimal(value)}{unit}"
 
 
 def _value(kind: str, value: float) -> str:
-    return f"{value:g} %" if kind == "accuracy" else f"{value:g}"
+    return f"{decimal(value)} %" if kind == "accuracy" else decimal(value)
 
 
 def leaderboard_html(players: list[tuple[PlayerStats, float | None]], sort: str, page: int,
@@ -90,7 +91,7 @@ def player_html(stats: PlayerStats, accuracy: tuple[float | None, float | None],
     game_word = tr("Game {id}")
     score_chart = line_chart([(game_word.format(id=g) + f": {s}", s) for g, s in scores],
                              tr("Turn scores, the last games"), low=0)
-    skill_chart = line_chart([(game_word.format(id=g) + f": {p:g} %", p) for g, p in skill],
+    skill_chart = line_chart([(game_word.format(id=g) + f": {decimal(p)} %", p) for g, p in skill],
                              tr("Best moves per game"), low=0, high=100, unit=" %")
     rows = [[f'<a href="/game/{g["game"]}">' + game_word.format(id=g["game"]) + "</a>",
              pages.when(g["started_at"], None if g["started_at"] else False),

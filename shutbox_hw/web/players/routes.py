@@ -11,34 +11,42 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, TypeVar
 
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ...i18n import tr
+from ...i18n import N_, tr
 from ...store import player_games, player_stats
 from ...store.highscores import accuracy_of, high_scores
 from ...store.roster import find
 from ..exports import csv_text
+from ..query import whole
 from ..reader import Reader, Unavailable
+from ..refusals import Refused
 from . import pages
-
-if TYPE_CHECKING:
-    from ..app import Site
 
 SCHEMA = 7              # the first schema with players
 PAGE = 50               # players, or a player's games, a page
 MAX_PAGE = 10_000
+T = TypeVar("T")
+
+
+class Site(Protocol):
+    """What these routes use of the app's :class:`~..app.Site` (written out here so
+    they do not import the app that imports them)."""
+
+    clock: Callable[[], float]
+
+    async def read(self, work: Callable[[Reader], T]) -> T: ...
+    async def _export_connection(self) -> Any: ...
 
 
 def _number(request: Request, name: str, top: int) -> int | None:
     """A query parameter that must be a whole number 1..top (the pages' own rule)."""
-    from ..app import _whole  # (the app imports these routes)
-    return _whole(request, name, None, top)
+    return whole(request, name, None, top)
 
 
 def _db(reader: Reader) -> sqlite3.Connection:
@@ -53,7 +61,7 @@ def _player(db: sqlite3.Connection, name: str) -> player_stats.PlayerStats:
     player = find(db, name)
     stats = player_stats.read(db, player.id) if player is not None else None
     if stats is None:
-        raise HTTPException(404, f"there is no player called {name[:40]}")
+        raise Refused(404, N_("there is no player called {name}"), name=name[:40])
     return stats
 
 
@@ -64,7 +72,8 @@ class PlayerRoutes:
     async def leaderboard(self, request: Request) -> Response:
         sort = request.query_params.get("sort", player_stats.DEFAULT_SORT)
         if sort not in player_stats.SORTS:
-            raise HTTPException(400, f"sort: expected one of {', '.join(player_stats.SORTS)}")
+            raise Refused(400, N_("sort: expected one of {sorts}"),
+                          sorts=", ".join(player_stats.SORTS))
         page = _number(request, "page", MAX_PAGE) or 1
 
         def work(reader: Reader) -> list[tuple[player_stats.PlayerStats, float | None]]:
