@@ -23,6 +23,7 @@ from league_parts import (
     play,
     publish_as,
 )
+from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from loopback import wait_for
 
 pytestmark = [pytest.mark.league, pytest.mark.other_user, pytest.mark.broker]

@@ -1,5 +1,10 @@
-"""The league's parts for its tests (tests/league/league_parts.py): a PostgreSQL
-cluster as nobody, a central Mosquitto, two pub brokers bridged to it, two ingests."""
+"""The fixture ``league`` (tests/league/league_parts.py's parts): a PostgreSQL cluster as
+nobody, a central Mosquitto on TLS, two pub brokers bridged to it, two ingests.
+
+Not a conftest.py: a second module named ``conftest`` would stand in for tests/conftest.py
+in the other tests' ``from conftest import ...``. A test file imports the fixture by its
+function's name (``from league_setup import league_fixture``); pytest finds it as
+``league``."""
 
 from __future__ import annotations
 
@@ -51,8 +56,8 @@ class League:
                          + [b.log() for b in [self.central, *self.pubs.values()]])
 
 
-@pytest.fixture
-def league(tmp_path: Path) -> Iterator[League]:
+@pytest.fixture(name="league")
+def league_fixture(tmp_path: Path) -> Iterator[League]:
     need_parts()
     pg = Postgres()
     brokers: list[LeagueBroker] = []
