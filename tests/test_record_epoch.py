@@ -55,3 +55,14 @@ def test_an_upgraded_database_keeps_its_games_and_gets_an_epoch(tmp_path):
     assert [row[:len(before[0])] for row in games(path)] == before
     Store(path).close()
     assert epoch(path) == got
+
+
+def test_a_salvaged_record_keeps_its_epoch(tmp_path):
+    """A damaged record recovered into a new file (store/salvage.py) is the same record:
+    the league knows its games by (box, epoch, game), so the epoch goes with them."""
+    from shutbox_hw.store.salvage import salvage
+    path = tmp_path / "box.db"
+    Store(path).close()
+    before = epoch(path)
+    result = salvage(path, "damaged (a test)", 1000.0)
+    assert result.aside.exists() and epoch(path) == before
