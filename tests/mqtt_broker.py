@@ -181,8 +181,8 @@ def dedup(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def bare(message: dict[str, Any]) -> dict[str, Any]:
-    """The event as the simulator prints it (without box, seq and time)."""
-    return {k: v for k, v in message.items() if k not in ("box", "seq", "at")}
+    """The event as the simulator prints it (without box, epoch, seq and time)."""
+    return {k: v for k, v in message.items() if k not in ("box", "epoch", "seq", "at")}
 
 
 class Mqtt311Only:
