@@ -395,9 +395,10 @@ class Daemon:
         if not batch and self._storage_fault is None:
             return
         try:
-            # the audit counts ride only with a turn's end (or when due): a page of
-            # their own in every throw's commit was a fifth of the card's writes
-            rides = self.tally.due() or any(isinstance(e, TurnEnded) for e in batch)
+            # the audit counts ride with a turn's end, a fault or when due, not with
+            # every throw: their page in each throw's commit was a third of its frames
+            rides = self.tally.due() or any(isinstance(e, TurnEnded) for e in batch) \
+                or any(key.startswith("fault:") for key in self.tally.pending)
             self.store.record_all(batch, self.tally if rides else None, happened)
         except StorageFault as error:
             self.unsaved, self.unsaved_at = batch, happened
