@@ -268,7 +268,14 @@ def extra_screens(names: tuple[str, ...]) -> list[Screen]:
         *(replace(big, message=device_words.fault(source, problem)) for source, problem in (
             ("MCP23017 0x20", "registers were reset (brownout?)"),
             ("dice module", "no answer: software dice"), ("flap 12", "switch chattering"),
-            ("storage", "cannot save: disk I/O error"), ("display", "answering again"))),
+            ("display", "answering again"),
+            # issue 38's storage words (store/faults.py, salvage.py, mounts.py, backup.py)
+            *(("storage", f"cannot save: {why}") for why in sorted(device_words.CAUSES)),
+            ("storage", "record damaged: 1,234 of 1,240 games recovered"),   # the issue's
+            ("storage", "record damaged: no games recovered"),
+            ("record", "kept in RAM, lost at power-off"),
+            ("backup", "failed: place on the record's disk"), ("backup", "copy taken"),
+            ("software", "cannot save: program error"))),
     ]
 
 
