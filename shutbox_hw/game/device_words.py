@@ -43,19 +43,24 @@ def device(source: str) -> str:
 
 def fault(source: str, message: str) -> str:
     """The problem bar's line for a part's fault."""
+    return tr("{device}: {problem}").format(device=device(source), problem=problem(message))
+
+
+def problem(message: str) -> str:
+    """A part's fault without the part's name, in the box's language."""
     salvaged = SALVAGED.fullmatch(message)
     if message in MESSAGES:
-        message = tr(message)
-    elif message.startswith("cannot save: "):
-        message = tr("cannot save: {why}").format(
+        return tr(message)
+    if message.startswith("cannot save: "):
+        return tr("cannot save: {why}").format(
             why=cause(message.removeprefix("cannot save: ")))
-    elif message.startswith("failed: "):
-        message = tr("failed: {why}").format(why=cause(message.removeprefix("failed: ")))
-    elif salvaged:
+    if message.startswith("failed: "):
+        return tr("failed: {why}").format(why=cause(message.removeprefix("failed: ")))
+    if salvaged:
         # TRANSLATORS: a damaged record salvaged at start; the numbers are games
-        message = tr("record damaged: {recovered} of {known} games recovered").format(
+        return tr("record damaged: {recovered} of {known} games recovered").format(
             recovered=_number(salvaged.group(1)), known=_number(salvaged.group(2)))
-    return tr("{device}: {problem}").format(device=device(source), problem=message)
+    return message
 
 
 def cause(why: str) -> str:
