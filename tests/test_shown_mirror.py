@@ -7,6 +7,7 @@ box stopped, a reboot) the pages show the record alone.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -112,3 +113,25 @@ def test_storage_runtime_is_read_from_the_config(tmp_path: Path) -> None:
     path.write_text("[storage]\nruntime = 5\n")
     with pytest.raises(ConfigError, match=r"storage\] runtime"):
         load_config(path)
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640])
+def test_the_mirror_is_as_readable_as_the_record_and_no_more(tmp_path: Path, mode: int) -> None:
+    """Away from systemd the mirror sits in the temporary directory, in a folder
+    named after the record's owner: whoever may read the record (the web as
+    another user in its group) may read the mirror, nobody else."""
+    from shutbox_hw.store.sqlite import Store
+    db = tmp_path / "box.db"
+    store = Store(db)
+    try:
+        db.chmod(mode)
+        assert mirror.publish(store, {"phase": "idle"})
+        written = mirror.mirror_path(db)
+        if not mirror.DEFAULT_FOLDER.is_dir() and "RUNTIME_DIRECTORY" not in os.environ:
+            assert written.parent.name == f"shutbox-hw-run-{db.stat().st_uid}"
+            assert written.parent.stat().st_mode & 0o777 == 0o755
+        assert written.stat().st_mode & 0o777 == mode
+        assert written.stat().st_gid == db.stat().st_gid
+    finally:
+        store.close()
+        mirror.withdraw(db)

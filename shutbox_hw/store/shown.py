@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -43,10 +44,11 @@ def use_folder(folder: Path | None) -> None:
     _configured = folder
 
 
-def folder() -> Path:
-    """Where the mirrors are: ``[storage] runtime``, else the unit's runtime directory
-    (``$RUNTIME_DIRECTORY``; the web's unit has none and finds the box's by its
-    name), else a folder in the temporary directory."""
+def folder(db_path: str | Path) -> Path:
+    """Where the mirror of the record at ``db_path`` is: ``[storage] runtime``, else
+    the unit's runtime directory (``$RUNTIME_DIRECTORY``; the web's unit has none and
+    finds the box's by its name), else a folder in the temporary directory named
+    after the record's owner (the box that writes it; the web may be another user)."""
     if _configured is not None:
         return _configured
     runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
@@ -54,23 +56,29 @@ def folder() -> Path:
         return Path(runtime)
     if DEFAULT_FOLDER.is_dir():
         return DEFAULT_FOLDER
-    return _fallback()
+    return _fallback(db_path)
 
 
-def _fallback() -> Path:
-    return Path(tempfile.gettempdir()) / f"shutbox-hw-run-{os.getuid()}"
+def _fallback(db_path: str | Path) -> Path:
+    try:
+        owner = os.stat(db_path).st_uid
+    except OSError:
+        owner = os.getuid()
+    return Path(tempfile.gettempdir()) / f"shutbox-hw-run-{owner}"
 
 
 def mirror_path(db_path: str | Path, where: Path | None = None) -> Path:
     """The mirror of the record at ``db_path`` (any spelling of the same file)."""
     key = hashlib.sha256(os.path.realpath(db_path).encode()).hexdigest()[:16]
-    return (where or folder()) / f"shown-{key}.json"
+    return (where or folder(db_path)) / f"shown-{key}.json"
 
 
 def publish(store: Any, data: dict[str, Any]) -> bool:
     """Replace the mirror of ``store``'s record (True if written; never synced).
 
-    Nothing is written while the store is degraded (its fault is on the box)."""
+    Nothing is written while the store is degraded (its fault is on the box). The
+    mirror may be read by whoever may read the record: its mode and group follow
+    the record's."""
     path_of: Path | None = getattr(store, "path", None)
     if path_of is None or getattr(store, "fault", None) is not None:
         return False
@@ -78,11 +86,17 @@ def publish(store: Any, data: dict[str, Any]) -> bool:
     body = json.dumps({"game": store.game_id, "at": store._clock(), "data": data})
     building = target.with_name(f".{target.name}.{os.getpid()}")
     try:
-        if not target.parent.is_dir():   # only the temporary fallback is ours to make
-            if target.parent != _fallback():
-                return False
-            target.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+        if target.parent == _fallback(path_of) and not _ours(target.parent):
+            return False
+        if not target.parent.is_dir():   # a runtime directory is systemd's to make
+            return False
+        record = os.stat(path_of)
         building.write_text(body)
+        os.chmod(building, record.st_mode & 0o640)
+        try:
+            os.chown(building, -1, record.st_gid)
+        except OSError:
+            pass   # not a member of the record's group: its own group, as before
         os.replace(building, target)
     except OSError:
         try:
@@ -90,6 +104,24 @@ def publish(store: Any, data: dict[str, Any]) -> bool:
         except OSError:
             pass
         return False
+    return True
+
+
+def _ours(place: Path) -> bool:
+    """The temporary fallback made (mode 0755) if it is not there; written to only
+    if this process's user owns it (another user cannot plant it in /tmp)."""
+    try:
+        place.mkdir(mode=0o755)
+    except FileExistsError:
+        pass
+    try:
+        st = os.lstat(place)
+    except OSError:
+        return False
+    if st.st_uid != os.getuid() or not stat.S_ISDIR(st.st_mode):
+        return False
+    if stat.S_IMODE(st.st_mode) != 0o755:   # the files' own modes say who reads them
+        os.chmod(place, 0o755)
     return True
 
 
