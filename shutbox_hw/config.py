@@ -104,6 +104,9 @@ class Config:
     hardware: HardwareConfig
     game: GameConfig = field(default_factory=GameConfig)
     db: Path | None = None  # None: the default for where we run
+    runtime: Path | None = None  # None: $RUNTIME_DIRECTORY, /run/shutbox-hw, else a temp
+    #                              folder; a folder in RAM for what need not survive a power
+    #                              cut (the screen's mirror for the TV), off the SD card
     source: Path | None = None
     sim: SimConfig = field(default_factory=SimConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)   # MQTT (shutbox_hw/network)
@@ -122,13 +125,17 @@ def default_db_path() -> Path:
     return Path(data) / "shutbox-hw" / "shutbox.db"
 
 
-STORAGE = Spec(Config, {"db": FilePath()})
+STORAGE = Spec(Config, {"db": FilePath(), "runtime": FilePath()})
 
 
-def parse_storage(table: Mapping[str, Any], problems: list[str]) -> Path | None:
-    """The ``[storage]`` table: where the database is (None: the default for where we run)."""
-    db = STORAGE.read(table, Problems(problems, "storage"))["db"]
-    return None if db is None else Path(db).expanduser()
+def parse_storage(table: Mapping[str, Any], problems: list[str]
+                  ) -> tuple[Path | None, Path | None]:
+    """The ``[storage]`` table: where the database is and the folder in RAM for the
+    screen's mirror (store/shown.py) (None: the default for where we run)."""
+    read = STORAGE.read(table, Problems(problems, "storage"))
+    db, runtime = read["db"], read["runtime"]
+    return (None if db is None else Path(db).expanduser(),
+            None if runtime is None else Path(runtime).expanduser())
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -168,7 +175,7 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
     tiles = rules.tiles if rules else asked if isinstance(asked, int) and 9 <= asked <= 12 else 9
     hardware = parse_hardware(tables["hardware"], tiles, problems)
     game = parse_game(tables["game"], problems)
-    db = parse_storage(tables["storage"], problems)
+    db, runtime = parse_storage(tables["storage"], problems)
     backup = parse_backup(tables["backup"], problems)
     sim = SimConfig(**SIM.read(tables["sim"], Problems(problems, "sim")))
     network = parse_network(tables["network"], problems)
@@ -180,7 +187,8 @@ def parse_config(data: Mapping[str, Any], *, preset: str | None = None,
                         "bus 4 on BCM 10/11, address 0x42, ready_pin 18)")
     if problems or rules is None:
         return None, problems
-    return Config(rules=rules, hardware=hardware, game=game, db=db, source=source,
+    return Config(rules=rules, hardware=hardware, game=game, db=db, runtime=runtime,
+                  source=source,
                   sim=sim, network=network, web=web, box=box, players=players,
                   backup=backup), []
 

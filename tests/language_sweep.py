@@ -21,6 +21,7 @@ from table import Table
 from shutbox_hw import i18n
 from shutbox_hw.events import Roster, Tonight
 from shutbox_hw.game import device_words, service_view
+from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.screens import (
     AttractScreen,
     ConfirmScreen,
@@ -40,9 +41,11 @@ from shutbox_hw.game.service import (
     REMOVE,
     ServiceMenu,
 )
+from shutbox_hw.game.state import GameState
+from shutbox_hw.game.view import fault_notice
 from shutbox_hw.render import render, text
 from shutbox_hw.render.fonts import Font, cap_height
-from shutbox_hw.rules import tiles_of
+from shutbox_hw.rules import build_rules, tiles_of
 
 LONG_NAMES = ("Maximilian-Alexander", "Niccolò Ferdinando", "Bartholomäus", "Jürgen Größlich",
               "Ælfgifu Østergård", "Françoise-Hélène", "Guðrún", "Zoë Ångström")
@@ -265,11 +268,25 @@ def extra_screens(names: tuple[str, ...]) -> list[Screen]:
                       note=i18n.tr("reached {threshold}: out").format(threshold=999)),
         ConfirmScreen(i18n.tr("Stop and settle?")),
         ResultScreen((), ()),
-        *(replace(big, message=device_words.fault(source, problem)) for source, problem in (
-            ("MCP23017 0x20", "registers were reset (brownout?)"),
-            ("dice module", "no answer: software dice"), ("flap 12", "switch chattering"),
-            ("storage", "cannot save: disk I/O error"), ("display", "answering again"))),
+        *(replace(big, message=device_words.fault(source, problem))
+          for source, problem in FAULTS),
+        # idle, the fault's own page (game/view.py fault_notice)
+        *(fault_notice(GameState(rules=build_rules("pub"), game=GameConfig(),
+                                 faults={source: problem})) for source, problem in FAULTS),
     ]
+
+
+FAULTS = (
+    ("MCP23017 0x20", "registers were reset (brownout?)"),
+    ("dice module", "no answer: software dice"), ("flap 12", "switch chattering"),
+    ("display", "answering again"),
+    # issue 38's storage words (store/faults.py, salvage.py, mounts.py, backup.py)
+    *(("storage", f"cannot save: {why}") for why in sorted(device_words.CAUSES)),
+    ("storage", "record damaged: 1,234 of 1,240 games recovered"),   # the issue's
+    ("storage", "record damaged: no games recovered"),
+    ("record", "kept in RAM, lost at power-off"),
+    ("backup", "failed: place on the record's disk"), ("backup", "copy taken"),
+    ("software", "cannot save: program error"))
 
 
 def every_screen(language: str) -> Iterator[Screen]:

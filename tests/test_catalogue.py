@@ -155,3 +155,34 @@ def test_the_parts_words_the_screen_translates_are_the_parts_own():
     assert {debounce.CHATTER_MESSAGE, debounce.SETTLED_MESSAGE, expander.BROWNOUT_MESSAGE,
             expander.RECONFIGURED_MESSAGE, expander.BACK_MESSAGE, oled_display.BACK_MESSAGE,
             "no answer: software dice", "answers again", "saved"} <= device_words.MESSAGES
+
+
+def test_the_storage_words_are_the_stores_own_and_said_in_the_boxs_language():
+    """Issue 38's words on the screen: each part's own text, translated whole."""
+    from shutbox_hw import i18n
+    from shutbox_hw.daemon import BUG_PART, BUG_WORDS
+    from shutbox_hw.game import device_words
+    from shutbox_hw.store import backup, faults, mounts
+    assert {faults.READ_ONLY, faults.DAMAGED_WORDS, faults.NOT_A_DATABASE,
+            faults.FOLDER_GONE, faults.FILE_GONE, "disk full", "disk error",
+            "database locked", BUG_WORDS.removeprefix("cannot save: ")} <= device_words.CAUSES
+    assert {mounts.PART, backup.PART, BUG_PART} <= device_words.DEVICES
+    assert mounts.WORDS in device_words.MESSAGES
+    with i18n.speaking("de"):
+        assert device_words.fault("storage", f"cannot save: {faults.READ_ONLY}") == \
+            "Speicher: Speichern fehlgeschlagen: SD-Karte nur lesbar"
+        assert device_words.fault(
+            "storage", "record damaged: 1,234 of 1,240 games recovered") == \
+            "Speicher: Daten beschädigt: 1.234/1.240 Spiele gerettet"
+        assert device_words.fault(mounts.PART, mounts.WORDS) == \
+            "Daten: nur im RAM, beim Ausschalten weg"
+        # an operating system's words after "failed: " are shown as they came
+        assert device_words.fault(backup.PART, "failed: permission denied") == \
+            "Sicherung: fehlgeschlagen: permission denied"
+    with i18n.speaking("it"):
+        assert device_words.fault(backup.PART, "failed: place not there") == \
+            "backup: non riuscito: destinazione assente"
+    with i18n.speaking("en"):
+        assert device_words.fault(
+            "storage", "record damaged: 1,234 of 1,240 games recovered") == \
+            "storage: record damaged: 1,234 of 1,240 games recovered"

@@ -59,14 +59,22 @@ def test_a_flap_edge_lights_before_the_write_and_the_write_comes_before_the_scre
     assert before.count("screen") < order.count("screen")
 
 
-def test_the_audit_counts_are_written_in_the_steps_own_transaction(tmp_path):
+def test_the_audit_counts_ride_only_in_the_transaction_of_a_turns_end(tmp_path):
+    """A throw's commit carries no page of counts (issue 38: fewer writes to the
+    card); the step that ends the turn carries them all, in its one transaction."""
     db = tmp_path / "db"
     runner = SimRunner(load_config(MCP_BUILD), db)
     run(runner, "start 1\ndice 3 4\nroll\n")
     statements: list[str] = []
     runner.daemon.store.db.set_trace_callback(statements.append)
     run(runner, "close 3 4\n")
-    # the step's one transaction holds the throw and the counts of the two flaps;
+    assert any(s.startswith("UPDATE throws") for s in statements)   # the throw taken
+    assert not any("counters" in s for s in statements)
+    assert runner.daemon.tally.pending["switch:flap 3"] == 1
+    run(runner, "dice 1 1\nroll\nclose 2\ndice 1 1\n")
+    statements.clear()
+    run(runner, "roll\n")                        # 1+1 with 2 shut: the turn ends
+    # the step's one transaction holds the turn's end and the counts of the flaps;
     # no key of the counts commits on its own (autocommit: one sync each)
     kinds = [s.split()[0] + (" counters" if "counters" in s else "") for s in statements
              if s.split()[0] in ("BEGIN", "COMMIT", "INSERT", "UPDATE")]
@@ -75,18 +83,20 @@ def test_the_audit_counts_are_written_in_the_steps_own_transaction(tmp_path):
     assert "INSERT counters" in kinds[begin:commit]
     assert "INSERT counters" not in kinds[commit:]
     counts = dict(sqlite3.connect(db).execute("SELECT key, count FROM counters"))
-    assert counts.get("switch:flap 3") == 1 and counts.get("switch:flap 4") == 1
+    assert [counts.get(f"switch:flap {t}") for t in (2, 3, 4)] == [1, 1, 1]
     assert not runner.daemon.tally.pending
 
 
 def test_counts_that_the_disk_refused_stay_pending_and_are_not_doubled(tmp_path):
     db = tmp_path / "db"
     runner = SimRunner(load_config(MCP_BUILD), db)
-    run(runner, "start 1\ndice 3 4\nroll\ndisk-full\nclose 3 4\n")
+    run(runner, "start 1\ndice 3 4\nroll\nclose 3 4\ndice 1 1\nroll\nclose 2\ndice 1 1\n"
+                "disk-full\nroll\n")
     assert runner.daemon.tally.pending["switch:flap 3"] == 1
     run(runner, "disk-ok\nwait 2\n")
     counts = dict(sqlite3.connect(db).execute("SELECT key, count FROM counters"))
-    assert counts.get("switch:flap 3") == 1 and counts.get("switch:flap 4") == 1
+    assert [counts.get(f"switch:flap {t}") for t in (2, 3, 4)] == [1, 1, 1]
+    assert not runner.daemon.tally.pending
 
 
 def test_a_cut_between_the_lights_and_the_write_restarts_on_the_flaps_as_they_are(tmp_path):

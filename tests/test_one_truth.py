@@ -364,17 +364,24 @@ def test_the_readme_s_first_words_are_for_a_newcomer():
 
 @pytest.mark.parametrize("level", [0, 2, 3])
 def test_the_mirror_of_the_screen_leaves_the_records_durability_as_it_found_it(tmp_path, level):
-    """The mirror is written at NORMAL for itself (a lost mirror loses nothing), and
-    the connection goes back to its own level: FULL for the record, or whatever a
-    drop-in made it (the crash rehearsal's self-check forces OFF)."""
-    from shutbox_hw.store.shown import publish
+    """The mirror is a file in RAM, not the record: the connection keeps its own
+    level (FULL for the record, or whatever a drop-in made it: the crash
+    rehearsal's self-check forces OFF), and the record's pages are not touched."""
+    from shutbox_hw.store.shown import mirror_path, publish, read_shown, use_folder
     from shutbox_hw.store.sqlite import Store
+    use_folder(tmp_path / "run")
+    (tmp_path / "run").mkdir()
     store = Store(tmp_path / "box.db")
     try:
         assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2
         store.db.execute(f"PRAGMA synchronous={level}")
+        changes = store.db.total_changes
         assert publish(store, {"screen": "probe"})
         assert store.db.execute("PRAGMA synchronous").fetchone()[0] == level
-        assert store.db.execute("SELECT data FROM shown").fetchone()[0] == '{"screen": "probe"}'
+        assert store.db.total_changes == changes
+        assert store.db.execute("SELECT COUNT(*) FROM shown").fetchone()[0] == 0
+        assert mirror_path(tmp_path / "box.db").parent == tmp_path / "run"
+        assert read_shown(store.db) == {"screen": "probe", "game": None}
     finally:
         store.close()
+        use_folder(None)

@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     waker = Waker()
     # absolute first: importing lgpio changes into $LG_WD
     db_path = os.path.abspath(config.db or default_db_path())
+    from ..store.shown import use_folder
+    use_folder(config.runtime)   # the screen's mirror for the TV, in RAM
     # one database, one box: a second daemon (or a simulator) on it is refused
     # before it touches a pin; the kernel drops the lock when this process ends
     lock = DatabaseLock(Path(db_path))
@@ -165,6 +167,8 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
             claims.close()
         box.close()
         store.close()
+        from ..store.shown import withdraw
+        withdraw(store.path)   # the TV shows the record alone while the box is away
     return 0
 
 

@@ -149,6 +149,8 @@ def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None
 def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
           outbox: Callable[[], None] | None, *, kept: bool, pane: Any = None) -> int:
     seed = args.seed if args.seed is not None else 0
+    from ..store.shown import use_folder
+    use_folder(config.runtime)   # the screen's mirror for the TV ([storage] runtime)
     if args.script:
         from ..sim.runner import SimRunner, check_steps
         from ..sim.script import load_script

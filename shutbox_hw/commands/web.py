@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--listen: {error}") from None
     db = Path(args.db) if args.db else (config.db or default_db_path())
     _check_folder(db, "--db" if args.db else "[storage] db" if config.db else "the database")
+    from ..store.shown import use_folder
+    use_folder(config.runtime)   # where the box's mirror for the TV is (RAM)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     token = None
     if config.web.token_file:

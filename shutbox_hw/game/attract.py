@@ -17,7 +17,8 @@ from .state import GameState
 ATTRACT_PAGE_MS = 6000
 """How long each page of the idle screen shows."""
 
-Page = Tonight | HighScores | None    # None: the rule set
+FAULT = "fault"   # the page of the box's current fault (game/view.py: a notice)
+Page = Tonight | HighScores | str | None    # None: the rule set
 
 
 def pages(state: GameState) -> list[Page]:
@@ -30,6 +31,8 @@ def pages(state: GameState) -> list[Page]:
         if table.entries and shown.get(table.kind) != table.entries:
             out.append(table)
         shown[table.kind] = table.entries
+    if state.faults:   # idle, a fault had only the red light: it gets a page of its own
+        out.append(FAULT)
     return out
 
 

@@ -20,6 +20,7 @@ from .screens import (
     AttractScreen,
     ConfirmScreen,
     MenuScreen,
+    NoticeScreen,
     PlayScreen,
     ResultScreen,
     ScoreboardScreen,
@@ -64,6 +65,8 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
         return roster_screen(state, shown)
     if state.phase == "idle":
         page = attract.page(state)
+        if page == attract.FAULT and _flashing(state, shown) is None:
+            return fault_notice(state)
         tonight = page if isinstance(page, Tonight) else None
         if tonight is not None and tonight.best is not None:
             tonight = replace(tonight, best=(oled_name(tonight.best[0], ""), tonight.best[1]))
@@ -144,6 +147,15 @@ def _flashing(state: GameState, shown: Presentation) -> str | None:
     if phase is None:
         return None
     return shown.flash if phase % 2 == 0 or phase >= 4 else None
+
+
+def fault_notice(state: GameState) -> NoticeScreen:
+    """The idle screen's page for the box's current fault (the first, as the
+    playing screen's bar says it): the part, what is wrong, and how to start."""
+    source, text = next(iter(state.faults.items()))
+    start = tr("NEXT: +1  hold: names\nROLL: start  hold: -1").split("\n")   # the idle's own
+    return NoticeScreen(title=device_words.device(source),
+                        lines=(device_words.problem(text), *start))
 
 
 def roster_screen(state: GameState, shown: Presentation) -> MenuScreen:

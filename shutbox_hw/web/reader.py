@@ -23,6 +23,7 @@ from ..errors import UserError
 from ..i18n import N_
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, sqlite_problem, version_of
+from ..store.shown import stamp
 from ..textfile import os_problem
 
 LOCK_WAIT_S = 1.0
@@ -75,10 +76,12 @@ class Reader:
             db = self._open()
         except Unavailable:
             return None
+        # the screen's mirror (store/shown.py, in RAM) changes without a commit
+        mirror = stamp(self.path)
         if self.immutable:
-            return tuple(_stamp(Path(f"{self.path}{end}")) for end in ("", "-wal"))
+            return (*(_stamp(Path(f"{self.path}{end}")) for end in ("", "-wal")), mirror)
         try:
-            return db.execute("PRAGMA data_version").fetchone()[0]
+            return db.execute("PRAGMA data_version").fetchone()[0], mirror
         except sqlite3.Error:
             self.close()
             return None
