@@ -171,7 +171,7 @@ SEASON_COLUMNS = "name, starts, ends, rules, venues, min_games"
 
 def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
     """The season ``name``; without a name, the one running ``today`` (of several, the
-    latest started), else the latest started before today."""
+    latest started, then the last made), else the latest started before today."""
     if name is not None:
         row = conn.execute(f"SELECT {SEASON_COLUMNS} FROM seasons WHERE name = %s",
                            (name,)).fetchone()
@@ -182,7 +182,8 @@ def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
         return _season(row)
     row = conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons WHERE starts <= %s"
-        " ORDER BY (ends >= %s) DESC, starts DESC, name LIMIT 1", (today, today)).fetchone()
+        " ORDER BY (ends >= %s) DESC, starts DESC, created_at DESC, name LIMIT 1",
+        (today, today)).fetchone()
     if row is None:
         raise SeasonError("no season has started yet: make one with shutbox-hw league "
                           "season, or name one with --season")
