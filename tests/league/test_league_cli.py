@@ -33,6 +33,7 @@ def league(*args: str) -> subprocess.CompletedProcess[str]:
     (["standings", "--dsn", "x", "--venue", "A", "--venue", "B"],
      "league standings takes one --venue", 2),
     (["standings", "--dsn", "nosuchoption=1"], "--dsn is not a connection string", 2),
+    (["standings", "--dsn", "host=/nonexistent"], "cannot reach the league's database", 75),
     (["status", "--dsn", "x", "--mqtt", "mqtt://a"], "--mqtt go(es) with league ingest", 2),
     (["ingest", "--dsn", "x", "--mqtt", "mqtt://a", "--grace", "-1"],
      "expected seconds 0..86400", 2),
