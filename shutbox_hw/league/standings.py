@@ -10,7 +10,9 @@ by the box's id); an empty list of rule sets or venues is every one. Casual play
 outside these is not counted.
 
 :func:`standings` is pure: the games' records in, one row per player out. Players
-are matched by their seat's name (trimmed, case kept): league identities with a
+are matched by their seat's name as the box's roster compares names (case and
+accents folded: "Bén" and "ben" are one player), shown under the spelling their
+games use most (of equals, the first in Unicode order): league identities with a
 secret are later work (issue 41, item 1).
 
 Per player: ``games``, ``wins`` (the player among the game's winners), ``points``
@@ -19,7 +21,8 @@ another player, 0 otherwise), ``turn_score`` (the average of the player's turns'
 ``score``), ``boxes_shut`` (turns that shut the box), ``accuracy`` (the share of
 the player's rated decisions whose loss against the solver's best is zero, in per
 cent with one decimal; None without any rated decision) and ``rated`` (how many).
-A player with fewer than the season's ``min_games`` is not ranked. The order,
+Seats nobody named (the box's labels P1, P2, ...) are casual and count for
+nobody. A player with fewer than the season's ``min_games`` is not ranked. The order,
 and the tie-breaks in it: points, then wins, then boxes shut, then accuracy (none
 last), all the more the better; players equal on all four share a rank (1, 2, 2, 4)
 and are listed by name.
@@ -29,8 +32,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from ..players.names import is_seat_label, name_key, tidy
 
 POINTS_WIN = 3
 POINTS_SHARED = 1
@@ -84,6 +89,11 @@ class _Tally:
     boxes_shut: int = 0
     rated: int = 0
     best: int = 0
+    spellings: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def shown(self) -> str:
+        return min(self.spellings, key=lambda name: (-self.spellings[name], name))
 
 
 def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
@@ -95,16 +105,19 @@ def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
     for where, record in games:
         if (venue is not None and where != venue) or not counts(season, where, record):
             continue
-        winners = {str(w).strip() for w in record["result"].get("winners") or []}
-        names: dict[int, str] = {}
+        winners = {name_key(str(w)) for w in record["result"].get("winners") or []}
+        names: dict[int, str] = {}       # seat -> the player's key
         for seat in record["seats"]:
-            name = str(seat["name"]).strip()
-            if name and name not in names.values():
-                names[int(seat["seat"])] = name
-        for name in names.values():
-            tally = tallies.setdefault(name, _Tally())
+            name = tidy(str(seat["name"]))
+            key = name_key(name)
+            if key and not is_seat_label(name) and key not in names.values():
+                names[int(seat["seat"])] = key
+                spellings = tallies.setdefault(key, _Tally()).spellings
+                spellings[name] = spellings.get(name, 0) + 1
+        for key in names.values():
+            tally = tallies[key]
             tally.games += 1
-            if name in winners:
+            if key in winners:
                 tally.wins += 1
                 tally.points += POINTS_WIN if len(winners) == 1 else POINTS_SHARED
         for turn in record.get("turns") or []:
@@ -124,10 +137,10 @@ def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
             tallies[rater].rated += 1
             tallies[rater].best += rating["loss"] <= BEST
     rows = []
-    for name, t in tallies.items():
+    for t in tallies.values():
         if t.games < season.min_games:
             continue
-        rows.append({"player": name, "games": t.games, "wins": t.wins, "points": t.points,
+        rows.append({"player": t.shown, "games": t.games, "wins": t.wins, "points": t.points,
                      "turn_score": round(t.score_sum / t.turns, 2) if t.turns else None,
                      "boxes_shut": t.boxes_shut,
                      "accuracy": round(100.0 * t.best / t.rated, 1) if t.rated else None,

@@ -10,6 +10,8 @@ import datetime as dt
 import json
 import sqlite3
 import subprocess
+import unicodedata
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,23 @@ from loopback import wait_for
 pytestmark = [pytest.mark.league, pytest.mark.other_user, pytest.mark.broker]
 
 VENUES = {"a1": "Crown", "a2": "Crown", "b1": "Anchor"}
+# the seats' names on each box (b1's staff type them differently)
+NAMES = {"a1": ["Anna", "Ben"], "a2": ["Ben", "Cleo"], "b1": ["ANNA", "Bén"]}
+
+
+def named(config: Path, names: list[str], folder: Path) -> Path:
+    """The box's config with its seats named."""
+    path = folder / f"named-{config.name}"
+    path.write_text(config.read_text() + "[game]\nplayer_names = " + json.dumps(names)
+                    + "\n")
+    return path
+
+
+def key(name: str) -> str:
+    """Case and accents folded (the docs' "as the box's roster compares names", enough
+    for the names above)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name.strip().casefold())
+                   if not unicodedata.combining(c))
 
 
 def swapped(folder: Path) -> Path:
@@ -72,6 +91,7 @@ def truth(dbs: dict[str, Path], starts: dt.date, ends: dt.date, rules: set[str] 
           venues: set[str] | None, min_games: int, venue: str | None = None) -> list[dict]:
     """The standings from the boxes' own tables, as docs/network/league.md defines them."""
     players: dict[str, dict] = {}
+    spellings: dict[str, Counter] = {}
     for box, db in dbs.items():
         where = VENUES[box]
         if (venues and where not in venues) or (venue and where != venue):
@@ -86,10 +106,14 @@ def truth(dbs: dict[str, Path], starts: dt.date, ends: dt.date, rules: set[str] 
                     continue
                 if rules and json.loads(rules_json)["preset"] not in rules:
                     continue
-                won = json.loads(winners or "[]")
+                won = {key(w) for w in json.loads(winners or "[]")}
                 seats = dict(con.execute("SELECT seat, name FROM players WHERE game_id = ?",
                                          (game_id,)).fetchall())
-                for seat, name in seats.items():
+                for seat, shown in seats.items():
+                    if shown in ("P1", "P2"):      # seats nobody named: casual
+                        continue
+                    name = key(shown)
+                    spellings.setdefault(name, Counter())[shown] += 1
                     p = players.setdefault(name, {"games": 0, "wins": 0, "points": 0,
                                                   "scores": [], "shut": 0, "losses": []})
                     p["games"] += 1
@@ -112,7 +136,8 @@ def truth(dbs: dict[str, Path], starts: dt.date, ends: dt.date, rules: set[str] 
         if p["games"] < min_games:
             continue
         losses = p["losses"]
-        rows.append({"player": name, "games": p["games"], "wins": p["wins"],
+        shown = min(spellings[name].items(), key=lambda s: (-s[1], s[0]))[0]
+        rows.append({"player": shown, "games": p["games"], "wins": p["wins"],
                      "points": p["points"],
                      "turn_score": round(sum(p["scores"]) / len(p["scores"]), 2),
                      "boxes_shut": p["shut"],
@@ -139,14 +164,17 @@ def standings(dsn: str, *args: str) -> list[dict]:
 def test_standings_equal_the_boxes_own_records(league, tmp_path):
     swap, slipped = swapped(tmp_path), slip(tmp_path)
     dbs = {box: league.db(box) for box in league.configs}
-    # the Crown: a1 two games P2 wins and one P1 wins, a2 one of each; the Anchor: b1 one
-    # of each, and a casual game under other rules (klappenspiel) that Winter leaves out
+    configs = {box: named(league.configs[box], NAMES[box], tmp_path) for box in NAMES}
+    # the Crown: a1 Ben wins two, Anna one, then two unnamed seats play; a2 Ben wins one,
+    # Cleo one (Ben slips); the Anchor: b1 "Bén" and "ANNA" one each, then a casual game
+    # under other rules (klappenspiel) that Winter leaves out
     for box, plays in (("a1", [PRACTICE, PRACTICE, swap]), ("a2", [swap, slipped]),
                        ("b1", [PRACTICE, swap])):
         for script in plays:
-            play_script(league.configs[box], dbs[box], script)
+            play_script(configs[box], dbs[box], script)
+    play_script(league.configs["a1"], dbs["a1"], PRACTICE)
     casual = tmp_path / "b1-casual.toml"
-    casual.write_text(league.configs["b1"].read_text().replace(
+    casual.write_text(configs["b1"].read_text().replace(
         'preset = "crafthouse-12"\nmatch = "single-round"', 'preset = "klappenspiel"\n'
         "threshold = 10"))
     play_script(casual, dbs["b1"], CHECKOUT / "tests" / "scripts" /
@@ -191,19 +219,21 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
         return rows
     dsn = league.pg.dsn
     winter = truth(dbs, starts, ends, {"crafthouse-12"}, None, 2)
-    # what the games hold, so the comparison below means something: both win, the casual
-    # game is left out (8 games held, 7 count), every move rated, one of them a slip
+    # what the games hold, so the comparison below means something: three players win,
+    # spellings are merged, the casual and unnamed games are left out, every move rated,
+    # one of them a slip
     assert [(r["player"], r["games"], r["wins"], r["points"], r["rank"]) for r in winter] \
-        == [("P2", 7, 4, 12, 1), ("P1", 7, 3, 9, 2)]
-    assert winter[0]["accuracy"] == 100.0 and 0 < winter[1]["accuracy"] < 100
+        == [("Ben", 7, 4, 12, 1), ("Anna", 5, 2, 6, 2), ("Cleo", 2, 1, 3, 3)]
+    assert 0 < winter[0]["accuracy"] < 100 and winter[1]["accuracy"] == 100.0
     assert without_season(standings(dsn, "--season", "Winter")) == winter
     anchor = truth(dbs, starts, ends, {"crafthouse-12"}, None, 2, venue="Anchor")
     assert [(r["player"], r["points"], r["rank"]) for r in anchor] == [
-        ("P1", 3, 1), ("P2", 3, 1)]          # equal on every tie-break: one rank shared
+        ("ANNA", 3, 1), ("Bén", 3, 1)]       # equal on every tie-break: one rank shared
     assert without_season(standings(dsn, "--season", "Winter", "--venue", "Anchor")) == \
         anchor
     crown = truth(dbs, starts, ends, None, {"Crown"}, 1)
-    assert [(r["player"], r["games"]) for r in crown] == [("P2", 5), ("P1", 5)]
+    assert [(r["player"], r["games"], r["rank"]) for r in crown] == [
+        ("Ben", 5, 1), ("Anna", 3, 2), ("Cleo", 2, 2)]
     assert without_season(standings(dsn, "--season", "Crown cup")) == crown
     assert without_season(standings(dsn)) == crown     # running today, and made last
     assert standings(dsn, "--season", "Gone") == []

@@ -86,3 +86,17 @@ def test_equal_on_every_tie_break_shares_the_rank():
     rows = standings(games, season)
     assert [(r["player"], r["rank"]) for r in rows] == [
         ("Dan", 1), ("Eve", 1), ("Fay", 3), ("Gus", 4)]
+
+
+def test_names_as_the_roster_compares_them_and_unnamed_seats_count_for_nobody():
+    season = Season("s", dt.date(2026, 12, 1), dt.date(2026, 12, 31), min_games=1)
+    games = [("Crown", game(["Bén", "P1"], ["Bén"], [0, 9])),
+             ("Anchor", game(["ben ", "P2"], ["P2"], [8, 3])),
+             ("Bell", game(["BEN", "Anna"], ["ben"], [2, 6]))]
+    rows = standings(games, season)
+    # one player Ben over three spellings (each once: the first in Unicode order, "BEN"),
+    # 3 games, 2 wins alone (the winner "ben" is "BEN"): 6 points; P1 and P2 nobody
+    assert [(r["player"], r["games"], r["wins"], r["points"], r["rank"]) for r in rows] == [
+        ("BEN", 3, 2, 6, 1), ("Anna", 1, 0, 0, 2)]
+    games += [("Bell", game(["Ben", "Anna"], [], [5, 5]))] * 2   # "Ben" now twice
+    assert [r["player"] for r in standings(games, season)] == ["Ben", "Anna"]
