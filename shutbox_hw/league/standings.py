@@ -102,14 +102,21 @@ def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
     league's games as the boxes recorded them, ratings included), best first;
     ``venue``: only that venue's games."""
     tallies: dict[str, _Tally] = {}
+    keys: dict[str, str] = {}       # name -> its key (a league's few names, many games)
+
+    def key_of(name: str) -> str:
+        found = keys.get(name)
+        if found is None:
+            found = keys[name] = name_key(name)
+        return found
     for where, record in games:
         if (venue is not None and where != venue) or not counts(season, where, record):
             continue
-        winners = {name_key(str(w)) for w in record["result"].get("winners") or []}
+        winners = {key_of(str(w)) for w in record["result"].get("winners") or []}
         names: dict[int, str] = {}       # seat -> the player's key
         for seat in record["seats"]:
             name = tidy(str(seat["name"]))
-            key = name_key(name)
+            key = key_of(name)
             if key and not is_seat_label(name) and key not in names.values():
                 names[int(seat["seat"])] = key
                 spellings = tallies.setdefault(key, _Tally()).spellings
