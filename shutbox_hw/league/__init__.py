@@ -8,7 +8,9 @@
 - :mod:`.ingest`: ``shutbox-hw league ingest``, an MQTT 5 shared subscriber
   that acknowledges each message only after its commit, and asks the boxes for
   the games still missing after a grace period;
-- :mod:`.status`: ``shutbox-hw league status``.
+- :mod:`.status`: ``shutbox-hw league status``;
+- :mod:`.standings`: seasons (``shutbox-hw league season``) and their standings
+  (``shutbox-hw league standings``), issue 41.
 
 The box never imports this package (its dependencies are the ``league`` extra).
 docs/network/league.md is the organiser's page.

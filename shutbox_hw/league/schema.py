@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 1
+VERSION = 2
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -39,6 +39,15 @@ STEPS: dict[int, tuple[str, ...]] = {
         "CREATE TABLE set_aside (id bigserial PRIMARY KEY,"
         " received_at timestamptz NOT NULL DEFAULT now(), topic text NOT NULL, box text,"
         " epoch text, game integer, reason text NOT NULL, payload text NOT NULL)",
+    ),
+    # 2: seasons (issue 41, item 2): dates (inclusive, UTC), the rule sets and venues
+    # whose games count (empty: every one), the games a player needs to be ranked
+    2: (
+        "CREATE TABLE seasons (name text PRIMARY KEY CHECK (name <> ''),"
+        " starts date NOT NULL, ends date NOT NULL CHECK (ends >= starts),"
+        " rules text[] NOT NULL DEFAULT '{}', venues text[] NOT NULL DEFAULT '{}',"
+        " min_games integer NOT NULL DEFAULT 3 CHECK (min_games >= 1),"
+        " created_at timestamptz NOT NULL DEFAULT now())",
     ),
 }
 

@@ -20,7 +20,20 @@ def league(*args: str) -> subprocess.CompletedProcess[str]:
     (["status", "--dsn", "host=/nonexistent"], "cannot reach the league's database", 75),
     (["ingest", "--dsn", "host=/nonexistent"], "league ingest needs --mqtt URL", 2),
     (["ingest", "--dsn", "x", "--mqtt", "http://a"], "--mqtt:", 2),
-    (["migrate", "--dsn", "x", "--json"], "--json goes with league status", 2),
+    (["migrate", "--dsn", "x", "--json"], "--json goes with league status, season or standings",
+     2),
+    (["season", "--dsn", "x", "--name", "w", "--from", "2026-13-01", "--to", "2027-01-01"],
+     "expected a date YYYY-MM-DD", 2),
+    (["season", "--dsn", "x", "--name", "w", "--to", "2027-01-01"],
+     "league season needs --from", 2),
+    (["season", "--dsn", "x", "--name", "w", "--from", "2026-12-01", "--to", "2027-01-01",
+      "--min-games", "0"], "expected a number of games 1..10000", 2),
+    (["standings", "--dsn", "x", "--name", "w"], "--name go(es) with league season", 2),
+    (["status", "--dsn", "x", "--season", "w"], "--season goes with league standings", 2),
+    (["standings", "--dsn", "x", "--venue", "A", "--venue", "B"],
+     "league standings takes one --venue", 2),
+    (["standings", "--dsn", "nosuchoption=1"], "--dsn is not a connection string", 2),
+    (["standings", "--dsn", "host=/nonexistent"], "cannot reach the league's database", 75),
     (["status", "--dsn", "x", "--mqtt", "mqtt://a"], "--mqtt go(es) with league ingest", 2),
     (["ingest", "--dsn", "x", "--mqtt", "mqtt://a", "--grace", "-1"],
      "expected seconds 0..86400", 2),
@@ -44,8 +57,8 @@ def test_migrate_once_and_status_of_an_empty_league():
         assert refused.returncode == 2
         assert "run shutbox-hw league migrate --dsn DSN first" in refused.stderr
         first, again = league("migrate", "--dsn", pg.dsn), league("migrate", "--dsn", pg.dsn)
-        assert first.stdout == "league schema 1 (was 0)\n"
-        assert again.stdout == "league schema 1 (already)\n"
+        assert first.stdout == "league schema 2 (was 0)\n"
+        assert again.stdout == "league schema 2 (already)\n"
         assert league("status", "--dsn", pg.dsn).stdout == "no box has reported yet\n"
         assert league("status", "--dsn", pg.dsn, "--json").stdout == ""
         pg.query("INSERT INTO boxes (box) VALUES ('bar')")
@@ -61,5 +74,57 @@ def test_migrate_once_and_status_of_an_empty_league():
         pg.query("UPDATE league_schema SET version = 99")
         newer = league("migrate", "--dsn", pg.dsn)
         assert newer.returncode == 2 and "newer than this shutbox-hw's" in newer.stderr
+    finally:
+        pg.destroy()
+
+
+@pytest.mark.league
+@pytest.mark.other_user
+def test_migrate_upgrades_a_league_of_schema_1_and_seasons_are_checked():
+    import psycopg
+
+    from shutbox_hw.league.schema import STEPS
+    need_parts()
+    pg = Postgres()
+    try:
+        pg.start()
+        with psycopg.connect(pg.dsn, autocommit=True) as conn:   # a league made by schema 1
+            for statement in STEPS[1]:
+                conn.execute(statement)
+            conn.execute("CREATE TABLE league_schema (version integer NOT NULL)")
+            conn.execute("INSERT INTO league_schema VALUES (1)")
+            conn.execute("INSERT INTO boxes (box, venue) VALUES ('bar', 'Crown')")
+        old = league("season", "--dsn", pg.dsn, "--name", "w", "--from", "2026-12-01",
+                     "--to", "2027-02-28")
+        assert old.returncode == 2 and "run shutbox-hw league migrate" in old.stderr
+        assert league("migrate", "--dsn", pg.dsn).stdout == "league schema 2 (was 1)\n"
+        assert pg.query("SELECT box, venue FROM boxes") == [("bar", "Crown")]   # kept
+        nothing = league("standings", "--dsn", pg.dsn)
+        assert nothing.returncode == 2 and "no season has started yet" in nothing.stderr
+        made = league("season", "--dsn", pg.dsn, "--name", "Winter 26", "--from",
+                      "2026-12-01", "--to", "2027-02-28", "--rules", "crafthouse-12",
+                      "--venue", "Crown", "--venue", "Anchor", "--json")
+        assert made.returncode == 0, made.stderr
+        assert json.loads(made.stdout) == {
+            "season": "Winter 26", "from": "2026-12-01", "to": "2027-02-28",
+            "rules": ["crafthouse-12"], "venues": ["Crown", "Anchor"], "min_games": 3}
+        for args, words in [
+                (["--name", "Winter 26", "--from", "2026-12-01", "--to", "2027-01-01"],
+                 "a season named 'Winter 26' exists already"),
+                (["--name", "back", "--from", "2027-01-02", "--to", "2027-01-01"],
+                 "--to 2027-01-01 is before --from 2027-01-02"),
+                (["--name", " ", "--from", "2027-01-01", "--to", "2027-01-01"],
+                 "--name must not be empty")]:
+            out = league("season", "--dsn", pg.dsn, *args)
+            assert out.returncode == 2 and words in out.stderr, out.stderr
+            assert len(out.stderr.splitlines()) == 1 and "Traceback" not in out.stderr
+        unknown = league("standings", "--dsn", pg.dsn, "--season", "Summer")
+        assert unknown.returncode == 2 and len(unknown.stderr.splitlines()) == 1
+        assert "no season named 'Summer' (known: Winter 26)" in unknown.stderr
+        empty = league("standings", "--dsn", pg.dsn, "--season", "Winter 26")
+        assert empty.stdout.splitlines()[-1] == "nobody is ranked yet"
+        assert league("standings", "--dsn", pg.dsn, "--season", "Winter 26",
+                      "--json").stdout == ""
+        assert pg.query("SELECT count(*) FROM seasons") == [(1,)]
     finally:
         pg.destroy()
