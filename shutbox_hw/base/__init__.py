@@ -1,0 +1,1 @@
+"""Plain values, time and errors: what every layer above may import (nothing of the box's own)."""

@@ -1,0 +1,1 @@
+"""The box's daemon: ports in, the referee, effects out; its queue of work; systemd's notify."""

@@ -1,0 +1,1 @@
+"""The adapters behind the ports: Pi pins, MCP23017 expanders, the dice module, the OLED."""
