@@ -9,10 +9,10 @@ import random
 import statistics
 import time
 
-from shutbox_hw.hal.debounce import FlapInputs
-from shutbox_hw.hal.expander import ExpanderPins
+from shutbox_hw.hal.adapters.expander import ExpanderPins
+from shutbox_hw.hal.adapters.switches import Switches
+from shutbox_hw.hal.contracts.debounce import FlapInputs
 from shutbox_hw.hal.simulated import SimBus, SimMcp23017, SimWorld
-from shutbox_hw.hal.switches import Switches
 
 
 def median_us(fn, runs: int = 15) -> float:

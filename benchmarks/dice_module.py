@@ -32,8 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from shutbox_hw.hal.simulated.pico_bridge import (FIRMWARE_DIR, PicoProcess,  # noqa: E402
-                                                  require_micropython)
+from shutbox_hw.hal.simulated.pico_bridge import FIRMWARE_DIR, PicoProcess, require_micropython  # noqa: E402
 
 TICK_SCRIPT = """
 import sys, time
@@ -123,11 +122,11 @@ def publish_to_rolled(wake_on_edge: bool, throws: int = 30) -> list[float]:
     """ms from the ready line falling to the throw in the loop's hands."""
     from gpiozero.pins.mock import MockFactory
 
-    from shutbox_hw.events import DiceRolled
-    from shutbox_hw.hal.box import build_module
-    from shutbox_hw.hal.clock import MonotonicClock
-    from shutbox_hw.hal.config import DiceConfig
-    from shutbox_hw.hal.poll import Waker, no_wake
+    from shutbox_hw.base.events import DiceRolled
+    from shutbox_hw.hal.adapters.box import build_module
+    from shutbox_hw.hal.contracts.clock import MonotonicClock
+    from shutbox_hw.hal.contracts.config import DiceConfig
+    from shutbox_hw.hal.contracts.poll import Waker, no_wake
     from shutbox_hw.hal.simulated import SimBus
     from shutbox_hw.hal.simulated.dice_module import SimDiceModule
 

@@ -20,7 +20,7 @@ from luma.core.interface.serial import i2c
 from luma.oled.device import ssd1306
 from PIL import Image, ImageDraw
 
-from shutbox_hw.hal.display import OledDisplay
+from shutbox_hw.hal.adapters.display import OledDisplay
 
 
 class CountingBus:

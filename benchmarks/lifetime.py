@@ -88,7 +88,7 @@ def schema_version() -> int:
 
 
 def config_for(preset: str, overrides: dict[str, str]) -> Any:
-    from shutbox_hw.config import load_config
+    from shutbox_hw.config.config_file import load_config
     return load_config(None, preset=preset, rule_overrides=overrides)
 
 
@@ -388,7 +388,7 @@ def timed_get(url: str) -> float:
 def web_figures(db: Path) -> dict[str, float]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-c", "import sys; from shutbox_hw.cli import"
+    server = subprocess.Popen([sys.executable, "-c", "import sys; from shutbox_hw.commands.cli import"
                                " main; sys.exit(main(sys.argv[1:]))", "web", "--db", str(db),
                                "--listen", f"127.0.0.1:{port}"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -426,7 +426,7 @@ def players_figures(db: Path) -> dict[str, float]:
     import contextlib
     import io
 
-    from shutbox_hw.cli import main as cli
+    from shutbox_hw.commands.cli import main as cli
     from shutbox_hw.store.highscores import high_scores
     from shutbox_hw.store.readonly import connect_readonly
 

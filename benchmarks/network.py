@@ -34,12 +34,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from mqtt_broker import MOSQUITTO, Broker, Consumer  # noqa: E402
+from web_server import WebServer  # noqa: E402
+
+from shutbox_hw.config.network import NetworkConfig  # noqa: E402
 from shutbox_hw.game.events import GameStarted, Rolled, ThrowCommitted, TurnStarted  # noqa: E402
-from shutbox_hw.netconfig import NetworkConfig  # noqa: E402
 from shutbox_hw.rules import build_rules  # noqa: E402
 from shutbox_hw.store import Store  # noqa: E402
 from shutbox_hw.store.outbox import queue  # noqa: E402
-from web_server import WebServer  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -144,7 +145,7 @@ def cpu_rss(pid: int) -> tuple[float, int]:
 
 def web_idle(tmp: Path, idle_s: float) -> None:
     db = tmp / "web.db"
-    out = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "sim", "--db", str(db),
+    out = subprocess.run([sys.executable, "-m", "shutbox_hw", "sim", "--db", str(db),
                           "--rules", "crafthouse-12", "--script",
                           str(Path(__file__).parent.parent / "tests/scripts/practice-001.txt")],
                          capture_output=True, text=True)

@@ -75,7 +75,7 @@ def process_ms(argv: list[str], env: dict[str, str] | None = None,
 def shutbox_hw() -> list[str]:
     """The installed ``shutbox-hw`` script beside this Python, as a box runs it."""
     script = Path(sys.executable).with_name("shutbox-hw")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "shutbox_hw.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "shutbox_hw"]
 
 
 def child(mode: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -119,9 +119,9 @@ def loop_child() -> dict[str, Any]:
     import gpiozero.pins.mock as mock
     from luma.core.device import dummy
 
-    import shutbox_hw.hal.display as display
-    from shutbox_hw.cli import build_parser
-    from shutbox_hw.config import load_config
+    import shutbox_hw.hal.adapters.display as display
+    from shutbox_hw.commands.cli import build_parser
+    from shutbox_hw.config.config_file import load_config
 
     pins: dict[str, Any] = {}
     changes: list[tuple[str, bool, int]] = []
@@ -228,8 +228,13 @@ def loop_child() -> dict[str, Any]:
 def plain_dp(rules: Any, objective: str) -> float:
     """The reference: the value of the full board by the straightforward recursive
     expectation over the open sets, asking the rules engine at every position."""
-    from shutbox_hw.rules import (allowed_dice_counts, dice_choice, full_board,
-                                  legal_closures, turn_score)
+    from shutbox_hw.rules import (
+        allowed_dice_counts,
+        dice_choice,
+        full_board,
+        legal_closures,
+        turn_score,
+    )
     better = min if objective == "min-score" else max
 
     @lru_cache(maxsize=None)
@@ -278,7 +283,7 @@ def burst_frames() -> int:
     device takes 23 ms per frame: how many frames reach the device."""
     from display_show import SlowDevice
 
-    from shutbox_hw.hal.display import OledDisplay
+    from shutbox_hw.hal.adapters.display import OledDisplay
     from shutbox_hw.render import render
     from shutbox_hw.render.samples import SAMPLES
     frames = [render(screen) for screen in SAMPLES.values()]

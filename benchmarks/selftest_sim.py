@@ -10,7 +10,7 @@ import statistics
 import time
 from pathlib import Path
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.selftest import SelfTest
 from shutbox_hw.selftest.sim import SimPerson, simulated_rig
 from shutbox_hw.sim.box import SimulatedBox

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 

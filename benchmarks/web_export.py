@@ -41,7 +41,7 @@ SHIFT = {"games": ("id",), "players": ("game_id",), "rounds": ("game_id",),
 def build(db: Path, turns: int) -> int:
     """A record of at least ``turns`` turns; the number of turns it holds."""
     script = CHECKOUT / "tests" / "scripts" / "two-player-klappenspiel.txt"
-    subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "sim", "--db", str(db),
+    subprocess.run([sys.executable, "-m", "shutbox_hw", "sim", "--db", str(db),
                     "--script", str(script)], check=True, capture_output=True, cwd=CHECKOUT)
     con = sqlite3.connect(db)
     per_game = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
@@ -98,7 +98,7 @@ def get(port: int, path: str) -> tuple[int, int]:
 def one_run(db: Path, source: Path) -> dict[str, float]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(source)}
-    proc = subprocess.Popen([sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
+    proc = subprocess.Popen([sys.executable, "-m", "shutbox_hw", "web", "--db", str(db),
                              "--listen", f"127.0.0.1:{port}"], cwd=source, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

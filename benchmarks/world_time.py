@@ -47,8 +47,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def sdcard_latency(changes: int = 120) -> tuple[list[float], list[float]]:
     """(edge to LED in us, bus ms per typical flap change) over ``changes`` flap changes."""
-    from shutbox_hw.config import load_config
-    from shutbox_hw.events import FlapChanged
+    from shutbox_hw.base.events import FlapChanged
+    from shutbox_hw.config.config_file import load_config
     from shutbox_hw.hal.simulated.timing import DiskProfile
     from shutbox_hw.sim.runner import SimRunner
 
@@ -96,7 +96,7 @@ def sdcard_latency(changes: int = 120) -> tuple[list[float], list[float]]:
 
 
 def trials(per_case: int) -> dict[str, int]:
-    from shutbox_hw.config import load_config
+    from shutbox_hw.config.config_file import load_config
     from shutbox_hw.hal.simulated.timing import DiskProfile
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.trials import Tally, run_trials
@@ -119,10 +119,10 @@ def loop_blocked_ms(hints: str = "always") -> tuple[float, float, float]:
     ms); ``hints = "off"``: the same game without a solver, the baseline."""
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = f"{tmp}/cache"
-        from shutbox_hw.config import load_config
-        from shutbox_hw.hints import advisor_for
+        from shutbox_hw.config.config_file import load_config
         from shutbox_hw.sim.runner import SimRunner
         from shutbox_hw.sim.script import parse_script
+        from shutbox_hw.skill.hints import advisor_for
         from shutbox_hw.strategy import forget_loaded
 
         forget_loaded()

@@ -400,7 +400,7 @@ if [[ -n $CURRENT && -e $CONFIG ]] && "$OPT/$CURRENT/bin/python" -c '' 2>/dev/nu
     pre=("$CONFIG" --db "$DB")
     [[ ! -f $BOOTCFG ]] || pre+=(--boot-config "$BOOTCFG")
     # from /: python -m looks in the working directory first (a checkout's shutbox_hw)
-    (cd / && as_service env PYTHONPATH="$code" "$OPT/$CURRENT/bin/python" -m shutbox_hw.cli \
+    (cd / && as_service env PYTHONPATH="$code" "$OPT/$CURRENT/bin/python" -m shutbox_hw \
         check-config "${pre[@]}") >/dev/null 2>"$BUILD_DIR/precheck.err" || status=$?
     if ((status == 2)); then
         cat "$BUILD_DIR/precheck.err" >&2
@@ -533,7 +533,7 @@ write_dice_overlay() {
     [[ -f ${BOOTCFG:-} ]] || return 0
     local line bus
     line=$("$OPT/$NEW/bin/python" -c 'import sys
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 dice = load_config(sys.argv[1]).hardware.dice
 print(dice.overlay if dice is not None and dice.overlay else "")' "$CONFIG") || return 0
     [[ -n $line ]] || return 0

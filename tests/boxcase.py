@@ -24,7 +24,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from shutbox_hw.config import Config, load_config
+from shutbox_hw.config.config_file import Config, load_config
 from shutbox_hw.game.screens import Screen
 from shutbox_hw.sim.observed import Observed
 from shutbox_hw.sim.runner import SimRunner

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from shutbox_hw.base.sdnotify import Notifier
 from shutbox_hw.claims.server import ClaimServer
 from shutbox_hw.commands.run import _claims_server, build_real_box, serve
-from shutbox_hw.config import load_config
-from shutbox_hw.daemon import Daemon
-from shutbox_hw.hal.clock import MonotonicClock
-from shutbox_hw.hal.poll import Waker
-from shutbox_hw.sdnotify import Notifier
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.daemon.daemon import Daemon
+from shutbox_hw.hal.contracts.clock import MonotonicClock
+from shutbox_hw.hal.contracts.poll import Waker
 from shutbox_hw.store import Store
 
 

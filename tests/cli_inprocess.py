@@ -10,7 +10,7 @@ marked ``process`` (docs/develop/testing-speed.md).
 The answer looks like ``subprocess.run(..., capture_output=True, text=True)``'s, so a
 test keeps its assertions word for word. Whatever global state the command sets is put
 back afterwards: os.environ, the working directory, the locale, the signal handlers,
-logging's handlers and levels, the box's language (shutbox_hw.i18n), sys.argv and the
+logging's handlers and levels, the box's language (shutbox_hw.base.i18n), sys.argv and the
 standard streams. An exception the
 command lets through is what the interpreter would make of it: its traceback on stderr
 and exit code 1 (so a test's ``"Traceback" not in stderr`` still means something).
@@ -30,7 +30,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from shutbox_hw import cli, i18n
+from shutbox_hw.base import i18n
+from shutbox_hw.commands import cli
 
 
 @dataclass

@@ -235,9 +235,9 @@ def installed(tmp_path_factory) -> Installed:
 
 @pytest.fixture(autouse=True)
 def box_speaks_english():
-    """The box's language is the process's (shutbox_hw.i18n): a test that
+    """The box's language is the process's (shutbox_hw.base.i18n): a test that
     switches it (a daemon configured in German) leaves English behind."""
-    from shutbox_hw import i18n
+    from shutbox_hw.base import i18n
     yield
     i18n.set_language(i18n.DEFAULT)
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from table import Table
 
-from shutbox_hw import i18n
-from shutbox_hw.events import Roster, Tonight
-from shutbox_hw.game import device_words, service_view
+from shutbox_hw.base import i18n
+from shutbox_hw.base.events import Roster, Tonight
+from shutbox_hw.game import service_view
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.screens import (
     AttractScreen,
@@ -46,6 +46,7 @@ from shutbox_hw.game.view import fault_notice
 from shutbox_hw.render import render, text
 from shutbox_hw.render.fonts import Font, cap_height
 from shutbox_hw.rules import build_rules, tiles_of
+from shutbox_hw.words import devices as device_words
 
 LONG_NAMES = ("Maximilian-Alexander", "Niccolò Ferdinando", "Bartholomäus", "Jürgen Größlich",
               "Ælfgifu Østergård", "Françoise-Hélène", "Guðrún", "Zoë Ångström")

@@ -27,7 +27,7 @@ NOBODY = 65534
 CHECKOUT = Path(__file__).resolve().parent.parent
 # the interpreter the venv was made from: a venv's bin/ lies inside the checkout
 INTERPRETER = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
-_MAIN = "import sys; from shutbox_hw.cli import main; sys.exit(main())"
+_MAIN = "import sys; from shutbox_hw.commands.cli import main; sys.exit(main())"
 
 
 def setpriv(groups: tuple[int, ...] = ()) -> list[str]:
@@ -132,7 +132,7 @@ def make_public_copy() -> Iterator[PublicCopy]:
             if dist.metadata["Name"].lower() != "shutbox-hw":
                 _copy_distribution(dist, copy.site)
         _open_up(root)
-        probe = subprocess.run(copy.command(code="import shutbox_hw.cli, gpiozero"),
+        probe = subprocess.run(copy.command(code="import shutbox_hw.commands.cli, gpiozero"),
                                env=copy.env(), capture_output=True, text=True, timeout=60,
                                cwd="/")
         if probe.returncode != 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shutbox_hw.config import Config, parse_config
+from shutbox_hw.config.config_file import Config, parse_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 

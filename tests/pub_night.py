@@ -34,7 +34,7 @@ from typing import Any
 from pub_referee import Untrue
 from pub_truth import Witness
 
-from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
+from shutbox_hw.base.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.effects import Emit, RollDice, Show

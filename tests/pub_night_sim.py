@@ -18,7 +18,7 @@ from typing import Any
 from pub_night import Night
 
 import shutbox_hw.render as render_module
-from shutbox_hw.config import parse_config
+from shutbox_hw.config.config_file import parse_config
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.rules import RuleSet, full_board, mask_of
 from shutbox_hw.sim.runner import SimRunner

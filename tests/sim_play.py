@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from shutbox_hw.config import Config
+from shutbox_hw.config.config_file import Config
 from shutbox_hw.rules import dice_choice, full_board, legal_closures, tiles_of
 from shutbox_hw.sim.runner import SimRunner, check_steps
 from shutbox_hw.sim.script import parse_script

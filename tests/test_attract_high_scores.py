@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from table import Table
 
-from shutbox_hw.events import Figures, HighScores, Tick, Tonight
+from shutbox_hw.base.events import Figures, HighScores, Tick, Tonight
 from shutbox_hw.game.attract import ATTRACT_PAGE_MS
 from shutbox_hw.render import render, text
 from shutbox_hw.render.fonts import role

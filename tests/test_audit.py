@@ -6,7 +6,7 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.store import Store
 from shutbox_hw.store.audit import audit_lines
 

@@ -25,7 +25,7 @@ from badinput.cases import CASES, Case, make
 from cli_inprocess import run_cli
 from other_user import PublicCopy
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.store import Store
 

@@ -26,7 +26,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from shutbox_hw import i18n
+from shutbox_hw.base import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2), "count": (2, 3)}
@@ -149,8 +149,9 @@ def test_no_english_word_is_left_on_the_german_and_italian_screens():
 
 def test_the_parts_words_the_screen_translates_are_the_parts_own():
     # a part reporting new words would be shown in English: name them here
-    from shutbox_hw.game import device_words
-    from shutbox_hw.hal import debounce, dice_source, expander, oled_display
+    from shutbox_hw.hal.adapters import dice_source, expander, oled_display
+    from shutbox_hw.hal.contracts import debounce
+    from shutbox_hw.words import devices as device_words
     assert {dice_source.MODULE, oled_display.SOURCE, "storage"} <= device_words.DEVICES
     assert {debounce.CHATTER_MESSAGE, debounce.SETTLED_MESSAGE, expander.BROWNOUT_MESSAGE,
             expander.RECONFIGURED_MESSAGE, expander.BACK_MESSAGE, oled_display.BACK_MESSAGE,
@@ -159,10 +160,10 @@ def test_the_parts_words_the_screen_translates_are_the_parts_own():
 
 def test_the_storage_words_are_the_stores_own_and_said_in_the_boxs_language():
     """Issue 38's words on the screen: each part's own text, translated whole."""
-    from shutbox_hw import i18n
-    from shutbox_hw.daemon import BUG_PART, BUG_WORDS
-    from shutbox_hw.game import device_words
+    from shutbox_hw.base import i18n
+    from shutbox_hw.daemon.daemon import BUG_PART, BUG_WORDS
     from shutbox_hw.store import backup, faults, mounts
+    from shutbox_hw.words import devices as device_words
     assert {faults.READ_ONLY, faults.DAMAGED_WORDS, faults.NOT_A_DATABASE,
             faults.FOLDER_GONE, faults.FILE_GONE, "disk full", "disk error",
             "database locked", BUG_WORDS.removeprefix("cannot save: ")} <= device_words.CAUSES

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
-from shutbox_hw.hal.config import ExpanderPin
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.hal.contracts.config import ExpanderPin
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_A = ROOT / "hardware" / "gpio-9" / "shutbox.toml"
@@ -154,7 +154,7 @@ def test_empty_file_is_the_default_box(tmp_path, capsys):
 def test_real_process_exit_status(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text("[hardware]\nflaps = 3\n")
-    done = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "check-config", str(path)],
+    done = subprocess.run([sys.executable, "-m", "shutbox_hw", "check-config", str(path)],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [

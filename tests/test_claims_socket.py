@@ -18,9 +18,9 @@ from claims_box import RunningBox, short_folder
 
 from shutbox_hw.claims import client, desk, server
 from shutbox_hw.claims.server import ClaimServer, ClaimsUnavailable
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.game import join
-from shutbox_hw.hal.clock import MonotonicClock
+from shutbox_hw.hal.contracts.clock import MonotonicClock
 
 WEB = "http://192.168.1.20:8080/"
 
@@ -204,7 +204,7 @@ def test_codes_are_random_in_the_alphabet_and_the_url_is_the_join_page():
 
 
 def test_the_socket_s_path_is_a_config_key_checked_like_the_others(tmp_path, monkeypatch):
-    from shutbox_hw.config import check_config
+    from shutbox_hw.config.config_file import check_config
     conf = tmp_path / "box.toml"
     conf.write_text('[network]\nclaims_socket = "claims.sock"\n')
     [problem] = check_config(conf)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_inprocess import run_cli
 
-from shutbox_hw import i18n
+from shutbox_hw.base import i18n
 from shutbox_hw.commands import rules
 
 EXE = Path(sys.executable).with_name("shutbox-hw")

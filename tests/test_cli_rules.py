@@ -5,7 +5,7 @@ import json
 import pytest
 from cli_inprocess import run_cli
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 
 
 def run_json(capsys, *argv):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.strategy import forget_loaded
 
 

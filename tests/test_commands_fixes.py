@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 
 SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
 GAME = ["--rules", "klappenspiel", "--set", "threshold=10", "--script", str(SCRIPT)]
 
 
 def shutbox(*argv: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "shutbox_hw.cli", *argv],
+    return subprocess.Popen([sys.executable, "-m", "shutbox_hw", *argv],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
 
 
@@ -40,7 +40,7 @@ def test_history_json_into_a_closed_pipe(tmp_path, capsys):
     capsys.readouterr()
     read, write = os.pipe()
     os.close(read)              # nobody reads: the first write is EPIPE
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "history", "--db",
+    proc = subprocess.run([sys.executable, "-m", "shutbox_hw", "history", "--db",
                            str(db), "--json"], stdout=write, stderr=subprocess.PIPE)
     os.close(write)
     assert proc.returncode == 0 and proc.stderr == b""

@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from shutbox_hw.cli import main
-from shutbox_hw.errors import LINE_LIMIT, one_line
-from shutbox_hw.hal.gpio import pin_factory_problem
+from shutbox_hw.base.errors import LINE_LIMIT, one_line
+from shutbox_hw.commands.cli import main
+from shutbox_hw.hal.adapters.gpio import pin_factory_problem
 from shutbox_hw.rules import PRESETS
 
 # the box's idle titles, as README's "Playing on the box" names them

@@ -2,7 +2,7 @@
 
 from table import Table
 
-from shutbox_hw.events import Tick
+from shutbox_hw.base.events import Tick
 from shutbox_hw.game.presentation import QUICK_SHOW_MS
 from shutbox_hw.game.screens import (
     AttractScreen,
@@ -620,7 +620,7 @@ def test_every_step_of_an_instant_win_has_a_frame(tmp_path, capsys):
     """``sim --frames`` keeps a frame of each step, even after the script's last line."""
     from PIL import Image, ImageChops
 
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     from shutbox_hw.render import render
     lines = ["start 2"]
     for dice, tiles in [((4, 5), [9]), ((4, 4), [8]), ((3, 4), [7]), ((3, 3), [6]),

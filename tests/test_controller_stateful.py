@@ -29,7 +29,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from shutbox_hw.events import ButtonPressed, DiceRolled, FlapChanged, Tick
+from shutbox_hw.base.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.effects import Emit, RollDice

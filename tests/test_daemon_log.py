@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sim_play import play_script
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 
 SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
 

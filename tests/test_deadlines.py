@@ -7,11 +7,11 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from shutbox_hw.hal.debounce import Debouncer
-from shutbox_hw.hal.gpio import PiPins
+from shutbox_hw.base.scheduler import Scheduler
+from shutbox_hw.hal.adapters.gpio import PiPins
+from shutbox_hw.hal.adapters.switches import Switches
+from shutbox_hw.hal.contracts.debounce import Debouncer
 from shutbox_hw.hal.simulated import SimWorld
-from shutbox_hw.hal.switches import Switches
-from shutbox_hw.scheduler import Scheduler
 
 # (gap, level): an edge after the gap, or only a poll (None); short gaps make chatter
 steps_st = st.lists(st.tuples(st.integers(0, 4) | st.integers(0, 60),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from shutbox_hw.hal.config import parse_hardware
-from shutbox_hw.hal.dice_module import DiceModule
+from shutbox_hw.hal.adapters.dice_module import DiceModule
+from shutbox_hw.hal.contracts.config import parse_hardware
 
 
 def accepted_by_config(address: int) -> bool:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config, parse_config
-from shutbox_hw.hal.config import DiceConfig
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config, parse_config
+from shutbox_hw.hal.contracts.config import DiceConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDS = {"gpio-9": ROOT / "hardware/gpio-9/shutbox.toml",

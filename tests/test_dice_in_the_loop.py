@@ -10,7 +10,7 @@ from micropython_rig import micropython
 from test_dice_wire import Rig, named
 
 from shutbox_hw.dice_firmware import dice_config as cfg
-from shutbox_hw.hal.dice_source import MODULE
+from shutbox_hw.hal.adapters.dice_source import MODULE
 from shutbox_hw.hal.simulated.dice_firmware import START_MS
 
 IN_THE_LOOP = '\n[sim]\ndice_firmware = "micropython"\n'
@@ -84,7 +84,7 @@ def test_a_button_held_at_power_up_with_usb_leaves_the_module_off_and_says_so(ri
 
 
 def test_the_sim_table_names_a_firmware_or_says_what_it_takes(tmp_path):
-    from shutbox_hw.config import check_config, load_config
+    from shutbox_hw.config.config_file import check_config, load_config
 
     path = tmp_path / "box.toml"
     path.write_text('[sim]\ndice_firmware = "python"\n')
@@ -96,7 +96,7 @@ def test_the_sim_table_names_a_firmware_or_says_what_it_takes(tmp_path):
 def test_without_an_interpreter_the_sim_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     from test_dice_wire import module_config
 
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
 
     monkeypatch.setenv("MICROPYTHON", str(tmp_path / "no-such-micropython"))
     path = module_config("gpio-9", tmp_path, IN_THE_LOOP)

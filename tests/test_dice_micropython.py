@@ -1,7 +1,7 @@
 """The dice firmware's own main.py under a real MicroPython (the unix port,
 pyproject's test extra) on a fake rp2 board: pins, the I2C target with
 rp2's semantics, the watchdog, ticks that wrap at 2**30. The Pi's side is
-the real driver (shutbox_hw.hal.dice_module) through the fake bus."""
+the real driver (shutbox_hw.hal.adapters.dice_module) through the fake bus."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from micropython_rig import PicoBus, micropython, pico  # noqa: F401 - pico is a
 from shutbox_hw.dice_firmware import dice_anim as anim
 from shutbox_hw.dice_firmware import dice_config as cfg
 from shutbox_hw.dice_firmware import dice_regs as regs
-from shutbox_hw.hal import dice_module as dm
+from shutbox_hw.hal.adapters import dice_module as dm
 from shutbox_hw.hal.simulated.pico_bridge import PicoProcess
 
 TUMBLE = sum(anim.TUMBLE_MS)

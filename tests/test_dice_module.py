@@ -1,4 +1,4 @@
-"""The host driver (shutbox_hw.hal.dice_module) against the firmware's own logic
+"""The host driver (shutbox_hw.hal.adapters.dice_module) against the firmware's own logic
 served by the simulated module on the simulated I2C bus."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import errno
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from shutbox_hw.hal import dice_module as dm
-from shutbox_hw.hal.clock import VirtualClock
+from shutbox_hw.hal.adapters import dice_module as dm
+from shutbox_hw.hal.contracts.clock import VirtualClock
 from shutbox_hw.hal.simulated import SimBus
 from shutbox_hw.hal.simulated.dice_module import SimDiceModule
 

@@ -48,7 +48,7 @@ def test_the_wheel_carries_the_firmware_logic_as_shutbox_hw_dice_firmware(tmp_pa
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = ("from shutbox_hw.hal.simulated.dice_module import SimDiceModule, FIRMWARE_DIR;"
-            "from shutbox_hw.hal.dice_module import DiceModule;"
+            "from shutbox_hw.hal.adapters.dice_module import DiceModule;"
             "from shutbox_hw.hal.simulated import SimBus;"
             "bus = SimBus(); sim = SimDiceModule(); bus.attach(0x42, sim);"
             "drv = DiceModule(bus, sleep=lambda s: None); assert drv.find();"

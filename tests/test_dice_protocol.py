@@ -20,7 +20,7 @@ from micropython_rig import PicoBus, micropython
 from shutbox_hw.dice_firmware import dice_anim as anim
 from shutbox_hw.dice_firmware import dice_config as cfg
 from shutbox_hw.dice_firmware import dice_regs as regs
-from shutbox_hw.hal import dice_module as dm
+from shutbox_hw.hal.adapters import dice_module as dm
 from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 from shutbox_hw.hal.simulated.pico_bridge import PicoProcess
 

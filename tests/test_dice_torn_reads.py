@@ -24,7 +24,7 @@ import subprocess
 
 from micropython_rig import micropython
 
-from shutbox_hw.hal import dice_module as dm
+from shutbox_hw.hal.adapters import dice_module as dm
 from shutbox_hw.hal.simulated.dice_module import FIRMWARE_DIR
 
 SCRIPT = """

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
-from shutbox_hw.events import ButtonPressed, DiceRolled
+from shutbox_hw.base.events import ButtonPressed, DiceRolled
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.game.controller import Controller
-from shutbox_hw.hal.dice_source import MODULE
+from shutbox_hw.hal.adapters.dice_source import MODULE
 from shutbox_hw.rules import rules_from_dict
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
@@ -256,12 +256,12 @@ def test_run_builds_the_module_with_its_ready_line_on_the_pi_pins(tmp_path, monk
     from gpiozero.pins.mock import MockFactory
 
     from shutbox_hw.commands import run
-    from shutbox_hw.hal.clock import VirtualClock
-    from shutbox_hw.hal.dice_source import ModuleDice
+    from shutbox_hw.hal.adapters.dice_source import ModuleDice
+    from shutbox_hw.hal.contracts.clock import VirtualClock
     from shutbox_hw.hal.simulated import SimBus
     from shutbox_hw.hal.simulated.dice_module import SimDiceModule
     factory = MockFactory()
-    monkeypatch.setattr("shutbox_hw.hal.gpio.make_pin_factory", lambda name: factory)
+    monkeypatch.setattr("shutbox_hw.hal.adapters.gpio.make_pin_factory", lambda name: factory)
     clock = VirtualClock()
     bus = SimBus()
     module = SimDiceModule(clock=clock, ready_pin=factory.pin(18))

@@ -12,8 +12,8 @@ import pytest
 from luma.oled.device import sh1106, ssd1306, ssd1309
 from PIL import Image, ImageDraw
 
-from shutbox_hw.hal.display import OledDisplay
-from shutbox_hw.hal.luma_panel import DISPLAY_OFF, LumaPanel
+from shutbox_hw.hal.adapters.display import OledDisplay
+from shutbox_hw.hal.adapters.luma_panel import DISPLAY_OFF, LumaPanel
 from shutbox_hw.hal.simulated.panel import SimPanel
 
 EVERY_MS = 60_000

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw import cli
-from shutbox_hw.config import check_config
+from shutbox_hw.base.validate import Spec
+from shutbox_hw.commands import cli
+from shutbox_hw.config.config_file import check_config
 from shutbox_hw.reference import PAGES, REGENERATE, stale_pages
 from shutbox_hw.reference.config_page import SPECS
-from shutbox_hw.validate import Spec
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_PAGE = ROOT / "docs" / "operate" / "config-reference.md"

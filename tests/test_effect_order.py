@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from shutbox_hw import daemon as daemon_module
-from shutbox_hw.config import load_config
-from shutbox_hw.daemon import STORE_RETRY_MS
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.daemon import daemon as daemon_module
+from shutbox_hw.daemon.daemon import STORE_RETRY_MS
 from shutbox_hw.game.screens import PlayScreen
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
@@ -203,11 +203,11 @@ def test_a_step_sorts_its_effects_into_the_stated_order():
     """Whatever order the controller returned them in: the last frame of the
     lights and of the screen, every event in order, and after the step the
     settings, then the figures, then the dice."""
+    from shutbox_hw.base.leds import LedFrame
+    from shutbox_hw.daemon.work import ReadFigures, Reconfigure, Roll, Step
     from shutbox_hw.game.effects import Emit, Lights, RollDice, Show
     from shutbox_hw.game.events import GameEnded, SettingChanged, TurnStarted
     from shutbox_hw.game.screens import ConfirmScreen, NoticeScreen
-    from shutbox_hw.leds import LedFrame
-    from shutbox_hw.steps import ReadFigures, Reconfigure, Roll, Step
 
     first, last = LedFrame(flaps=("on",)), LedFrame(flaps=("off",), red="on")
     started = TurnStarted(seat=0, player="Ann", round=1)
@@ -223,8 +223,8 @@ def test_a_step_sorts_its_effects_into_the_stated_order():
 
 
 def test_the_disks_answer_goes_before_the_next_step_and_keeps_the_screen_waiting():
-    from shutbox_hw.events import Tick
-    from shutbox_hw.steps import Carry, Queued, Roll, WorkQueue
+    from shutbox_hw.base.events import Tick
+    from shutbox_hw.daemon.work import Carry, Queued, Roll, WorkQueue
 
     queue, seen = WorkQueue(), []
     queue.add(Queued(Carry(), 0))

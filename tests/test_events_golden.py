@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sim_play import with_restarts
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 
 TESTS = Path(__file__).parent
 SCRIPTS = TESTS / "scripts"

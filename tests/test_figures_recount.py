@@ -188,7 +188,7 @@ def test_tonight_counts_only_the_window(tmp_path):
 def test_the_audits_show_the_outbox_and_the_database_size(tmp_path, capsys):
     """``audit --json`` has ``"outbox": {"queued": N, "dropped": M}`` and the file's
     size; the menu's lines show them under "storage"."""
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     from shutbox_hw.store.audit import OUTBOX_DROPPED
     path = tmp_path / "box.db"
     store = Store(path)

@@ -11,7 +11,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.store.game_record import (

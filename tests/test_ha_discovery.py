@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from shutbox_hw.netconfig import NetworkConfig
+from shutbox_hw.config.network import NetworkConfig
 from shutbox_hw.network.discovery import ENTITIES, discovery_messages
 from shutbox_hw.network.publisher import topics
 

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from shutbox_hw.config import parse_config
-from shutbox_hw.hal.config import ExpanderPin, HardwareConfig, parse_hardware
+from shutbox_hw.config.config_file import parse_config
+from shutbox_hw.hal.contracts.config import ExpanderPin, HardwareConfig, parse_hardware
 
 # BCM pins that must stay free by default: HAT EEPROM, I2C (the OLED), UART
 RESERVED = {0, 1, 2, 3, 14, 15}
@@ -181,7 +181,7 @@ def test_ssd1309_is_accepted_and_drives_lumas_ssd1309():
     # the same (serial, width, height, rotate) as its ssd1306, its base class
     from luma.oled.device import ssd1309
 
-    from shutbox_hw.hal.luma_panel import luma_panel
+    from shutbox_hw.hal.adapters.luma_panel import luma_panel
     hw, problems = parse({"display": {"driver": "ssd1309"}})
     assert problems == [] and hw.display.driver == "ssd1309"
     panel = luma_panel(hw.display.driver, hw.display.port, hw.display.address)
@@ -192,7 +192,7 @@ def test_ssd1309_is_accepted_and_drives_lumas_ssd1309():
 
 def test_each_key_defaults_to_its_dataclass_field():
     # an empty table reads as the dataclass's defaults: no second copy of a default
-    from shutbox_hw.hal.config import DISPLAY, EXPANDER, DisplayConfig, ExpanderConfig
+    from shutbox_hw.hal.contracts.config import DISPLAY, EXPANDER, DisplayConfig, ExpanderConfig
     for spec, table in ((DISPLAY, DisplayConfig), (EXPANDER, ExpanderConfig)):
         problems: list[str] = []
         assert spec.read({}, _problems(problems)) == dataclasses.asdict(table())
@@ -200,7 +200,7 @@ def test_each_key_defaults_to_its_dataclass_field():
 
 
 def test_a_bad_value_reads_as_the_default_with_one_line():
-    from shutbox_hw.hal.config import DISPLAY
+    from shutbox_hw.hal.contracts.config import DISPLAY
     problems: list[str] = []
     values = DISPLAY.read({"contrast": "bright", "port": 40}, _problems(problems))
     assert (values["contrast"], values["port"]) == (0x7F, 1)
@@ -211,7 +211,7 @@ def test_a_bad_value_reads_as_the_default_with_one_line():
 
 
 def _problems(lines: list[str]):
-    from shutbox_hw.validate import Problems
+    from shutbox_hw.base.validate import Problems
     return Problems(lines, "hardware").under("display")
 
 
@@ -221,7 +221,8 @@ def test_the_adapters_default_to_the_config_timings(name):
     # hold_ms once drifted: 1000 in the config, 800 in the adapters
     import inspect
 
-    from shutbox_hw.hal import debounce, expander, gpio, switches
+    from shutbox_hw.hal.adapters import expander, gpio, switches
+    from shutbox_hw.hal.contracts import debounce
     cls = next(getattr(m, name) for m in (debounce, switches, gpio, expander) if hasattr(m, name))
     config = HardwareConfig()
     timings = {"debounce_ms": config.debounce_ms, "hold_ms": config.hold_ms,

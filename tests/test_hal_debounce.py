@@ -5,8 +5,15 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault
-from shutbox_hw.hal.debounce import ButtonInputs, Chatter, Debouncer, FlapInputs, HoldTimer, Settled
+from shutbox_hw.base.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault
+from shutbox_hw.hal.contracts.debounce import (
+    ButtonInputs,
+    Chatter,
+    Debouncer,
+    FlapInputs,
+    HoldTimer,
+    Settled,
+)
 
 
 def presses(events):

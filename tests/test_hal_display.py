@@ -16,12 +16,12 @@ import pytest
 from luma.core.error import DeviceNotFoundError
 from PIL import Image, ImageDraw
 
-from shutbox_hw.config import load_config
-from shutbox_hw.hal.burn_in import ORBIT, shift_within_blank
-from shutbox_hw.hal.config import DisplayConfig, HardwareConfig, parse_hardware
-from shutbox_hw.hal.display import NullDisplay, OledDisplay, dummy_device, make_display
-from shutbox_hw.hal.luma_panel import luma_panel
-from shutbox_hw.scheduler import Scheduler
+from shutbox_hw.base.scheduler import Scheduler
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.hal.adapters.burn_in import ORBIT, shift_within_blank
+from shutbox_hw.hal.adapters.display import NullDisplay, OledDisplay, dummy_device, make_display
+from shutbox_hw.hal.adapters.luma_panel import luma_panel
+from shutbox_hw.hal.contracts.config import DisplayConfig, HardwareConfig, parse_hardware
 
 # luma's ssd1306 calls Image.getdata (deprecated in Pillow 13; Pillow<14 is pinned)
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")

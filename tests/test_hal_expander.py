@@ -7,12 +7,18 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault, ServiceRequested
-from shutbox_hw.hal.expander import ExpanderLamps, ExpanderPins
-from shutbox_hw.hal.lights import Lights
-from shutbox_hw.hal.ports import LedFrame
+from shutbox_hw.base.events import (
+    ButtonLevel,
+    ButtonPressed,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+)
+from shutbox_hw.hal.adapters.expander import ExpanderLamps, ExpanderPins
+from shutbox_hw.hal.adapters.lights import Lights
+from shutbox_hw.hal.adapters.switches import Switches
+from shutbox_hw.hal.contracts.ports import LedFrame
 from shutbox_hw.hal.simulated import SimBus, SimMcp23017, SimSwitch, SimWorld, expander_pin_setter
-from shutbox_hw.hal.switches import Switches
 
 # tiles 1..7 on GPA0..GPA6, tiles 8..12 on GPB0..GPB4, ROLL GPB5, NEXT GPB6
 FLAPS = {t: t - 1 for t in range(1, 8)} | {t: t for t in range(8, 13)}

@@ -9,13 +9,19 @@ from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shutbox_hw.errors import UserError
-from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault, ServiceRequested
-from shutbox_hw.hal.gpio import PiLamps, PiPins, gpio_device_problem, make_pin_factory
-from shutbox_hw.hal.lights import Lights
-from shutbox_hw.hal.ports import LedFrame
+from shutbox_hw.base.errors import UserError
+from shutbox_hw.base.events import (
+    ButtonLevel,
+    ButtonPressed,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+)
+from shutbox_hw.hal.adapters.gpio import PiLamps, PiPins, gpio_device_problem, make_pin_factory
+from shutbox_hw.hal.adapters.lights import Lights
+from shutbox_hw.hal.adapters.switches import Switches
+from shutbox_hw.hal.contracts.ports import LedFrame
 from shutbox_hw.hal.simulated import SimSwitch, SimWorld, mock_pin_setter
-from shutbox_hw.hal.switches import Switches
 
 FLAP_PINS = {1: 5, 2: 6, 3: 13}
 

@@ -5,8 +5,8 @@ import random
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from shutbox_hw.hal import mcp23017 as reg
-from shutbox_hw.hal.mcp23017 import Mcp23017, Mcp23017Error
+from shutbox_hw.hal.adapters import mcp23017 as reg
+from shutbox_hw.hal.adapters.mcp23017 import Mcp23017, Mcp23017Error
 from shutbox_hw.hal.simulated import SimBus, SimMcp23017
 
 

@@ -12,12 +12,24 @@ import random
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from shutbox_hw.events import ButtonLevel, ButtonPressed, FlapChanged, InputFault, ServiceRequested
-from shutbox_hw.hal.box import build_ports
-from shutbox_hw.hal.config import ExpanderConfig, ExpanderPin, HardwareConfig, parse_hardware
-from shutbox_hw.hal.debounce import ButtonInputs
-from shutbox_hw.hal.poll import run_loop
-from shutbox_hw.hal.ports import LedFrame
+from shutbox_hw.base.events import (
+    ButtonLevel,
+    ButtonPressed,
+    FlapChanged,
+    InputFault,
+    ServiceRequested,
+)
+from shutbox_hw.hal.adapters.box import build_ports
+from shutbox_hw.hal.adapters.switches import Edge, Switches
+from shutbox_hw.hal.contracts.config import (
+    ExpanderConfig,
+    ExpanderPin,
+    HardwareConfig,
+    parse_hardware,
+)
+from shutbox_hw.hal.contracts.debounce import ButtonInputs
+from shutbox_hw.hal.contracts.poll import run_loop
+from shutbox_hw.hal.contracts.ports import LedFrame
 from shutbox_hw.hal.simulated import (
     SimBus,
     SimMcp23017,
@@ -26,7 +38,6 @@ from shutbox_hw.hal.simulated import (
     expander_pin_setter,
     mock_pin_setter,
 )
-from shutbox_hw.hal.switches import Edge, Switches
 
 
 def presses(events):

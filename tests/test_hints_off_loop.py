@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import threading
 
-from shutbox_hw.config import load_config
-from shutbox_hw.events import FlapChanged
-from shutbox_hw.hints import SolverAdvisor, _solver
+from shutbox_hw.base.events import FlapChanged
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
+from shutbox_hw.skill.hints import SolverAdvisor, _solver
 
 HINTS = '[rules]\npreset = "klappenspiel"\n[game]\nhints = "always"\n'
 

@@ -5,10 +5,10 @@ import errno
 import pytest
 from luma.core.error import DeviceNotFoundError
 
-from shutbox_hw.hal.dice_module import DiceModule, DiceModuleMissing
-from shutbox_hw.hal.i2c_retry import TRANSIENT_ERRNOS, I2cRetry, transient_errno
-from shutbox_hw.hal.luma_panel import no_answer, transient_panel_error
-from shutbox_hw.hal.mcp23017 import Mcp23017, Mcp23017Error
+from shutbox_hw.hal.adapters.dice_module import DiceModule, DiceModuleMissing
+from shutbox_hw.hal.adapters.luma_panel import no_answer, transient_panel_error
+from shutbox_hw.hal.adapters.mcp23017 import Mcp23017, Mcp23017Error
+from shutbox_hw.hal.contracts.i2c_retry import TRANSIENT_ERRNOS, I2cRetry, transient_errno
 
 
 class Flaky:
@@ -128,7 +128,7 @@ class FailingBus:
 
 
 def test_the_three_drivers_share_the_helper():
-    from shutbox_hw.hal.display import OledDisplay, dummy_device
+    from shutbox_hw.hal.adapters.display import OledDisplay, dummy_device
     chip = Mcp23017(FailingBus(errno.EIO, 0), 0x20)
     module = DiceModule(FailingBus(errno.EIO, 0), 0x42)
     display = OledDisplay(dummy_device)

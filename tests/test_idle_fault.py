@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from shutbox_hw import i18n
+from shutbox_hw.base import i18n
 from shutbox_hw.game import attract, view
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.presentation import Presentation

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.hal.simulated.timing import DiskProfile
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.trials import Tally, run_trials
@@ -45,7 +45,7 @@ def test_the_old_reading_of_intcap_invents_presses(tmp_path, monkeypatch):
     """The same trials find the defect the expander fix removes: a capture read
     late taken as the level from the interrupt until the read (the old
     driver's reading, here with the new reader and bus)."""
-    from shutbox_hw.hal import expander
+    from shutbox_hw.hal.adapters import expander
     real_feed = expander.ExpanderPins._feed
 
     def old_feed(self, snap, int_at, now_ms, stale, out):

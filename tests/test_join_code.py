@@ -3,7 +3,7 @@ code, while the game is set up, and not too many at once (game/join.py)."""
 
 from __future__ import annotations
 
-from shutbox_hw.events import ButtonPressed, JoinCode, SeatClaim, ServiceRequested, Tick
+from shutbox_hw.base.events import ButtonPressed, JoinCode, SeatClaim, ServiceRequested, Tick
 from shutbox_hw.game import join
 from shutbox_hw.game.controller import Controller
 from shutbox_hw.game.events import SeatClaimed
@@ -151,8 +151,8 @@ class QuietSocket:
 
 
 def test_the_daemon_s_desk_makes_a_new_code_for_every_setup_and_when_one_expires():
+    from shutbox_hw.base.scheduler import Scheduler
     from shutbox_hw.claims.desk import CODE_TTL_MS, Desk
-    from shutbox_hw.scheduler import Scheduler
     codes = iter(f"CODE{i:02d}" for i in range(10))
     socket = QuietSocket(None)
     desk = Desk(socket, Scheduler().timer("join code"), make_code=lambda: next(codes))

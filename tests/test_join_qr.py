@@ -10,9 +10,9 @@ import pytest
 import zxingcpp
 from PIL import Image
 
-from shutbox_hw.events import JoinCode
+from shutbox_hw.base.events import JoinCode
 from shutbox_hw.game.controller import Controller
-from shutbox_hw.hal.burn_in import ORBIT, shift_within_blank
+from shutbox_hw.hal.adapters.burn_in import ORBIT, shift_within_blank
 from shutbox_hw.render import qr, render
 from shutbox_hw.render.widgets import BOTTOM, RIGHT
 from shutbox_hw.rules import DEFAULT_PRESET, build_rules

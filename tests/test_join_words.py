@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 
+from shutbox_hw.base.i18n import speaking
 from shutbox_hw.claims import server
 from shutbox_hw.claims.desk import Desk
 from shutbox_hw.game import join, setup
 from shutbox_hw.game.config import GameConfig
 from shutbox_hw.game.state import GameState
-from shutbox_hw.i18n import speaking
 from shutbox_hw.players.names import MAX_NAME_CHARS, name_problem
 from shutbox_hw.rules import build_rules
 from shutbox_hw.web.join import routes

@@ -7,10 +7,10 @@ from __future__ import annotations
 from gpiozero.pins.mock import MockFactory, MockPin
 from gpiozero.pins.pi import PiPin as GpiozeroPiPin
 
-from shutbox_hw.events import ButtonPressed
-from shutbox_hw.hal.clock import VirtualClock
-from shutbox_hw.hal.gpio import PiPins
-from shutbox_hw.hal.switches import Switches
+from shutbox_hw.base.events import ButtonPressed
+from shutbox_hw.hal.adapters.gpio import PiPins
+from shutbox_hw.hal.adapters.switches import Switches
+from shutbox_hw.hal.contracts.clock import VirtualClock
 
 
 class LatePin(MockPin):

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw import i18n
-from shutbox_hw.config import load_config
+from shutbox_hw.base import i18n
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.config.settings import effective
 from shutbox_hw.game.screens import AttractScreen, MenuScreen
 from shutbox_hw.game.service import ADJUST_ITEMS, ITEMS
-from shutbox_hw.settings import effective
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 
@@ -53,7 +53,7 @@ def test_english_by_default(tmp_path):
                                           ("DE", "'DE' is not one of en, de, it"),
                                           (3, "3 is not one of en, de, it")])
 def test_check_config_refuses_a_language_the_box_does_not_speak(tmp_path, value, shown):
-    from shutbox_hw.config import check_config
+    from shutbox_hw.config.config_file import check_config
     value = f'"{value}"' if isinstance(value, str) else value
     problems = check_config(_config(tmp_path, f"[box]\nlanguage = {value}\n"))
     assert problems == [f"[box] language: {shown}"]

@@ -20,7 +20,7 @@ from functools import cache
 import pytest
 from language_sweep import LONG_NAMES, SHORT_NAMES, Drawn, drawn, every_screen, primary_texts
 
-from shutbox_hw.i18n import LANGUAGES, speaking
+from shutbox_hw.base.i18n import LANGUAGES, speaking
 from shutbox_hw.render.fonts import PRIMARY_MIN_PX
 from shutbox_hw.render.text import ELLIPSIS
 

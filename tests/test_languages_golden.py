@@ -15,7 +15,7 @@ import pytest
 from language_sweep import golden_screens
 from PIL import Image, ImageChops
 
-from shutbox_hw.i18n import LANGUAGES, speaking
+from shutbox_hw.base.i18n import LANGUAGES, speaking
 from shutbox_hw.render import render
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -1,11 +1,12 @@
-"""The package's layers: each imports only from the layers below it.
+"""The package's layers: each folder imports only from the folders below it.
 
-From the bottom: plain values (events, lights, errors, the scheduler); the rules and,
-beside them, the hardware and systemd's notify socket; the game, the solver and the words every
-surface names the record with; the renderer, the
-store and the config file; the daemon and the hints; the simulator, then
-the self-test (which runs on it), then the commands. The pure layers must
-not drag in hardware, imaging or storage libraries.
+The folders are the layers (docs/develop/architecture.md), from the bottom: plain values,
+time and errors (``base/``); the rules, a player's name and the hardware (its contracts,
+then the adapters behind them, then the simulated parts); the words every surface says; the
+referee and what it shows, and the solver; the pixels and the record; the config file; the
+phones' seats and the rater; the daemon and MQTT; the surfaces (web, the simulator, the
+self-test, the commands). Only the package's face sits at its top. The pure layers must not
+drag in hardware, imaging or storage libraries.
 """
 
 from __future__ import annotations
@@ -20,31 +21,42 @@ import pytest
 
 PACKAGE = Path(__file__).parent.parent / "shutbox_hw"
 
-LAYERS: dict[str, float] = {
-    "events": 0, "leds": 0, "errors": 0, "validate": 0, "scheduler": 0, "lifecycle": 0,
-    "i18n": 0,              # the language in force and its catalogues (gettext only)
-    "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
+LAYERS: dict[str, float] = {    # a folder of the package (or a name at its top) -> its layer
+    "base": 0,              # plain values, time and errors, the language in force
     "__version__": 0,       # the package's version (shutbox_hw/__init__.py), a plain value
-    "spelling": 0,          # letters spelled out (the fonts and the roster's name key)
-    "rules": 1, "hal": 1, "textfile": 1, "sdnotify": 1,
+    "dice_firmware": 0,     # firmware/dice/, mapped in by setup.py
+    "rules": 1,             # the rules engine, pure
     "players": 1,           # a player's name and when two names are one player
-    "game": 2, "strategy": 2, "netconfig": 2,
-    "words": 2.5,           # what surfaces say: above the game (its rule words), below the store
-    "render": 3, "store": 3, "config": 3, "steps": 3,
-    "hints": 4, "settings": 4,
-    "skill": 4.5,           # the rater (over the store and the hints' solver) and the bots
+    "hal": 1,               # (its __init__ only)
+    "hal/contracts": 1,     # the ports, the I2C bus, the clock, what every backend shares
+    "hal/adapters": 1.2,    # Pi pins, expanders, the dice module, the OLED behind the ports
+    "hal/simulated": 1.4,   # register-level simulated parts the adapters drive
+    "words": 1.5,           # what every surface says: rule sets, devices, the record
+    "game": 2, "strategy": 2,
+    "render": 3, "store": 3,
+    "config": 3.5,          # the config file, the effective settings (over the store's)
     "claims": 4,            # seats from a phone: the daemon's socket and desk, the web's client
-    "daemon": 5, "network": 5, "web": 6,
-    "league": 5,            # the league's server (issue 40): over the store's game record
-    "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
+    "skill": 4.5,           # the rater, the bots and the hints (over the store and the solver)
+    "daemon": 5, "network": 5,
+    "web": 6, "sim": 6,
+    "league": 6,            # the league's server (issue 40), never on the box
+    "selftest": 7,          # runs on the simulator too
+    "commands": 8,          # the command line and its parser
     "reference": 10,        # the docs pages generated from the config specs and the parser
 }
+FACE = {"__init__.py", "__main__.py"}
+"""All the package's top holds: its version and ``python -m shutbox_hw``."""
 HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")
 
 
 def part_of(module: str) -> str:
-    """``shutbox_hw.game.controller`` -> ``game``."""
-    return module.split(".")[1]
+    """``shutbox_hw.game.controller`` -> ``game``, ``shutbox_hw.hal.adapters.gpio`` ->
+    ``hal/adapters``: the longest folder of :data:`LAYERS` the module is in."""
+    parts = module.split(".")[1:]
+    for n in range(len(parts), 0, -1):
+        if "/".join(parts[:n]) in LAYERS:
+            return "/".join(parts[:n])
+    return "/".join(parts)
 
 
 def imports_of(path: Path) -> set[str]:
@@ -96,9 +108,18 @@ def test_imports_go_only_downwards(path):
 
 def test_the_layer_test_sees_imports():
     """The scanner finds relative, absolute and package imports (so the test above can fail)."""
-    found = imports_of(PACKAGE / "daemon.py")
-    assert {"shutbox_hw.game.controller", "shutbox_hw.store", "shutbox_hw.config"} <= found
+    found = imports_of(PACKAGE / "daemon" / "daemon.py")
+    assert {"shutbox_hw.game.controller", "shutbox_hw.store",
+            "shutbox_hw.config.config_file"} <= found
     assert "shutbox_hw.render.text" in imports_of(PACKAGE / "render" / "play.py")
+    assert part_of("shutbox_hw.hal.adapters.gpio") == "hal/adapters"
+    assert part_of("shutbox_hw.hal.__init__") == "hal"
+    assert part_of("shutbox_hw.base.errors") == "base"
+
+
+def test_only_the_face_at_the_top():
+    """Every module lives in the folder of its layer; the top holds the package's face."""
+    assert {p.name for p in PACKAGE.glob("*.py")} == FACE
 
 
 def modules_of(package: Path) -> dict[str, Path]:
@@ -292,7 +313,7 @@ def test_the_pub_nights_players_look_only_at_what_they_see():
     assert "controller" not in looks and ".state" not in looks
 
 
-@pytest.mark.parametrize("module", ["shutbox_hw", "shutbox_hw.cli"])
+@pytest.mark.parametrize("module", ["shutbox_hw", "shutbox_hw.commands.cli"])
 def test_the_command_runs_from_the_package(module):
     """``python -m shutbox_hw`` is the ``shutbox-hw`` command, wherever its parser sits."""
     done = subprocess.run([sys.executable, "-m", module, "rules", "--help"],

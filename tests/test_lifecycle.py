@@ -9,22 +9,22 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from shutbox_hw.config import load_config
-from shutbox_hw.daemon import Box
-from shutbox_hw.events import FlapChanged
+from shutbox_hw.base.events import FlapChanged
+from shutbox_hw.base.lifecycle import PartClosed
+from shutbox_hw.base.scheduler import Scheduler
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.daemon.daemon import Box
 from shutbox_hw.game.events import GameStarted
-from shutbox_hw.hal.box import build_ports
-from shutbox_hw.hal.config import HardwareConfig
-from shutbox_hw.hal.dice_source import SoftwareDice, build_module_dice
-from shutbox_hw.hal.display import NullDisplay, OledDisplay, dummy_device
-from shutbox_hw.hal.expander import ExpanderLamps, ExpanderPins
-from shutbox_hw.hal.gpio import PiLamps, PiPins
-from shutbox_hw.hal.lights import Lights
-from shutbox_hw.hal.ports import LedFrame
+from shutbox_hw.hal.adapters.box import build_ports
+from shutbox_hw.hal.adapters.dice_source import SoftwareDice, build_module_dice
+from shutbox_hw.hal.adapters.display import NullDisplay, OledDisplay, dummy_device
+from shutbox_hw.hal.adapters.expander import ExpanderLamps, ExpanderPins
+from shutbox_hw.hal.adapters.gpio import PiLamps, PiPins
+from shutbox_hw.hal.adapters.lights import Lights
+from shutbox_hw.hal.adapters.switches import Switches
+from shutbox_hw.hal.contracts.config import HardwareConfig
+from shutbox_hw.hal.contracts.ports import LedFrame
 from shutbox_hw.hal.simulated import SimBus, SimMcp23017, SimWorld
-from shutbox_hw.hal.switches import Switches
-from shutbox_hw.lifecycle import PartClosed
-from shutbox_hw.scheduler import Scheduler
 from shutbox_hw.sim.box import SimulatedBox
 from shutbox_hw.store import Store
 

@@ -2,10 +2,10 @@
 
 import logging
 
-from shutbox_hw.hal import dice_module as dm
-from shutbox_hw.hal.display import OledDisplay, dummy_device
-from shutbox_hw.hal.expander import ExpanderPins
-from shutbox_hw.hal.link import DeviceLink, Link
+from shutbox_hw.hal.adapters import dice_module as dm
+from shutbox_hw.hal.adapters.display import OledDisplay, dummy_device
+from shutbox_hw.hal.adapters.expander import ExpanderPins
+from shutbox_hw.hal.contracts.link import DeviceLink, Link
 from shutbox_hw.hal.simulated import SimBus, SimMcp23017
 from shutbox_hw.hal.simulated.dice_module import SimDiceModule
 

@@ -14,17 +14,17 @@ from pathlib import Path
 from gpiozero.pins.mock import MockFactory
 from PIL import Image
 
+from shutbox_hw.base.sdnotify import Notifier
 from shutbox_hw.commands.run import build_real_box, serve
-from shutbox_hw.config import load_config
-from shutbox_hw.daemon import Daemon
-from shutbox_hw.hal.clock import MonotonicClock, VirtualClock
-from shutbox_hw.hal.display import OledDisplay
-from shutbox_hw.hal.expander import ExpanderPins
-from shutbox_hw.hal.gpio import PiPins
-from shutbox_hw.hal.poll import Waker
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.daemon.daemon import Daemon
+from shutbox_hw.hal.adapters.display import OledDisplay
+from shutbox_hw.hal.adapters.expander import ExpanderPins
+from shutbox_hw.hal.adapters.gpio import PiPins
+from shutbox_hw.hal.adapters.switches import Edge
+from shutbox_hw.hal.contracts.clock import MonotonicClock, VirtualClock
+from shutbox_hw.hal.contracts.poll import Waker
 from shutbox_hw.hal.simulated import SimBus, SimMcp23017
-from shutbox_hw.hal.switches import Edge
-from shutbox_hw.sdnotify import Notifier
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.store import Store
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.hal import mcp23017 as reg
-from shutbox_hw.hal.mcp23017 import Mcp23017
+from shutbox_hw.hal.adapters import mcp23017 as reg
+from shutbox_hw.hal.adapters.mcp23017 import Mcp23017
 
 FACTS = Path(__file__).resolve().parent.parent / "docs" / "build" / "hardware-facts.md"
 

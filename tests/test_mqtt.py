@@ -23,8 +23,8 @@ import pytest
 from cli_inprocess import run_cli
 from mqtt_broker import Broker, Consumer, bare, dedup, need_broker
 
-from shutbox_hw.config import load_config
-from shutbox_hw.netconfig import NetworkConfig
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.config.network import NetworkConfig
 from shutbox_hw.network.discovery import ENTITIES
 from shutbox_hw.network.hookup import publishing
 from shutbox_hw.sim.runner import SimRunner
@@ -135,7 +135,7 @@ class _Event:
 
 PUBLISH_ONLY = """
 import sys, time
-from shutbox_hw.netconfig import NetworkConfig
+from shutbox_hw.config.network import NetworkConfig
 from shutbox_hw.network.publisher import Publisher
 Publisher(sys.argv[1], NetworkConfig(mqtt=sys.argv[2], box="pub1")).start()
 time.sleep(600)

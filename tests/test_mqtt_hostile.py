@@ -139,7 +139,7 @@ def test_a_150_mb_packet_from_the_broker_leaves_the_box_s_memory_where_it_was(
     config.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{tmp_path}/box.db"\n'
                       f'[network]\nmqtt = "mqtt://127.0.0.1:{hostile.port}"\nbox = "pub1"\n')
     hostile.v311_only = version == "3.1.1"
-    box = subprocess.Popen([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
+    box = subprocess.Popen([sys.executable, "-m", "shutbox_hw", "run", "--config",
                             str(config), "--pin-factory", "mock", "--for-seconds", "40"],
                            cwd=CHECKOUT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)

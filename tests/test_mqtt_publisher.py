@@ -20,9 +20,9 @@ import pytest
 from cli_inprocess import run_cli
 from mqtt_broker import Broker, Consumer, Mqtt311Only, bare, dedup, need_broker
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.config.network import NetworkConfig, default_box_id
 from shutbox_hw.game.events import Fault, Recovered
-from shutbox_hw.netconfig import NetworkConfig, default_box_id
 from shutbox_hw.network.hookup import Outbox
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script, parse_script

@@ -12,7 +12,7 @@ from cli_inprocess import Ran, run_cli
 from mqtt_broker import Broker, need_broker
 from test_systemd_unit import last, parse
 
-from shutbox_hw.netconfig import NetworkConfig
+from shutbox_hw.config.network import NetworkConfig
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SYSTEMD = CHECKOUT / "systemd"

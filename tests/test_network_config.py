@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shutbox_hw.config import parse_config
-from shutbox_hw.netconfig import Broker, parse_broker, parse_listen
+from shutbox_hw.config.config_file import parse_config
+from shutbox_hw.config.network import Broker, parse_broker, parse_listen
 
 
 @pytest.mark.parametrize("url, broker", [

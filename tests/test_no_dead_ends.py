@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from table import Table
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.game.controller import QUESTION_MS
 from shutbox_hw.game.presentation import QUICK_SHOW_MS
 from shutbox_hw.game.screens import (

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from cli_inprocess import run_cli
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.game.screens import AttractScreen, PlayScreen, ResultScreen
 from shutbox_hw.game.text import shut_text, tile_ranges
 from shutbox_hw.network.live import live
@@ -25,7 +25,7 @@ from shutbox_hw.store.history import recent_games, scorecard
 from shutbox_hw.store.schema import VERSION
 from shutbox_hw.store.tonight import CLOCK_NOTES, TONIGHT_S, clock_state, is_tonight
 from shutbox_hw.web import pages, views
-from shutbox_hw.words import count, rules_named, rules_title
+from shutbox_hw.words.record import count, rules_named, rules_title
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -283,7 +283,7 @@ def test_ctrl_c_in_a_realtime_run_says_the_game_is_kept(tmp_path):
     script.write_text("start 2\ndice 3 4\nroll\nwait 60\n")
     db = tmp_path / "t.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "shutbox_hw.cli", "sim", "--db", str(db), "--realtime",
+        [sys.executable, "-m", "shutbox_hw", "sim", "--db", str(db), "--realtime",
          "--script", str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         cwd=tmp_path, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout is not None
@@ -308,7 +308,7 @@ def test_warnings_go_to_the_events_pane_not_across_the_box(capsys):
 
 def test_no_wait_at_the_end_for_a_broker_out_of_reach(tmp_path, monkeypatch):
     pytest.importorskip("paho.mqtt.client")
-    from shutbox_hw.config import parse_config
+    from shutbox_hw.config.config_file import parse_config
     from shutbox_hw.network import hookup, publisher
     from shutbox_hw.store import Store
     config, problems = parse_config({"network": {"mqtt": "mqtt://127.0.0.1:1"}})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from table import Table
 
-from shutbox_hw.events import (
+from shutbox_hw.base.events import (
     ButtonLevel,
     ButtonPressed,
     Figures,
@@ -21,7 +21,7 @@ from shutbox_hw.game import view
 from shutbox_hw.game.screens import AttractScreen, ConfirmScreen, MenuScreen, SwitchTestScreen
 from shutbox_hw.game.service import ITEMS, LED_STEPS
 from shutbox_hw.game.view import ATTRACT_PAGE_MS
-from shutbox_hw.hal.debounce import SERVICE_HOLD_MS, ButtonInputs
+from shutbox_hw.hal.contracts.debounce import SERVICE_HOLD_MS, ButtonInputs
 from shutbox_hw.rules import PRESETS, build_rules
 from shutbox_hw.store.sqlite import TIMESYNC_FLAG
 
@@ -256,7 +256,7 @@ def test_no_figures_no_alternation():
 # ---------------------------------------------------------------- a script on the simulated box
 
 def run_sim(capsys, db: Path, text: str, tmp_path: Path) -> list[dict]:
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     script = tmp_path / f"s{len(list(tmp_path.glob('s*.txt')))}.txt"
     script.write_text(text)
     code = main(["sim", "--db", str(db), "--script", str(script)])
@@ -281,7 +281,7 @@ def test_a_script_changes_the_preset_on_the_menu_and_it_survives_restarts(capsys
     again = run_sim(capsys, db, "start 2", tmp_path)
     assert again[0]["rules"]["preset"] == following
     # and the commands say where the value comes from
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     config = tmp_path / "box.toml"
     config.write_text('[rules]\npreset = "klappenspiel"\n')
     assert main(["rules", "--config", str(config), "--db", str(db), "--json"]) == 0
@@ -290,7 +290,7 @@ def test_a_script_changes_the_preset_on_the_menu_and_it_survives_restarts(capsys
 
 
 def test_tonights_figures_after_a_game_and_the_reset_on_the_menu(tmp_path):
-    from shutbox_hw.config import load_config
+    from shutbox_hw.config.config_file import load_config
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import parse_script
     script = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"

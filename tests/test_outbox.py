@@ -13,8 +13,8 @@ import pytest
 from cli_inprocess import run_cli
 from mqtt_broker import Broker, Consumer, dedup, need_broker
 
-from shutbox_hw.config import load_config
-from shutbox_hw.netconfig import NetworkConfig
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.config.network import NetworkConfig
 from shutbox_hw.network.hookup import Outbox
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
@@ -122,7 +122,7 @@ def test_the_limits_are_config_keys_with_a_months_default():
     assert NetworkConfig().outbox_max == 50 * 60 * 31 + 7_000 == 100_000
     assert NetworkConfig().outbox_max_days == 31
     config_problems: list[str] = []
-    from shutbox_hw.netconfig import parse_network
+    from shutbox_hw.config.network import parse_network
     parse_network({"mqtt": "mqtt://h", "outbox_max": 5, "outbox_max_days": 0}, config_problems)
     assert any("outbox_max:" in p and "100.." in p for p in config_problems)
     assert any("outbox_max_days:" in p for p in config_problems)

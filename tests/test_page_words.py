@@ -4,11 +4,11 @@ plural each language gives the number; English stays the code's own text."""
 
 from __future__ import annotations
 
-from shutbox_hw.events import Tonight
-from shutbox_hw.i18n import speaking
+from shutbox_hw.base.events import Tonight
+from shutbox_hw.base.i18n import speaking
 from shutbox_hw.store.tonight import CLOCK_NOTES
 from shutbox_hw.web import pages
-from shutbox_hw.words import count, game_state
+from shutbox_hw.words.record import count, game_state
 
 
 def test_counts_take_each_language_s_plural():
@@ -56,7 +56,7 @@ def test_an_error_page_speaks_the_language_in_force():
 
 
 def test_a_game_page_names_house_rules_in_the_language_in_force():
-    from shutbox_hw.words import rules_named, rules_shown
+    from shutbox_hw.words.record import rules_named, rules_shown
     table = {"preset": "klappenspiel", "tiles": 12}
     assert rules_shown(table) == rules_named(table) == \
         "House rules (12 tiles, any-sum, elimination 78)"     # 1+...+12 = 78

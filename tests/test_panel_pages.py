@@ -9,8 +9,8 @@ import random
 import pytest
 from PIL import Image, ImageDraw
 
-from shutbox_hw.hal.display import dummy_device
-from shutbox_hw.hal.panel_pages import changed_spans, page_bytes, send_changed
+from shutbox_hw.hal.adapters.display import dummy_device
+from shutbox_hw.hal.adapters.panel_pages import changed_spans, page_bytes, send_changed
 from shutbox_hw.hal.simulated.panel import SimPanel
 from shutbox_hw.hal.simulated.timing import i2c_transfer_us
 
@@ -106,7 +106,7 @@ def test_a_flap_change_is_a_few_ms_on_the_wire_not_a_frame():
 def test_the_simulated_box_sends_pages_and_its_panel_shows_the_last_frame(tmp_path, build):
     from pathlib import Path
 
-    from shutbox_hw.config import load_config
+    from shutbox_hw.config.config_file import load_config
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import parse_script
     path = (Path(__file__).parent.parent / "hardware" / build / "shutbox.toml") if build else None

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from cli_inprocess import Ran, run_cli
 
-from shutbox_hw.hal.boot_config import kernel_pin_problems, kernel_pins_in
-from shutbox_hw.hal.config import DiceConfig, parse_hardware
-from shutbox_hw.hal.wiring import DEFAULT_GPIO_FLAPS, I2C_PINS, RESERVED_PINS
+from shutbox_hw.config.boot_config import kernel_pin_problems, kernel_pins_in
+from shutbox_hw.hal.contracts.config import DiceConfig, parse_hardware
+from shutbox_hw.hal.contracts.wiring import DEFAULT_GPIO_FLAPS, I2C_PINS, RESERVED_PINS
 
 ROOT = Path(__file__).resolve().parent.parent
 HW = ROOT / "hardware"

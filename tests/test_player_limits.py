@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.players.display import hide_names, initials, public_name
 
 

@@ -12,7 +12,7 @@ from language_sweep import play
 from players_night import play_night
 from table import Table
 
-from shutbox_hw.events import Roster
+from shutbox_hw.base.events import Roster
 from shutbox_hw.game import service_view
 from shutbox_hw.game.screens import AttractScreen, MenuScreen
 from shutbox_hw.game.service import NAMES, REMOVE, ServiceMenu

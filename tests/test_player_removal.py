@@ -174,7 +174,7 @@ def test_the_command_removes_her_with_her_figures_and_refuses_in_words(night, ca
     """``players --remove NAME``: what the menu does, from the command line; her
     statistics and ratings go with her (the cascade needs foreign keys on its
     connection), and a name nobody has, or hers again, is one plain line."""
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     db = sqlite3.connect(night)
     her = roster.find(db, "anna lena")
     assert her is not None

@@ -9,7 +9,7 @@ import sqlite3
 from player_truth import truth
 from test_figures_recount import game
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.store import Store
 
 GAMES = ((2, [[0, 7]], "klappenspiel", "ended"), (3, [[3, 4, 5], [1, 2, 2]], "pub", "ended"),

@@ -27,9 +27,9 @@ from sim_play import Player
 from test_web_browser import browser  # noqa: F401  (the fixture)
 from web_server import InProcessServer, need_web
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
-from shutbox_hw.events import SeatClaim
+from shutbox_hw.base.events import SeatClaim
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.game.attract import ATTRACT_PAGE_MS
 from shutbox_hw.game.screens import AttractScreen
 from shutbox_hw.network.live import live

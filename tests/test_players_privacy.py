@@ -15,7 +15,7 @@ from sim_play import play_script
 from test_figures_recount import game
 from web_server import InProcessServer, need_web
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.game.service import ITEMS, REMOVE
 from shutbox_hw.players.names import name_key
 from shutbox_hw.store import Store, roster

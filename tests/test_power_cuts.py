@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from steady_player import SteadyPlayer, record_of
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script_commands import CutAfterWrites, Step
 from shutbox_hw.store import Store

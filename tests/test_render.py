@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from shutbox_hw.events import Tonight
+from shutbox_hw.base.events import Tonight
 from shutbox_hw.game.screens import (
     AttractScreen,
     ConfirmScreen,
@@ -319,7 +319,7 @@ def test_what_a_player_reads_now_is_drawn_10px_tall():
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_last_column_and_row_stay_blank_so_the_orbit_can_move(name):
-    # hal/display.py moves the picture one pixel only into a blank edge
+    # hal/adapters/display.py moves the picture one pixel only into a blank edge
     image = render(SAMPLES[name])
     assert lit(image, (127, 0, 127, 63)) == 0 and lit(image, (0, 63, 127, 63)) == 0
 

@@ -14,7 +14,7 @@ import pytest
 from cli_inprocess import run_cli
 from other_user import PublicCopy
 
-from shutbox_hw.sdnotify import Notifier
+from shutbox_hw.base.sdnotify import Notifier
 
 
 def config(tmp_path, extra=""):
@@ -31,7 +31,7 @@ def test_run_notifies_systemd_and_stops_on_sigterm(tmp_path):
     server.bind(sock_path)
     server.settimeout(20)
     env = dict(os.environ, NOTIFY_SOCKET=sock_path, WATCHDOG_USEC="1000000")
-    proc = subprocess.Popen([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
+    proc = subprocess.Popen([sys.executable, "-m", "shutbox_hw", "run", "--config",
                              str(config(tmp_path)), "--pin-factory", "mock"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -90,7 +90,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FAKE_LGPIO = Path(__file__).parent / "fake_lgpio"
 # gpiozero finds the board in /proc; off the Pi the child is told it is a Pi 4 B
 AS_A_PI = ("import gpiozero.pins.local as local; local.get_pi_revision = lambda: 0xC03114; "
-           "from shutbox_hw.cli import main; raise SystemExit(main())")
+           "from shutbox_hw.commands.cli import main; raise SystemExit(main())")
 
 
 @pytest.fixture

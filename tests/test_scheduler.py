@@ -1,11 +1,11 @@
-"""The one scheduler every deadline of the box goes through (shutbox_hw/scheduler.py)."""
+"""The one scheduler every deadline of the box goes through (shutbox_hw/base/scheduler.py)."""
 
 from __future__ import annotations
 
 import random
 import threading
 
-from shutbox_hw.scheduler import Scheduler
+from shutbox_hw.base.scheduler import Scheduler
 
 
 def test_the_earliest_deadline_comes_first_whatever_the_order_of_registration() -> None:

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.game.screens import PlayScreen, ScoreboardScreen, Screen, TurnEndScreen
-from shutbox_hw.hal.panel_pages import page_bytes
+from shutbox_hw.hal.adapters.panel_pages import page_bytes
 from shutbox_hw.render import render
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script

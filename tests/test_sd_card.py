@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.config import load_config
-from shutbox_hw.daemon import BUG_PART, STORE_RETRY_MS
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.store import Store
@@ -535,7 +535,7 @@ def test_the_box_says_its_record_is_on_ram_from_the_start(tmpfs, caplog):
 
 
 def test_check_config_and_selftest_say_so_with_the_way_out(tmpfs, capsys):
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     from shutbox_hw.selftest import SelfTest
     from shutbox_hw.selftest.sim import SimPerson, simulated_rig
     from shutbox_hw.sim.box import SimulatedBox
@@ -571,7 +571,7 @@ def test_check_config_and_selftest_say_so_with_the_way_out(tmpfs, capsys):
 
 
 def test_the_config_reads_backup_and_names_each_bad_key(tmp_path):
-    from shutbox_hw.config import check_config, load_config
+    from shutbox_hw.config.config_file import check_config, load_config
     good = tmp_path / "good.toml"
     good.write_text('[backup]\nplace = "/media/usb"\nwhen = "23:30"\nkeep = 3\n')
     backup = load_config(good).backup
@@ -600,7 +600,7 @@ def test_the_next_copy_is_due_at_the_time_of_day_given():
 
 
 def test_copies_are_consistent_rotated_and_refused_on_the_records_own_disk(tmpfs, tmp_path):
-    from shutbox_hw.errors import UserError
+    from shutbox_hw.base.errors import UserError
     from shutbox_hw.store.backup import copies, take
     db = tmp_path / "box.db"
     games_into(db, 3)
@@ -640,7 +640,7 @@ def test_a_failed_copy_is_a_fault_on_the_box_and_the_next_good_one_puts_it_right
 
 def test_restore_brings_back_a_copy_taken_mid_game_and_the_game_resumes(tmpfs, tmp_path,
                                                                          capsys):
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     from shutbox_hw.store.backup import take
     db = tmp_path / "box.db"
     runner, events = box(db)
@@ -666,7 +666,7 @@ def test_restore_brings_back_a_copy_taken_mid_game_and_the_game_resumes(tmpfs, t
 
 
 def test_restore_refuses_what_is_not_a_fit_copy_and_leaves_the_record_alone(tmp_path, capsys):
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     from shutbox_hw.store.schema import APP_ID, VERSION
     db = tmp_path / "box.db"
     games_into(db, 2)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
-from shutbox_hw.hal.clock import VirtualClock
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.hal.contracts.clock import VirtualClock
 from shutbox_hw.selftest import Rig, SelfTest
 from shutbox_hw.selftest.sim import SimPerson, simulated_rig
 from shutbox_hw.selftest.terminal import TerminalPerson

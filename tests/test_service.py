@@ -101,7 +101,7 @@ def test_the_store_keeps_setting_changed_and_reset(tmp_path):
 def test_rules_and_check_config_show_where_each_value_comes_from(tmp_path, capsys):
     import json
 
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     config = tmp_path / "box.toml"
     config.write_text('[rules]\npreset = "pub"\n[game]\nsettle_ms = 2000\n')
     db = tmp_path / "box.db"
@@ -123,7 +123,7 @@ def test_rules_and_check_config_show_where_each_value_comes_from(tmp_path, capsy
 
 
 def test_both_held_fires_once_after_five_seconds():
-    from shutbox_hw.hal.debounce import BothHeld
+    from shutbox_hw.hal.contracts.debounce import BothHeld
     both = BothHeld(5000)
     both.level("ROLL", True, 0)
     assert both.timer.when is None                 # one button alone is no gesture

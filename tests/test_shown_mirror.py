@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.config import ConfigError, load_config
+from shutbox_hw.config.config_file import ConfigError, load_config
 from shutbox_hw.network.live import live
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script

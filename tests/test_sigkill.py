@@ -25,12 +25,12 @@ from pathlib import Path
 import pytest
 from steady_player import ScriptRecorder, SteadyPlayer, record_of
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 
 SHORT_KILLS = 6
 LONG_KILLS = 100
 RULES = ["--set", "match=race"]
-COMMAND = [sys.executable, "-m", "shutbox_hw.cli"]
+COMMAND = [sys.executable, "-m", "shutbox_hw"]
 
 
 def committed_throws(db: Path) -> set[tuple]:

@@ -9,7 +9,7 @@ from cli_inprocess import run_cli
 from PIL import Image
 from sim_play import with_restarts
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 
 SCRIPTS = Path(__file__).parent / "scripts"
 HARDWARE = Path(__file__).parent.parent / "hardware"
@@ -153,10 +153,10 @@ def test_frames_are_written_and_match_the_screen(capsys, tmp_path):
 
 
 def run_with_hints(tmp_path, toml_text, text, tiles):
-    from shutbox_hw.config import load_config
-    from shutbox_hw.hints import ready_advisor_for as advisor_for
+    from shutbox_hw.config.config_file import load_config
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import parse_script
+    from shutbox_hw.skill.hints import ready_advisor_for as advisor_for
     run_dir = Path(tempfile.mkdtemp(dir=tmp_path))   # a fresh database for every run
     cfg = run_dir / "hints.toml"
     cfg.write_text(toml_text)
@@ -188,8 +188,8 @@ def test_hints_light_the_flaps(tmp_path):
 def test_hints_on_request_after_a_long_roll(tmp_path):
     from boxcase import BoxCase
 
-    from shutbox_hw.config import load_config
-    from shutbox_hw.hints import ready_advisor_for
+    from shutbox_hw.config.config_file import load_config
+    from shutbox_hw.skill.hints import ready_advisor_for
     cfg = tmp_path / "hints.toml"
     cfg.write_text('[game]\nhints = "on-request"\n')
     box = BoxCase(tmp_path, load_config(cfg), players=1, advisor_for=ready_advisor_for)

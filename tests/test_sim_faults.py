@@ -9,8 +9,8 @@ import pytest
 from sim_play import game_events, play_script
 from test_sim_runner import chip_reads
 
-from shutbox_hw.config import load_config
-from shutbox_hw.events import FlapChanged
+from shutbox_hw.base.events import FlapChanged
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.game.screens import PlayScreen
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script

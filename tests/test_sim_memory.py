@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim import recent
 from shutbox_hw.sim.recent import Recent
 from shutbox_hw.sim.runner import SimRunner

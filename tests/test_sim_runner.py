@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"

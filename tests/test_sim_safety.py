@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from cli_inprocess import run_cli
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.store.lock import DatabaseInUse, DatabaseLock, lock_path
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMAND = [sys.executable, "-m", "shutbox_hw.cli"]
+COMMAND = [sys.executable, "-m", "shutbox_hw"]
 GAME = ROOT / "tests" / "scripts" / "two-player-klappenspiel.txt"
 
 

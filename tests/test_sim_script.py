@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import load_config
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim import runner as runner_module
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.sim.script_commands import Bounce, Brownout, I2cFault, IntWire, Plug

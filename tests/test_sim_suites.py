@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sim_play import Player, game_events
 
-from shutbox_hw.config import load_config
-from shutbox_hw.events import FlapChanged
-from shutbox_hw.hal.mcp23017 import IOCON
+from shutbox_hw.base.events import FlapChanged
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.hal.adapters.mcp23017 import IOCON
 from shutbox_hw.sim.runner import SimRunner, check_steps
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.sim.script_commands import Brownout

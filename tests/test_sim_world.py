@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 
 
 def run(capsys, *argv):

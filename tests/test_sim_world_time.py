@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.config import load_config
-from shutbox_hw.events import ButtonPressed, FlapChanged
+from shutbox_hw.base.events import ButtonPressed, FlapChanged
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.hal.simulated import SimBus, SimWorld
 from shutbox_hw.hal.simulated.timing import BusTimeline, DiskProfile, SyncLatency, i2c_transfer_us
 from shutbox_hw.sim.runner import SimRunner

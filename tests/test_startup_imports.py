@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("gpiozero", "PIL", "luma", "smbus2")
 PROBE = """
 import json, sys
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 code = main(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """

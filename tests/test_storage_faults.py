@@ -16,8 +16,8 @@ import pytest
 from sim_play import game_events, play_script
 from steady_player import record_of
 
-from shutbox_hw.config import load_config
-from shutbox_hw.daemon import STORE_RETRY_MS
+from shutbox_hw.config.config_file import load_config
+from shutbox_hw.daemon.daemon import STORE_RETRY_MS
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
@@ -296,7 +296,7 @@ def test_cut_after_writes_in_a_script_gives_the_same_game_for_every_n(tmp_path):
 
 
 def test_a_scripts_end_saves_what_the_disk_refused_a_moment_ago(tmp_path, capsys):
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     script = tmp_path / "s.txt"
     # the throw is refused by the full disk; the disk is fine again as the script ends
     script.write_text("start 1\ndisk-full\ndice 3 4\nroll\ndisk-ok\n")
@@ -307,7 +307,7 @@ def test_a_scripts_end_saves_what_the_disk_refused_a_moment_ago(tmp_path, capsys
 
 
 def test_events_the_disk_never_took_are_reported_at_the_scripts_end(tmp_path, capsys):
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     script = tmp_path / "s.txt"
     script.write_text("start 1\ndisk-full\ndice 3 4\nroll\n")
     db = tmp_path / "box.db"

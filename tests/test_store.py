@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 from table import Table
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.store import Store, StoreError
 
 RESULT_EVENTS = ("turn_started", "rolled", "throw_committed", "flap_rejected", "flap_reopened",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.game.events import GameStarted
 from shutbox_hw.store import Store, StoreError
 from shutbox_hw.store.schema import APP_ID, SCHEMA_1, VERSION

@@ -97,7 +97,7 @@ def test_a_box_that_cannot_start_as_configured_is_not_restarted_for_ever(unit):
     # run exits 2 for a config, pin or pin factory it cannot start with (restarting
     # cannot help: the unit stays failed with the reason) and 75 for what may pass by
     # itself (the I2C bus not there yet at boot), which is tried again like a crash
-    from shutbox_hw.errors import EXIT_REFUSED, EXIT_RETRY
+    from shutbox_hw.base.errors import EXIT_REFUSED, EXIT_RETRY
     prevent = " ".join(unit["Service"].get("RestartPreventExitStatus", [])).split()
     assert prevent == [str(EXIT_REFUSED)]
     assert str(EXIT_RETRY) not in prevent and EXIT_RETRY != EXIT_REFUSED

@@ -99,7 +99,7 @@ def test_manual_dice_prompt_reads_in_the_order_the_player_acts():
 
 
 def test_one_die_where_two_are_wanted_names_the_rule_not_a_count():
-    from shutbox_hw.events import DiceRolled
+    from shutbox_hw.base.events import DiceRolled
     t = Table("klappenspiel")
     t.start(1)
     t.send(DiceRolled((4,), t.step()))   # one die from the module (or a queued face)
@@ -110,7 +110,7 @@ def test_one_die_where_two_are_wanted_names_the_rule_not_a_count():
 
 
 def test_two_dice_where_one_is_wanted_say_to_throw_one():
-    from shutbox_hw.events import DiceRolled
+    from shutbox_hw.base.events import DiceRolled
     t = Table("crafthouse-12", {"match": "single-round"})
     t.start(1)
     for faces, tiles in (((6, 6), (12,)), ((5, 6), (11,)), ((4, 6), (10,)), ((4, 5), (9,)),

@@ -19,7 +19,7 @@ import pytest
 from tv_page import chromium, draw, open_page
 from tv_states import night
 
-from shutbox_hw.i18n import LANGUAGES, speaking
+from shutbox_hw.base.i18n import LANGUAGES, speaking
 
 SIZES = ((1280, 720), (1920, 1080))
 MIN_TEXT_VMIN = 1.5      # the smallest text the TV may shrink a long table to
@@ -178,7 +178,7 @@ def test_a_played_night_of_every_preset_fits_the_tv(browser, tmp_path, code):
     refused flap, then stopped; each drawn at both sizes and checked as above."""
     import time
 
-    from shutbox_hw.config import load_config
+    from shutbox_hw.config.config_file import load_config
     from shutbox_hw.network.live import live
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import parse_script

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from table import Table
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 from shutbox_hw.game.controller import QUESTION_MS
 from shutbox_hw.game.screens import ConfirmScreen, PlayScreen, ResultScreen
 from shutbox_hw.rules import RulesError, build_rules
@@ -26,7 +26,7 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def run(*args: str) -> tuple[int, str, str]:
-    out = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", *args], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "shutbox_hw", *args], capture_output=True,
                          text=True, timeout=60, cwd=CHECKOUT)
     return out.returncode, out.stdout, out.stderr
 

@@ -40,7 +40,7 @@ def newer_checkout(tmp_path: Path, refuse_pin: int | None = None) -> Path:
     pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"',
                                                        f'version = "{NEW_VERSION}"'))
     if refuse_pin is not None:
-        config = src / "shutbox_hw/hal/wiring.py"
+        config = src / "shutbox_hw/hal/contracts/wiring.py"
         text = config.read_text().replace(
             "RESERVED_PINS = {", f'RESERVED_PINS = {{{refuse_pin}: "kept back by 9.9.9", ')
         config.write_text(text)
@@ -149,7 +149,7 @@ def test_check_config_refuses_a_database_of_a_newer_schema(tmp_path):
         conn.execute("PRAGMA application_id = 1396856919")    # "SBHW"
         conn.execute("PRAGMA user_version = 99")
         conn.execute("CREATE TABLE games (id INTEGER)")
-    out = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "check-config", "box.toml",
+    out = subprocess.run([sys.executable, "-m", "shutbox_hw", "check-config", "box.toml",
                           "--db", "box.db"], capture_output=True, text=True, timeout=60,
                          cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(CHECKOUT)))
     assert out.returncode == 2

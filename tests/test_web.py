@@ -27,13 +27,13 @@ from loopback import free_port, wait_for
 from web_server import CHECKOUT, InProcessServer, WebServer, need_web
 
 import shutbox_hw.web.exports as exports
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.store.history import recent_games
 
 SCRIPTS = CHECKOUT / "tests" / "scripts"
-SB = [sys.executable, "-m", "shutbox_hw.cli"]
+SB = [sys.executable, "-m", "shutbox_hw"]
 TOKEN = "s3cret-Token-for-the-backup"
 
 

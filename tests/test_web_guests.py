@@ -114,8 +114,8 @@ def test_forwarded_headers_are_believed_from_nobody_without_a_proxy(box, served,
 
 
 def test_a_proxy_is_configured_by_its_address(tmp_path):
-    from shutbox_hw.config import load_config
-    from shutbox_hw.errors import UserError
+    from shutbox_hw.base.errors import UserError
+    from shutbox_hw.config.config_file import load_config
     good = tmp_path / "good.toml"
     good.write_text('[web]\nproxies = "127.0.0.1, 192.168.1.0/24"\n')
     assert load_config(good).web.proxy_list == ["127.0.0.1", "192.168.1.0/24"]

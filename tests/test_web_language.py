@@ -20,7 +20,7 @@ from shutbox_hw.web.language import RECHECK_S
 def box(tmp_path_factory):
     """A box that played one game, configured in German."""
     need_web()
-    from shutbox_hw.cli import main
+    from shutbox_hw.commands.cli import main
     folder = tmp_path_factory.mktemp("box")
     db = folder / "box.db"
     script = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
@@ -125,7 +125,7 @@ def _box_config(tmp_path: Path, code: str) -> Path:
 
 
 def _sim(config: Path, db: Path):
-    from shutbox_hw.config import load_config
+    from shutbox_hw.config.config_file import load_config
     from shutbox_hw.sim.runner import SimRunner
     return SimRunner(load_config(config), db)
 

@@ -19,7 +19,7 @@ import pytest
 from loopback import wait_for
 from web_server import CHECKOUT, InProcessServer, Stream, WebServer, need_web
 
-from shutbox_hw.config import load_config
+from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from web_server import InProcessServer, need_web
 
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 
 HTML = {"Accept": "text/html"}
 
@@ -75,7 +75,7 @@ def test_before_the_box_made_its_database_the_pages_are_in_the_design(tmp_path):
                                                   ("it", "19,8", "97,5 %")])
 def test_numbers_are_written_as_the_language_writes_them(code, average, share):
     pytest.importorskip("babel", reason="Babel (the web extra) is not installed")
-    from shutbox_hw.i18n import speaking
+    from shutbox_hw.base.i18n import speaking
     from shutbox_hw.web.numbers import decimal
     from shutbox_hw.web.players import pages as player_pages
     with speaking(code):

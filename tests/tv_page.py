@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from shutbox_hw.i18n import speaking
+from shutbox_hw.base.i18n import speaking
 from shutbox_hw.web.assets import LIVE_JS, STYLE
 from shutbox_hw.web.pages import live_page
 

@@ -65,7 +65,7 @@ class Client:
 class WebServer(Client):
     def __init__(self, db: Path, config: Path | None = None, port: int | None = None) -> None:
         self.port = port or free_port()
-        args = [sys.executable, "-m", "shutbox_hw.cli", "web", "--db", str(db),
+        args = [sys.executable, "-m", "shutbox_hw", "web", "--db", str(db),
                 "--listen", f"127.0.0.1:{self.port}"]
         if config is not None:
             args += ["--config", str(config)]

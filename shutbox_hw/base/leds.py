@@ -1,6 +1,6 @@
 """The lights as plain data: what the game asks for and the indicators show.
 
-A bottom module (like :mod:`shutbox_hw.events`), so the game can describe
+A bottom module (like :mod:`shutbox_hw.base.events`), so the game can describe
 its LEDs without importing the hardware layer or Pillow.
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import socket
 
-from .scheduler import Scheduler
+from ..base.scheduler import Scheduler
 
 
 class Notifier:

@@ -7,7 +7,7 @@ web pages' address for the QR code (None while the web has not said within
 :data:`WEB_FRESH_MS` that it runs: no QR). So a code is made at start, when a
 game has ended and the box is set up again, and when the last one expired. The
 claims the socket's peers sent are turned into
-:class:`~shutbox_hw.events.SeatClaim` events at the loop's time.
+:class:`~shutbox_hw.base.events.SeatClaim` events at the loop's time.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from ..events import JoinCode, SeatClaim
+from ..base.events import JoinCode, SeatClaim
+from ..base.scheduler import Timer
 from ..game.controller import Controller
 from ..game.events import SeatClaimed
-from ..scheduler import Timer
 from .server import ClaimServer, Pending
 from .wire import refused
 

@@ -4,7 +4,7 @@ The socket (``[network] claims_socket``, ``/run/shutbox-hw/claims.sock`` under
 systemd) is made mode 0660 in the daemon's group, which only the web unit's user
 shares (docs/build/install.md, "Seats from a phone"). One peer sends one line
 (:mod:`.wire`); the peer's thread puts a claim in :class:`ClaimServer`'s inbox
-and wakes the loop (:class:`~shutbox_hw.hal.poll.Waker`), whose next step hands
+and wakes the loop (:class:`~shutbox_hw.hal.contracts.poll.Waker`), whose next step hands
 it to the controller through the one work queue and answers with what the
 controller decided; the peer's thread waits for that at most
 :data:`ANSWER_TIMEOUT_S` (then "the box is not answering", and the claim is
@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..lifecycle import Closable
+from ..base.lifecycle import Closable
 from .wire import WireError, encode, read_line, refused
 
 log = logging.getLogger("shutbox_hw")

@@ -10,7 +10,7 @@ import argparse
 import json
 import sqlite3
 
-from ..errors import UserError, shown_path
+from ..base.errors import UserError, shown_path
 from ..store.audit import audits, format_lines
 from ..store.schema import sqlite_problem
 from .history import open_db

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UserError, shown_path
+from ..base.errors import UserError, shown_path
 
 
 def add_boot_config_option(p: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def add_boot_config_option(p: argparse.ArgumentParser) -> None:
 
 def boot_config(args: argparse.Namespace) -> Path | None:
     """The boot config to read: ``--boot-config``, else the Pi's own (None off a Pi)."""
-    from ..hal.boot_config import find_boot_config
+    from ..config.boot_config import find_boot_config
     if args.boot_config is None:
         return find_boot_config()
     path = Path(args.boot_config)

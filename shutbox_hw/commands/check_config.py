@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..config import check_config, default_db_path, load_config
-from ..errors import UserError, one_line, shown_path
-from ..settings import effective, read_settings, setting_lines
+from ..base.errors import UserError, one_line, shown_path
+from ..config.config_file import check_config, default_db_path, load_config
+from ..config.settings import effective, read_settings, setting_lines
 from .boot_option import add_boot_config_option, boot_config
 
 
@@ -36,13 +36,13 @@ def run(args: argparse.Namespace) -> int:
             print(one_line(line), file=sys.stderr)
         return 2
     config = load_config(path)
-    from ..hal.boot_config import kernel_pin_problems
+    from ..config.boot_config import kernel_pin_problems
     kernel = kernel_pin_problems(config.hardware, boot_config(args))
     if kernel:
         for line in kernel:
             print(one_line(f"{shown_path(path)}: {line}"), file=sys.stderr)
         return 2
-    from ..netconfig import network_file_problems, web_file_problems
+    from ..config.network import network_file_problems, web_file_problems
     # readable by others, or a token too short: refused
     secrets = network_file_problems(config.network) + web_file_problems(config.web)
     if secrets:

@@ -12,8 +12,8 @@ import importlib
 import sys
 from typing import NoReturn
 
-from .errors import EXIT_REFUSED, EXIT_RETRY, TransientError, UserError, one_line
-from .rules import RulesError
+from ..base.errors import EXIT_REFUSED, EXIT_RETRY, TransientError, UserError, one_line
+from ..rules import RulesError
 
 DESCRIPTION = "The software of a pub's Shut the Box: play, check and look after the box."
 

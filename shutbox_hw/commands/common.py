@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..errors import UserError
+from ..base.errors import UserError
 from ..rules import RuleSet, mask_of, parse_set_options, rules_from_table
 
 

@@ -10,13 +10,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..config import default_db_path, load_config
-from ..errors import UserError, quoted, shown_path
+from ..base.errors import UserError, quoted, shown_path
+from ..config.config_file import default_db_path, load_config
 from ..game.text import signed
 from ..store.history import recent_games, scorecard, scorecard_cells
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
-from ..words import count
+from ..words.record import count
 
 LOCK_WAIT_S = 1.0   # a reader waits this long for a writer holding the file
 MAX_ID = 2**63 - 1  # SQLite's largest integer

@@ -15,8 +15,8 @@ import signal
 import sys
 from typing import Any
 
-from ..errors import TransientError, UserError, quoted
-from ..netconfig import parse_broker, read_secret
+from ..base.errors import TransientError, UserError, quoted
+from ..config.network import parse_broker, read_secret
 
 ACTIONS = ("migrate", "ingest", "status", "season", "standings")
 

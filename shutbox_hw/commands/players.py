@@ -12,7 +12,7 @@ import json
 import sqlite3
 import sys
 
-from ..errors import UserError, quoted, shown_path
+from ..base.errors import UserError, quoted, shown_path
 from ..store import player_stats
 from ..store.faults import BUSY_TIMEOUT_S
 from ..store.highscores import accuracy_of

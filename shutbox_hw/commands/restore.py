@@ -13,8 +13,8 @@ import argparse
 import time
 from pathlib import Path
 
-from ..config import default_db_path, load_config
-from ..errors import UserError, shown_path
+from ..base.errors import UserError, shown_path
+from ..config.config_file import default_db_path, load_config
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

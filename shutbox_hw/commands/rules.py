@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..errors import shown_path
+from ..base.errors import shown_path
 from ..rules import KEYS, PRESETS, build_rules, parse_set_options
 from .common import add_rules_options, rules_from_args
 
@@ -54,8 +54,8 @@ def _plain(key: str, value: object, match: str) -> str:
 def _effective(args: argparse.Namespace) -> int:
     """The config file with the box's adjustments (service menu) over it."""
     # imported here: plain ``rules`` (the startup benchmark) needs neither TOML nor SQLite
-    from ..config import default_db_path, load_config
-    from ..settings import (
+    from ..config.config_file import default_db_path, load_config
+    from ..config.settings import (
         CONFIG_FILE,
         config_values,
         effective,

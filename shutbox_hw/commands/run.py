@@ -4,7 +4,7 @@ The loop is event-driven: it sleeps until the earliest deadline of the
 daemon (debounce windows, hold timers, blinking, the settle timer, the
 display's idle timers, the periodic re-reads) and of the systemd watchdog,
 and the pins' callback threads, the display's sender and the signal handler
-wake it early through one :class:`~shutbox_hw.hal.poll.Waker`. An idle box
+wake it early through one :class:`~shutbox_hw.hal.contracts.poll.Waker`. An idle box
 therefore wakes only a few times a second.
 """
 
@@ -18,22 +18,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import TransientError, UserError
+from ..base.errors import TransientError, UserError
 
 if TYPE_CHECKING:
+    from ..base.sdnotify import Notifier
     from ..claims.server import ClaimServer
-    from ..config import Config
-    from ..daemon import Box, Daemon
-    from ..hal.clock import Clock, MonotonicClock
-    from ..hal.poll import Wake, Waker
-    from ..sdnotify import Notifier
+    from ..config.config_file import Config
+    from ..daemon.daemon import Box, Daemon
+    from ..hal.contracts.clock import Clock, MonotonicClock
+    from ..hal.contracts.poll import Wake, Waker
     from ..store import Store
 
 log = logging.getLogger("shutbox_hw")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..hal.gpio import default_pin_factory
+    from ..hal.adapters.gpio import default_pin_factory
     from .boot_option import add_boot_config_option
     p = sub.add_parser("run", help="run the box (under systemd, or by hand on the Pi)")
     p.add_argument("--config", metavar="FILE", help="the box's config file")
@@ -59,15 +59,15 @@ def open_i2c(number: int) -> Any:
 def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
                    wake: Wake | None = None) -> Box:
     """The box's ports on real pins and buses; ``wake`` is what their threads call
-    (the dice module's ready line can use it too: see hal/poll.py)."""
-    from ..daemon import Box
-    from ..hal.poll import no_wake
+    (the dice module's ready line can use it too: see hal/contracts/poll.py)."""
+    from ..daemon.daemon import Box
+    from ..hal.contracts.poll import no_wake
     wake = wake or no_wake
-    from ..hal.box import build_module, build_ports
-    from ..hal.dice_source import SoftwareDice
-    from ..hal.display import make_display
-    from ..hal.expander import ThreadReader
-    from ..hal.gpio import make_pin_factory, pin_claim_problem
+    from ..hal.adapters.box import build_module, build_ports
+    from ..hal.adapters.dice_source import SoftwareDice
+    from ..hal.adapters.display import make_display
+    from ..hal.adapters.expander import ThreadReader
+    from ..hal.adapters.gpio import make_pin_factory, pin_claim_problem
     factory = make_pin_factory(pin_factory)
     dice_cfg = config.hardware.dice if config.game.dice == "module" else None
     try:
@@ -87,15 +87,15 @@ def build_real_box(config: Config, clock: MonotonicClock, pin_factory: str,
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import default_db_path, load_config
-    from ..hal.clock import MonotonicClock
-    from ..hal.poll import Waker
+    from ..config.config_file import default_db_path, load_config
+    from ..hal.contracts.clock import MonotonicClock
+    from ..hal.contracts.poll import Waker
     from ..store import Store
     from ..store.lock import DatabaseInUse, DatabaseLock
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     config = load_config(args.config)
     # before any pin is claimed: a pin the kernel took at boot would fail as "busy"
-    from ..hal.boot_config import kernel_pin_problems
+    from ..config.boot_config import kernel_pin_problems
     from .boot_option import boot_config
     kernel = kernel_pin_problems(config.hardware, boot_config(args))
     if kernel:
@@ -129,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
 def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
                clock: MonotonicClock, waker: Waker) -> int:
     """The daemon on ``box`` and ``store`` until SIGTERM (or ``--for-seconds``)."""
-    from ..daemon import Daemon
-    from ..sdnotify import Notifier
+    from ..base.sdnotify import Notifier
+    from ..daemon.daemon import Daemon
     stop = False
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -196,9 +196,9 @@ def serve(daemon: Daemon, notifier: Notifier, clock: Clock,
     """The daemon's loop: a step (and the watchdog's ping when due), then ``wait``
     until the earliest deadline in the box's scheduler, where the ports, the
     daemon and the watchdog (``notifier``, made with the same scheduler)
-    register theirs (on the box :meth:`~shutbox_hw.hal.poll.Waker.wait_until`,
+    register theirs (on the box :meth:`~shutbox_hw.hal.contracts.poll.Waker.wait_until`,
     which the pins' threads cut short)."""
-    from ..hal.poll import run_loop
+    from ..hal.contracts.poll import run_loop
 
     def step(now: int) -> None:
         daemon.step()

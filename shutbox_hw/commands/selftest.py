@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..config import load_config
-from ..errors import UserError
-from ..hal.gpio import PIN_FACTORIES, default_pin_factory
+from ..base.errors import UserError
+from ..config.config_file import load_config
+from ..hal.adapters.gpio import PIN_FACTORIES, default_pin_factory
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,14 +42,14 @@ def run(args: argparse.Namespace) -> int:
         person = SimPerson(sim, say=terminal.say)
     else:
         # a pin the kernel took at boot (config.txt) would only show up as "busy"
-        from ..hal.boot_config import find_boot_config, kernel_pin_problems
+        from ..config.boot_config import find_boot_config, kernel_pin_problems
         kernel = kernel_pin_problems(config.hardware, find_boot_config())
         if kernel:
             raise UserError("\n".join(kernel))
         rig = real_rig(config.hardware, args.pin_factory)
         person = terminal
     try:
-        from ..config import default_db_path
+        from ..config.config_file import default_db_path
         record = None if args.simulated else config.db or default_db_path()
         return SelfTest(rig, person, terminal.say, timeout_ms=round(args.timeout * 1000),
                         record=record).run()

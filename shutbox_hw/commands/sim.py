@@ -13,8 +13,8 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, load_config
-from ..errors import UserError, shown_path
+from ..base.errors import UserError, shown_path
+from ..config.config_file import Config, load_config
 from ..rules import parse_set_options
 from .common import add_rules_options
 

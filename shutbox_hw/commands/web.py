@@ -16,7 +16,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError, shown_path
+from ..base.errors import UserError, shown_path
 
 GRACE_S = 3              # uvicorn's graceful shutdown: what still runs after this is cancelled
 KEEP_ALIVE_S = 5         # an idle kept-alive connection is closed after this
@@ -50,8 +50,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import default_db_path, load_config
-    from ..netconfig import parse_listen, read_token
+    from ..config.config_file import default_db_path, load_config
+    from ..config.network import parse_listen, read_token
     config = load_config(args.config)
     try:
         import uvicorn  # noqa: F401  (installed? the web extra)

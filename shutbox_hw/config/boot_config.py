@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import HardwareConfig
+from ..hal.contracts.config import HardwareConfig
 
 BOOT_CONFIGS = (Path("/boot/firmware/config.txt"), Path("/boot/config.txt"))
 ON = ("on", "true", "yes", "1", "okay")

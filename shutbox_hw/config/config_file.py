@@ -1,7 +1,7 @@
 """The box's TOML config file: one table per part, each validated by its owner.
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
-:mod:`shutbox_hw.hal.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
+:mod:`shutbox_hw.hal.contracts.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
 ``[storage]``, ``[backup]`` (copies: :mod:`shutbox_hw.store.backup`), ``[sim]``
 (only the simulator reads it), ``[box]`` (its language) and ``[players]`` (see
 :mod:`shutbox_hw.players.config`). Every problem is reported with the key it
@@ -19,16 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError, clip, shown_path
-from .game.config import GameConfig, parse_game
-from .hal.config import HardwareConfig, parse_hardware
-from .i18n import DEFAULT as DEFAULT_LANGUAGE
-from .i18n import LANGUAGES
-from .netconfig import NetworkConfig, WebConfig, parse_network, parse_web
-from .players.config import PlayersConfig, parse_players
-from .rules import RulesError, RuleSet, rules_from_table
-from .textfile import read_text_file
-from .validate import Choice, FilePath, Integer, Problems, Rule, Spec, shown
+from ..base.errors import UserError, clip, shown_path
+from ..base.i18n import DEFAULT as DEFAULT_LANGUAGE
+from ..base.i18n import LANGUAGES
+from ..base.textfile import read_text_file
+from ..base.validate import Choice, FilePath, Integer, Problems, Rule, Spec, shown
+from ..game.config import GameConfig, parse_game
+from ..hal.contracts.config import HardwareConfig, parse_hardware
+from ..players.config import PlayersConfig, parse_players
+from ..rules import RulesError, RuleSet, rules_from_table
+from .network import NetworkConfig, WebConfig, parse_network, parse_web
 
 TABLES = ("rules", "hardware", "game", "storage", "backup", "sim", "network", "web", "box",
           "players")

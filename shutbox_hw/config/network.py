@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
-from .textfile import read_text_file
-from .validate import FilePath, Flag, Integer, Problems, Rule, Spec, first_line
+from ..base.errors import UserError
+from ..base.textfile import read_text_file
+from ..base.validate import FilePath, Flag, Integer, Problems, Rule, Spec, first_line
 
 BOX_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}

@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .config import Config
-from .game.config import HINT_MODES, MAX_PLAYERS, PlayerNames, seat_names
-from .game.service_view import shown_value
-from .i18n import LANGUAGES
-from .rules import build_rules
-from .store.settings import load_settings
+from ..base.i18n import LANGUAGES
+from ..game.config import HINT_MODES, MAX_PLAYERS, PlayerNames, seat_names
+from ..game.service_view import shown_value
+from ..rules import build_rules
+from ..store.settings import load_settings
+from .config_file import Config
 
 BOX = "box"
 CONFIG_FILE = "config file"

@@ -23,8 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .config import Config
-from .events import (
+from ..base.events import (
     ButtonLevel,
     ButtonPressed,
     DiceRolled,
@@ -40,33 +39,34 @@ from .events import (
     Tick,
     TurnRated,
 )
-from .game.advice import Advisor
-from .game.advice import ready as advice_ready
-from .game.controller import Controller
-from .game.effects import Effect
-from .game.events import AnyGameEvent, SettingChanged, TurnEnded
-from .game.screens import Screen
-from .game.shown import shown
-from .hal.clock import Clock
-from .hal.dice_source import DiceSource
-from .hal.ports import Buttons, Display, FlapBank, Indicators
-from .hints import advisor_for as solver_advisor
-from .i18n import set_language
-from .lifecycle import Closable
-from .scheduler import Scheduler
-from .settings import config_values, effective
-from .steps import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
-from .store import StorageFault, Store
-from .store.audit import Tally
-from .store.mounts import PART as FORGETS_PART
-from .store.mounts import WORDS as FORGETS_WORDS
-from .store.mounts import explain as advice_words
-from .store.shown import publish
+from ..base.i18n import set_language
+from ..base.lifecycle import Closable
+from ..base.scheduler import Scheduler
+from ..config.config_file import Config
+from ..config.settings import config_values, effective
+from ..game.advice import Advisor
+from ..game.advice import ready as advice_ready
+from ..game.controller import Controller
+from ..game.effects import Effect
+from ..game.events import AnyGameEvent, SettingChanged, TurnEnded
+from ..game.screens import Screen
+from ..game.shown import shown
+from ..hal.adapters.dice_source import DiceSource
+from ..hal.contracts.clock import Clock
+from ..hal.contracts.ports import Buttons, Display, FlapBank, Indicators
+from ..skill.hints import advisor_for as solver_advisor
+from ..store import StorageFault, Store
+from ..store.audit import Tally
+from ..store.mounts import PART as FORGETS_PART
+from ..store.mounts import WORDS as FORGETS_WORDS
+from ..store.mounts import explain as advice_words
+from ..store.shown import publish
+from .work import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 
 if TYPE_CHECKING:
-    from .claims.desk import Desk
-    from .claims.server import ClaimServer
-    from .skill.rater import RaterPort
+    from ..claims.desk import Desk
+    from ..claims.server import ClaimServer
+    from ..skill.rater import RaterPort
 
 log = logging.getLogger("shutbox_hw")
 # while the disk refuses writes, they are tried again this often (and with the
@@ -116,7 +116,7 @@ class Daemon:
         self.on_event = on_event
         self.rater = rater   # the move accuracy, rated off the loop (skill/rater.py)
         if render is None:
-            from .render import render as render_screen
+            from ..render import render as render_screen
             render = render_screen
         self.render = render
         self.controller = Controller(self.config.rules, self.config.game)
@@ -139,7 +139,7 @@ class Daemon:
         # the phones' join codes and claims (claims/desk.py), with a socket
         self.desk: Desk | None = None
         if claims is not None:
-            from .claims.desk import Desk
+            from ..claims.desk import Desk
             self.desk = Desk(claims, self.timers.timer("join code"))
 
     def start(self) -> None:

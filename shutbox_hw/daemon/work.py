@@ -16,9 +16,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from .events import Event
-from .game.effects import Effect, Emit, Lights, RollDice, Show
-from .game.events import (
+from ..base.events import Event
+from ..base.leds import LedFrame
+from ..game.effects import Effect, Emit, Lights, RollDice, Show
+from ..game.events import (
     AnyGameEvent,
     AuditsReset,
     GameEnded,
@@ -26,8 +27,7 @@ from .game.events import (
     ServiceEntered,
     SettingChanged,
 )
-from .game.screens import Screen
-from .leds import LedFrame
+from ..game.screens import Screen
 
 
 @dataclass(frozen=True)

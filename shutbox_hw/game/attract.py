@@ -5,13 +5,13 @@ rule set. Tonight's page is there once a game of tonight finished; a
 high-score table once it has somebody in it, and this week's or all time's
 only where it differs from the shorter period's (on a new box the three are
 the same table: it is shown once). Turning a page is not activity: the display
-still dims and blanks on its idle timers (hal/burn_in.py moves the picture by
+still dims and blanks on its idle timers (hal/adapters/burn_in.py moves the picture by
 a pixel meanwhile), so a box left idle all night does not keep its panel lit.
 """
 
 from __future__ import annotations
 
-from ..events import HighScores, Tonight
+from ..base.events import HighScores, Tonight
 from .state import GameState
 
 ATTRACT_PAGE_MS = 6000

@@ -1,7 +1,7 @@
 """The ``[game]`` table: how the box runs a game (dice, names, settle time, hints).
 
 Plain values and their check, with no TOML and no hardware: the config file
-(:mod:`shutbox_hw.config`) hands this table over, the controller reads it.
+(:mod:`shutbox_hw.config.config_file`) hands this table over, the controller reads it.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..base.validate import Choice, Flag, Integer, Problems, Rule, Spec, shown
 from ..players.names import MAX_NAME_CHARS, name_key, name_problem, seat_label, tidy
-from ..validate import Choice, Flag, Integer, Problems, Rule, Spec, shown
 
 DiceMode = Literal["software", "module", "manual"]
 HintMode = Literal["off", "on-request", "always"]

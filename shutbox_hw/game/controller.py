@@ -1,7 +1,7 @@
 """The referee: a pure state machine from box events to effects.
 
 No I/O, no clock reads, no random numbers. Time arrives in the events'
-``at_ms``; dice arrive as :class:`~shutbox_hw.events.DiceRolled`; what the
+``at_ms``; dice arrive as :class:`~shutbox_hw.base.events.DiceRolled`; what the
 box should do comes back as effects (:mod:`.effects`): game events to
 store, a screen and lights to show (from :mod:`.view`), dice to throw. The
 real daemon, the simulator and the tests all drive this one class.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..events import (
+from ..base.events import (
     ButtonLevel,
     ButtonPressed,
     DiceRolled,
@@ -33,8 +33,8 @@ from ..events import (
     Tick,
     TurnRated,
 )
-from ..i18n import tr
-from ..leds import LedFrame
+from ..base.i18n import tr
+from ..base.leds import LedFrame
 from ..players.names import same_player
 from ..rules import (
     AnyThrow,

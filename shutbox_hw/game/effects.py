@@ -1,7 +1,7 @@
 """What the controller asks of the world: the only way it acts.
 
 The daemon carries out one step's effects in the order stated by
-:class:`shutbox_hw.steps.Step`: the lights, then the events stored durably (then
+:class:`shutbox_hw.daemon.work.Step`: the lights, then the events stored durably (then
 logged), then the screen, so a commit is on disk before the box shows it; the
 dice last.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..leds import LedFrame
+from ..base.leds import LedFrame
 from .events import AnyGameEvent
 from .screens import Screen
 
@@ -35,7 +35,7 @@ class Lights:
 @dataclass(frozen=True)
 class RollDice:
     """Throw ``count`` dice (software: secrets.SystemRandom; module: ask it).
-    The faces come back as a :class:`~shutbox_hw.events.DiceRolled` event."""
+    The faces come back as a :class:`~shutbox_hw.base.events.DiceRolled` event."""
     count: int
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..events import TurnRated
-from ..i18n import tr
+from ..base.events import TurnRated
+from ..base.i18n import tr
 from . import view
 from .events import RoundEnded, TurnEnded
 from .presentation import Presentation

@@ -5,7 +5,7 @@ names (so the store needs no name lookups) and :meth:`GameEvent.as_json`
 gives the JSON object that is printed and logged, exactly as documented in
 docs/network/events.md. Fields marked :func:`hidden` are for the store only and never
 appear in the JSON. (The events the *hardware* produces are in
-:mod:`shutbox_hw.events`.)
+:mod:`shutbox_hw.base.events`.)
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """A seat claimed from a phone: whether the referee takes the claim at all.
 
 The daemon hands the controller the current join code
-(:class:`~shutbox_hw.events.JoinCode`: made with ``secrets`` whenever the box
+(:class:`~shutbox_hw.base.events.JoinCode`: made with ``secrets`` whenever the box
 is set up, valid until ``until_ms``); a phone's claim
-(:class:`~shutbox_hw.events.SeatClaim` with ``source`` "phone") names the code
+(:class:`~shutbox_hw.base.events.SeatClaim` with ``source`` "phone") names the code
 its page was opened with. The claim is refused, with a sentence for the phone
 and never a flash on the box, when that code is not the current one or has
 expired (checked first, in every phase: a wrong code counts towards nothing),
@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..events import JoinCode, SeatClaim
+from ..base.events import JoinCode, SeatClaim
 
 CLAIMS_PER_WINDOW = 8      # a whole table scanning at once is let through ...
 CLAIM_WINDOW_MS = 10_000   # ... within this long; more wait a moment

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..events import HighScores, Tonight
-from ..i18n import tr
+from ..base.events import HighScores, Tonight
+from ..base.i18n import tr
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..i18n import LANGUAGES
+from ..base.i18n import LANGUAGES
 from ..players.names import seat_label
 from ..rules import PRESETS
 from .config import HINT_MODES, MAX_PLAYERS, seat_names

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import N_, NATIVE_NAMES, tr
-from ..leds import LedFrame, LedState
+from ..base.i18n import N_, NATIVE_NAMES, tr
+from ..base.leds import LedFrame, LedState
 from ..players.display import oled_name
 from ..players.names import seat_label
 from ..rules.ruleset import PRESET_TITLES
-from . import device_words, rule_words
+from ..words import devices as device_words
+from ..words import rules as rule_words
 from .screens import ConfirmScreen, MenuScreen, Screen, SwitchTestScreen
 from .service import (
     ADJUST_ITEMS,

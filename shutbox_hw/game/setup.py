@@ -7,12 +7,12 @@ seated name may get up again (:func:`leave_seat`: the roster on the box, ROLL
 on a name shown as seated). The
 claim lasts until the game starts (its ``game_started`` names every seat) or
 the box goes back to choosing from nothing (a game ended). Nothing here reads a
-clock or the record: the daemon hands the roster in (:class:`~shutbox_hw.events.Roster`).
+clock or the record: the daemon hands the roster in (:class:`~shutbox_hw.base.events.Roster`).
 """
 
 from __future__ import annotations
 
-from ..i18n import N_
+from ..base.i18n import N_
 from ..players.names import is_seat_label, name_problem, same_player, seat_label, tidy
 from .config import MAX_PLAYERS
 from .events import SeatClaimed, SeatLeft

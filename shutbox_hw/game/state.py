@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..events import HighScores, Tonight
+from ..base.events import HighScores, Tonight
 from ..rules import Dice, Mask, MatchState, Position, RuleSet, Throw, full_board
 from .config import GameConfig, seat_names
 from .join import JoinDesk

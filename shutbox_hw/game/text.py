@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..i18n import ngettext, tr
+from ..base.i18n import ngettext, tr
 from ..rules import Dice, RuleSet
 
 

@@ -8,7 +8,7 @@ dice arrive as faces.
 
 from __future__ import annotations
 
-from ..i18n import tr
+from ..base.i18n import tr
 from ..rules import AnyThrow, Dice, Throw, allowed_dice_counts, dice_choice, tile_bit, tiles_of
 from . import advice, end_screens, endings, view
 from .advice import Advisor

@@ -7,13 +7,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..events import HighScores, Tonight
-from ..i18n import ngettext, tr
-from ..leds import LedFrame, LedState
+from ..base.events import HighScores, Tonight
+from ..base.i18n import ngettext, tr
+from ..base.leds import LedFrame, LedState
 from ..players.display import oled_name
 from ..players.names import same_player, seat_label
 from ..rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
-from . import attract, device_words, rule_words, service_view
+from ..words import devices as device_words
+from ..words import rules as rule_words
+from . import attract, service_view
 from .flaps import flap_states, open_tiles
 from .presentation import Presentation
 from .screens import (

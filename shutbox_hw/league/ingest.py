@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..netconfig import parse_broker
+from ..config.network import parse_broker
 from .record import Outcome, note_state, parse_state, topic_box, write, write_batch
 from .schema import check
 

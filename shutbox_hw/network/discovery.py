@@ -22,8 +22,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .. import __version__
-from ..i18n import N_, tr
-from ..netconfig import NetworkConfig
+from ..base.i18n import N_, tr
+from ..config.network import NetworkConfig
 
 PREFIX = "homeassistant"
 ORIGIN = {"name": "shutbox-hw", "sw_version": __version__}

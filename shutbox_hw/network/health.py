@@ -4,7 +4,7 @@ once, a ``recovered`` once it works again.
 The publisher's thread says :meth:`Health.bad` / :meth:`Health.good`; the
 box's loop takes the changes with :meth:`Health.take` (through the store's
 outbox hook, :class:`~shutbox_hw.network.hookup.Outbox`) and feeds them to
-the controller as :class:`~shutbox_hw.events.InputFault` of source
+the controller as :class:`~shutbox_hw.base.events.InputFault` of source
 ``mqtt``: they are shown, counted in the audits and queued like any fault.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 
-from ..events import InputFault
+from ..base.events import InputFault
 
 PART = "mqtt"
 BACK = "sending again"

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import Config
-from ..events import InputFault
+from ..base.events import InputFault
+from ..config.config_file import Config
 from ..store.outbox import Limits
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ The turn as the box shows it (whose turn, the dice or none, each flap open,
 shut, pending or refused with its reason) comes from the picture the daemon
 mirrors into the record (:mod:`..store.shown`, made by
 :func:`shutbox_hw.game.shown.shown`, the OLED's own source); the rule set's
-title and the games' states from :mod:`shutbox_hw.words`, tonight from
+title and the games' states from :mod:`shutbox_hw.words.record`, tonight from
 :mod:`shutbox_hw.store.tonight`, as ``history`` and the pages take them.
 """
 
@@ -21,12 +21,12 @@ import json
 import sqlite3
 from typing import Any
 
-from ..i18n import N_, tr
+from ..base.i18n import N_, tr
 from ..store.audit import tonight
 from ..store.highscores import as_json, high_scores
 from ..store.history import pool_now, recent_games
 from ..store.shown import read_shown
-from ..words import rules_named, rules_title
+from ..words.record import rules_named, rules_title
 
 PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
 

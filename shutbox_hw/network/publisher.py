@@ -19,7 +19,7 @@ its events (an ACL) is one at once. The back-off between attempts grows to
 30 s and starts again only once the broker has accepted a connection (and
 taken the event it refused, if it refused one).
 
-Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.netconfig.default_box_id`):
+Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.config.network.default_box_id`):
 
 - ``shutbox/<box>/event``: every event, QoS 1, ``{"box", "epoch", "seq", "at", "event", ...}``
   (``epoch``: the record's, :mod:`shutbox_hw.store.epoch`);
@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..events import InputFault
-from ..netconfig import NetworkConfig
+from ..base.events import InputFault
+from ..config.network import NetworkConfig
 from ..store.epoch import epoch_of
 from ..store.game_record import latest_ended
 from ..store.outbox import waiting

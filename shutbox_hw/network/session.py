@@ -37,7 +37,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..netconfig import Broker, NetworkConfig, private_file_problem, read_secret
+from ..config.network import Broker, NetworkConfig, private_file_problem, read_secret
 from ..store.game_record import queue_resend, resend_request
 from ..store.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..validate import Flag, Problems, Spec
+from ..base.validate import Flag, Problems, Spec
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from ..spelling import SPELLED
+from ..base.spelling import SPELLED
 from .names import is_seat_label, tidy
 
 # where a name sits in the events' JSON (game/events.py: the outbox, rounds.result),

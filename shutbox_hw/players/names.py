@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..spelling import SPELLED
+from ..base.spelling import SPELLED
 
 # a name on the TV's flap row at 720p and on one line of the OLED's small font
 MAX_NAME_CHARS = 16

@@ -1,6 +1,6 @@
 """``docs/operate/commands.md``: every command and flag, from the command line's parser.
 
-The parser is :func:`shutbox_hw.cli.build_parser` with every command; each
+The parser is :func:`shutbox_hw.commands.cli.build_parser` with every command; each
 flag's name, value, choices, default and help are argparse's own. The
 installer's options are its own ``--help`` text, read from ``systemd/install.sh``
 beside the package in a checkout.
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..cli import COMMANDS, DESCRIPTION, build_parser
+from ..commands.cli import COMMANDS, DESCRIPTION, build_parser
 from .regenerate import REGENERATE
 
 HEAD = """\

@@ -1,8 +1,8 @@
 """``docs/operate/config-reference.md``: every key of the config file, from the specs.
 
 Each table's keys, their order, what a good value is and the default come
-from the table's :class:`~shutbox_hw.validate.Spec` (the rule's
-:meth:`~shutbox_hw.validate.Rule.describe`, the dataclass's default); the
+from the table's :class:`~shutbox_hw.base.validate.Spec` (the rule's
+:meth:`~shutbox_hw.base.validate.Rule.describe`, the dataclass's default); the
 words beside a key are the comment beside its field in the dataclass. The
 ``[rules]`` keys come from the rules engine (:mod:`shutbox_hw.rules.ruleset`).
 """
@@ -16,13 +16,13 @@ import textwrap
 import tokenize
 from typing import Any
 
-from ..config import BACKUP, BOX, SIM, STORAGE, TABLES
+from ..base.validate import Address, Spec, Subtable
+from ..config.config_file import BACKUP, BOX, SIM, STORAGE, TABLES
+from ..config.network import NETWORK, WEB
 from ..game.config import GAME
-from ..hal.config import DICE, DISPLAY, EXPANDER, HARDWARE
-from ..netconfig import NETWORK, WEB
+from ..hal.contracts.config import DICE, DISPLAY, EXPANDER, HARDWARE
 from ..players.config import PLAYERS
 from ..rules.ruleset import DEFAULT_PRESET, KEYS, PRESETS, describe_key
-from ..validate import Address, Spec, Subtable
 from .regenerate import REGENERATE
 
 # every table of the file but [rules], in the order of config.TABLES, each

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
-from ..events import HighScores
-from ..i18n import N_, tr
+from ..base.events import HighScores
+from ..base.i18n import N_, tr
 from . import text
 from .fonts import role
 from .widgets import RIGHT

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..spelling import SPELLED
+from ..base.spelling import SPELLED
 
 # combining mark -> its rows, 5 px wide (narrower bodies take the middle
 # columns): a point or two dots need one row, a slanted stroke two

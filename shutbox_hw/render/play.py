@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
+from ..base.i18n import tr
 from ..game.screens import PlayScreen, TurnEndScreen
-from ..i18n import tr
 from . import text, widgets
 from .fonts import role
 from .widgets import BOTTOM, DIE, RIGHT, TILE_H

@@ -3,7 +3,7 @@ anyone wanting to see the renderer at work draw these."""
 
 from __future__ import annotations
 
-from ..events import HighScores, Tonight
+from ..base.events import HighScores, Tonight
 from ..game.screens import (
                             AttractScreen,
                             ConfirmScreen,

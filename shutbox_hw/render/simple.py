@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
-from ..events import Tonight
+from ..base.events import Tonight
+from ..base.i18n import ngettext, tr
 from ..game.screens import AttractScreen, ConfirmScreen, NoticeScreen, ShutScreen
-from ..i18n import ngettext, tr
 from . import text, widgets
 from .fonts import Font, role
 from .high_scores import draw_high_score

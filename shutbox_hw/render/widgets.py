@@ -12,7 +12,7 @@ from collections.abc import Set
 
 from PIL import ImageDraw
 
-from ..i18n import tr
+from ..base.i18n import tr
 from . import text
 from .fonts import LARGE, NARROW, SMALL, Font, role
 

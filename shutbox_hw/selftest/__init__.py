@@ -3,7 +3,7 @@
 Why: a builder who swaps two flap wires, shorts two inputs or forgets
 ``dtparam=i2c_arm=on`` gets a box that scores the wrong moves. The self-test
 finds each of these before the first game, through the same ports the
-daemon uses (:func:`~shutbox_hw.hal.box.build_ports` and their ``poll``), so
+daemon uses (:func:`~shutbox_hw.hal.adapters.box.build_ports` and their ``poll``), so
 what it sees is what the game will see: debounced changes, not raw pins.
 
 Two things are injected so one code path serves the box and the tests:
@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from ..events import ButtonEvent, ButtonLevel, FlapChanged, InputFault, ServiceRequested
-from ..hal.box import Ports
-from ..hal.clock import Clock
-from ..hal.config import ExpanderPin, HardwareConfig, Pin
-from ..hal.i2c_retry import I2cRetry
-from ..hal.poll import poll_all, run_loop
-from ..leds import LedFrame, LedState
+from ..base.events import ButtonEvent, ButtonLevel, FlapChanged, InputFault, ServiceRequested
+from ..base.leds import LedFrame, LedState
+from ..hal.adapters.box import Ports
+from ..hal.contracts.clock import Clock
+from ..hal.contracts.config import ExpanderPin, HardwareConfig, Pin
+from ..hal.contracts.i2c_retry import I2cRetry
+from ..hal.contracts.poll import poll_all, run_loop
 
 Line = tuple[str, int | str]
 """An input as the config names it: ``("flap", 3)`` or ``("button", "roll")``."""
@@ -200,7 +200,7 @@ class SelfTest:
     def check_dice(self) -> None:
         """Find the module (identity, CRC), ask it for a throw as ROLL does, then ask
         the person to throw on the module's own button; the ready line is not checked."""
-        from ..hal.dice_module import DiceModule, DiceModuleMissing
+        from ..hal.adapters.dice_module import DiceModule, DiceModuleMissing
         dice = self.hw.dice
         assert dice is not None
         module = DiceModule(self.rig.open_bus(dice.bus), dice.address)

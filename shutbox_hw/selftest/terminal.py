@@ -6,11 +6,11 @@ import sys
 import time
 from typing import Any, TextIO
 
-from ..errors import UserError
-from ..hal.box import Ports, build_ports
-from ..hal.clock import MonotonicClock
-from ..hal.config import HardwareConfig
-from ..hal.gpio import make_pin_factory, pin_claim_problem
+from ..base.errors import UserError
+from ..hal.adapters.box import Ports, build_ports
+from ..hal.adapters.gpio import make_pin_factory, pin_claim_problem
+from ..hal.contracts.clock import MonotonicClock
+from ..hal.contracts.config import HardwareConfig
 from . import Ask, Rig
 
 POLL_MS = 10   # gpiozero records edges on its own threads; look at them this often

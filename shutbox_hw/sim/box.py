@@ -3,7 +3,7 @@
 Which hardware is simulated follows the config's ``[hardware]`` table, so
 ``sim --config hardware/mcp23017-12/shutbox.toml`` runs the real MCP23017
 driver against the register-level model. The ports are built by the same
-:func:`~shutbox_hw.hal.box.build_ports` the real box uses.
+:func:`~shutbox_hw.hal.adapters.box.build_ports` the real box uses.
 """
 
 from __future__ import annotations
@@ -18,20 +18,20 @@ from typing import Any, Generic, Protocol, TypeVar
 from gpiozero.pins.mock import MockFactory, MockPin
 from PIL import Image
 
-from ..config import Config
-from ..daemon import Box
-from ..events import ButtonPressed, Event, FlapChanged, ServiceRequested
-from ..hal.box import Ports, build_module, build_ports
-from ..hal.config import ExpanderPin, HardwareConfig, Pin
-from ..hal.dice_source import DiceSource
-from ..hal.display import NullDisplay, make_display
-from ..hal.ports import Indicators
+from ..base.events import ButtonPressed, Event, FlapChanged, ServiceRequested
+from ..base.leds import LedFrame
+from ..config.config_file import Config
+from ..daemon.daemon import Box
+from ..hal.adapters.box import Ports, build_module, build_ports
+from ..hal.adapters.dice_source import DiceSource
+from ..hal.adapters.display import NullDisplay, make_display
+from ..hal.contracts.config import ExpanderPin, HardwareConfig, Pin
+from ..hal.contracts.ports import Indicators
 from ..hal.simulated.bus import SimBus
 from ..hal.simulated.dice_module import SimDiceModule
 from ..hal.simulated.mcp23017 import SimMcp23017
 from ..hal.simulated.reader import WorldReader
 from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
-from ..leds import LedFrame
 from .observed import Observed
 from .recent import Recent, recent_states
 from .recorded_panel import AckingChip, PanelRecorder, SyncedDisplay

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..base.leds import LedFrame
 from ..game.screens import (
     AttractScreen,
     ConfirmScreen,
@@ -33,7 +34,6 @@ from ..game.screens import (
     SwitchTestScreen,
     TurnEndScreen,
 )
-from ..leds import LedFrame
 
 RECORD = ("SELECT (SELECT count(*) FROM games), (SELECT count(ended_at) FROM games),"
           " (SELECT count(*) FROM rounds), (SELECT count(*) FROM turns),"

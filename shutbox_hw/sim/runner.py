@@ -1,6 +1,6 @@
 """The simulated box on a virtual clock: the real daemon, simulated hardware.
 
-:class:`SimRunner` boots a :class:`~shutbox_hw.daemon.Daemon` on a
+:class:`SimRunner` boots a :class:`~shutbox_hw.daemon.daemon.Daemon` on a
 :class:`~.box.SimulatedBox` and plays person: it moves flaps and presses
 buttons through the simulated switches (which bounce, like real ones), lets
 virtual time pass, and can cut the power. Both the scripted and the
@@ -18,14 +18,14 @@ from typing import Any
 from PIL import Image
 
 from .. import render as render_package
-from ..config import Config
-from ..daemon import STORE_RETRY_MS, Daemon
-from ..events import ButtonPressed, FlapChanged, ServiceRequested
+from ..base.events import ButtonPressed, FlapChanged, ServiceRequested
+from ..config.config_file import Config
+from ..daemon.daemon import STORE_RETRY_MS, Daemon
 from ..game.advice import Advisor
 from ..game.screens import PlayScreen, Screen
-from ..hal.debounce import SERVICE_HOLD_MS
-from ..hal.poll import run_loop
-from ..hints import ready_advisor_for as solver_advisor
+from ..hal.contracts.debounce import SERVICE_HOLD_MS
+from ..hal.contracts.poll import run_loop
+from ..skill.hints import ready_advisor_for as solver_advisor
 from ..skill.rater import RaterPort
 from .box import Seen, SimulatedBox
 from .disk import PowerCut, SimDisk

@@ -48,8 +48,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import UserError, clip, quoted, shown_path
-from ..textfile import read_text_file
+from ..base.errors import UserError, clip, quoted, shown_path
+from ..base.textfile import read_text_file
 from .script_commands import (
     Bounce,
     Brownout,

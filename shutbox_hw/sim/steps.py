@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol, assert_never
 
-from ..config import Config
+from ..config.config_file import Config
 from .box import SimulatedBox, device_problem, has_int_line
 from .disk import SimDisk
 from .script import ScriptError

@@ -21,7 +21,7 @@ from typing import Any
 
 from PIL import Image
 
-from ..config import Config
+from ..config.config_file import Config
 from .runner import SimRunner
 
 FLAP_KEYS = "1234567890-="   # tiles 1..12

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..events import ButtonPressed, FlapChanged
+from ..base.events import ButtonPressed, FlapChanged
 from ..hal.simulated.timing import DiskProfile
 from ..hal.simulated.world import SimSwitch
 from .runner import SimRunner

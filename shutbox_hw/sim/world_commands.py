@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..errors import UserError, quoted
+from ..base.errors import UserError, quoted
 from ..hal.simulated.timing import MAX_BUS_HZ, MIN_BUS_HZ, DiskProfile
 
 MAX_MS = 60_000

@@ -33,8 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError, clip, shown_path
-from ..textfile import os_problem, read_text_file
+from ..base.errors import UserError, clip, shown_path
+from ..base.textfile import os_problem, read_text_file
 from .runner import SimRunner
 from .script_commands import ButtonPress, MoveFlaps, Start, Step
 from .world_commands import Bus, Disk

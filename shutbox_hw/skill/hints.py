@@ -22,11 +22,11 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .rules import Dice, Mask, RuleSet
+from ..rules import Dice, Mask, RuleSet
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .strategy.solver import Solver
+    from ..config.config_file import Config
+    from ..strategy.solver import Solver
 
 log = logging.getLogger("shutbox_hw")
 
@@ -37,14 +37,14 @@ SOLVE_TIMEOUT_S = 600   # a Zero 2 W solves the largest rule set in well under t
 def _solver(rules: RuleSet, objectives: tuple[str, ...] = ("min-score", "max-shut")) -> Solver:
     """The rule set's solver with its tables on disk: solved in a child process
     (then read from the cache) unless they are in memory or on disk already."""
-    from .strategy import default_cache_dir, solver_for
-    from .strategy.cache import _LOADED, cache_file
-    from .strategy.tables import rules_key
+    from ..strategy import default_cache_dir, solver_for
+    from ..strategy.cache import _LOADED, cache_file
+    from ..strategy.tables import rules_key
     directory = default_cache_dir()
     if directory is not None and rules_key(rules) not in _LOADED and not all(
             cache_file(directory, rules, o).exists() for o in objectives):  # type: ignore[arg-type]
         try:
-            subprocess.run([sys.executable, "-c", "from shutbox_hw.hints import solve_child; "
+            subprocess.run([sys.executable, "-c", "from shutbox_hw.skill.hints import solve_child; "
                             "solve_child()"], input=json.dumps(
                                 {"rules": rules.as_dict(), "objectives": list(objectives)}),
                            text=True, check=True, timeout=SOLVE_TIMEOUT_S, capture_output=True)
@@ -61,8 +61,8 @@ def solve_child() -> None:
         os.nice(10)
     except OSError:
         pass
-    from .rules import rules_from_dict
-    from .strategy import solver_for
+    from ..rules import rules_from_dict
+    from ..strategy import solver_for
     request = json.loads(sys.stdin.read())
     solver = solver_for(rules_from_dict(request["rules"]))
     for objective in request["objectives"]:

@@ -49,8 +49,8 @@ IDLE_S = 300.0            # looked again this often even when not woken
 def solver_tables(rules: RuleSet) -> Tables:
     """The rule set's solver with its rated objective's table made: solved in a child
     process (as the hints are), so this thread never holds the GIL for a solve."""
-    from ..hints import _solver
     from ..strategy.rating import objective_for
+    from .hints import _solver
     solver = _solver(rules, (objective_for(rules),))
     solver.solution(objective_for(rules))
     return solver

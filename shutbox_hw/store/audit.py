@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from ..events import Tonight
+from ..base.events import Tonight
 from ..rules.ruleset import PRESET_TITLES
 from . import figures
 from .figures import SINCE

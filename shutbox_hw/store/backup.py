@@ -12,7 +12,7 @@ fault of the part ``backup`` on the box; the next one that passes puts it
 right.
 
 ``shutbox-hw restore FILE`` (:func:`restore`) brings a box back from a copy.
-The ``[backup]`` table itself is read in :mod:`shutbox_hw.config`.
+The ``[backup]`` table itself is read in :mod:`shutbox_hw.config.config_file`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import UserError, shown_path
-from ..events import InputFault
+from ..base.errors import UserError, shown_path
+from ..base.events import InputFault
 from .audit import ROW_SEP
 from .schema import SchemaError, version_of
 

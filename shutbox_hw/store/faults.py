@@ -16,7 +16,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..errors import UserError
+from ..base.errors import UserError
 
 # a locked database is waited for this long, then the write is a storage fault:
 # two waits in one step stay well under half of systemd's 10 s watchdog

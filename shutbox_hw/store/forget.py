@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UserError
+from ..base.errors import UserError
 from ..players.display import rename
 from ..players.names import is_seat_label, name_key, same_player, seat_label, tidy
 from . import roster

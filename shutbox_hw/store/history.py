@@ -13,9 +13,9 @@ import json
 import sqlite3
 from typing import Any
 
-from ..errors import UserError
+from ..base.errors import UserError
 from ..rules import settle_pot
-from ..words import game_state, rules_named
+from ..words.record import game_state, rules_named
 from .ratings import game_ratings
 from .schema import VERSION
 

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from ..errors import UserError, shown_path
+from ..base.errors import UserError, shown_path
 
 
 class DatabaseInUse(UserError):

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from ..words import game_state
+from ..words.record import game_state
 from .figures import preset_of
 from .player_stats import winner_names
 

@@ -13,7 +13,7 @@ import sqlite3
 import urllib.parse
 from pathlib import Path
 
-from ..errors import UserError, shown_path
+from ..base.errors import UserError, shown_path
 
 
 def connect_readonly(path: Path, timeout: float) -> tuple[sqlite3.Connection, bool]:

@@ -194,7 +194,7 @@ class _Busy:
     tens of seconds on a Pi: past the unit's start timeout); nothing outside systemd."""
 
     def __init__(self) -> None:
-        from ..sdnotify import Notifier
+        from ..base.sdnotify import Notifier
         self.notifier = Notifier()
         self.next = time.monotonic()
 

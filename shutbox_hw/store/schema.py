@@ -13,8 +13,8 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import shown_path
-from ..textfile import file_kind, os_problem
+from ..base.errors import shown_path
+from ..base.textfile import file_kind, os_problem
 from .epoch import make_epoch
 from .figures import migrate_to_5
 from .game_record import add_topic

@@ -26,13 +26,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError, shown_path
-from ..events import HighScores, Tonight
+from ..base.errors import UserError, shown_path
+from ..base.events import HighScores, Tonight
+from ..base.lifecycle import Closable
+from ..base.textfile import os_problem
 from ..game.events import AnyGameEvent, GameEnded, GameStarted
 from ..game.saved import SavedGame
-from ..lifecycle import Closable
 from ..rules import rules_from_dict
-from ..textfile import os_problem
 from .audit import Tally, audit_lines, reset_audits, tonight
 from .backup import BackupWorker
 from .faults import (

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from ..i18n import N_
+from ..base.i18n import N_
 
 TONIGHT_S = 12 * 3600
 """How far back tonight reaches."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from ..errors import UserError
+from ..base.errors import UserError
 from ..rules import (
     ONE_DIE_THROWS,
     TWO_DICE_THROWS,

@@ -41,15 +41,15 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from ..errors import UserError
-from ..i18n import DEFAULT as DEFAULT_LANGUAGE
-from ..i18n import N_, tr
+from ..base.errors import UserError
+from ..base.i18n import DEFAULT as DEFAULT_LANGUAGE
+from ..base.i18n import N_, tr
+from ..base.textfile import os_problem
 from ..store.audit import audits
 from ..store.fault_log import recent_faults
 from ..store.history import DamagedGame, recent_games, scorecard
 from ..store.readonly import connect_readonly
 from ..store.schema import sqlite_problem
-from ..textfile import os_problem
 from . import exports, pages, views
 from .assets import LIVE_JS, STYLE
 from .feed import LiveFeed, Snapshot

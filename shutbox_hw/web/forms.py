@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 import anyio
 from starlette.requests import Request
 
-from ..i18n import N_
+from ..base.i18n import N_
 from .refusals import Refused
 
 BODY_TIMEOUT_S = 10.0    # a form's body, in full

@@ -17,8 +17,8 @@ from urllib.parse import parse_qs
 
 import anyio.to_thread
 
-from ..i18n import LANGUAGES, choose, speaking
-from ..settings import read_settings
+from ..base.i18n import LANGUAGES, choose, speaking
+from ..config.settings import read_settings
 
 RECHECK_S = 30.0     # how often the box's stored adjustment is read again
 COOKIE = "lang"

@@ -4,7 +4,7 @@ game's id, a year). Without Babel (an install without the extra), Python's own."
 
 from __future__ import annotations
 
-from ..i18n import language
+from ..base.i18n import language
 
 
 def decimal(value: float | int) -> str:

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
-from ..game.device_words import device
-from ..i18n import N_, language, ngettext, tr
+from ..base.i18n import N_, language, ngettext, tr
 from ..rules.ruleset import HOUSE_RULES, PRESET_TITLES
-from ..words import count, game_state, rules_shown, shown
+from ..words.devices import device
+from ..words.record import count, game_state, rules_shown, shown
 from .reader import NO_DATABASE
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),

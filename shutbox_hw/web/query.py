@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from ..i18n import N_
+from ..base.i18n import N_
 from .refusals import Refused
 
 

@@ -19,12 +19,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
-from ..i18n import N_
+from ..base.errors import UserError
+from ..base.i18n import N_
+from ..base.textfile import os_problem
 from ..store.readonly import connect_readonly
 from ..store.schema import SchemaError, sqlite_problem, version_of
 from ..store.shown import stamp
-from ..textfile import os_problem
 
 LOCK_WAIT_S = 1.0
 

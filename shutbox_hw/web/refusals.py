@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from starlette.exceptions import HTTPException
 
-from ..i18n import tr
+from ..base.i18n import tr
 
 
 class Refused(HTTPException):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from ..events import Tonight
-from ..i18n import ngettext, tr
+from ..base.events import Tonight
+from ..base.i18n import ngettext, tr
 from ..store.audit import tonight
 from ..store.ratings import last_turn_accuracy
 from ..store.tonight import CLOCK_NOTES, tonight_games

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from ..i18n import N_, language, tr
+from ..base.i18n import N_, language, tr
 
-# hal/dice_source.py, hal/oled_display.py, hal/debounce.py, hal/expander.py, daemon.py,
+# hal/adapters/dice_source.py, hal/adapters/oled_display.py, hal/contracts/debounce.py,
+# hal/adapters/expander.py, daemon.py,
 # store/mounts.py ("record"), store/backup.py ("backup")
 DEVICES = frozenset((N_("dice module"), N_("display"), N_("storage"), N_("record"),
                      N_("backup"), N_("software")))

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from .errors import UserError
-from .game import rule_words
-from .i18n import N_, ngettext, tr
-from .rules.ruleset import RulesError, RuleSet, rules_from_dict
+from ..base.errors import UserError
+from ..base.i18n import N_, ngettext, tr
+from ..rules.ruleset import RulesError, RuleSet, rules_from_dict
+from . import rules as rule_words
 
 
 def rules_title(table: Any) -> str:

@@ -4,7 +4,7 @@ English: :meth:`~shutbox_hw.rules.RuleSet.summary`.)"""
 
 from __future__ import annotations
 
-from ..i18n import N_, tr
+from ..base.i18n import N_, tr
 from ..rules import RuleSet
 from ..rules.ruleset import HOUSE_RULES, PRESET_TITLES
 

@@ -37,7 +37,7 @@ from shutbox_hw.store.game_record import content, game_record
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
-SB = [sys.executable, "-m", "shutbox_hw.cli"]
+SB = [sys.executable, "-m", "shutbox_hw"]
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 
 
@@ -262,7 +262,7 @@ class Answering:
     as ``with Answering(configs, dbs):``."""
 
     def __init__(self, configs: dict[str, Path], dbs: dict[str, Path]) -> None:
-        from shutbox_hw.config import load_config
+        from shutbox_hw.config.config_file import load_config
         from shutbox_hw.network.publisher import Publisher
         self.publishers = [Publisher(db, load_config(configs[box]).network)
                            for box, db in dbs.items()]

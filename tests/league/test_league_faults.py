@@ -38,7 +38,7 @@ def die(self, batch):
         os.kill(os.getpid(), signal.SIGKILL)
     acknowledge(self, batch)
 ingest.Ingest._acknowledge = die
-from shutbox_hw.cli import main
+from shutbox_hw.commands.cli import main
 sys.exit(main())
 """
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from test_systemd_unit import last, parse
 
-from shutbox_hw.cli import build_parser
+from shutbox_hw.commands.cli import build_parser
 
 UNITS = Path(__file__).resolve().parents[2] / "systemd" / "league"
 HARDENING = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",

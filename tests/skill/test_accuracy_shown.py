@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from recorded import expected
 
-from shutbox_hw.cli import main
-from shutbox_hw.config import parse_config
+from shutbox_hw.commands.cli import main
+from shutbox_hw.config.config_file import parse_config
 from shutbox_hw.network.live import live
 from shutbox_hw.sim.runner import SimRunner, check_steps
 from shutbox_hw.sim.script import parse_script

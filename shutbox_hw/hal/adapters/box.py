@@ -20,17 +20,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..scheduler import Scheduler
-from .clock import Clock
-from .config import DiceConfig, ExpanderConfig, ExpanderPin, HardwareConfig, Pin
+from ...base.scheduler import Scheduler
+from ..contracts.clock import Clock
+from ..contracts.config import DiceConfig, ExpanderConfig, ExpanderPin, HardwareConfig, Pin
+from ..contracts.i2c_bus import I2cBus, OpenBus
+from ..contracts.poll import Wake, no_wake
+from ..contracts.ports import Buttons, FlapBank, Indicators
 from .dice_source import DiceSource, build_module_dice
 from .expander import ExpanderLamps, ExpanderPins, Reader
 from .gpio import PiLamps, PiPins
-from .i2c_bus import I2cBus, OpenBus
 from .lights import LampSink, Lights
 from .mcp23017 import Mcp23017
-from .poll import Wake, no_wake
-from .ports import Buttons, FlapBank, Indicators
 from .switches import EdgeSource, Line, Switches
 
 

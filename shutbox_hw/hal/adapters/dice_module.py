@@ -39,12 +39,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
-from ..scheduler import Scheduler
-from .config import DICE_ADDRESSES
-from .i2c_bus import I2cBus
-from .i2c_retry import I2cRetry, transient_errno
-from .link import DeviceLink
+from ...base.scheduler import Scheduler
+from ...dice_firmware import dice_regs as regs  # type: ignore[import-not-found]
+from ..contracts.config import DICE_ADDRESSES
+from ..contracts.i2c_bus import I2cBus
+from ..contracts.i2c_retry import I2cRetry, transient_errno
+from ..contracts.link import DeviceLink
 
 DEFAULT_ADDRESS = 0x42
 

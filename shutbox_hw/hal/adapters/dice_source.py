@@ -3,7 +3,7 @@ software dice as its fallback.
 
 The daemon asks a :class:`DiceSource` to ``roll`` when the rules want a throw
 (ROLL); faces returned at once are software dice. The module's throws arrive
-later, from :meth:`DiceSource.poll`, as :class:`~shutbox_hw.events.DiceRolled`
+later, from :meth:`DiceSource.poll`, as :class:`~shutbox_hw.base.events.DiceRolled`
 events with ``source="module"``, whether the box asked for them or the
 player threw on the module itself; the controller decides whether a throw
 was due. ``expect`` tells the source how many dice the rules want next, so
@@ -15,12 +15,12 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from ..events import DiceRolled, Event, InputFault
-from ..lifecycle import Closable
-from ..scheduler import Scheduler
-from .clock import Clock
+from ...base.events import DiceRolled, Event, InputFault
+from ...base.lifecycle import Closable
+from ...base.scheduler import Scheduler
+from ..contracts.clock import Clock
+from ..contracts.i2c_bus import I2cBus
 from .dice_module import DiceLink, DiceModule, LinkEvent
-from .i2c_bus import I2cBus
 
 MODULE = "dice module"     # the fault's source, as the screen names it
 
@@ -103,7 +103,7 @@ class ModuleDice(DiceSource):
         for event in events:
             if event.kind == "throw" and event.throw is not None:
                 self._events.append(DiceRolled(event.throw.faces, now, source="module"))
-            elif event.kind == "lost":    # the link logged it (hal/link.py)
+            elif event.kind == "lost":    # the link logged it (hal/contracts/link.py)
                 self._events.append(InputFault(MODULE, "no answer: software dice", now))
             elif event.kind == "recovered":
                 self._events.append(InputFault(MODULE, "answers again", now, ok=True))

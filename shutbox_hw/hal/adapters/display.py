@@ -13,13 +13,13 @@ from typing import Any
 
 from PIL import Image
 
-from ..events import InputFault
-from ..lifecycle import Closable
-from ..scheduler import Scheduler
-from .config import HardwareConfig
+from ...base.events import InputFault
+from ...base.lifecycle import Closable
+from ...base.scheduler import Scheduler
+from ..contracts.config import HardwareConfig
+from ..contracts.poll import Wake, no_wake
 from .luma_panel import HEIGHT, WIDTH, luma_panel
 from .oled_display import OledDisplay
-from .poll import Wake, no_wake
 
 __all__ = ["NullDisplay", "OledDisplay", "dummy_device", "make_display"]
 

@@ -24,7 +24,7 @@ at a periodic read while the line is not active) or none at all makes the
 chip polled every ``debounce_ms / 2`` instead, so that presses are still
 seen by their level.
 Bus errors are retried by the driver; a chip that stays silent is reported
-once as an :class:`~shutbox_hw.events.InputFault` (on the flap view) and
+once as an :class:`~shutbox_hw.base.events.InputFault` (on the flap view) and
 retried every ``retry_ms`` while the box keeps running on the last known
 state: its :class:`~.link.DeviceLink` holds the state and the one schedule
 (the periodic read while it answers, the retry while it does not). Its edges
@@ -44,17 +44,17 @@ from typing import Any, Protocol
 
 from gpiozero import DigitalInputDevice
 
-from ..events import InputFault
-from ..lifecycle import Closable
-from ..scheduler import Scheduler
-from .clock import Clock
-from .config import HardwareConfig
+from ...base.events import InputFault
+from ...base.lifecycle import Closable
+from ...base.scheduler import Scheduler
+from ..contracts.clock import Clock
+from ..contracts.config import HardwareConfig
+from ..contracts.i2c_bus import I2cBus
+from ..contracts.link import DeviceLink
+from ..contracts.poll import Wake, no_wake
 from .gpio import PiPin
-from .i2c_bus import I2cBus
 from .lights import Lamp
-from .link import DeviceLink
 from .mcp23017 import Mcp23017, Mcp23017Error, Snapshot
-from .poll import Wake, no_wake
 from .switches import Edge, Line
 
 log = logging.getLogger("shutbox_hw")

@@ -30,14 +30,14 @@ from typing import Any
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
-from ..errors import UserError
-from ..events import InputFault
-from ..lifecycle import Closable
-from ..scheduler import Scheduler
-from .clock import Clock
-from .config import HardwareConfig
+from ...base.errors import UserError
+from ...base.events import InputFault
+from ...base.lifecycle import Closable
+from ...base.scheduler import Scheduler
+from ..contracts.clock import Clock
+from ..contracts.config import HardwareConfig
+from ..contracts.poll import Wake, no_wake
 from .lights import Lamp
-from .poll import Wake, no_wake
 from .switches import Edge, Line
 
 PiPin = int | str

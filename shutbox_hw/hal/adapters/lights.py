@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol
 
-from ..leds import LedFrame
-from ..lifecycle import Closable
-from ..scheduler import Scheduler
-from .blink import frame_levels, next_blink_ms
+from ...base.leds import LedFrame
+from ...base.lifecycle import Closable
+from ...base.scheduler import Scheduler
+from ..contracts.blink import frame_levels, next_blink_ms
 
 Lamp = Hashable
 """A light: a tile number for a flap LED, "green" or "red"."""

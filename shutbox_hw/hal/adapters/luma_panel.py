@@ -19,7 +19,7 @@ from luma.core.error import DeviceNotFoundError
 from luma.core.error import Error as LumaError
 from PIL import Image
 
-from .i2c_retry import transient_errno
+from ..contracts.i2c_retry import transient_errno
 
 DISPLAY_OFF = 0xAE           # the first byte of every luma init (SSD1306/SH1106 "display off")
 WIDTH, HEIGHT = 128, 64

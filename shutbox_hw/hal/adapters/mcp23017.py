@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .i2c_bus import I2cBus
-from .i2c_retry import I2cRetry, transient_errno
+from ..contracts.i2c_bus import I2cBus
+from ..contracts.i2c_retry import I2cRetry, transient_errno
 
 # BANK=0 register map (IOCON also answers at 0x0B).
 IODIRA, IODIRB = 0x00, 0x01

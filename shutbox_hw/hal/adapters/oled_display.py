@@ -20,7 +20,7 @@ is missing or fails on the bus is dropped and looked for again every
 ``retry_ms`` (its :class:`~.link.DeviceLink` holds the state and the one
 schedule: the refresh while connected, the retry while not); the box plays
 on without it, and ``poll`` reports it to the
-game as an :class:`~shutbox_hw.events.InputFault` (source "display"), like
+game as an :class:`~shutbox_hw.base.events.InputFault` (source "display"), like
 a lost expander, so the red light and the problem bar show it until it is
 back; the sender calls ``wake`` when that happens, so a loop sleeping until
 its next deadline polls at once. A transient bus error (errno 121, 5, 110,
@@ -52,15 +52,15 @@ from typing import Any
 
 from PIL import Image
 
-from ..events import InputFault
-from ..lifecycle import Closable
-from ..scheduler import Scheduler
+from ...base.events import InputFault
+from ...base.lifecycle import Closable
+from ...base.scheduler import Scheduler
+from ..contracts.i2c_retry import I2cRetry
+from ..contracts.link import DeviceLink
+from ..contracts.poll import Wake, no_wake
 from .burn_in import ORBIT, shift_within_blank
-from .i2c_retry import I2cRetry
-from .link import DeviceLink
 from .luma_panel import DEVICE_ERRORS, HEIGHT, WIDTH, PanelDevice, transient_panel_error
 from .panel_job import PanelJob
-from .poll import Wake, no_wake
 
 REFRESH_EVERY_MS = 60_000    # the panel's setup is sent again this often while on
 SOURCE = "display"           # the name the game shows for the display's faults
@@ -74,7 +74,7 @@ def fault_message(exc: BaseException | None) -> str:
 
 
 class OledDisplay(Closable):
-    """The :class:`~shutbox_hw.hal.ports.Display` port over any luma device.
+    """The :class:`~shutbox_hw.hal.contracts.ports.Display` port over any luma device.
 
     ``device_factory`` makes the device (and may raise OSError or a luma
     error when it is absent); it is called on the sender thread, since

@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..events import ButtonEvent, ButtonName, FlapChanged, InputFault
-from ..lifecycle import Closable
-from ..scheduler import Scheduler
-from .config import HardwareConfig
-from .debounce import SERVICE, ButtonInputs, FlapInputs, ServiceLine
+from ...base.events import ButtonEvent, ButtonName, FlapChanged, InputFault
+from ...base.lifecycle import Closable
+from ...base.scheduler import Scheduler
+from ..contracts.config import HardwareConfig
+from ..contracts.debounce import SERVICE, ButtonInputs, FlapInputs, ServiceLine
 
 Line = int | ButtonName | ServiceLine
 """A switch: a tile number for a flap, "roll" or "next" for a button, "service"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from ..leds import LedFrame, LedState
+from ...base.leds import LedFrame, LedState
 
 
 def blink_level(state: LedState, now_ms: int, blink_ms: int) -> bool:

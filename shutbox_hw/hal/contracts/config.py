@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..validate import Address, Checked, Choice, Flag, Integer, Problems, Spec, Subtable
+from ...base.validate import Address, Checked, Choice, Flag, Integer, Problems, Spec, Subtable
 from .wiring import (
     DEFAULT_BUTTONS_AND_LEDS,
     DEFAULT_GPIO_FLAPS,
@@ -39,7 +39,7 @@ BACKENDS = ("gpio", "mcp23017")
 DRIVERS = ("ssd1306", "ssd1309", "sh1106", "none")
 MAX_TILES = 12
 ADDRESS_RANGE = range(0x03, 0x78)
-# the dice module's driver (hal/dice_module.py) takes 0x08..0x77: 0x00..0x07 are
+# the dice module's driver (hal/adapters/dice_module.py) takes 0x08..0x77: 0x00..0x07 are
 # reserved addresses in the I2C specification
 DICE_ADDRESSES = range(0x08, 0x78)
 MCP23017_ADDRESSES = range(0x20, 0x28)   # A2..A0 select 0x20..0x27 (datasheet DS20001952)

@@ -7,7 +7,7 @@ adapters record raw edges with the time they saw them and
 everything below decides, from those times alone, what really happened.
 Nothing here reads a clock: the same edges give the same events on the box,
 in the simulator and in tests. Each line, hold timer and the operator's
-gesture keeps its next deadline as a :class:`~shutbox_hw.scheduler.Timer`
+gesture keeps its next deadline as a :class:`~shutbox_hw.base.scheduler.Timer`
 in the box's scheduler, moved whenever an edge or a poll changes it.
 
 Rules, per input line:
@@ -31,7 +31,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from ..events import (
+from ...base.events import (
     ButtonEvent,
     ButtonLevel,
     ButtonName,
@@ -40,7 +40,7 @@ from ..events import (
     InputFault,
     ServiceRequested,
 )
-from ..scheduler import Scheduler, Timer
+from ...base.scheduler import Scheduler, Timer
 from .config import HardwareConfig
 
 K = TypeVar("K", bound=Hashable)

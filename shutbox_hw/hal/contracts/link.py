@@ -11,7 +11,7 @@ once, never a repeat. It logs each such transition in one journal line
 ``"<name>: answering again"``), and keeps the device's one schedule: while
 connected it is due again every ``check_ms`` (a periodic re-read or a check
 that its set-up survived), otherwise every ``retry_ms`` (look for it again).
-Given a :class:`~shutbox_hw.scheduler.Timer`, that schedule is registered
+Given a :class:`~shutbox_hw.base.scheduler.Timer`, that schedule is registered
 there as it changes (the dice module's is the whole of its deadline).
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from enum import Enum
 
-from ..scheduler import Timer
+from ...base.scheduler import Timer
 
 log = logging.getLogger("shutbox_hw")
 

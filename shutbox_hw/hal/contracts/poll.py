@@ -1,7 +1,7 @@
 """The polling loop, written once: step at the current time, wait for the next deadline.
 
 Every port is polled with the current time and registers when it next needs
-a poll in the box's :class:`~shutbox_hw.scheduler.Scheduler`. The daemon on
+a poll in the box's :class:`~shutbox_hw.base.scheduler.Scheduler`. The daemon on
 the box, the simulated world and the self-test all run this same loop over
 a scheduler; they differ only in what a step does and in how time passes
 (sleeping, or jumping a virtual clock).
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from ..scheduler import Scheduler
+from ...base.scheduler import Scheduler
 from .clock import Clock
 
 Wake = Callable[[], None]

@@ -7,7 +7,7 @@ daemon's single loop with the current time; adapters whose hardware calls
 back from other threads only record raw edges there, and do the work in
 ``poll``. Each part registers when a poll is next needed (debounce expiry,
 hold time, blink phase, periodic read) in the box's
-:class:`~shutbox_hw.scheduler.Scheduler`, so the loop can sleep until the
+:class:`~shutbox_hw.base.scheduler.Scheduler`, so the loop can sleep until the
 earliest, or the virtual clock jump straight there.
 """
 
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from PIL import Image
 
-from ..events import ButtonEvent, FlapChanged, InputFault
-from ..leds import LedFrame as LedFrame  # re-exported: the indicators' port speaks these
-from ..leds import LedState as LedState
+from ...base.events import ButtonEvent, FlapChanged, InputFault
+from ...base.leds import LedFrame as LedFrame  # re-exported: the indicators' port speaks these
+from ...base.leds import LedState as LedState
 
 
 class FlapBank(Protocol):

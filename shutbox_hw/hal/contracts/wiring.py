@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..validate import Problems, shown
+from ...base.validate import Problems, shown
 
 BCM_RANGE = range(0, 28)
 I2C_PINS = {2: "SDA", 3: "SCL"}

@@ -177,7 +177,7 @@ class SimBus:
 
 
 if TYPE_CHECKING:   # mypy checks that the simulated bus keeps the drivers' I2C contract
-    from ..i2c_bus import I2cBus
+    from ..contracts.i2c_bus import I2cBus
 
     def _keeps_the_contract(bus: SimBus) -> I2cBus:
         return bus

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...dice_firmware import dice_core, dice_faces, dice_regs  # type: ignore[import-not-found]
-from ..clock import Clock
+from ..contracts.clock import Clock
 from .dice_firmware import FIRMWARES, MicroPythonPico, ModelPico
 
 STEP_MS = 2          # the firmware's main loop period (dice_config.LOOP_MS)

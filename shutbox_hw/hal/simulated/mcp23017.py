@@ -34,7 +34,7 @@ import os
 import random
 from typing import Any
 
-from ..mcp23017 import (
+from ..adapters.mcp23017 import (
     DEFVALA,
     GPINTENA,
     GPIOA,

@@ -3,7 +3,7 @@
 :class:`SimPanel` is one SSD1306, SSD1309 or SH1106 at the command level. It
 stands in for luma's serial interface (``command(*bytes)``, ``data(bytes)``,
 ``cleanup()``) under the real luma drivers, or takes the page updates of
-:mod:`~shutbox_hw.hal.panel_pages` directly, and keeps what the chip keeps:
+:mod:`~shutbox_hw.hal.adapters.panel_pages` directly, and keeps what the chip keeps:
 display on/off, the charge pump, the addressing mode, the column and page
 windows and pointers, the contrast, and the pages of display RAM (SSD1306
 datasheet rev 1.1, section 10 "Command descriptions"; the SH1106 has 132

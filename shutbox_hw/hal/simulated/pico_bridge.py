@@ -22,8 +22,8 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...base.errors import UserError
 from ...dice_firmware import dice_core  # type: ignore[import-not-found]
-from ...errors import UserError
 
 BOARD_DIR = Path(__file__).parent / "pico_board"
 FIRMWARE_DIR = Path(dice_core.__file__).parent

@@ -1,7 +1,7 @@
 """The expander's reader thread in the simulated world.
 
 On the box a thread reads the MCP23017 as soon as INT falls
-(:class:`~shutbox_hw.hal.expander.ThreadReader`), whatever the loop is doing.
+(:class:`~shutbox_hw.hal.adapters.expander.ThreadReader`), whatever the loop is doing.
 Here that thread is an action on the world's time line: asked at the
 interrupt, it books the read on the bus (after the transfer on the wire,
 such as a page of a frame) and reads when the bus gives it its turn, even
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..mcp23017 import REGISTER_COUNT
+from ..adapters.mcp23017 import REGISTER_COUNT
 from .bus import SimBus
 from .world import SimWorld
 
 
 class WorldReader:
-    """A :class:`~shutbox_hw.hal.expander.Reader` on the simulated world."""
+    """A :class:`~shutbox_hw.hal.adapters.expander.Reader` on the simulated world."""
 
     def __init__(self, world: SimWorld, bus: SimBus, address: int) -> None:
         self.world = world

@@ -1,10 +1,10 @@
 """A virtual time line for simulated hardware, and switches that bounce.
 
-:class:`SimWorld` owns a :class:`~shutbox_hw.hal.clock.VirtualClock` and a
+:class:`SimWorld` owns a :class:`~shutbox_hw.hal.contracts.clock.VirtualClock` and a
 queue of timed actions (pin edges, mostly). ``advance_to(t)`` runs every
 action due by ``t`` in time order, setting the clock to each action's time
 first, so gpiozero callbacks that read the clock stamp the edge exactly.
-It also owns the simulated box's :class:`~shutbox_hw.scheduler.Scheduler`
+It also owns the simulated box's :class:`~shutbox_hw.base.scheduler.Scheduler`
 (:attr:`SimWorld.timers`), the one the box's parts and daemon register
 their deadlines in, and registers its own next action there: the loop that
 runs the simulated box sleeps (jumps) on that one scheduler, as the real
@@ -27,7 +27,7 @@ Typical use (flaps on mock GPIO pins)::
     events = world.run([bank], 2000)   # [FlapChanged(1, True, <last edge + 20>)]
 
 On an expander use ``expander_pin_setter(chip, pin)`` instead, and
-:class:`~shutbox_hw.hal.expander.ExpanderPins` as the source.
+:class:`~shutbox_hw.hal.adapters.expander.ExpanderPins` as the source.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ...scheduler import Scheduler
-from ..clock import VirtualClock
-from ..poll import Pollable, poll_all, run_loop
+from ...base.scheduler import Scheduler
+from ..contracts.clock import VirtualClock
+from ..contracts.poll import Pollable, poll_all, run_loop
 
 ACTIONS = "world"    # the world's key in the scheduler: its next action
 

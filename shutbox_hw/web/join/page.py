@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ...i18n import tr
+from ...base.i18n import tr
 from ..pages import layout
 from .words import said
 

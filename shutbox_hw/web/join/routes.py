@@ -17,9 +17,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from ...base.i18n import N_
 from ...claims import client
 from ...claims.desk import CODE_LENGTH, CODE_LETTERS, join_url
-from ...i18n import N_
 from ...players.names import MAX_NAME_CHARS, name_problem, tidy
 from ...render import qr
 from ...store.roster import recent

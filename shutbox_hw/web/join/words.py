@@ -16,7 +16,7 @@ import re
 import string
 from functools import cache
 
-from ...i18n import N_, tr
+from ...base.i18n import N_, tr
 
 SENTENCES = (
     # the join code and the table (game/join.py, game/setup.py)

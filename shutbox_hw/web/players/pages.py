@@ -11,11 +11,11 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from ...i18n import N_, tr
+from ...base.i18n import N_, tr
 from ...rules.ruleset import PRESET_TITLES
 from ...store.highscores import Table
 from ...store.player_stats import SORTS, PlayerStats
-from ...words import shown
+from ...words.record import shown
 from .. import pages
 from ..numbers import decimal
 from .charts import line_chart

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ...i18n import N_, tr
+from ...base.i18n import N_, tr
 from ...store import player_games, player_stats
 from ...store.highscores import accuracy_of, high_scores
 from ...store.roster import find

@@ -3,7 +3,7 @@
 ``shutbox-hw run`` as a new process costs seconds under QEMU, nearly all of it
 importing Python. So :mod:`crash_replay` (the zygote) imports the package once
 and, for each point, forks a child that runs the very entry systemd runs
-(``shutbox_hw.cli.main(["run", "--config", ...])``, the real pins through
+(``shutbox_hw.commands.cli.main(["run", "--config", ...])``, the real pins through
 lgpio on gpio-sim, the real store) on a copy of the point's database, with a
 ``NOTIFY_SOCKET`` of its own; the zygote waits for ``READY=1`` on it, then
 stops the child with SIGTERM as systemd would. lgpio is never imported by the
@@ -55,14 +55,14 @@ def preload() -> list[str]:
     import gpiozero  # noqa: F401
     import smbus2  # noqa: F401
 
-    import shutbox_hw.cli  # noqa: F401
+    import shutbox_hw.commands.cli  # noqa: F401
     import shutbox_hw.commands.run  # noqa: F401
-    import shutbox_hw.config  # noqa: F401
-    import shutbox_hw.daemon  # noqa: F401
-    import shutbox_hw.hal.boot_config  # noqa: F401
-    import shutbox_hw.hal.box  # noqa: F401
-    import shutbox_hw.hal.display  # noqa: F401
-    import shutbox_hw.hal.gpio  # noqa: F401
+    import shutbox_hw.config.boot_config  # noqa: F401
+    import shutbox_hw.config.config_file  # noqa: F401
+    import shutbox_hw.daemon.daemon  # noqa: F401
+    import shutbox_hw.hal.adapters.box  # noqa: F401
+    import shutbox_hw.hal.adapters.display  # noqa: F401
+    import shutbox_hw.hal.adapters.gpio  # noqa: F401
     import shutbox_hw.network.hookup  # noqa: F401
     import shutbox_hw.store.lock  # noqa: F401
     if "lgpio" in sys.modules:
@@ -208,7 +208,7 @@ class RealDaemon:
             os.environ["NOTIFY_SOCKET"] = str(self.notify)
             os.environ.pop("WATCHDOG_USEC", None)
             os.environ["LG_WD"] = str(lg_wd)
-            from shutbox_hw.cli import main
+            from shutbox_hw.commands.cli import main
             rc = main(["run", "--config", str(self.config)])
         except SystemExit as exc:
             rc = exc.code if isinstance(exc.code, int) else 1

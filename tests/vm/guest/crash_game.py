@@ -25,7 +25,7 @@ from typing import Any
 
 from steady_player import SteadyPlayer, record_of
 
-from shutbox_hw.config import Config, load_config
+from shutbox_hw.config.config_file import Config, load_config
 from shutbox_hw.rules import (
     allowed_dice_counts,
     dice_choice,
