@@ -122,8 +122,8 @@ def _copy(value: Any) -> Any:
 
 def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
     """The summary, read inside the caller's transaction."""
-    row = db.execute("SELECT id, rules, ended_at FROM games ORDER BY id DESC LIMIT 1"
-                     ).fetchone()
+    row = db.execute("SELECT id, rules, ended_at, abandoned FROM games ORDER BY id DESC"
+                     " LIMIT 1").fetchone()
     figures = tonight(db, now)
     version, = db.execute("PRAGMA user_version").fetchone()
     picture = read_shown(db, version)
@@ -134,7 +134,7 @@ def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
                     "best": None if figures.best is None else
                     {"player": figures.best[0], "score": figures.best[1]},
                     "clock": figures.clock, "note": _note(figures.clock)},
-        "last_result": _last_result(db), "last_score": _last_score(db)}
+        "last_result": _last_result(db, row), "last_score": _last_score(db)}
     if row is not None and row[2] is None:
         game_id = int(row[0])
         if picture is None or picture.get("game") != game_id or \
@@ -165,11 +165,19 @@ def _last_score(db: sqlite3.Connection) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _last_result(db: sqlite3.Connection) -> dict[str, Any] | None:
+def _last_result(db: sqlite3.Connection, newest: tuple[Any, ...] | None
+                 ) -> dict[str, Any] | None:
     """The newest ended game as ``history`` lists it (only the newest can be
-    unfinished), with its state and its rule set's title in the pages' words."""
-    game = next((g for g in recent_games(db, 2) if g["finished"] or g["abandoned"]), None)
-    return game
+    unfinished), with its state and its rule set's title in the pages' words.
+
+    ``newest`` is the newest game's row (id, rules, ended_at, abandoned): while
+    it is under way only the one before it is listed (not both, at every step).
+    """
+    if newest is None:
+        return None
+    under_way = newest[2] is None and not newest[3]
+    games = recent_games(db, 1, before=int(newest[0]) if under_way else None)
+    return next((g for g in games if g["finished"] or g["abandoned"]), None)
 
 
 def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
