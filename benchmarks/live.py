@@ -15,6 +15,7 @@ RAM disk when there is one) and measures two things:
 
     .venv/bin/python benchmarks/live.py                # 3 nights of 4 matches
     .venv/bin/python benchmarks/live.py --nights 5 --json
+    .venv/bin/python benchmarks/live.py --profile --nights 5   # live()'s share under cProfile
 
 Against another checkout (the "before" of a change), run it with that
 checkout first on the path: ``PYTHONPATH=/path/to/it .venv/bin/python
@@ -105,12 +106,43 @@ def night(box: type[Measured], nights: int, work: str) -> dict[str, float] | Non
             "readers_median_us_per_step": round(statistics.median(steps) * 1e6)}
 
 
+def profile(nights: int, scratch: str | None) -> None:
+    """The pub night as it is, under cProfile: who calls live() and what it costs."""
+    import cProfile
+    import pstats
+    profiler = cProfile.Profile()
+    with tempfile.TemporaryDirectory(dir=scratch) as work:
+        profiler.enable()
+        for n in range(nights):
+            played = Night(n, Path(work) / f"profile-{n}.db")
+            try:
+                for _ in range(4):
+                    played.match()
+            finally:
+                played.close()
+        profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt     # type: ignore[attr-defined]
+    for (path, _line, name), (_cc, calls, _tt, cumulative, callers) in \
+            stats.stats.items():  # type: ignore[attr-defined]
+        if name == "live" and path == live_module.__file__:
+            by = ", ".join(f"{caller[2]} ({Path(caller[0]).name}) {figures[1]}"
+                           for caller, figures in callers.items())
+            print(f"live(): {calls} calls, {cumulative:.2f} of {total:.2f} s; called by {by}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nights", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--profile", action="store_true",
+                        help="the night's fresh check under cProfile: live()'s calls and "
+                             "its share of the whole")
     args = parser.parse_args()
     scratch = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    if args.profile:
+        profile(args.nights, scratch)
+        return
     with tempfile.TemporaryDirectory(dir=scratch) as work:
         figures = {"checkout": str(Path(live_module.__file__).parents[2]),
                    "fresh": night(Measured, args.nights, work),
