@@ -22,6 +22,7 @@ COMMANDS = {
     "moves": "moves", "rules": "rules", "solve": "solve", "check-config": "check_config",
     "selftest": "selftest", "sim": "sim", "run": "run", "history": "history",
     "audit": "audit", "players": "players", "web": "web", "restore": "restore",
+    "league": "league",
 }
 
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 from other_user import PublicCopy, make_public_copy
@@ -69,6 +69,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # the parts a developer can leave out or run alone (pytest -m "not slow", -m broker, ...;
 # docs/develop/testing-speed.md): a test that uses one of these fixtures is marked for it
 MARK_BY_FIXTURE = {"broker": "broker", "consumer": "broker", "browser": "browser",
+                   "chromium": "browser",
                    "installed": "install", "pico": "micropython"}
 # ... and every test in these files is (each file is about that part as a whole)
 MARK_BY_FILE = {"test_mqtt.py": "broker", "test_web_browser.py": "browser",
@@ -109,6 +110,28 @@ class _SlowFirst:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+# files whose tests share what one process computed and cached (functools.cache): under
+# --dist loadfile a file is one worker's; these go to one worker together, or each worker
+# would compute it again (the language sweep: 40 s of CPU in a whole run)
+SAME_WORKER = {"test_catalogue.py": "the language sweep",
+               "test_languages_fit.py": "the language sweep"}
+
+
+@pytest.hookimpl(optionalhook=True)     # pytest-xdist's hook: absent without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadfile, but the files of SAME_WORKER are one unit of work."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class _LoadFileTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = super()._split_scope(nodeid)
+            return SAME_WORKER.get(file.rsplit("/", 1)[-1], file)
+
+    return _LoadFileTogether(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)    # before pytest's tmp_path reads the folder
@@ -217,6 +240,16 @@ def box_speaks_english():
     from shutbox_hw import i18n
     yield
     i18n.set_language(i18n.DEFAULT)
+
+
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One headless Chromium for a module's browser tests, quit after its last; each
+    test takes a fresh tab of it as ``browser`` (tests/test_web_browser.py)."""
+    from test_web_browser import start_chromium
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
+    yield driver
+    driver.quit()
 
 
 @pytest.fixture

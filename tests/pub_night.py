@@ -90,6 +90,7 @@ class Figures:
     habits: Counter = field(default_factory=Counter)
     ends_shown: int = 0
     ends_cut: int = 0          # end steps a power cut took before they were shown
+    ends_given_way: int = 0    # end steps the next player's play came before (issue 42)
     probes: int = 0
 
     def add(self, other: Figures) -> None:
@@ -99,6 +100,7 @@ class Figures:
         self.habits.update(other.habits)
         self.ends_shown += other.ends_shown
         self.ends_cut += other.ends_cut
+        self.ends_given_way += other.ends_given_way
         self.probes += other.probes
 
 
@@ -394,6 +396,7 @@ class Night:
             raise Untrue(f"end steps never shown: {self.witness.expect}")
         self.figures.matches += 1
         self.figures.ends_shown = self.witness.ends_shown
+        self.figures.ends_given_way = self.witness.ends_given_way
         self.witness.check_record(self.database(), self.wall())
 
 class _NoStore:

@@ -25,6 +25,8 @@ from shutbox_hw.game.screens import (
     ShutScreen,
     TurnEndScreen,
 )
+from shutbox_hw.players.display import oled_name
+from shutbox_hw.players.names import seat_label
 from shutbox_hw.rules import PRESETS
 from shutbox_hw.rules.ruleset import PRESET_TITLES
 from shutbox_hw.store.audit import audits
@@ -62,11 +64,27 @@ def end_step(screen: Any) -> tuple[str, Any] | None:
     return None
 
 
+def turn_begun(state: Any) -> bool:
+    """The turn under way has had a throw or a flap shut in it (said here again)."""
+    turn = state.turn
+    return state.phase == "play" and turn is not None and (
+        turn.throw is not None or turn.throws > 0 or bool(turn.committed) or bool(state.shut))
+
+
+def own_play(screen: Any, state: Any) -> bool:
+    """The screen is the play of the turn under way (its player's, not a step of an end)."""
+    turn = state.turn
+    return (state.phase == "play" and turn is not None and isinstance(screen, PlayScreen)
+            and screen.prompt != "no move"
+            and screen.player == oled_name(state.players[turn.player], seat_label(turn.player)))
+
+
 class Witness:
     def __init__(self) -> None:
         self.referee = Referee()
         self.expect: list[tuple[str, Any]] = []   # end steps still to be shown, in order
         self.ends_shown = 0
+        self.ends_given_way = 0   # steps the next player's play came before (issue 42)
         self.record: Counter[str] = Counter()     # the night so far, for the audits
         self.best: list[int] = []
         self._dice: tuple[int, ...] | None = None  # the live throw's faces
@@ -111,13 +129,21 @@ class Witness:
         self._check(screen, state, shut)
         self.screen = screen
         step = end_step(screen)
+        if step is not None and turn_begun(state):
+            # issue 42: the previous end never covers the turn being played
+            raise Untrue(f"end step {step} over {state.players[state.turn.player]}'s turn")
         if self.expect and step == self.expect[0]:
             self.expect.pop(0)
             self.ends_shown += 1
         if isinstance(screen, ConfirmScreen) or step == self._on_screen:
             return          # the question covers a step, which is shown in full after it
+        played = own_play(screen, state)
+        if played and self.expect:
+            # the next player played before these steps came up: they gave way
+            self.ends_given_way += len(self.expect)
+            self.expect = []
         if self._on_screen is not None and self._on_screen[0] != "result" and \
-                now - self._since < quick_show_ms(state.game.pause_ms):
+                not played and now - self._since < quick_show_ms(state.game.pause_ms):
             raise Untrue(f"end step {self._on_screen} shown only {now - self._since} ms")
         self._on_screen, self._since = step, now
 

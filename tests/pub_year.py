@@ -233,7 +233,7 @@ def _broker_back(store: Store, before: int, year: Year) -> None:
         raise Untrue(f"outbox: {figures} after {made} events queued while the broker was away")
     year.outbox_peak = figures["queued"]
     while rows := outbox_rows.oldest(store.db, 0, 500):
-        outbox_rows.sent(store.db, [seq for seq, _at, _event in rows])
+        outbox_rows.sent(store.db, [seq for seq, *_ in rows])
     if outbox_figures(store.db)["queued"] != 0:
         raise Untrue("outbox not empty after the broker acknowledged everything")
 

@@ -86,7 +86,10 @@ def test_a_throw_with_no_move_ends_the_turn_and_lifting_hands_over(tmp_path):
     for flap in (3, 4, 5, 6, 7, 8, 9):
         box.release_switch_and_run(flap, SETTLE_MS)
     box.assert_event("turn_started", player="P2", round=1)
-    box.assert_screen_says("P2 to play")
+    # the turn's score was up over 0.6 s while they were lifted: P2's own screen now
+    box.assert_screen_is(PlayScreen)
+    box.assert_screen_says("P2")
+    box.assert_screen_says("ROLL: throw")
     box.assert_light_blinking("green")
     for flap in range(1, 10):
         box.assert_light_off(flap)

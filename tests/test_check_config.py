@@ -150,6 +150,7 @@ def test_empty_file_is_the_default_box(tmp_path, capsys):
     assert "9 flaps" in out[1] and "GPIO" in out[1]
 
 
+@pytest.mark.process    # the entry point's exit status, as a shell sees it
 def test_real_process_exit_status(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text("[hardware]\nflaps = 3\n")

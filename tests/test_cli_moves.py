@@ -3,17 +3,15 @@ heading names the numbers the rules really use, and ``--open`` mistakes are
 refused in one line."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+from cli_inprocess import run_cli
 
 from shutbox_hw.cli import main
 
 
 def cli(*argv):
-    return subprocess.run([sys.executable, "-m", "shutbox_hw.cli", *argv],
-                          capture_output=True, text=True)
+    return run_cli(*argv)
 
 
 def one_line_error(proc, *words):

@@ -1,10 +1,9 @@
 """``shutbox-hw moves`` and ``shutbox-hw rules`` as a referee would call them."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+from cli_inprocess import run_cli
 
 from shutbox_hw.cli import main
 
@@ -60,8 +59,7 @@ def test_moves_dice_choice(capsys):
     (["--rules", "crafthouse-12", "--open", "1,3", "--dice", "1", "2"], "one die"),
 ])
 def test_moves_errors_are_one_line_exit_2(argv, word):
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "moves", *argv],
-                          capture_output=True, text=True)
+    proc = run_cli("moves", *argv)
     assert proc.returncode == 2
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
@@ -92,16 +90,14 @@ def test_rules_prints_config_words_not_python(capsys):
 
 @pytest.mark.parametrize("value", ["yes", "no", "1", "0", "on", ""])
 def test_rules_accepts_only_true_or_false(value):
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "rules", "--set",
-                           f"multiplication={value}"], capture_output=True, text=True)
+    proc = run_cli("rules", "--set", f"multiplication={value}")
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "expected true or false" in lines[0]
 
 
 def test_help_shows_no_code_notes():
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "--help"],
-                          capture_output=True, text=True)
+    proc = run_cli("--help")
     assert proc.returncode == 0
     assert "``" not in proc.stdout and ":mod:" not in proc.stdout
     assert "Shut the Box" in proc.stdout

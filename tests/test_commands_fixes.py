@@ -7,6 +7,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from shutbox_hw.cli import main
 
 SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
@@ -18,6 +20,7 @@ def shutbox(*argv: str, **kw) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
 
 
+@pytest.mark.process    # a real pipe closed by its reader
 def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
     """`sim --script … | head -1`: the pipe closes after the first line."""
     proc = shutbox("sim", *GAME)
@@ -29,6 +32,7 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
     assert err == ""
 
 
+@pytest.mark.process    # a real pipe: EPIPE on the process's own stdout
 def test_history_json_into_a_closed_pipe(tmp_path, capsys):
     db = tmp_path / "box.db"
     for _ in range(3):

@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
 
+def build_isolation() -> list[str]:
+    """``--no-build-isolation`` where this Python has what pyproject.toml's [build-system]
+    asks for and setuptools can write a wheel by itself (70.1 on: the test extra asks for
+    it): pip then builds here instead of first installing setuptools into an isolated
+    environment of its own (3 s of 4). Otherwise nothing: an isolated build, as before."""
+    build = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["build-system"]
+    needed = [Requirement(text) for text in build["requires"]]
+    needed.append(Requirement("setuptools>=70.1"))
+    for requirement in needed:
+        try:
+            have = md.version(requirement.name)
+        except md.PackageNotFoundError:
+            return []
+        if not requirement.specifier.contains(have, prereleases=True):
+            return []
+    return ["--no-build-isolation"]
+
+
 def test_the_wheel_carries_the_firmware_logic_as_shutbox_hw_dice_firmware(tmp_path):
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                            "-q", "-w", str(tmp_path), str(CHECKOUT)],
+                            *build_isolation(), "-q", "-w", str(tmp_path), str(CHECKOUT)],
                            capture_output=True, text=True, timeout=300)
     if built.returncode != 0:
         pytest.skip(f"cannot build a wheel here: {built.stderr.strip()[-200:]}")

@@ -201,7 +201,8 @@ def test_the_audits_show_the_outbox_and_the_database_size(tmp_path, capsys):
         store.db.execute("INSERT INTO counters (key, count) VALUES (?, 12)", (OUTBOX_DROPPED,))
     lines = store.audit_lines()
     store.close()
-    events = sum(len(step) for step in steps)
+    # every event, and the ended game as one message for the league (store/game_record.py)
+    events = sum(len(step) for step in steps) + 1
     assert main(["audit", "--db", str(path), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["outbox"] == {"queued": events, "dropped": 12}

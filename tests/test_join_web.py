@@ -166,6 +166,24 @@ def test_names_too_long_or_with_control_characters_get_their_reason(pub):
     assert pub.box.daemon.controller.screen().players[1] == "P2"
 
 
+def test_a_german_and_an_italian_phone_are_refused_in_their_own_words(pub):
+    code = pub.code()
+
+    def post(lang: str, name: str) -> tuple[int, str]:
+        status, _, body = pub.web.get(f"/join/{code}", "POST", urlencode({"name": name})
+                                      .encode(), {**FORM, "Accept-Language": lang})
+        return status, body.decode()
+    status, page = post("de", "x" * 30)              # the web's own check of the name
+    assert status == 400 and "Ein Name hat höchstens 16 Zeichen, dieser hat 30." in page
+    assert "at most" not in page and "Kein Platz" in page
+    assert post("it", "Anna")[0] == 200
+    status, page = post("it", "Bob")                 # the daemon's refusal, over the socket
+    assert status == 409 and "Questo telefono ha già un posto a questo tavolo" in page
+    assert "this phone" not in page
+    status, page = post("en", "Bob")                 # an English phone: as the box said it
+    assert status == 409 and "This phone has a seat at this table already" in page
+
+
 def test_a_crowd_of_claims_from_one_address_is_bounded_and_each_gets_an_answer(pub):
     code = pub.code()
     with ThreadPoolExecutor(32) as pool:

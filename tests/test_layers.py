@@ -35,6 +35,7 @@ LAYERS: dict[str, float] = {
     "skill": 4.5,           # the rater (over the store and the hints' solver) and the bots
     "claims": 4,            # seats from a phone: the daemon's socket and desk, the web's client
     "daemon": 5, "network": 5, "web": 6,
+    "league": 5,            # the league's server (issue 40): over the store's game record
     "sim": 6, "selftest": 7, "commands": 8, "cli": 9,
     "reference": 10,        # the docs pages generated from the config specs and the parser
 }

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from mqtt_broker import Broker, Consumer, bare, dedup, need_broker
 
 from shutbox_hw.config import load_config
@@ -33,7 +34,6 @@ from shutbox_hw.store.outbox import queue, waiting
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
-SB = [sys.executable, "-m", "shutbox_hw.cli"]
 
 
 def mqtt_config(tmp_path: Path, broker: Broker, **extra: str) -> Path:
@@ -45,8 +45,7 @@ def mqtt_config(tmp_path: Path, broker: Broker, **extra: str) -> Path:
 
 def test_sim_with_mqtt_sends_every_event_state_status_and_discovery(tmp_path, broker, consumer):
     config = mqtt_config(tmp_path, broker, homeassistant="true")
-    out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
-                          str(PRACTICE)], capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = run_cli("sim", "--publish", "--config", config, "--script", PRACTICE, cwd=CHECKOUT)
     assert out.returncode == 0 and out.stderr == "", out.stderr
     printed = [json.loads(line) for line in out.stdout.splitlines()]
     assert consumer.wait(lambda: len(consumer.events()) >= len(printed)
@@ -230,9 +229,8 @@ def test_run_reports_online_then_offline_and_queues_its_events(tmp_path, broker,
     config = tmp_path / "box.toml"
     config.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{tmp_path}/box.db"\n'
                       f'[network]\nmqtt = "{broker.url}"\nbox = "run1"\n')
-    out = subprocess.run([*SB, "run", "--config", str(config), "--pin-factory", "mock",
-                          "--for-seconds", "2"], capture_output=True, text=True, timeout=60,
-                         cwd=CHECKOUT)
+    out = run_cli("run", "--config", config, "--pin-factory", "mock", "--for-seconds", "2",
+                  cwd=CHECKOUT)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert consumer.wait(lambda: consumer.on("shutbox/run1/status") == [b"online", b"offline"],
                          10), consumer.on("shutbox/run1/status")
@@ -283,18 +281,16 @@ def test_mqtts_with_credentials_from_a_file(tmp_path):
         credentials.chmod(0o600)
         config = mqtt_config(tmp_path, broker, credentials_file=f'"{credentials}"',
                              ca_file=f'"{broker.ca}"')
-        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
-                              str(PRACTICE)], capture_output=True, text=True, timeout=60,
-                             cwd=CHECKOUT)
+        out = run_cli("sim", "--publish", "--config", config, "--script", PRACTICE,
+                      cwd=CHECKOUT)
         assert out.returncode == 0 and out.stderr == "", out.stderr
         printed = [json.loads(line) for line in out.stdout.splitlines()]
         assert secure_consumer.wait(lambda: len(secure_consumer.events()) == len(printed), 10)
         assert [bare(m) for m in secure_consumer.events()] == printed
         credentials.write_text(f"{broker.user}:wrong\n")
         db = tmp_path / "kept.db"
-        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--script",
-                              str(PRACTICE), "--db", str(db)], capture_output=True, text=True,
-                             timeout=60, cwd=CHECKOUT)
+        out = run_cli("sim", "--publish", "--config", config, "--script", PRACTICE,
+                      "--db", db, cwd=CHECKOUT)
         assert out.returncode == 0
         lines = out.stderr.splitlines()
         assert "refused the connection" in lines[0] and "wrong" not in out.stderr

@@ -131,6 +131,7 @@ def hostile():
     broker.close()
 
 
+@pytest.mark.process    # the box's own memory, from /proc/PID
 @pytest.mark.parametrize("version", ["5", "3.1.1"])
 def test_a_150_mb_packet_from_the_broker_leaves_the_box_s_memory_where_it_was(
         tmp_path, hostile, version):

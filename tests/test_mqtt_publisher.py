@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from mqtt_broker import Broker, Consumer, Mqtt311Only, bare, dedup, need_broker
 
 from shutbox_hw.config import load_config
@@ -33,7 +32,6 @@ from shutbox_hw.store.outbox import Limits, queue, waiting
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
-SB = [sys.executable, "-m", "shutbox_hw.cli"]
 ONLY_STATUS_AND_STATE = ("topic read #\ntopic write shutbox/pub1/status\n"
                          "topic write shutbox/pub1/state\n")
 
@@ -303,9 +301,7 @@ def test_sim_does_not_publish_as_the_configured_box_unless_asked(tmp_path, broke
     config.write_text(f'[rules]\npreset = "crafthouse-12"\n[network]\nmqtt = "{broker.url}"\n'
                       'box = "pub1"\n')
     for publish in ([], ["--publish"]):
-        out = subprocess.run([*SB, "sim", *publish, "--config", str(config), "--script",
-                              str(PRACTICE)], capture_output=True, text=True, timeout=60,
-                             cwd=CHECKOUT)
+        out = run_cli("sim", *publish, "--config", config, "--script", PRACTICE, cwd=CHECKOUT)
         assert out.returncode == 0 and out.stderr == "", out.stderr
     printed = [json.loads(line) for line in out.stdout.splitlines()]
     assert consumer.wait(lambda: consumer.on("/status")[-1:] == [b"offline"], 10)

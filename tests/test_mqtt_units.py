@@ -5,11 +5,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inprocess import Ran, run_cli
 from mqtt_broker import Broker, need_broker
 from test_systemd_unit import last, parse
 
@@ -17,7 +16,6 @@ from shutbox_hw.netconfig import NetworkConfig
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SYSTEMD = CHECKOUT / "systemd"
-SB = [sys.executable, "-m", "shutbox_hw.cli"]
 
 
 def test_the_mqtt_dropin_lets_the_box_reach_the_lan_only():
@@ -40,9 +38,8 @@ def _config(tmp_path: Path, network: str) -> Path:
     return path
 
 
-def _check(config: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SB, "check-config", str(config)], capture_output=True, text=True,
-                          timeout=60, cwd=CHECKOUT)
+def _check(config: Path) -> Ran:
+    return run_cli("check-config", config, cwd=CHECKOUT)
 
 
 def test_a_ca_file_with_plain_mqtt_is_refused(tmp_path):

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 
 from shutbox_hw.cli import main
 from shutbox_hw.config import load_config
@@ -247,10 +248,7 @@ def test_the_result_asks_for_the_flaps_before_a_new_game(tmp_path):
 
 
 def sim(*args: str, cwd: Path) -> tuple[int, str, str]:
-    import subprocess
-    import sys
-    out = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "sim", *args],
-                         capture_output=True, text=True, timeout=120, cwd=cwd)
+    out = run_cli("sim", *args, cwd=cwd)
     return out.returncode, out.stdout, out.stderr
 
 
@@ -276,6 +274,7 @@ def test_sim_says_what_its_database_holds(tmp_path):
     assert "holds game 1, not finished: the box resumes it" in err
 
 
+@pytest.mark.process    # a real SIGINT
 def test_ctrl_c_in_a_realtime_run_says_the_game_is_kept(tmp_path):
     import signal
     import subprocess

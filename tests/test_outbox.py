@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from mqtt_broker import Broker, Consumer, dedup, need_broker
 
 from shutbox_hw.config import load_config
@@ -36,7 +35,6 @@ from shutbox_hw.store.outbox import (
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
-SB = [sys.executable, "-m", "shutbox_hw.cli"]
 
 
 class _Event:
@@ -135,8 +133,7 @@ def test_audit_json_menu_and_the_store_function_show_the_backlog(tmp_path):
     store, conn = _store(db)
     _queue(conn, 0, 70, 1.0, Limits(max_rows=25, max_age_s=10**12))   # past TRIM_EVERY
     store.close()
-    out = subprocess.run([*SB, "audit", "--db", str(db), "--json"], capture_output=True,
-                         text=True, timeout=60, cwd=CHECKOUT)
+    out = run_cli("audit", "--db", db, "--json", cwd=CHECKOUT)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["outbox"] == {"queued": 25, "dropped": 45}
     reader = sqlite3.connect(db)
@@ -145,8 +142,7 @@ def test_audit_json_menu_and_the_store_function_show_the_backlog(tmp_path):
     assert lines[at + 1] == "outbox dropped\t45"
     assert audits(reader)["outbox"] == outbox_figures(reader)
     reader.close()
-    text = subprocess.run([*SB, "audit", "--db", str(db)], capture_output=True, text=True,
-                          timeout=60, cwd=CHECKOUT).stdout
+    text = run_cli("audit", "--db", db, cwd=CHECKOUT).stdout
     assert "outbox queued" in text and "outbox dropped" in text
 
 

@@ -6,12 +6,11 @@ config.txt lines and names the old clash (gpio-shutdown on the dice ready line).
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from cli_inprocess import Ran, run_cli
 
 from shutbox_hw.hal.boot_config import kernel_pin_problems, kernel_pins_in
 from shutbox_hw.hal.config import DiceConfig, parse_hardware
@@ -155,9 +154,8 @@ def test_the_documented_config_txt_lines_leave_every_pin_of_the_build_free(build
         assert kernel_pin_problems(hw, boot_config_for(build, tmp_path)) == []
 
 
-def check_config(*args: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "check-config",
-                           *map(str, args)], capture_output=True, text=True, timeout=60)
+def check_config(*args: str | Path) -> Ran:
+    return run_cli("check-config", *args)
 
 
 def test_check_config_names_the_overlay_that_takes_the_dice_ready_line(tmp_path):
@@ -217,9 +215,8 @@ def test_the_daemon_refuses_a_pin_the_kernel_holds_before_claiming_any(tmp_path)
     config.write_text(f'[hardware.display]\ndriver = "none"\n[storage]\ndb = "{tmp_path}/b.db"\n')
     boot = tmp_path / "config.txt"
     boot.write_text("dtoverlay=gpio-fan\n")     # BCM 12: the green LED
-    out = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "run", "--config", str(config),
-                          "--pin-factory", "mock", "--boot-config", str(boot),
-                          "--for-seconds", "0.2"], capture_output=True, text=True, timeout=60)
+    out = run_cli("run", "--config", config, "--pin-factory", "mock", "--boot-config", boot,
+                  "--for-seconds", "0.2")
     assert out.returncode == 2
     assert out.stderr.splitlines() == [
         "shutbox-hw run: [hardware] green_led: GPIO 12 is used by the kernel "

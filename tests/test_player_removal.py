@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from players_night import config_for, play_night
 from sim_play import play_script
 
@@ -99,8 +98,8 @@ def test_history_and_the_pages_show_the_label(night, tmp_path):
     db = sqlite3.connect(night, isolation_level=None)
     forget_player(db, "Anna Lena", 5000.0)
     db.close()
-    out = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "history", "--db", str(night),
-                          "--json"], capture_output=True, text=True, cwd=CHECKOUT, check=True)
+    out = run_cli("history", "--db", night, "--json", cwd=CHECKOUT)
+    assert out.returncode == 0, out.stderr
     games = json.loads(out.stdout)["games"]
     assert [g["players"] for g in reversed(games)] == [["P1", "Bob"], ["Bob", "P2"],
                                                        ["Cleo", "Bob"], ["P1", "Cleo"]]

@@ -40,8 +40,9 @@ def test_a_pub_night_never_stops_a_game_and_the_box_always_tells_the_truth(long_
             night += 1
     seconds = time.monotonic() - start
     print(f"\npub night: {total.matches} matches in {night} nights, {total.steps} steps, "
-          f"{seconds:.1f} s; end steps shown {total.ends_shown}, cut by the power "
-          f"{total.ends_cut}; liveness probes {total.probes}")
+          f"{seconds:.1f} s; end steps shown {total.ends_shown}, given way to the next "
+          f"player's play {total.ends_given_way}, cut by the power {total.ends_cut}; "
+          f"liveness probes {total.probes}")
     print("  " + ", ".join(f"{k} {v}" for k, v in sorted(total.by.items())))
     print("  " + ", ".join(f"{k} {v}" for k, v in sorted(total.habits.items())))
     assert total.matches == matches
@@ -66,6 +67,7 @@ def test_a_pub_night_on_the_whole_simulated_box(long_run, tmp_path):
         night += 1
     print(f"\npub night on the simulated box: {total.matches} matches in {night} nights, "
           f"{total.steps} inputs, {time.monotonic() - start:.1f} s; end steps shown "
-          f"{total.ends_shown}, cut by the power {total.ends_cut}")
+          f"{total.ends_shown}, given way {total.ends_given_way}, cut by the power "
+          f"{total.ends_cut}")
     print("  " + ", ".join(f"{k} {v}" for k, v in sorted(total.by.items())))
     assert total.matches == matches

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from other_user import PublicCopy
 
 from shutbox_hw.sdnotify import Notifier
@@ -23,6 +24,7 @@ def config(tmp_path, extra=""):
     return path
 
 
+@pytest.mark.process    # systemd's notify socket and a real SIGTERM
 def test_run_notifies_systemd_and_stops_on_sigterm(tmp_path):
     sock_path = str(tmp_path / "notify.sock")
     server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -49,11 +51,9 @@ def test_run_notifies_systemd_and_stops_on_sigterm(tmp_path):
 def test_run_takes_the_dice_module_and_names_a_missing_i2c_bus(tmp_path):
     # the module is accepted; here (no /dev/i2c-9) its bus cannot be opened: one line, and
     # exit 75, which the unit restarts (at boot the bus may come a moment after the unit)
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
-                           str(config(tmp_path, '[game]\ndice = "module"\n'
-                                                '[hardware.dice]\nbus = 9\n')),
-                           "--pin-factory", "mock", "--for-seconds", "0.2"],
-                          capture_output=True, text=True)
+    proc = run_cli("run", "--config",
+                   config(tmp_path, '[game]\ndice = "module"\n[hardware.dice]\nbus = 9\n'),
+                   "--pin-factory", "mock", "--for-seconds", "0.2")
     assert proc.returncode == 75
     assert proc.stderr.startswith("shutbox-hw run: I2C bus 9 cannot be opened"), proc.stderr
     assert "Traceback" not in proc.stderr
@@ -63,10 +63,8 @@ def test_run_refuses_a_pin_the_kernel_holds_in_one_line_with_exit_2(tmp_path):
     # exit 2 is the status the unit does not restart (RestartPreventExitStatus=2)
     boot = tmp_path / "config.txt"
     boot.write_text("[all]\ndtoverlay=gpio-shutdown,gpio_pin=23\n")
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
-                           str(config(tmp_path)), "--boot-config", str(boot),
-                           "--pin-factory", "mock", "--for-seconds", "0.2"],
-                          capture_output=True, text=True)
+    proc = run_cli("run", "--config", config(tmp_path), "--boot-config", boot,
+                   "--pin-factory", "mock", "--for-seconds", "0.2")
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines() == [
         "shutbox-hw run: [hardware] roll: GPIO 23 is used by the kernel "
@@ -74,9 +72,7 @@ def test_run_refuses_a_pin_the_kernel_holds_in_one_line_with_exit_2(tmp_path):
 
 
 def test_run_without_a_pin_library_is_a_clear_error(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "run", "--config",
-                           str(config(tmp_path)), "--pin-factory", "rpigpio"],
-                          capture_output=True, text=True)
+    proc = run_cli("run", "--config", config(tmp_path), "--pin-factory", "rpigpio")
     assert proc.returncode == 2
     assert "rpigpio" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -192,6 +188,7 @@ def test_without_lg_wd_a_read_only_working_directory_starts_and_nothing_is_left(
 FAKE_RPIGPIO = Path(__file__).parent / "fake_rpigpio"
 
 
+@pytest.mark.process    # a stand-in RPi.GPIO on the process's own PYTHONPATH
 def test_rpi_gpio_under_the_unit_is_one_line_naming_lgpio(tmp_path):
     # RPi.GPIO 0.7.1 cannot export pins through /sys/class/gpio under the unit
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FAKE_RPIGPIO), str(ROOT)]))

@@ -69,6 +69,7 @@ def a_game(tmp_path: Path, seed: int) -> tuple[Path, dict]:
     return script, record_of(tmp_path / f"plain{seed}.db")
 
 
+@pytest.mark.process    # SIGKILL: only a process can be killed
 def test_sigkill_at_random_moments_loses_nothing(tmp_path, long_run):
     target = LONG_KILLS if long_run else SHORT_KILLS
     rng = random.Random(2026)

@@ -1,12 +1,11 @@
 """``shutbox-hw sim``: the real daemon on the simulated box, driven by scripts."""
 
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from PIL import Image
 from sim_play import with_restarts
 
@@ -212,8 +211,7 @@ def test_hints_on_request_after_a_long_roll(tmp_path):
 ])
 def test_bad_scripts_name_the_line(tmp_path, text, line, word):
     path = script(tmp_path, text)
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "sim", "--script", path],
-                          capture_output=True, text=True)
+    proc = run_cli("sim", "--script", path)
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and f"s.txt:{line}:" in lines[0] and word in lines[0]
@@ -227,13 +225,11 @@ def test_bad_scripts_name_the_line(tmp_path, text, line, word):
     (["--seed", "many"], "invalid int"),
 ])
 def test_bad_options_exit_2_without_traceback(argv, word):
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "sim", *argv],
-                          capture_output=True, text=True)
+    proc = run_cli("sim", *argv)
     assert proc.returncode == 2
     assert word in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_interactive_needs_a_terminal():
-    proc = subprocess.run([sys.executable, "-m", "shutbox_hw.cli", "sim"], capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL)
+    proc = run_cli("sim", stdin="")     # not a terminal, as /dev/null is not
     assert proc.returncode == 2 and "terminal" in proc.stderr

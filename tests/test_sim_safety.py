@@ -19,6 +19,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 
 from shutbox_hw.cli import main
 from shutbox_hw.config import load_config
@@ -94,12 +95,12 @@ def _start_holder(db: Path, tmp_path: Path) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.process    # the holder: another process, killed with SIGKILL
 def test_two_simulators_on_one_database_the_second_refuses_in_one_line(tmp_path):
     db = tmp_path / "shared.db"
     holder = _start_holder(db, tmp_path)
     try:
-        second = subprocess.run([*COMMAND, "sim", "--script", str(GAME), "--db", str(db)],
-                                capture_output=True, text=True, cwd=ROOT, timeout=60)
+        second = run_cli("sim", "--script", GAME, "--db", db, cwd=ROOT)
         assert second.returncode == 2
         assert second.stdout == ""                     # it played nothing
         lines = second.stderr.splitlines()
@@ -115,8 +116,7 @@ def test_two_simulators_on_one_database_the_second_refuses_in_one_line(tmp_path)
     finally:
         holder.send_signal(signal.SIGKILL)   # dies without a word: the lock dies with it
         holder.wait(timeout=20)
-    after = subprocess.run([*COMMAND, "sim", "--script", str(GAME), "--db", str(db)],
-                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+    after = run_cli("sim", "--script", GAME, "--db", db, cwd=ROOT)
     assert after.returncode == 0, after.stderr
     assert "round_ended" in after.stdout
 
@@ -290,6 +290,7 @@ def test_the_interactive_simulator_names_a_database_only_if_it_is_kept(tmp_path,
     assert out.strip() == f"game record kept in {db}" and db.exists()
 
 
+@pytest.mark.process    # a real pseudo-terminal
 def test_a_real_terminal_too_small_then_bigger_plays_on_and_quits_cleanly(tmp_path):
     """The interactive simulator in a real pseudo-terminal: 40x12 asks for a bigger
     one (and does not end), made 80x28 it draws the box, q ends it with exit 0."""

@@ -12,6 +12,8 @@ import pytest
 
 from shutbox_hw.store import Store
 
+pytestmark = pytest.mark.process    # what a fresh interpreter imports at start-up
+
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("gpiozero", "PIL", "luma", "smbus2")
 PROBE = """

@@ -79,13 +79,14 @@ def night(tmp_path_factory) -> dict[str, Any]:
     runner = SimRunner(load_config(preset="pub"), db)
     seen = []
     for step in parse_script(script, 9):
-        runner.run(step)
-        runner.let_ends_show()                # the OLED as it settles (not a turn behind)
-        screen = runner.daemon.controller.screen()
+        runner.run(step)                      # at once: the OLED keeps up with the play
+        screen = runner.sim.view.screen       # the screen the box last sent the display
         summary = live(runner.daemon.store.db, time.time())
-        if isinstance(screen, PlayScreen) and screen.dice is not None and summary["playing"]:
+        if isinstance(screen, PlayScreen) and screen.dice is not None and summary["playing"] \
+                and screen.prompt != "no move":       # (a step of the last turn's end)
             seen.append((screen, summary))
-    result = runner.daemon.controller.screen()
+    runner.finish()                           # the script's end: the steps left are seen
+    result = runner.sim.view.screen
     summary = live(runner.daemon.store.db, time.time())
     runner.daemon.store.close()
     return {"db": db, "seen": seen, "result": result, "live": summary}

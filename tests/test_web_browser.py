@@ -13,7 +13,9 @@ import json
 import os
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loopback import wait_for
@@ -31,8 +33,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-dev-shm-usage", "--window-size=1280,720"]
 
 
-@pytest.fixture
-def browser(tmp_path):
+def start_chromium(profile: Path) -> Any:
+    """Debian's chromium through its chromedriver, with its profile in ``profile``
+    (conftest's module-scoped ``chromium`` starts one a module with this)."""
     need_web()
     webdriver = pytest.importorskip("selenium.webdriver",
                                     reason="selenium (the test extra) is not installed")
@@ -44,10 +47,29 @@ def browser(tmp_path):
     options.binary_location = CHROMIUM
     for flag in FLAGS:
         options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    yield driver
-    driver.quit()
+    options.add_argument(f"--user-data-dir={profile}")
+    return webdriver.Chrome(service=Service(DRIVER), options=options)
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Iterator[Any]:
+    """A fresh tab of the module's Chromium: no cookies from an earlier test; afterwards
+    the tab is closed, what its last page stored is cleared and the window is at the
+    size it was started with again (emulated metrics go with the tab)."""
+    home, size = chromium.current_window_handle, chromium.get_window_size()
+    chromium.switch_to.new_window("tab")
+    chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    yield chromium
+    origin = chromium.execute_script("return location.origin")
+    if origin.startswith("http"):
+        chromium.execute_cdp_cmd("Storage.clearDataForOrigin",
+                                 {"origin": origin, "storageTypes": "all"})
+    for handle in chromium.window_handles:
+        if handle != home:
+            chromium.switch_to.window(handle)
+            chromium.close()
+    chromium.switch_to.window(home)
+    chromium.set_window_size(size["width"], size["height"])
 
 
 def keep(path: Path) -> None:

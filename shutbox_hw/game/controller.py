@@ -139,7 +139,7 @@ class Controller:
         self.state.now = max(self.state.now, event.at_ms)
         out: list[Effect] = self._question_lapsed()   # before anything it was asked for
         if isinstance(event, (FlapChanged, ButtonPressed, DiceRolled)):
-            self._hurry()
+            self._ends_give_way(event)
         if isinstance(event, FlapChanged):
             self.shown.flash = ""
             out += self._flap(event.tile, event.shut)
@@ -332,12 +332,23 @@ class Controller:
         s = self.state
         return self.shown.head_until(s.game.pause_ms, question=s.phase == "confirm")
 
-    def _hurry(self) -> None:
-        """The next player is at it while the last turn's end is still shown: each
-        step still queued is shown briefly (never dropped), and the press plays."""
+    def _ends_give_way(self, event: FlapChanged | ButtonPressed | DiceRolled) -> None:
+        """The next player plays (a throw, a flap, a press) while the last end's
+        steps are still queued: they give way, and the screen is the turn being
+        played at once, whatever the pace (never the previous player's end, its
+        "lift" naming flaps the new player shut). A long NEXT asks a question and
+        a press answers one: neither plays, so the steps wait for the answer."""
         s = self.state
-        if self.shown.queue and s.phase == "play" and s.turn is not None:
-            self.shown.hurry()
+        if not self.shown.queue or s.turn is None:
+            return
+        if isinstance(event, FlapChanged):
+            plays = s.phase in ("play", "confirm")    # a flap moved under the question too
+        elif isinstance(event, ButtonPressed):
+            plays = s.phase == "play" and not (event.button == "next" and event.long)
+        else:
+            plays = s.phase == "play"
+        if plays:
+            self.shown.give_way()
 
     # ------------------------------------------------------------------ buttons
 

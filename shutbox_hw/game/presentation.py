@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from .screens import ScoreboardScreen, Screen, TurnEndScreen
 
 QUICK_SHOW_MS = 600
-"""A step of a turn's end the next player hurries past is still seen this long."""
+"""A step of an end a press between two turns moves past is still seen this long."""
 
 
 def quick_show_ms(pause_ms: int) -> int:
-    """The least any step of a turn's end is seen, however quick the players."""
+    """The least a step of an end is seen before a press between two turns moves
+    on (once the next turn is played, the steps still queued give way to it)."""
     return min(pause_ms, QUICK_SHOW_MS)
 
 
@@ -30,8 +31,8 @@ class Presentation:
     queue: list[Screen] = field(default_factory=list)  # the ends still to be seen, each
     #                                for pause_ms or until a button, before the resting screen
     since: int = 0                 # when the head of ``queue`` appeared
-    hurried: int = 0               # how many of ``queue`` the next player cut short: each
-    #                                is seen for QUICK_SHOW_MS instead of pause_ms
+    hurried: int = 0               # how many of ``queue`` a press between two turns cut
+    #                                short: each is seen for QUICK_SHOW_MS, not pause_ms
     resting: TurnEndScreen | ScoreboardScreen | None = None  # until the flaps are lifted
     flash: str = ""                # why the last press could not act (the bar flashes it)
     flash_since: int = 0
@@ -57,17 +58,22 @@ class Presentation:
         self.hurried = max(0, self.hurried - 1)
         self.since = now
 
-    def hurry(self) -> None:
-        """The next player is at it: each step still queued is seen briefly
-        (never dropped)."""
-        self.hurried = len(self.queue)
+    def give_way(self) -> None:
+        """The next player is at it: the steps of the last end still queued go,
+        so the screen is the turn being played (never a previous player's end,
+        with its "lift", over it)."""
+        self.queue = []
+        self.hurried = 0
 
     def refuse(self, why: str, now: int) -> None:
         """A press that cannot act: the problem bar flashes why."""
         self.flash, self.flash_since = why, now
 
     def new_turn(self) -> None:
-        """A turn starts (or a game): nothing said about the last one stays."""
+        """A turn starts (or a game): nothing said about the last one stays, and
+        the steps of the last end still queued pass quickly (each still seen
+        for QUICK_SHOW_MS) until the new turn is played (:meth:`give_way`)."""
+        self.hurried = len(self.queue)
         self.resting = None
         self.reasons = {}
         self.note = ""

@@ -81,8 +81,9 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
                              else tr("New game?"))
     match = state.match
     assert match is not None
-    if shown.queue:
-        return _queued(state, shown.queue[0])
+    step = end_step(state, shown)
+    if step is not None:
+        return _queued(state, step)
     if state.phase == "over":
         # a new game starts with every flap open: until they are, that is what to do
         still_shut = tiles_of(state.shut & state.board)
@@ -204,6 +205,22 @@ def title(rules: RuleSet) -> str:
     """The preset's name, unless overrides changed its rules (the rules line
     below says what they are)."""
     return rule_words.title(rules)
+
+
+def turn_begun(state: GameState) -> bool:
+    """The turn under way has begun: a throw, or a flap shut in it. The screen is
+    then this turn's own, never a step of the last end."""
+    turn = state.turn
+    return state.phase == "play" and turn is not None and (
+        turn.throw is not None or turn.throws > 0 or bool(turn.committed | state.shut))
+
+
+def end_step(state: GameState, shown: Presentation) -> Screen | None:
+    """The step of an end on the screen now, if one is: the head of the queue,
+    unless the next turn has begun (the controller drops the queue as it does)."""
+    if not shown.queue or turn_begun(state):
+        return None
+    return shown.queue[0]
 
 
 def _to_open(state: GameState) -> str:
@@ -387,7 +404,7 @@ CHASE_MS = 120
 
 def chase_next_ms(state: GameState, shown: Presentation) -> int | None:
     """When the chase moves on, while a shut box is shown."""
-    if not shown.queue or not isinstance(shown.queue[0], ShutScreen):
+    if not isinstance(end_step(state, shown), ShutScreen):
         return None
     steps = (state.now - shown.since) // CHASE_MS + 1
     return shown.since + steps * CHASE_MS
@@ -397,7 +414,7 @@ def leds(state: GameState, shown: Presentation | None = None) -> LedFrame:
     """Blinking flaps to fix, the hint lit, green for all well, red for a problem;
     a light running round the flaps while a shut box is shown."""
     flaps: list[LedState] = ["off"] * state.rules.tiles
-    if shown is not None and shown.queue and isinstance(shown.queue[0], ShutScreen):
+    if shown is not None and isinstance(end_step(state, shown), ShutScreen):
         lit = (state.now - shown.since) // CHASE_MS % state.rules.tiles
         flaps[lit] = "on"
         return LedFrame(flaps=tuple(flaps), green="on", red="on" if state.faults else "off")

@@ -21,12 +21,18 @@ taken the event it refused, if it refused one).
 
 Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.netconfig.default_box_id`):
 
-- ``shutbox/<box>/event``: every event, QoS 1, ``{"box", "seq", "at", "event", ...}``;
+- ``shutbox/<box>/event``: every event, QoS 1, ``{"box", "epoch", "seq", "at", "event", ...}``
+  (``epoch``: the record's, :mod:`shutbox_hw.store.epoch`);
 - ``shutbox/<box>/state``: retained, the live summary (:mod:`.live`) with the
   ``seq`` of the last event it includes, the faults and the outbox; after each
   burst of events, and when its figures change with the clock (tonight's window);
 - ``shutbox/<box>/status``: retained ``online`` (after the fresh state), and
-  ``offline`` as the last will (or on a clean stop).
+  ``offline`` as the last will (or on a clean stop): plain words, Home
+  Assistant's availability (the one message without the epoch);
+- ``shutbox/<box>/game``: each ended game whole, QoS 1, for the league
+  (:mod:`shutbox_hw.store.game_record`), queued in the outbox with the events;
+  the state's ``latest_game`` is the newest ended game's id;
+- ``shutbox/<box>/resend`` (subscribed): the league asks for games again.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ from typing import Any
 from .. import __version__
 from ..events import InputFault
 from ..netconfig import NetworkConfig
+from ..store.epoch import epoch_of
+from ..store.game_record import latest_ended
 from ..store.outbox import waiting
 from .health import PART, Health
 from .session import MAX_INCOMING, Session
@@ -64,7 +72,8 @@ ACL_CAVEAT = ("the broker does not speak MQTT 5: using MQTT 3.1.1, where the bro
 
 def topics(box: str) -> dict[str, str]:
     base = f"shutbox/{box}"
-    return {"event": f"{base}/event", "state": f"{base}/state", "status": f"{base}/status"}
+    return {"event": f"{base}/event", "state": f"{base}/state", "status": f"{base}/status",
+            "game": f"{base}/game", "resend": f"{base}/resend"}
 
 
 class MqttMissing(Exception):
@@ -97,6 +106,7 @@ class Publisher:
         self.client_id = f"shutbox-{self.box}-{secrets.token_hex(4)}"
         self.topics = topics(self.box)
         self.db_path = Path(db_path)
+        self.epoch = ""                      # the record's (store/epoch.py), read at start
         self.v5 = True                       # until the broker says it speaks only 3.1.1
         self.grace_s = grace_s
         self.refresh_s = refresh_s
@@ -114,6 +124,7 @@ class Publisher:
         self.faults: dict[str, str] = {}     # device -> detail, from the events sent
         self.problem: str | None = None      # why the broker is not reached (for logs, tests)
         self.sent = 0                        # messages accepted since start
+        self.resent = 0                      # games queued again on the league's request
         self.refused = 0                     # events the broker refused (they stay queued)
         self.restarts = 0                    # times the supervisor started the work again
         self._refused_seq: int | None = None
@@ -229,9 +240,13 @@ class Publisher:
             db.close()
 
     def _await_outbox(self, db: sqlite3.Connection) -> None:
-        """Wait for the store to have made the outbox (it opens, and migrates, after us)."""
-        while not self._stop.is_set() and db.execute(
-                "SELECT 1 FROM sqlite_master WHERE name = 'outbox'").fetchone() is None:
+        """Wait for the store to have made the outbox and the record's epoch (it
+        opens, and migrates, after us)."""
+        while not self._stop.is_set():
+            epoch = epoch_of(db)
+            if epoch is not None:
+                self.epoch = epoch
+                return
             select.select([self._wake_r], [], [], 1.0)
             self.drain_pipe()
 
@@ -322,6 +337,10 @@ class Publisher:
             self._refused_seq, self._attempt = None, 0   # taken (or dropped by the limits)
             self._all_well()
 
+    def now(self) -> float:
+        """The wall clock (the time a resent game is queued at)."""
+        return self._clock()
+
     def note_event(self, event: str) -> None:
         if event.startswith('{"event":"fault"') or event.startswith('{"event":"recovered"'):
             try:
@@ -342,6 +361,7 @@ class Publisher:
         try:
             summary = live(db, self._clock())
             figures = outbox(db)
+            latest = latest_ended(db)
         except (ValueError, TypeError, KeyError, IndexError) as error:
             self._say(f"the state cannot be read from the record ({error}): not published")
             return None
@@ -351,8 +371,8 @@ class Publisher:
         listed = [{"device": d, "detail": t} for d, t in sorted(faults.items())]
         state = "fault" if listed else "playing" if summary["playing"] else "idle"
         best = summary["tonight"]["best"]
-        return {"box": self.box, "state": state, "faults": listed,
+        return {"box": self.box, "epoch": self.epoch, "state": state, "faults": listed,
                 "fault_parts": ", ".join(f["device"] for f in listed) or None,
                 "games_tonight": summary["tonight"]["games"],
                 "best_tonight": None if best is None else best["score"],
-                "outbox": figures, "version": __version__, **summary}
+                "outbox": figures, "latest_game": latest, "version": __version__, **summary}

@@ -8,10 +8,12 @@ the head of the queue, in order. A broker that answers MQTT 5 with
 PUBACK carries no reason: Mosquitto acknowledges a message its ACL drops,
 so under 3.1.1 the ACL must allow ``shutbox/<box>/#`` (docs/network/mqtt.md).
 
-Nothing from the broker swells the box: the box subscribes to nothing, and
-it takes no packet over :data:`MAX_INCOMING` bytes. It says so to an MQTT 5
-broker (the CONNECT's Maximum Packet Size: a broker keeps to it), and a broker
-that sends a larger one anyway (a hostile one, or one impersonated on plain
+Nothing from the broker swells the box: the box subscribes only to its
+``shutbox/<box>/resend`` (the league asking for games again, answered from
+the record: :mod:`shutbox_hw.store.game_record`), and it takes no packet
+over :data:`MAX_INCOMING` bytes. It says so to an MQTT 5 broker (the
+CONNECT's Maximum Packet Size: a broker keeps to it), and a broker that sends
+a larger one anyway (a hostile one, or one impersonated on plain
 ``mqtt://``) is cut off when the packet's length is read, before its body is
 (paho 2.x would take it whole, in one ``recv`` of its declared size: see
 :func:`guarded_client`); the box connects again after its pause.
@@ -36,6 +38,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..netconfig import Broker, NetworkConfig, private_file_problem, read_secret
+from ..store.game_record import queue_resend, resend_request
 from ..store.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
 from .live import Kept
@@ -81,6 +84,8 @@ class Owner(Protocol):
     v5: bool
     refresh_s: float
     drained: threading.Event
+    epoch: str                # the record's (store/epoch.py), on every message
+    resent: int               # games queued again on the league's request
 
     @property
     def wake_fd(self) -> int: ...
@@ -93,6 +98,7 @@ class Owner(Protocol):
     def working(self) -> None: ...
     def acknowledged(self, seqs: list[int]) -> None: ...
     def note_event(self, event: str) -> None: ...
+    def now(self) -> float: ...
     def state(self, db: sqlite3.Connection,
               live: Callable[[sqlite3.Connection, float], dict[str, Any]],
               outbox: Callable[[sqlite3.Connection], dict[str, int]]) -> dict[str, Any] | None: ...
@@ -150,6 +156,7 @@ class Session:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
+        client.on_message = self._on_message
         try:
             if pub.v5:
                 from paho.mqtt.packettypes import PacketTypes
@@ -189,6 +196,7 @@ class Session:
             pub.note_event(event)
         self._publish_state()
         self._publish(pub.topics["status"], "online", retain=True)
+        client.subscribe(pub.topics["resend"], qos=1)   # the league asks for games
         if pub.network.homeassistant:
             for topic, payload in discovery_messages(pub.box, pub.topics, pub.network):
                 self._publish(topic, payload, retain=True)
@@ -209,6 +217,22 @@ class Session:
             self.lost = True   # nothing after it is deleted; sent again from it
             return
         entry[1] = True        # accepted
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        """A resend request from the league: the games it names queued again from
+        the record (a request for another epoch, or not a list of ids, ignored)."""
+        if message.topic != self.pub.topics["resend"]:
+            return
+        wanted = resend_request(message.payload, self.pub.epoch)
+        if not wanted:
+            return
+        try:
+            count = queue_resend(self.db, wanted, self.pub.now())
+        except sqlite3.Error as error:   # the daemon's write holds the lock: asked again
+            self.pub.problem_now(f"a resend request could not be queued ({error})")
+            return
+        self.pub.resent += count
+        self._look = True
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> Any:
         """One message, QoS 1; a refusal by paho (not connected, its queue full)
@@ -265,15 +289,17 @@ class Session:
             return
         room = WINDOW - len(self._inflight)
         if room > 0:
-            for seq, at, event in oldest(self.db, self._last_queued, room):
-                payload = (f'{{"box":{json.dumps(self.pub.box)},"seq":{seq},"at":{at:.3f},'
+            for seq, at, event, topic in oldest(self.db, self._last_queued, room):
+                payload = (f'{{"box":{json.dumps(self.pub.box)},'
+                           f'"epoch":{json.dumps(self.pub.epoch)},"seq":{seq},"at":{at:.3f},'
                            f'{event[1:]}')
-                info = self._publish(self.pub.topics["event"], payload)
+                info = self._publish(self.pub.topics[topic or "event"], payload)
                 if info is None:
                     return
                 self._inflight[info.mid] = [seq, False, False]
                 self._last_queued = seq
-                self.pub.note_event(event)
+                if topic is None:
+                    self.pub.note_event(event)
         if not self._inflight:
             fresh = self._last_queued > self._state_seq
             if fresh or self._look or time.monotonic() - self._state_at >= self.pub.refresh_s:

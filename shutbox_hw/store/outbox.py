@@ -94,10 +94,12 @@ def trim(db: sqlite3.Connection, now: float, limits: Limits) -> int:
     return int(dropped)
 
 
-def oldest(db: sqlite3.Connection, after: int, limit: int) -> list[tuple[int, float, str]]:
-    """Up to ``limit`` queued events with ``seq > after``, oldest first."""
-    return db.execute("SELECT seq, at, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
-                      (after, limit)).fetchall()
+def oldest(db: sqlite3.Connection, after: int,
+           limit: int) -> list[tuple[int, float, str, str | None]]:
+    """Up to ``limit`` queued messages with ``seq > after``, oldest first: seq, time,
+    text, and topic (None: an event; ``game``: a whole game, store/game_record.py)."""
+    return db.execute("SELECT seq, at, event, topic FROM outbox WHERE seq > ? ORDER BY seq"
+                      " LIMIT ?", (after, limit)).fetchall()
 
 
 def sent(db: sqlite3.Connection, seqs: Sequence[int]) -> None:

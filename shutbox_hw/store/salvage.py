@@ -169,7 +169,9 @@ def _copy(source: sqlite3.Connection, fresh: sqlite3.Connection, result: Salvage
         if not columns:
             continue
         names = sorted(columns)
-        insert = (f"INSERT OR IGNORE INTO {table} ({', '.join(names)})"
+        # the record keeps its epoch (store/epoch.py): the league knows its games by it
+        verb = "INSERT OR REPLACE" if table == "record" else "INSERT OR IGNORE"
+        insert = (f"{verb} INTO {table} ({', '.join(names)})"
                   f" VALUES ({', '.join('?' * len(names))})")
         key = names.index("id") if table == "games" and "id" in names else \
             names.index("game_id") if table in GAME_REFERENCES and "game_id" in names else None

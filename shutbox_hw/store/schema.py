@@ -15,14 +15,16 @@ from pathlib import Path
 
 from ..errors import shown_path
 from ..textfile import file_kind, os_problem
+from .epoch import make_epoch
 from .figures import migrate_to_5
+from .game_record import add_topic
 from .player_stats import migrate_player_stats
 from .ratings import TABLES as RATING_TABLES
 from .ratings import start_mark
 from .roster import migrate_to_7
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 7
+VERSION = 8
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -128,6 +130,11 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
         "ALTER TABLE players ADD COLUMN player_id INTEGER REFERENCES roster(id)",
         "CREATE INDEX IF NOT EXISTS players_player ON players (player_id, game_id)",
         migrate_to_7, *RATING_TABLES, start_mark, migrate_player_stats),
+    # 8: the record knows itself (issue 40, store/epoch.py): a random epoch made once,
+    # carried by every message, so a new database's seq never collides with an old one's;
+    # the outbox's topic (NULL: an event; "game": a whole ended game for the league,
+    # store/game_record.py)
+    7: (make_epoch, add_topic),
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

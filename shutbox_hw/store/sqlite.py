@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import UserError, shown_path
 from ..events import HighScores, Tonight
-from ..game.events import AnyGameEvent
+from ..game.events import AnyGameEvent, GameEnded, GameStarted
 from ..game.saved import SavedGame
 from ..lifecycle import Closable
 from ..rules import rules_from_dict
@@ -49,6 +49,7 @@ from .faults import (
     fault_text,
     read_only,
 )
+from .game_record import queue_games, unfinished
 from .game_rows import NOT_STORED, read_saved_game, write_event
 from .highscores import high_scores
 from .mounts import forgets
@@ -269,14 +270,21 @@ class Store(Closable):
         counts = tally if tally is not None and tally.pending else None
         with self._transaction(kept):
             now = self._clock()
+            ended: list[int] = []   # games this step ends (the league's game messages)
             for event in kept:
+                before = self.game_id
+                if self.outbox is not None and isinstance(event, GameStarted):
+                    ended += unfinished(self._conn())   # a new game abandons them
                 self.game_id = write_event(self._conn(), self.game_id, event, now,
                                            self.clock_synced)
+                if isinstance(event, GameEnded) and before is not None:
+                    ended.append(before)
                 self._wrote()
             if counts is not None:
                 counts.add_to(self._conn())
             if self.outbox is not None:
                 queue(self._conn(), events, now, limits_of(self.outbox), happened)
+                queue_games(self._conn(), ended, now)
         if counts is not None:
             counts.written()
         if self.outbox is not None and events:
@@ -349,6 +357,8 @@ class Store(Closable):
                     self._conn().execute("UPDATE games SET ended_at = ?, ended_synced = ?,"
                                     " abandoned = 1 WHERE id = ?",
                                     (self._clock(), int(self.clock_synced()), self.game_id))
+                    if self.outbox is not None:
+                        queue_games(self._conn(), [self.game_id], self._clock())
             except StorageFault:
                 pass  # the next game_started abandons it
             self.game_id = None

@@ -1,6 +1,7 @@
 """The join page and its answers as HTML: big buttons for a phone, no script.
 
-Every name is escaped; the reasons are the box's own sentences.
+Every name is escaped; the reasons are the box's own sentences, in the page's
+language (:mod:`.words`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from html import escape
 
 from ...i18n import tr
 from ..pages import layout
+from .words import said
 
 
 def _page(body: str) -> str:
@@ -44,8 +46,10 @@ def answer_page(seat: int, player: str, players: list[str]) -> str:
 
 
 def refusal_page(code: str, reason: str, again: bool = True) -> str:
-    """No seat: the reason, and (when trying again can help) the way back."""
+    """No seat: the reason (an English sentence, said in the page's language:
+    :func:`.words.said`), and (when trying again can help) the way back."""
     again_text, heading = tr("Try again"), tr("No seat")
+    reason = said(reason)
     back = f'<p><a href="/join/{escape(code)}">{again_text}</a></p>' if again else ""
     return _page(f"<h1>{heading}</h1>"
                  f'<p class="reason">{escape(reason[:1].upper() + reason[1:])}.</p>{back}')

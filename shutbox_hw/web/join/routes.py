@@ -40,6 +40,7 @@ RECENT_NAMES = 12          # the roster's names offered as buttons
 CODE = re.compile(f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}")
 NOT_ANSWERING = "the box is not answering"
 CROSS_SITE = "this form was sent from another site: scan the box's code with your phone"
+TOO_MANY = "too many tries from this phone: wait a minute and scan the box again"
 
 
 class Join:
@@ -97,9 +98,7 @@ class Join:
         if not self._same_site(request):
             return HTMLResponse(refusal_page(code, CROSS_SITE, again=False), status_code=403)
         if not self.limit.allow(address):
-            return HTMLResponse(refusal_page(
-                code, "too many tries from this phone: wait a minute and scan the box again",
-                again=False), status_code=429)
+            return HTMLResponse(refusal_page(code, TOO_MANY, again=False), status_code=429)
         fields = await form_fields(request, MAX_FORM_BYTES)
         name = (fields.get("pick") or fields.get("name") or [""])[0]
         problem = name_problem(name)

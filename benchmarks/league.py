@@ -1,0 +1,245 @@
+"""The league at scale (issue 40, item 8): N boxes through pub brokers and bridges into
+PostgreSQL with K ingest processes; prints one JSON object.
+
+    .venv/bin/python benchmarks/league.py [--boxes N] [--games G] [--seconds S]
+                                          [--pubs P] [--ingests K]
+
+The games are copies of a real played game (``sim`` of tests/scripts/practice-001.txt,
+its record as the box sends it), each box's G games spread evenly over S seconds (an
+evening at speed: 1,000 boxes x 50 games over five hours at 20x is --boxes 1000
+--games 50 --seconds 900). Each pub's broker takes its boxes' messages (one client per
+pub, QoS 1, the box's topic) and bridges them to the central broker; K ingests share
+the subscription. Figures:
+
+- ``games_per_s``: games committed per second, from the first publish to the last commit;
+- ``latency_ms``: p50 and p99 of a game's commit time minus the time its box published
+  it (the commit's time is its transaction's ``now()``: the batch's start, a few ms early);
+- ``ingest_peak_rss_kb``: each ingest's peak resident memory (VmHWM), and its RSS
+  after the first tenth of the games (``ingest_rss_early_kb``): flat if equal-ish;
+- ``limits``: measured in the same run on the same machine: ``broker_qos1_per_s`` (one
+  client publishing the same messages QoS 1 to the central broker, one subscriber
+  acknowledging them) and ``postgres_batched_insert_per_s`` (the same rows inserted 200
+  per transaction over one connection);
+- ``exactly_once``: whether the league holds every game once at the end.
+
+Needs Debian's postgresql (15) and mosquitto, the league extra; as root, PostgreSQL
+runs as nobody (tests/league/league_parts.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "league")]
+
+from league_parts import (  # noqa: E402
+    PRACTICE,
+    SB,
+    IngestProcess,
+    LeagueBroker,
+    Postgres,
+    bridge_lines,
+)
+from loopback import wait_for  # noqa: E402
+
+from shutbox_hw.store.game_record import game_record  # noqa: E402
+
+QUEUE = 100_000   # the central broker's max_queued_messages (Mosquitto's default: 1,000)
+
+
+def template() -> dict[str, Any]:
+    """A real game's record, as the box sends it."""
+    import sqlite3
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "box.toml"
+        config.write_text('[rules]\npreset = "crafthouse-12"\nmatch = "single-round"\n')
+        db = Path(folder) / "box.db"
+        subprocess.run([*SB, "sim", "--config", str(config), "--db", str(db), "--script",
+                        str(PRACTICE)], check=True, capture_output=True, cwd=ROOT)
+        con = sqlite3.connect(db)
+        record = game_record(con, 1)
+        con.close()
+    assert record is not None
+    return record
+
+
+def client(port: int, user: str, password: str, name: str) -> Any:
+    import paho.mqtt.client as mqtt
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name, protocol=mqtt.MQTTv5)
+    c.username_pw_set(user, password)
+    c.max_inflight_messages_set(100)
+    c.max_queued_messages_set(0)
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    return c
+
+
+def rss(pid: int, field: str = "VmRSS") -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def broker_limit(central: LeagueBroker, payloads: list[bytes]) -> float:
+    """Messages per second QoS 1 through the central broker to one subscriber."""
+    got = threading.Event()
+    count = [0]
+    sub = client(central.port, "league", "league-secret", "bench-sub")
+
+    def on_message(c: Any, u: Any, m: Any) -> None:
+        count[0] += 1
+        if count[0] == len(payloads):
+            got.set()
+    sub.on_message = on_message
+    sub.subscribe("shutbox/+/game", qos=1)
+    time.sleep(0.5)
+    pub = client(central.port, "bench", "bench-secret", "bench-pub")
+    start = time.monotonic()
+    for i, payload in enumerate(payloads):
+        pub.publish(f"shutbox/limit{i % 50}/game", payload, qos=1)
+    got.wait(300)
+    took = time.monotonic() - start
+    pub.disconnect(), sub.disconnect()
+    pub.loop_stop(), sub.loop_stop()
+    return count[0] / took
+
+
+def postgres_limit(pg: Postgres, rows: list[tuple[Any, ...]]) -> float:
+    import psycopg
+    with psycopg.connect(pg.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE bench_games (LIKE games INCLUDING ALL)")
+        start = time.monotonic()
+        for i in range(0, len(rows), 200):
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO bench_games (box, epoch, game, state, started_at, ended_at,"
+                    " seq, record, ratings) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT DO NOTHING", rows[i:i + 200])
+        took = time.monotonic() - start
+        conn.execute("DROP TABLE bench_games")
+    return len(rows) / took
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--boxes", type=int, default=200)
+    parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--pubs", type=int, default=4)
+    parser.add_argument("--ingests", type=int, default=2)
+    args = parser.parse_args()
+    # a SIGTERM (timeout, CI) stops the parts below as an error would
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    record = template()
+    folder = Path(tempfile.mkdtemp(prefix="shutbox-league-bench-"))
+    pg = Postgres()
+    brokers: list[LeagueBroker] = []
+    ingests: list[IngestProcess] = []
+    try:
+        pg.start()
+        subprocess.run([*SB, "league", "migrate", "--dsn", pg.dsn], check=True,
+                       capture_output=True, cwd=ROOT)
+        pubs = {f"pub{p}": [f"box{b}" for b in range(args.boxes) if b % args.pubs == p]
+                for p in range(args.pubs)}
+        users = {"league": ("league-secret", ["topic read shutbox/+/game",
+                                              "topic read shutbox/+/state",
+                                              "topic write shutbox/+/resend"]),
+                 "bench": ("bench-secret", ["topic write shutbox/#"])}
+        for pub, boxes in pubs.items():
+            users[pub] = (f"{pub}-secret", [f"topic readwrite shutbox/{b}/#" for b in boxes])
+        # the ingests' queues on the central broker as docs/network/league.md advises
+        central = LeagueBroker(folder / "central", users, log=False, save_each_change=False,
+                               extra=f"max_queued_messages {QUEUE}\n")
+        central.start()
+        brokers.append(central)
+        senders = {}
+        for pub, boxes in pubs.items():
+            broker = LeagueBroker(folder / pub, {"pub": ("pub-secret", ["topic write shutbox/#"])},
+                                  bridge_lines(pub, central, f"{pub}-secret", boxes),
+                                  log=False, save_each_change=False)
+            broker.start()
+            brokers.append(broker)
+            senders[pub] = broker
+        credentials = folder / "league.credentials"
+        credentials.write_text("league:league-secret\n")
+        credentials.chmod(0o600)
+        for _ in range(args.ingests):
+            ingests.append(IngestProcess(folder / "ingest", pg.dsn, central.url, credentials,
+                                         grace_s=600))
+        time.sleep(2)
+        clients = {pub: client(b.port, "pub", "pub-secret", f"bench-{pub}")
+                   for pub, b in senders.items()}
+        time.sleep(1)
+        total = args.boxes * args.games
+        # box b's game g at (g + b / boxes) * seconds / games: every box paced alike
+        plan = sorted(((g + b / args.boxes) * args.seconds / args.games, b, g + 1)
+                      for b in range(args.boxes) for g in range(args.games))
+        early: list[int] = []
+        sent: dict[tuple[str, int], float] = {}
+        start_wall, start = time.time(), time.monotonic()
+        for i, (due, b, game) in enumerate(plan):
+            delay = start + due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            sent[(f"box{b}", game)] = time.time()
+            message = {"box": f"box{b}", "epoch": f"bench{b:012d}", "seq": game,
+                       "at": sent[(f"box{b}", game)], **record, "game": game}
+            clients[f"pub{b % args.pubs}"].publish(f"shutbox/box{b}/game",
+                                                   json.dumps(message), qos=1)
+            if i == total // 10:
+                early = [rss(ing.proc.pid) for ing in ingests]
+        done = wait_for(lambda: pg.query("SELECT count(*) FROM games")[0][0] >= total,
+                        args.seconds + 600, step=0.5)
+        commits = pg.query("SELECT box, game, extract(epoch FROM received_at) FROM games")
+        last_commit = max(float(t) for _, _, t in commits)
+        latencies = sorted((float(t) - sent[(box, game)]) * 1000 for box, game, t in commits)
+        peak = [rss(ing.proc.pid, "VmHWM") for ing in ingests]
+        count = pg.query("SELECT count(*), count(DISTINCT (box, game)) FROM games")[0]
+        payloads = [json.dumps({"box": f"limit{i % 50}", **record}).encode()
+                    for i in range(min(total, 20000))]
+        for c in clients.values():
+            c.disconnect()
+            c.loop_stop()
+        for ing in ingests:
+            ing.stop()
+        broker_rate = broker_limit(central, payloads)
+        pg_rows = [(f"box{i % args.boxes}", "e", i, "finished", 0.0, 0.0, i,
+                    json.dumps(record), "[]") for i in range(min(total, 20000))]
+        pg_rate = postgres_limit(pg, pg_rows)
+        games_per_s = total / (last_commit - start_wall)
+        print(json.dumps({
+            "boxes": args.boxes, "games": total, "seconds": args.seconds,
+            "pubs": args.pubs, "ingests": args.ingests, "all_in": done,
+            "exactly_once": count == (total, total),
+            "offered_games_per_s": round(total / args.seconds, 1),
+            "games_per_s": round(games_per_s, 1),
+            "latency_ms": {"p50": round(statistics.median(latencies), 1),
+                           "p99": round(latencies[int(len(latencies) * 0.99) - 1], 1)},
+            "ingest_rss_early_kb": early, "ingest_peak_rss_kb": peak,
+            "limits": {"broker_qos1_per_s": round(broker_rate, 1),
+                       "postgres_batched_insert_per_s": round(pg_rate, 1)},
+            "message_bytes": len(json.dumps(record)),
+        }))
+        return 0 if done else 1
+    finally:
+        for ing in ingests:
+            ing.stop()
+        for broker in brokers:
+            broker.kill()
+        pg.destroy()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

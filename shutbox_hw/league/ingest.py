@@ -1,0 +1,278 @@
+"""``shutbox-hw league ingest``: the boxes' game messages into PostgreSQL, exactly once.
+
+Any number of these processes run at once. Each is an MQTT 5 client of the
+league's broker with a clean session, in the shared subscription
+``$share/league/shutbox/+/game`` (the broker hands each message to one of them)
+and, each for itself, ``shutbox/+/state`` (the boxes' retained states: each
+box's epoch and latest ended game). paho-mqtt 2 runs with ``manual_ack=True``:
+a message is acknowledged only after the transaction that wrote it committed,
+so a process killed between the two leaves the message unacknowledged and the
+broker gives it again (to it or another member): the key (box, epoch, game)
+drops the second copy. PostgreSQL away: the batch is tried again after a pause,
+nothing acknowledged meanwhile (the broker holds the messages: its in-flight
+window stops the flow).
+
+The durability comes from the boxes' records, not from the brokers: once per
+``gap_every_s`` one process (an advisory lock) notes every game id up to a
+box's latest that the league does not hold, and a game still missing after
+``grace_s`` is asked for on ``shutbox/<box>/resend`` (``{"epoch", "games"}``),
+again every ``grace_s`` until it comes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import queue
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..netconfig import parse_broker
+from .record import Outcome, note_state, parse_state, topic_box, write, write_batch
+from .schema import check
+
+log = logging.getLogger("shutbox_hw.league")
+
+GROUP = "league"
+BATCH = 200               # messages written in one transaction at most
+BACKOFF_S = (0.5, 1, 2, 5, 10)
+ASK_MAX = 200             # game ids in one resend request
+GAP_LOCK = 4041           # the advisory lock of the gap round
+STATE_WRITE_S = 60.0      # a box's state unchanged is written (its last_seen) this often
+
+
+def game_filter(group: str = GROUP) -> str:
+    return f"$share/{group}/shutbox/+/game"
+
+
+@dataclass
+class Options:
+    dsn: str
+    mqtt: str
+    group: str = GROUP
+    grace_s: float = 60.0
+    gap_every_s: float = 10.0
+    credentials: tuple[str, str] | None = None
+    ca_file: str | None = None
+
+
+class Ingest:
+    """One ingest process: :meth:`run` until :meth:`stop`."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.broker = parse_broker(options.mqtt)
+        self.client_id = f"league-ingest-{secrets.token_hex(4)}"
+        self.inbox: queue.Queue[Any] = queue.Queue()
+        self.stopping = threading.Event()
+        self.counts: dict[str, int] = {}
+        self.asked = 0
+        self._conn: Any = None
+        self._client: Any = None
+        self._next_gap = 0.0
+        # (box, epoch) -> (latest, when written): a box publishes its state after every
+        # burst of events, and every ingest receives it; written when its latest game
+        # moves, else once a minute (last_seen)
+        self._states: dict[tuple[str, str], tuple[int | None, float]] = {}
+        # each connection's messages carry its number: an acknowledgement is sent on
+        # the connection that gave the message only (a message id of an older one
+        # may name another message now; the broker gives the old one again anyway)
+        self.generation = 0
+
+    # ---------------------------------------------------------------- MQTT
+    def _connect_mqtt(self) -> Any:
+        mqtt: Any = importlib.import_module("paho.mqtt.client")
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
+                             protocol=mqtt.MQTTv5, manual_ack=True)
+        if self.options.credentials is not None:
+            client.username_pw_set(*self.options.credentials)
+        if self.broker.tls:
+            client.tls_set(ca_certs=self.options.ca_file)
+        client.reconnect_delay_set(1, 5)
+        client.on_connect = self._on_connect
+        client.on_message = lambda c, u, message: self.inbox.put((self.generation, message))
+        client.connect_async(self.broker.host, self.broker.port, keepalive=30,
+                             clean_start=True)
+        client.loop_start()
+        return client
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                    properties: Any) -> None:
+        if reason.is_failure:
+            log.warning("league ingest: the broker refused the connection: %s", reason)
+            return
+        self.generation += 1
+        client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1)])
+        log.info("league ingest: connected to %s:%d", self.broker.host, self.broker.port)
+
+    # ---------------------------------------------------------------- PostgreSQL
+    def _db(self) -> Any:
+        if self._conn is None or self._conn.closed:
+            import psycopg
+            self._conn = psycopg.connect(self.options.dsn, connect_timeout=5, autocommit=True)
+            check(self._conn)
+        return self._conn
+
+    def _drop_db(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:   # already broken: nothing to close cleanly
+                pass
+        self._conn = None
+
+    # ---------------------------------------------------------------- the loop
+    def run(self) -> None:
+        self._client = self._connect_mqtt()
+        try:
+            failures = 0
+            batch: list[Any] = []
+            while not self.stopping.is_set():
+                if not batch:
+                    batch = self._take()
+                try:
+                    if batch:
+                        self._write(batch)
+                        batch = []
+                    self._gaps()
+                    failures = 0
+                except Exception as error:   # PostgreSQL away or refusing: retried
+                    if not _database_error(error):
+                        raise
+                    log.warning("league ingest: PostgreSQL: %s (tried again; %d message(s)"
+                                " not acknowledged meanwhile)", _one_line(error), len(batch))
+                    self._drop_db()
+                    self.stopping.wait(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
+                    failures += 1
+        finally:
+            self._client.disconnect()
+            self._client.loop_stop()
+            self._drop_db()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def _take(self) -> list[Any]:
+        try:
+            first = self.inbox.get(timeout=0.5)
+        except queue.Empty:
+            return []
+        batch = [first]
+        while len(batch) < BATCH:
+            try:
+                batch.append(self.inbox.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _write(self, batch: list[Any]) -> None:
+        conn = self._db()
+        outcomes: list[Outcome] = []
+        noted: dict[tuple[str, str], tuple[int | None, float]] = {}
+        now = time.monotonic()
+        games = [(m.topic, m.payload) for _, m in batch
+                 if topic_box(m.topic, "state") is None]
+        try:
+            with conn.transaction():
+                outcomes = write_batch(conn, games)
+                self._note_states(conn, batch, noted, now)
+        except Exception as error:
+            if _database_error(error) or not _refused(error):
+                raise      # PostgreSQL away: the batch waits, unacknowledged
+            # a row the batch's statements refused (a value out of a column's range):
+            # one by one, each in a savepoint of its own, says which
+            log.warning("league ingest: a batch refused (%s): written one by one",
+                        _one_line(error))
+            noted.clear()
+            with conn.transaction():
+                outcomes = [write(conn, topic, payload) for topic, payload in games]
+                self._note_states(conn, batch, noted, now)
+        self._states.update(noted)     # committed
+        self._acknowledge(batch)
+        for outcome in outcomes:
+            self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
+            if outcome.reported:
+                log.warning("league ingest: set aside: %s", outcome.line())
+
+    def _note_states(self, conn: Any, batch: list[Any],
+                     noted: dict[tuple[str, str], tuple[int | None, float]],
+                     now: float) -> None:
+        """The boxes' states of the batch: written when their latest game moved."""
+        for _, message in batch:
+            if topic_box(message.topic, "state") is None:
+                continue
+            state = parse_state(message.topic, message.payload)
+            if state is None:
+                continue
+            box, epoch, latest = state
+            known = noted.get((box, epoch)) or self._states.get((box, epoch))
+            if known is None or (latest is not None and latest != known[0]) \
+                    or now - known[1] >= STATE_WRITE_S:
+                note_state(conn, box, epoch, latest)
+                noted[(box, epoch)] = (latest, now)
+
+    def _acknowledge(self, batch: list[Any]) -> None:
+        """Committed: now, and only now, the broker may forget them (in their order)."""
+        for generation, message in batch:
+            if message.qos > 0 and generation == self.generation:
+                self._client.ack(message.mid, message.qos)
+
+    def _gaps(self) -> None:
+        now = time.monotonic()
+        if now < self._next_gap:
+            return
+        self._next_gap = now + self.options.gap_every_s
+        conn = self._db()
+        asks: list[tuple[str, str, list[int]]] = []
+        with conn.transaction():
+            locked, = conn.execute("SELECT pg_try_advisory_xact_lock(%s)",
+                                   (GAP_LOCK,)).fetchone()
+            if not locked:
+                return    # another process does this round
+            conn.execute(
+                "INSERT INTO missing (box, epoch, game) SELECT e.box, e.epoch, g"
+                " FROM epochs e CROSS JOIN LATERAL generate_series(1, e.latest) g"
+                " WHERE e.latest IS NOT NULL AND NOT EXISTS (SELECT 1 FROM games x"
+                " WHERE x.box = e.box AND x.epoch = e.epoch AND x.game = g)"
+                " ON CONFLICT DO NOTHING")
+            grace = self.options.grace_s
+            for box, epoch, games in conn.execute(
+                    "SELECT box, epoch, (array_agg(game ORDER BY game))[1:%s] FROM missing"
+                    " WHERE noticed_at <= now() - make_interval(secs => %s)"
+                    " AND (asked_at IS NULL OR asked_at <= now() - make_interval(secs => %s))"
+                    " GROUP BY box, epoch", (ASK_MAX, grace, grace)).fetchall():
+                asks.append((box, epoch, list(games)))
+                conn.execute("UPDATE missing SET asked_at = now(), asks = asks + 1"
+                             " WHERE box = %s AND epoch = %s AND game = ANY(%s)",
+                             (box, epoch, list(games)))
+        for box, epoch, games in asks:
+            self._client.publish(f"shutbox/{box}/resend",
+                                 json.dumps({"epoch": epoch, "games": games}), qos=1)
+            self.asked += len(games)
+            log.info("league ingest: asked box %s (epoch %s) for %d game(s)", box, epoch,
+                     len(games))
+
+
+def _database_error(error: BaseException) -> bool:
+    try:
+        import psycopg
+    except ImportError:
+        return False
+    return isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
+
+
+def _refused(error: BaseException) -> bool:
+    """A statement PostgreSQL refused (a value out of range, a constraint)."""
+    try:
+        import psycopg
+    except ImportError:
+        return False
+    return isinstance(error, psycopg.Error)
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__

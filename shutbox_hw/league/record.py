@@ -1,0 +1,327 @@
+"""One game message into the league's database, keyed by (box, epoch, game id).
+
+:func:`write` runs inside the caller's transaction (a savepoint of its own, so
+one bad message never undoes the others of a batch) and says what it did:
+
+- ``stored``: a new game, with its seats, and no longer missing;
+- ``duplicate``: the same game again (the box's resend, a broker's redelivery):
+  dropped; if it carries more move ratings than the stored one (the box's rater
+  finished the game's last turns in between) those are kept (``ratings``);
+- ``differs``: the same key with a different game: the first stays, the new one
+  is kept aside (table ``set_aside``) and reported;
+- ``other box``: a message whose ``box`` is not its topic's: refused, kept
+  aside and reported (a box writes only its own topics; a bridge that lets one
+  through is misconfigured);
+- ``unreadable``: not JSON, or not a game message (truncated, damaged): kept
+  aside and reported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..store.game_record import content
+
+STATES = ("finished", "abandoned")
+PAYLOAD_KEPT = 1_000_000   # characters of a set-aside payload kept (a huge one is cut)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str                  # stored, duplicate, ratings, differs, other box, unreadable
+    box: str | None
+    epoch: str | None = None
+    game: int | None = None
+    detail: str = ""
+
+    @property
+    def reported(self) -> bool:
+        """Whether the organiser must hear of it (kept aside)."""
+        return self.kind in ("differs", "other box", "unreadable")
+
+    def line(self) -> str:
+        where = f"box {self.box}" + (f" epoch {self.epoch}" if self.epoch else "") + (
+            f" game {self.game}" if self.game is not None else "")
+        return f"{where}: {self.kind}" + (f" ({self.detail})" if self.detail else "")
+
+
+def topic_box(topic: str, kind: str = "game") -> str | None:
+    """The box a topic ``shutbox/<box>/<kind>`` belongs to (None: not such a topic)."""
+    parts = topic.split("/")
+    if len(parts) == 3 and parts[0] == "shutbox" and parts[2] == kind and parts[1]:
+        return parts[1]
+    return None
+
+
+def _problem(record: Any) -> str | None:
+    """Why ``record`` is not a game message (None: it is one)."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    for key, kind in (("box", str), ("epoch", str), ("game", int), ("state", str),
+                      ("seats", list), ("rounds", list), ("turns", list), ("result", dict)):
+        if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool):
+            return f"no {key}" if key not in record else f"{key} is not a {kind.__name__}"
+    if not 0 < record["game"] < 2**31:
+        return "game id out of range"
+    if record["state"] not in STATES:
+        return f"state {record['state']!r} is not finished or abandoned"
+    if not record["epoch"] or len(record["epoch"]) > 64 or not record["box"]:
+        return "an empty or overlong box or epoch"
+    for seat in record["seats"]:
+        if not (isinstance(seat, dict) and isinstance(seat.get("seat"), int)
+                and isinstance(seat.get("name"), str)):
+            return "a seat without its number and name"
+    return None
+
+
+def _set_aside(conn: Any, topic: str, box: str | None, epoch: str | None, game: int | None,
+               reason: str, payload: str) -> None:
+    conn.execute("INSERT INTO set_aside (topic, box, epoch, game, reason, payload)"
+                 " VALUES (%s, %s, %s, %s, %s, %s)",
+                 (topic, box, epoch, game, reason, payload[:PAYLOAD_KEPT]))
+
+
+def _seen(conn: Any, box: str, epoch: str, latest: int | None = None) -> None:
+    """The box and its epoch seen now (``latest``: a game id it has ended)."""
+    conn.execute("INSERT INTO boxes (box) VALUES (%s) ON CONFLICT (box) DO UPDATE"
+                 " SET last_seen = now()", (box,))
+    conn.execute("INSERT INTO epochs (box, epoch, latest, latest_at) VALUES (%s, %s, %s,"
+                 " CASE WHEN %s::integer IS NULL THEN NULL ELSE now() END)"
+                 " ON CONFLICT (box, epoch) DO UPDATE SET last_seen = now(),"
+                 " latest = GREATEST(epochs.latest, excluded.latest),"
+                 " latest_at = CASE WHEN excluded.latest > coalesce(epochs.latest, 0)"
+                 " THEN now() ELSE epochs.latest_at END", (box, epoch, latest, latest))
+
+
+def write(conn: Any, topic: str, payload: bytes) -> Outcome:
+    """Write one message of ``shutbox/<box>/game`` (inside the caller's transaction)."""
+    with conn.transaction():
+        return _write(conn, topic, payload)
+
+
+def _write(conn: Any, topic: str, payload: bytes) -> Outcome:
+    box = topic_box(topic)
+    text = payload.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
+    try:
+        record = json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as error:
+        _set_aside(conn, topic, box, None, None, "unreadable", text)
+        return Outcome("unreadable", box, detail=f"not JSON: {error}")
+    problem = _problem(record)
+    if problem is not None:
+        get = record.get if isinstance(record, dict) else (lambda _key: None)
+        epoch = get("epoch") if isinstance(get("epoch"), str) else None
+        game = get("game") if isinstance(get("game"), int) else None
+        _set_aside(conn, topic, box, epoch, game, "unreadable", text)
+        return Outcome("unreadable", box, epoch, game, problem)
+    epoch, game = record["epoch"], record["game"]
+    if box is None or record["box"] != box:
+        _set_aside(conn, topic, box, epoch, game, "other box", text)
+        return Outcome("other box", box, epoch, game,
+                       f"the message says box {record['box']!r}, its topic is {topic}")
+    _seen(conn, box, epoch, game)
+    kept = content(record)
+    ratings = record.get("ratings") if isinstance(record.get("ratings"), list) else []
+    row = conn.execute(
+        "INSERT INTO games (box, epoch, game, state, started_at, ended_at, seq, record,"
+        " ratings) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        " ON CONFLICT (box, epoch, game) DO NOTHING RETURNING game",
+        (box, epoch, game, record["state"], _number(record.get("started_at")),
+         _number(record.get("ended_at")), _int(record.get("seq")), json.dumps(kept),
+         json.dumps(ratings))).fetchone()
+    if row is not None:
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO seats (box, epoch, game, seat, name)"
+                            " VALUES (%s, %s, %s, %s, %s)",
+                            [(box, epoch, game, s["seat"], s["name"]) for s in record["seats"]])
+        conn.execute("DELETE FROM missing WHERE box = %s AND epoch = %s AND game = %s",
+                     (box, epoch, game))
+        return Outcome("stored", box, epoch, game)
+    first, first_ratings = conn.execute(
+        "SELECT record, ratings FROM games WHERE box = %s AND epoch = %s AND game = %s",
+        (box, epoch, game)).fetchone()
+    if first != json.loads(json.dumps(kept)):
+        _set_aside(conn, topic, box, epoch, game, "differs", text)
+        return Outcome("differs", box, epoch, game,
+                       "a different game under a key already held: the first kept")
+    if len(ratings) > len(first_ratings):
+        conn.execute("UPDATE games SET ratings = %s WHERE box = %s AND epoch = %s"
+                     " AND game = %s", (json.dumps(ratings), box, epoch, game))
+        return Outcome("ratings", box, epoch, game)
+    return Outcome("duplicate", box, epoch, game)
+
+
+@dataclass(frozen=True)
+class _Game:
+    """A game message that passed every check: what the batch writes."""
+    index: int
+    topic: str
+    text: str
+    box: str
+    epoch: str
+    game: int
+    record: dict[str, Any]
+    kept: str          # content(record) as JSON
+    ratings: list[Any]
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.box, self.epoch, self.game)
+
+
+def _classify(index: int, topic: str,
+              payload: bytes) -> tuple[_Game | None, Outcome | None, tuple[Any, ...] | None]:
+    """A message as a game to write, or its outcome and the set-aside row."""
+    box = topic_box(topic)
+    text = payload.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
+    try:
+        record = json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as error:
+        return None, Outcome("unreadable", box, detail=f"not JSON: {error}"), (
+            topic, box, None, None, "unreadable", text[:PAYLOAD_KEPT])
+    problem = _problem(record)
+    if problem is not None:
+        get = record.get if isinstance(record, dict) else (lambda _key: None)
+        epoch = get("epoch") if isinstance(get("epoch"), str) else None
+        game = get("game") if isinstance(get("game"), int) else None
+        return None, Outcome("unreadable", box, epoch, game, problem), (
+            topic, box, epoch, game, "unreadable", text[:PAYLOAD_KEPT])
+    epoch, game = record["epoch"], record["game"]
+    if box is None or record["box"] != box:
+        return None, Outcome("other box", box, epoch, game,
+                             f"the message says box {record['box']!r}, its topic is {topic}"), (
+            topic, box, epoch, game, "other box", text[:PAYLOAD_KEPT])
+    ratings = record.get("ratings") if isinstance(record.get("ratings"), list) else []
+    return _Game(index, topic, text, box, epoch, game, record,
+                 json.dumps(content(record)), ratings), None, None
+
+
+def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]]) -> list[Outcome]:
+    """Write the messages of ``shutbox/<box>/game`` as :func:`write` does one, with a
+    few statements for the whole batch (inside the caller's transaction; a database
+    error leaves the transaction to be rolled back: then :func:`write` one by one)."""
+    outcomes: list[Outcome | None] = [None] * len(messages)
+    aside: list[tuple[Any, ...]] = []
+    games: list[_Game] = []
+    for i, (topic, payload) in enumerate(messages):
+        game, outcome, row = _classify(i, topic, payload)
+        if game is not None:
+            games.append(game)
+        else:
+            outcomes[i] = outcome
+            if row is not None:
+                aside.append(row)
+    if games:
+        latest: dict[tuple[str, str], int] = {}
+        for g in games:
+            latest[(g.box, g.epoch)] = max(latest.get((g.box, g.epoch), 0), g.game)
+        conn.execute("INSERT INTO boxes (box) SELECT DISTINCT unnest(%s::text[])"
+                     " ON CONFLICT (box) DO UPDATE SET last_seen = now()",
+                     ([b for b, _ in latest],))
+        conn.execute("INSERT INTO epochs (box, epoch, latest, latest_at)"
+                     " SELECT b, e, l, now() FROM unnest(%s::text[], %s::text[], %s::int[])"
+                     " AS t(b, e, l)"
+                     " ON CONFLICT (box, epoch) DO UPDATE SET last_seen = now(),"
+                     " latest = GREATEST(epochs.latest, excluded.latest),"
+                     " latest_at = CASE WHEN excluded.latest > coalesce(epochs.latest, 0)"
+                     " THEN now() ELSE epochs.latest_at END",
+                     ([b for b, _ in latest], [e for _, e in latest], list(latest.values())))
+        firsts: dict[tuple[str, str, int], _Game] = {}
+        for g in games:
+            firsts.setdefault(g.key, g)
+        new = list(firsts.values())
+        inserted = {(b, e, n) for b, e, n in conn.execute(
+            "INSERT INTO games (box, epoch, game, state, started_at, ended_at, seq, record,"
+            " ratings) SELECT b, e, g, s, st, en, q, r::jsonb, ra::jsonb FROM unnest("
+            "%s::text[], %s::text[], %s::int[], %s::text[], %s::float8[], %s::float8[],"
+            " %s::int8[], %s::text[], %s::text[]) AS t(b, e, g, s, st, en, q, r, ra)"
+            " ON CONFLICT (box, epoch, game) DO NOTHING RETURNING box, epoch, game",
+            ([g.box for g in new], [g.epoch for g in new], [g.game for g in new],
+             [g.record["state"] for g in new],
+             [_number(g.record.get("started_at")) for g in new],
+             [_number(g.record.get("ended_at")) for g in new],
+             [_int(g.record.get("seq")) for g in new], [g.kept for g in new],
+             [json.dumps(g.ratings) for g in new])).fetchall()}
+        stored = [g for g in new if g.key in inserted]
+        seats = [(g.box, g.epoch, g.game, s["seat"], s["name"]) for g in stored
+                 for s in g.record["seats"]]
+        if seats:
+            conn.execute("INSERT INTO seats (box, epoch, game, seat, name) SELECT * FROM"
+                         " unnest(%s::text[], %s::text[], %s::int[], %s::int[], %s::text[])",
+                         tuple(list(column) for column in zip(*seats, strict=True)))
+        if stored:
+            conn.execute("DELETE FROM missing m USING unnest(%s::text[], %s::text[],"
+                         " %s::int[]) AS t(b, e, g) WHERE m.box = t.b AND m.epoch = t.e"
+                         " AND m.game = t.g", ([g.box for g in stored],
+                                               [g.epoch for g in stored],
+                                               [g.game for g in stored]))
+        for g in stored:
+            outcomes[g.index] = Outcome("stored", g.box, g.epoch, g.game)
+        rest = [g for g in games if outcomes[g.index] is None]
+        if rest:
+            keys = list({g.key for g in rest})
+            held = {(b, e, n): [record, ratings] for b, e, n, record, ratings in conn.execute(
+                "SELECT x.box, x.epoch, x.game, x.record, x.ratings FROM games x JOIN"
+                " unnest(%s::text[], %s::text[], %s::int[]) AS t(b, e, g)"
+                " ON x.box = t.b AND x.epoch = t.e AND x.game = t.g",
+                ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]))}
+            for g in rest:
+                first = held[g.key]
+                if first[0] != json.loads(g.kept):
+                    outcomes[g.index] = Outcome(
+                        "differs", g.box, g.epoch, g.game,
+                        "a different game under a key already held: the first kept")
+                    aside.append((g.topic, g.box, g.epoch, g.game, "differs",
+                                  g.text[:PAYLOAD_KEPT]))
+                elif len(g.ratings) > len(first[1]):
+                    conn.execute("UPDATE games SET ratings = %s WHERE box = %s AND epoch = %s"
+                                 " AND game = %s", (json.dumps(g.ratings), *g.key))
+                    first[1] = g.ratings
+                    outcomes[g.index] = Outcome("ratings", g.box, g.epoch, g.game)
+                else:
+                    outcomes[g.index] = Outcome("duplicate", g.box, g.epoch, g.game)
+    if aside:
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO set_aside (topic, box, epoch, game, reason, payload)"
+                            " VALUES (%s, %s, %s, %s, %s, %s)", aside)
+    assert all(o is not None for o in outcomes)
+    return [o for o in outcomes if o is not None]
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) \
+        and 0 <= value < 2**63 else None
+
+
+def parse_state(topic: str, payload: bytes) -> tuple[str, str, int | None] | None:
+    """A box's retained state (``shutbox/<box>/state``): (box, epoch, its latest ended
+    game or None). None for a state without an epoch (a box older than the epoch), one
+    for another box, or one that cannot be read."""
+    box = topic_box(topic, "state")
+    try:
+        state = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if box is None or not isinstance(state, dict) or state.get("box") != box:
+        return None
+    epoch, latest = state.get("epoch"), state.get("latest_game")
+    if not isinstance(epoch, str) or not epoch or len(epoch) > 64:
+        return None
+    if not (isinstance(latest, int) and not isinstance(latest, bool) and 0 < latest < 2**31):
+        latest = None
+    return box, epoch, latest
+
+
+def note_state(conn: Any, box: str, epoch: str, latest: int | None) -> None:
+    """The box and epoch seen now, with the latest game it reported (inside the
+    caller's transaction)."""
+    with conn.transaction():
+        _seen(conn, box, epoch, latest)

@@ -1,0 +1,87 @@
+"""The league's PostgreSQL tables and their versioned migrations.
+
+``league_schema`` holds one row: the version. :func:`migrate` takes the
+database from its version to :data:`VERSION` one step at a time, each step
+in the same transaction as the new version (a failed step leaves the
+database as it was); a database of a newer version is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+VERSION = 1
+
+STEPS: dict[int, tuple[str, ...]] = {
+    # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
+    # games still asked for, and the messages kept aside (a different duplicate, a
+    # message for another box, one that cannot be read)
+    1: (
+        "CREATE TABLE boxes (box text PRIMARY KEY, venue text,"
+        " first_seen timestamptz NOT NULL DEFAULT now(),"
+        " last_seen timestamptz NOT NULL DEFAULT now())",
+        "CREATE TABLE epochs (box text NOT NULL REFERENCES boxes(box), epoch text NOT NULL,"
+        " first_seen timestamptz NOT NULL DEFAULT now(),"
+        " last_seen timestamptz NOT NULL DEFAULT now(),"
+        " latest integer, latest_at timestamptz, PRIMARY KEY (box, epoch))",
+        "CREATE TABLE games (box text NOT NULL, epoch text NOT NULL, game integer NOT NULL,"
+        " state text NOT NULL, started_at double precision, ended_at double precision,"
+        " seq bigint, record jsonb NOT NULL, ratings jsonb NOT NULL,"
+        " received_at timestamptz NOT NULL DEFAULT now(),"
+        " PRIMARY KEY (box, epoch, game), FOREIGN KEY (box, epoch) REFERENCES epochs)",
+        "CREATE TABLE seats (box text NOT NULL, epoch text NOT NULL, game integer NOT NULL,"
+        " seat integer NOT NULL, name text NOT NULL, PRIMARY KEY (box, epoch, game, seat),"
+        " FOREIGN KEY (box, epoch, game) REFERENCES games ON DELETE CASCADE)",
+        "CREATE INDEX seats_name ON seats (lower(name))",
+        "CREATE TABLE missing (box text NOT NULL, epoch text NOT NULL, game integer NOT NULL,"
+        " noticed_at timestamptz NOT NULL DEFAULT now(), asked_at timestamptz,"
+        " asks integer NOT NULL DEFAULT 0, PRIMARY KEY (box, epoch, game))",
+        "CREATE TABLE set_aside (id bigserial PRIMARY KEY,"
+        " received_at timestamptz NOT NULL DEFAULT now(), topic text NOT NULL, box text,"
+        " epoch text, game integer, reason text NOT NULL, payload text NOT NULL)",
+    ),
+}
+
+
+class LeagueSchemaError(Exception):
+    """The database is not one this version of the league can use (message: why)."""
+
+
+def version_of(conn: Any) -> int:
+    """The league's schema version of the connected database (0: none yet)."""
+    row = conn.execute("SELECT to_regclass('league_schema') IS NOT NULL").fetchone()
+    if not row[0]:
+        return 0
+    found = conn.execute("SELECT version FROM league_schema").fetchone()
+    return 0 if found is None else int(found[0])
+
+
+def migrate(conn: Any) -> tuple[int, int]:
+    """Bring the database to :data:`VERSION` (a psycopg connection in autocommit mode: each
+    ``transaction()`` a real one);
+    (old version, new version)."""
+    with conn.transaction():
+        # one migrator at a time: two league processes started together wait here
+        conn.execute("SELECT pg_advisory_xact_lock(4040)")
+        old = version_of(conn)
+        if old > VERSION:
+            raise LeagueSchemaError(f"the league's database has schema {old}, newer than this "
+                                    f"shutbox-hw's ({VERSION}): upgrade shutbox-hw")
+        if old == 0:
+            conn.execute("CREATE TABLE IF NOT EXISTS league_schema (version integer NOT NULL)")
+        for step in range(old + 1, VERSION + 1):
+            for statement in STEPS[step]:
+                conn.execute(statement)
+        conn.execute("DELETE FROM league_schema")
+        conn.execute("INSERT INTO league_schema (version) VALUES (%s)", (VERSION,))
+    return old, VERSION
+
+
+def check(conn: Any) -> None:
+    """Refuse a database that is not at :data:`VERSION` (ingest and status need it)."""
+    version = version_of(conn)
+    if version != VERSION:
+        raise LeagueSchemaError(
+            f"the league's database has schema {version}, this shutbox-hw needs {VERSION}: "
+            + ("run shutbox-hw league migrate --dsn DSN first" if version < VERSION
+               else "upgrade shutbox-hw"))

@@ -1,0 +1,213 @@
+"""The league against its real parts (issue 40, item 7): PostgreSQL as nobody, a central
+Mosquitto with two pub brokers bridged to it, two ingest processes, boxes played by
+``shutbox-hw sim --publish``. Each fault test ends with every ended game of every box in
+the league exactly once, equal to the box's record, and ``league status`` showing
+nothing missing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import pytest
+from league_parts import (
+    SB,
+    Answering,
+    all_in,
+    box_games,
+    exactly_once,
+    league_games,
+    league_status,
+    message_of,
+    play,
+    publish_as,
+)
+from league_setup import league_fixture  # noqa: F401 (the fixture "league")
+from loopback import wait_for
+
+pytestmark = [pytest.mark.league, pytest.mark.other_user, pytest.mark.broker]
+
+# the ingest of the SIGKILL test: killed after a commit that wrote a game, before its ack
+KILLED_BEFORE_ACK = """
+import os, signal, sys
+from shutbox_hw.league import ingest
+acknowledge = ingest.Ingest._acknowledge
+def die(self, batch):
+    if any(message.topic.endswith("/game") for _, message in batch):
+        os.kill(os.getpid(), signal.SIGKILL)
+    acknowledge(self, batch)
+ingest.Ingest._acknowledge = die
+from shutbox_hw.cli import main
+sys.exit(main())
+"""
+
+
+def settled(league, dbs, seconds: float = 60) -> list[dict]:
+    """Every game in once, equal to the record; nothing missing; the status rows."""
+    assert all_in(league.pg, dbs, seconds), league.logs()
+    exactly_once(league.pg, dbs)
+    rows = league_status(league.pg.dsn)
+    assert all(row["missing"] == [] for row in rows), rows
+    return rows
+
+
+def set_aside(league) -> list[tuple]:
+    return league.pg.query("SELECT box, game, reason FROM set_aside ORDER BY id")
+
+
+def test_a_night_of_two_pubs_arrives_exactly_once(league):
+    dbs = {box: [league.db(box)] for box in league.configs}
+    for box in league.configs:
+        play(league.configs[box], league.db(box), games=2)
+    rows = settled(league, dbs)
+    assert {(r["box"], r["games"], r["latest"], r["set_aside"]) for r in rows} == {
+        ("a1", 2, 2, 0), ("a2", 2, 2, 0), ("b1", 2, 2, 0)}
+    epoch, _ = box_games(league.db("a1"))
+    assert league.pg.query("SELECT seat, name FROM seats WHERE box = 'a1' AND epoch = %s"
+                           " AND game = 1 ORDER BY seat", epoch) == [(0, "P1"), (1, "P2")]
+
+
+def test_duplicate_dropped_and_a_different_duplicate_kept_aside(league):
+    db = league.db("a1")
+    dbs = {"a1": [db]}
+    play(league.configs["a1"], db, games=1)
+    settled(league, dbs)
+    # the box asked for game 1 again (a gap request answered twice): the same game
+    with Answering({"a1": league.configs["a1"]}, {"a1": db}) as boxes:
+        def asked() -> bool:   # until the box, back on, has subscribed and answered
+            reason = publish_as(league.central, "league", "league-secret",
+                                "shutbox/a1/resend", b"[1]")
+            assert not reason.is_failure
+            return wait_for(lambda: boxes.resent >= 1, 2)
+        assert wait_for(asked, 30), league.logs()
+    # and a message under the same key with another result (a bad copy of the record)
+    changed = message_of(db, "a1", 1, result={"winners": ["P1"], "abandoned": False})
+    assert not publish_as(league.pubs["pubA"], "a1", "a1-pw", "shutbox/a1/game",
+                          changed).is_failure
+    assert wait_for(lambda: set_aside(league) == [("a1", 1, "differs")], 20), league.logs()
+    time.sleep(1)   # the resent copy has had its time too
+    assert set_aside(league) == [("a1", 1, "differs")]   # the plain duplicate: dropped
+    rows = settled(league, dbs)
+    assert [(r["box"], r["games"], r["set_aside"]) for r in rows] == [("a1", 1, 1)]
+    epoch, games = box_games(db)
+    assert league_games(league.pg, "a1", epoch)[1]["result"]["winners"] == \
+        games[1]["result"]["winners"]     # the first kept, not overwritten
+    assert any("set aside: box a1" in i.text() and "differs" in i.text()
+               for i in league.ingests), league.logs()
+
+
+def test_ingest_killed_between_insert_and_ack(league):
+    for ingest in list(league.ingests):
+        ingest.stop()
+    killer = league.start_ingest(code=KILLED_BEFORE_ACK)
+    time.sleep(1)    # subscribed
+    db = league.db("b1")
+    dbs = {"b1": [db]}
+    play(league.configs["b1"], db, games=1)
+    assert wait_for(lambda: killer.proc.poll() is not None, 30), league.logs()
+    assert killer.proc.returncode == -9
+    epoch, games = box_games(db)
+    assert set(league_games(league.pg, "b1", epoch)) == {1}    # committed, never acked
+    # the broker gives the unacknowledged message to the next member: dropped as a
+    # duplicate; a second game goes through the fresh ingests
+    league.start_ingest()
+    league.start_ingest()
+    play(league.configs["b1"], db, games=1)
+    settled(league, dbs)
+    assert set_aside(league) == []
+
+
+def test_a_message_for_another_box_is_refused_and_reported(league):
+    a1, a2 = league.db("a1"), league.db("a2")
+    play(league.configs["a1"], a1, games=1)
+    play(league.configs["a2"], a2, games=1)
+    dbs = {"a1": [a1], "a2": [a2]}
+    settled(league, dbs)
+    # a1's credentials on a2's topic: the pub's ACL refuses it (MQTT 5 PUBACK reason)
+    forged = message_of(a2, "a2", 1, game=9)
+    assert publish_as(league.pubs["pubA"], "a1", "a1-pw", "shutbox/a2/game",
+                      forged).is_failure
+    # on its own topic, a message that says it is a2's: refused by the ingest, reported
+    assert not publish_as(league.pubs["pubA"], "a1", "a1-pw", "shutbox/a1/game",
+                          forged).is_failure
+    assert wait_for(lambda: set_aside(league) == [("a1", 9, "other box")], 20), league.logs()
+    # a truncated message: kept aside as unreadable
+    whole = message_of(a1, "a1", 1)
+    assert not publish_as(league.pubs["pubA"], "a1", "a1-pw", "shutbox/a1/game",
+                          whole[:len(whole) // 2]).is_failure
+    assert wait_for(lambda: [r[2] for r in set_aside(league)] == ["other box", "unreadable"],
+                    20), league.logs()
+    rows = settled(league, dbs)
+    assert {(r["box"], r["games"], r["set_aside"]) for r in rows} == {("a1", 1, 2),
+                                                                     ("a2", 1, 0)}
+    words = subprocess.run([*SB, "league", "status", "--dsn", league.pg.dsn],
+                           capture_output=True, text=True, timeout=60).stdout
+    assert "on shutbox/a1/game: other box (game 9)" in words
+    assert "on shutbox/a1/game: unreadable" in words
+    assert league.pg.query("SELECT count(*) FROM games WHERE game = 9") == [(0,)]
+
+
+def test_postgresql_stopped_mid_night(league):
+    dbs = {box: [league.db(box)] for box in ("a1", "b1")}
+    play(league.configs["a1"], league.db("a1"), games=1)
+    settled(league, {"a1": [league.db("a1")]})
+    league.pg.stop()
+    for box in ("a1", "b1"):
+        play(league.configs[box], league.db(box), games=2)
+    time.sleep(3)    # the ingests try, fail, and wait: nothing acknowledged meanwhile
+    league.pg.start()
+    rows = settled(league, dbs)
+    assert {(r["box"], r["games"]) for r in rows} == {("a1", 3), ("b1", 2)}
+    assert any("PostgreSQL" in i.text() for i in league.ingests), league.logs()
+
+
+def test_central_broker_killed(league):
+    dbs = {box: [league.db(box)] for box in ("a1", "a2", "b1")}
+    play(league.configs["a1"], league.db("a1"), games=1)
+    settled(league, {"a1": [league.db("a1")]})
+    league.central.kill()
+    for box in ("a1", "a2", "b1"):
+        play(league.configs[box], league.db(box), games=1)
+    league.central.start()
+    # whatever the central broker held in flight is gone: the gaps are asked for and the
+    # boxes (on again) answer from their records
+    with Answering(league.configs, {box: paths[0] for box, paths in dbs.items()}):
+        rows = settled(league, dbs, seconds=90)
+    assert {(r["box"], r["games"]) for r in rows} == {("a1", 2), ("a2", 1), ("b1", 1)}
+
+
+def test_a_box_whose_sd_card_was_replaced(league):
+    old, new = league.db("a1", card=1), league.db("a1", card=2)
+    play(league.configs["a1"], old, games=2)
+    play(league.configs["a1"], new, games=1)    # a new record: seq and game ids from 1
+    assert box_games(old)[0] != box_games(new)[0]
+    rows = settled(league, {"a1": [old, new]})
+    assert sorted((r["box"], r["epoch"], r["games"], r["latest"]) for r in rows) == sorted(
+        [("a1", box_games(old)[0], 2, 2), ("a1", box_games(new)[0], 1, 1)])
+    out = league.pg.query("SELECT count(*) FROM games WHERE box = 'a1' AND game = 1")
+    assert out == [(2,)]      # game 1 of each card, both kept
+    assert json.loads(json.dumps(league_games(league.pg, "a1", box_games(new)[0])[1])) == \
+        box_games(new)[1][1]
+
+
+def test_a_pub_broker_killed_with_a_queue(league):
+    """The central broker away, the pub's bridge queues the pub's games; the pub's broker
+    is then killed and its saved queue lost with it (a broker's acknowledgement is not
+    the league's): the gaps are asked for and the boxes answer from their records."""
+    dbs = {box: [league.db(box)] for box in ("a1", "a2")}
+    play(league.configs["a1"], league.db("a1"), games=1)
+    settled(league, {"a1": [league.db("a1")]})
+    league.central.kill()
+    for box in ("a1", "a2"):
+        play(league.configs[box], league.db(box), games=2)   # acknowledged by the pub
+    pub = league.pubs["pubA"]
+    pub.kill()
+    (pub.folder / "mosquitto.db").unlink(missing_ok=True)   # its queue gone
+    pub.start()
+    league.central.start()
+    with Answering({box: league.configs[box] for box in dbs},
+                   {box: paths[0] for box, paths in dbs.items()}) as boxes:
+        rows = settled(league, dbs, seconds=90)
+        assert boxes.resent >= 1, league.logs()   # the lost games came from the records
+    assert {(r["box"], r["games"]) for r in rows} == {("a1", 3), ("a2", 2)}

@@ -1,0 +1,89 @@
+"""The ingest's batched write against the one-message write it stands for, on a real
+PostgreSQL (a cluster as nobody): the same outcomes, the same tables."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from league_parts import Postgres, need_parts
+
+from shutbox_hw.league.record import write, write_batch
+from shutbox_hw.league.schema import migrate
+
+pytestmark = [pytest.mark.league, pytest.mark.other_user]
+
+
+def game(box: str, game_id: int, winner: str = "Anna", ratings: int = 0) -> dict:
+    return {"box": box, "epoch": "e1", "seq": game_id, "at": 1.5, "game": game_id,
+            "rules": {"tiles": 9}, "dice": "software", "started_at": 1.0, "ended_at": 2.0,
+            "state": "finished", "seats": [{"seat": 0, "name": "Anna"},
+                                           {"seat": 1, "name": "Ben"}],
+            "rounds": [], "turns": [], "result": {"winners": [winner], "abandoned": False},
+            "ratings": [{"throw": n} for n in range(ratings)]}
+
+
+def message(record: dict, topic_box: str | None = None) -> tuple[str, bytes]:
+    return (f"shutbox/{topic_box or record['box']}/game", json.dumps(record).encode())
+
+
+BATCH = [
+    message(game("bar", 1)),                          # new
+    message(game("bar", 1)),                          # the same again in the batch
+    message(game("bar", 1, winner="Ben")),            # the same key, another game
+    message(game("bar", 2, ratings=0)),               # held before the batch
+    message(game("bar", 3, ratings=2)),               # held before, with fewer ratings
+    message(game("pub", 1), topic_box="bar"),         # for another box
+    ("shutbox/bar/game", b'{"box": "bar", "epo'),     # truncated
+    message({**game("bar", 4), "state": "won"}),      # not a game message
+    message(game("pub", 7)),                          # new, another box
+]
+BEFORE = [message(game("bar", 2)), message(game("bar", 3))]
+
+
+@pytest.fixture(scope="module")
+def pg():
+    need_parts()
+    cluster = Postgres()
+    try:
+        cluster.start()
+        for name in ("one", "batch"):
+            cluster.query(f"CREATE DATABASE {name}")
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+def tables(conn) -> dict:
+    return {t: conn.execute(f"SELECT {cols} FROM {t} ORDER BY {cols}").fetchall()
+            for t, cols in (("games", "box, epoch, game, state, record, ratings"),
+                            ("seats", "box, epoch, game, seat, name"),
+                            ("epochs", "box, epoch, latest"), ("boxes", "box"),
+                            ("set_aside", "topic, box, epoch, game, reason, payload"))}
+
+
+def test_a_batch_writes_what_its_messages_one_by_one_would(pg):
+    import psycopg
+    results = {}
+    for name in ("one", "batch"):
+        with psycopg.connect(pg.dsn.replace("dbname=postgres", f"dbname={name}"),
+                             autocommit=True) as conn:
+            migrate(conn)
+            with conn.transaction():
+                for topic, payload in BEFORE:
+                    write(conn, topic, payload)
+            with conn.transaction():
+                if name == "one":
+                    outcomes = [write(conn, t, p) for t, p in BATCH]
+                else:
+                    outcomes = write_batch(conn, BATCH)
+            results[name] = ([(o.kind, o.box, o.game) for o in outcomes], tables(conn))
+    assert results["batch"] == results["one"]
+    kinds = [k for k, _, _ in results["batch"][0]]
+    assert kinds == ["stored", "duplicate", "differs", "duplicate", "ratings", "other box",
+                     "unreadable", "unreadable", "stored"]
+    games = results["batch"][1]["games"]
+    assert [(b, g, r["result"]["winners"], len(ra)) for b, _, g, _, r, ra in games] == [
+        ("bar", 1, ["Anna"], 0), ("bar", 2, ["Anna"], 0), ("bar", 3, ["Anna"], 2),
+        ("pub", 7, ["Anna"], 0)]
+    assert results["batch"][1]["epochs"] == [("bar", "e1", 3), ("pub", "e1", 7)]
