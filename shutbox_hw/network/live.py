@@ -18,47 +18,132 @@ title and the games' states from :mod:`shutbox_hw.words.record`, tonight from
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
-from ..base.i18n import N_, tr
+from ..base.i18n import N_, language, tr
 from ..store.audit import tonight
 from ..store.highscores import as_json, high_scores
 from ..store.history import pool_now, recent_games
 from ..store.shown import read_shown
+from ..store.tonight import tonight_since, week_since
 from ..words.record import rules_named, rules_title
 
 PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
 
 
 def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
-    """The live summary as plain JSON data (one read transaction: a consistent picture)."""
+    """The live summary as plain JSON data (one read transaction: a consistent picture),
+    computed afresh; a reader that asks again and again keeps a :class:`Kept`."""
     db.execute("BEGIN")
     try:
-        row = db.execute("SELECT id, rules, ended_at FROM games ORDER BY id DESC LIMIT 1"
-                         ).fetchone()
-        figures = tonight(db, now)
-        version, = db.execute("PRAGMA user_version").fetchone()
-        picture = read_shown(db, version)
-        summary: dict[str, Any] = {
-            "playing": False, "game": None, "player": None,   # always there (null: idle)
-            "title": str(picture.get("title")) if picture else "Shut the Box",
-            "tonight": {"games": figures.games, "boxes_shut": figures.boxes_shut,
-                        "best": None if figures.best is None else
-                        {"player": figures.best[0], "score": figures.best[1]},
-                        "clock": figures.clock, "note": _note(figures.clock)},
-            "last_result": _last_result(db), "last_score": _last_score(db)}
-        if row is not None and row[2] is None:
-            game_id = int(row[0])
-            if picture is None or picture.get("game") != game_id or \
-                    picture.get("phase") not in ("play", "confirm"):
-                picture = None    # the box has not drawn this game yet: the record alone
-            summary.update(_game(db, game_id, row[1], picture))
-        elif version >= PLAYERS_SCHEMA:     # between games: the high scores on the TV
-            summary["high_scores"] = as_json(high_scores(db, now))
-        return summary
+        return _summary(db, now)
     finally:
         db.execute("COMMIT")
+
+
+class Kept:
+    """:func:`live` for one reader, computed once per change of what it is computed from.
+
+    The summary is a function of the record, the language it is said in and,
+    through tonight's and the week's windows, of the clock. It is kept with
+    the record's change counters (the other connections' commits: ``PRAGMA
+    data_version``; this connection's own writes: ``total_changes``, which
+    counts every row it inserts, updates or deletes, the shown picture's
+    included), the schema version, the language and the instants between
+    which no game enters or leaves either window. A read with all of these
+    the same returns a copy of the kept summary; any difference computes it
+    afresh. The counters are read before the summary and the windows, so a
+    commit in between can only make what is kept newer than its key (computed
+    again on the next read), never older; with no commit in between, the
+    summary and its windows come from the same record.
+
+    ``stamp`` is the caller's own sign of a change where the counters cannot
+    see one (the web's reader of a read-only copy opened immutable).
+    """
+
+    def __init__(self, fresh: Callable[[sqlite3.Connection, float], dict[str, Any]] = live
+                 ) -> None:
+        self._fresh = fresh
+        self._db: sqlite3.Connection | None = None
+        self._key: tuple[Any, ...] | None = None
+        self._windows: tuple[tuple[Callable[[float], float], float, float], ...] = ()
+        self._summary: dict[str, Any] = {}
+        self.reads = 0       # (the benchmark's figures)
+        self.computed = 0
+
+    def __call__(self, db: sqlite3.Connection, now: float, stamp: Any = None) -> dict[str, Any]:
+        self.reads += 1
+        key = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes,
+               db.execute("PRAGMA user_version").fetchone()[0], language(), stamp)
+        if db is self._db and key == self._key and all(
+                below < since(now) <= first for since, below, first in self._windows):
+            kept: dict[str, Any] = _copy(self._summary)
+            return kept
+        self._db = self._key = None
+        summary = self._fresh(db, now)
+        windows = tuple((since, *_window(db, since(now))) for since in WINDOWS)
+        self.computed += 1
+        self._db, self._key, self._windows, self._summary = db, key, windows, summary
+        fresh: dict[str, Any] = _copy(summary)
+        return fresh
+
+
+WINDOWS: tuple[Callable[[float], float], ...] = (tonight_since, week_since)
+"""Every way the summary depends on the clock: the first start time of tonight's
+games (tonight's figures, tonight's high scores) and of the week's."""
+
+
+def _window(db: sqlite3.Connection, since: float) -> tuple[float, float]:
+    """The newest start before ``since`` and the oldest at or after it: the same
+    games are in the window while ``below < since <= first``."""
+    below, = db.execute("SELECT MAX(started_at) FROM games WHERE started_at < ?",
+                        (since,)).fetchone()
+    first, = db.execute("SELECT MIN(started_at) FROM games WHERE started_at >= ?"
+                        " AND typeof(started_at) IN ('integer', 'real')",   # (text: always in)
+                        (since,)).fetchone()
+    return (-math.inf if below is None else float(below),
+            math.inf if first is None else float(first))
+
+
+def _copy(value: Any) -> Any:
+    """A copy of plain JSON data (the readers add their own keys to the summary)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    return value
+
+
+def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
+    """The summary, read inside the caller's transaction."""
+    row = db.execute("SELECT id, rules, ended_at, abandoned FROM games ORDER BY id DESC"
+                     " LIMIT 1").fetchone()
+    figures = tonight(db, now)
+    version, = db.execute("PRAGMA user_version").fetchone()
+    picture = read_shown(db, version)
+    summary: dict[str, Any] = {
+        "playing": False, "game": None, "player": None,   # always there (null: idle)
+        "title": str(picture.get("title")) if picture else "Shut the Box",
+        "tonight": {"games": figures.games, "boxes_shut": figures.boxes_shut,
+                    "best": None if figures.best is None else
+                    {"player": figures.best[0], "score": figures.best[1]},
+                    "clock": figures.clock, "note": _note(figures.clock)},
+        "last_result": _last_result(db, row), "last_score": _last_score(db)}
+    if row is not None and row[2] is None:
+        game_id = int(row[0])
+        if picture is None or picture.get("game") != game_id or \
+                picture.get("phase") not in ("play", "confirm"):
+            picture = None    # the box has not drawn this game yet: the record alone
+        summary.update(_game(db, game_id, row[1], picture))
+    elif version >= PLAYERS_SCHEMA:     # between games: the high scores on the TV
+        summary["high_scores"] = as_json(high_scores(db, now))
+    return summary
 
 
 def join_shown(db: sqlite3.Connection) -> dict[str, str] | None:
@@ -80,11 +165,19 @@ def _last_score(db: sqlite3.Connection) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _last_result(db: sqlite3.Connection) -> dict[str, Any] | None:
+def _last_result(db: sqlite3.Connection, newest: tuple[Any, ...] | None
+                 ) -> dict[str, Any] | None:
     """The newest ended game as ``history`` lists it (only the newest can be
-    unfinished), with its state and its rule set's title in the pages' words."""
-    game = next((g for g in recent_games(db, 2) if g["finished"] or g["abandoned"]), None)
-    return game
+    unfinished), with its state and its rule set's title in the pages' words.
+
+    ``newest`` is the newest game's row (id, rules, ended_at, abandoned): while
+    it is under way only the one before it is listed (not both, at every step).
+    """
+    if newest is None:
+        return None
+    under_way = newest[2] is None and not newest[3]
+    games = recent_games(db, 1, before=int(newest[0]) if under_way else None)
+    return next((g for g in games if g["finished"] or g["abandoned"]), None)
 
 
 def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
@@ -96,13 +189,26 @@ def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
             "reasons": picture.get("reasons") or {}, "problem": picture.get("problem")}
 
 
-def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
-          picture: dict[str, Any] | None) -> dict[str, Any]:
+@lru_cache(maxsize=16)
+def _titles(rules_json: str, _language: str) -> dict[str, str]:
+    """The rule set's two titles (a game's rules are the same at every step: named
+    once per game and language, not at each read)."""
+    rules, _tiles = _parsed(rules_json)
+    return {"title": rules_named(rules), "rules_title": rules_title(rules)}
+
+
+def _parsed(rules_json: str) -> tuple[dict[str, Any], int]:
+    """A game's rules and its count of flaps ({} and 9 when its row is damaged)."""
     try:
         rules = json.loads(rules_json)
-        tiles = int(rules.get("tiles", 9))
+        return rules, int(rules.get("tiles", 9))
     except (ValueError, TypeError, AttributeError):
-        rules, tiles = {}, 9
+        return {}, 9
+
+
+def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
+          picture: dict[str, Any] | None) -> dict[str, Any]:
+    rules, tiles = _parsed(rules_json)
     names = [n for n, in db.execute("SELECT name FROM players WHERE game_id = ? ORDER BY seat",
                                     (game_id,))]
     last_round = db.execute("SELECT number, result FROM rounds WHERE game_id = ?"
@@ -148,9 +254,9 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
         standing = pool_now(db, game_id, names, rules)
         balances, pot = standing["balances"], standing["pot"]
     flaps = ["open" if t in open_tiles else "shut" for t in range(1, tiles + 1)]
-    summary = {
+    summary: dict[str, Any] = {
         "playing": True, "game": game_id, "preset": rules.get("preset"),
-        "title": rules_named(rules), "rules_title": rules_title(rules), "tiles": tiles,
+        **_titles(rules_json, language()), "tiles": tiles,
         "flaps": flaps, "reasons": {}, "problem": None,
         "match": rules.get("match"), "round": round_number,
         "player": names[turn[2]] if turn and turn[2] < len(names) else None,

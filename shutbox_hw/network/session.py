@@ -41,7 +41,7 @@ from ..config.network import Broker, NetworkConfig, private_file_problem, read_s
 from ..store.game_record import queue_resend, resend_request
 from ..store.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
-from .live import live
+from .live import Kept
 
 WINDOW = 20              # messages in flight at once (paho's own default)
 KEEPALIVE_S = 30
@@ -124,6 +124,7 @@ class Session:
         self._state_at = 0.0       # monotonic time of the last state look
         self._look = False         # woken: look whether the state changed without an event
         self._state_sent = ""      # the last state published (without its seq)
+        self._live = Kept()        # the live summary, computed again only on a change
 
     # ------------------------------------------------------------------ connecting
 
@@ -312,7 +313,7 @@ class Session:
         ``only_if_changed`` (the periodic look: tonight's window moves with
         the clock) only when it differs from the last one sent."""
         self._state_at = time.monotonic()
-        payload = self.pub.state(self.db, live, outbox_figures)
+        payload = self.pub.state(self.db, self._live, outbox_figures)
         if payload is None:
             return
         seq = max(self._state_seq, self._last_queued)

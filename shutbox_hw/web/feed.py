@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..network.live import join_shown, live
+from ..network.live import Kept, join_shown, live
 from ..players.display import hide_names
 from ..store.schema import sqlite_problem
 from .reader import Reader, Unavailable
@@ -65,6 +65,9 @@ class LiveFeed:
         self.listeners = 0
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="shutbox-web-live")
         self._version: Any = object()
+        # the summary computed again only when the record or tonight's window moved
+        # (``live`` looked up at each computation)
+        self._live = Kept(lambda db, now: live(db, now))
         self._at = float("-inf")
         self._reported: str | None = None
         self._changed = asyncio.Event()
@@ -88,7 +91,7 @@ class LiveFeed:
     def _summary(self, now: float) -> tuple[str, str]:
         try:
             db = self.reader.connection()
-            summary = with_accuracy(db, live(db, now))
+            summary = with_accuracy(db, self._live(db, now, self._version))
             summary["join"] = join_shown(db)    # the TV's QR code while the box is set up
             return "data", json.dumps(summary if self.public else hide_names(summary))
         except Unavailable as error:
