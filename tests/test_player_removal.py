@@ -18,6 +18,7 @@ from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.store import roster
 from shutbox_hw.store.forget import RemoveRefused, forget_player
+from shutbox_hw.store.shown import mirror_path
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 def _text_values(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
@@ -36,6 +37,12 @@ def _traces(db: sqlite3.Connection, word: str) -> list[tuple[str, str, str]]:
     """Values holding ``word`` in any case, as typed or JSON-escaped."""
     return [(t, c, v) for t, c, v in _text_values(db)
             if word in v.casefold() or word in json.loads(json.dumps(v)).casefold()]
+
+
+def _mirror_text(db: sqlite3.Connection) -> str:
+    """The screen's mirror of the record, as its file holds it, in lower case."""
+    path = mirror_path(next(f for _, n, f in db.execute("PRAGMA database_list") if n == "main"))
+    return path.read_text().casefold()
 
 
 def _others(db: sqlite3.Connection, hers: set[tuple[int, int]]) -> dict:
@@ -65,8 +72,10 @@ def night(tmp_path) -> Path:
 def test_the_night_names_her_everywhere_before(night):
     db = sqlite3.connect(night)
     where = {t for t, _, _ in _traces(db, "anna")}
-    # the test's own check sees her in every kind of place a removal must clear
-    assert {"players", "roster", "games", "rounds", "outbox", "shown"} <= where, where
+    # the test's own check sees her in every kind of place a removal must clear (the
+    # screen's mirror is a file in RAM beside the record: read as the pages read it)
+    assert {"players", "roster", "games", "rounds", "outbox"} <= where, where
+    assert "anna" in _mirror_text(db)
 
 
 def test_forget_player_leaves_no_trace_and_the_others_as_they_were(night):
@@ -79,6 +88,7 @@ def test_forget_player_leaves_no_trace_and_the_others_as_they_were(night):
     done = forget_player(db, "anna LENA", 5000.0)
     assert (done.name, done.games) == ("ANNA LENA", 3)   # the roster's name: as last typed
     assert _traces(db, "anna") == []
+    assert "anna" not in _mirror_text(db)
     assert _others(db, set(seats)) == before
     # each of her seats is its seat's label, pointing at nobody
     got = db.execute("SELECT game_id, seat, name, player_id FROM players WHERE (game_id, seat)"

@@ -79,7 +79,12 @@ def run(args: argparse.Namespace) -> int:
     # no database named (the config's [storage] db is the real box's, not ours): a
     # fresh one in a temporary folder, removed afterwards with everything in it
     with tempfile.TemporaryDirectory(prefix="shutbox-sim-") as scratch:
-        return _run(args, config, Path(scratch) / "sim.db", frames(), kept=False)
+        db = Path(scratch) / "sim.db"
+        try:
+            return _run(args, config, db, frames(), kept=False)
+        finally:
+            from ..store.shown import withdraw
+            withdraw(db)   # its record goes, and so does the screen's mirror of it
 
 
 def _warn(text: str) -> None:

@@ -28,7 +28,7 @@ from ..base.i18n import N_, language, tr
 from ..store.audit import tonight
 from ..store.highscores import as_json, high_scores
 from ..store.history import pool_now, recent_games
-from ..store.shown import read_shown
+from ..store.shown import mirror_bytes, read_shown
 from ..store.tonight import tonight_since, week_since
 from ..words.record import rules_named, rules_title
 
@@ -53,7 +53,8 @@ class Kept:
     the record's change counters (the other connections' commits: ``PRAGMA
     data_version``; this connection's own writes: ``total_changes``, which
     counts every row it inserts, updates or deletes, the shown picture's
-    included), the schema version, the language and the instants between
+    included), the screen's mirror (a file in RAM beside the record, which the
+    counters do not see), the schema version, the language and the instants between
     which no game enters or leaves either window. A read with all of these
     the same returns a copy of the kept summary; any difference computes it
     afresh. The counters are read before the summary and the windows, so a
@@ -78,7 +79,8 @@ class Kept:
     def __call__(self, db: sqlite3.Connection, now: float, stamp: Any = None) -> dict[str, Any]:
         self.reads += 1
         key = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes,
-               db.execute("PRAGMA user_version").fetchone()[0], language(), stamp)
+               db.execute("PRAGMA user_version").fetchone()[0], language(), stamp,
+               mirror_bytes(db))     # the screen's picture lives outside the record
         if db is self._db and key == self._key and all(
                 below < since(now) <= first for since, below, first in self._windows):
             kept: dict[str, Any] = _copy(self._summary)

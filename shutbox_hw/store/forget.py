@@ -29,6 +29,7 @@ from ..base.errors import UserError
 from ..players.display import rename
 from ..players.names import is_seat_label, name_key, same_player, seat_label, tidy
 from . import roster
+from .shown import rewrite_mirror
 from .transaction import immediate
 
 WAIT_S = 5.0
@@ -127,15 +128,24 @@ def _json_renamed(text: str, new: Callable[[str], str], under: str | None = None
 
 
 def _shown(db: sqlite3.Connection, name: str, labels: dict[int, str]) -> None:
-    """The box's mirror (what the TV shows now): its game's label for the name."""
+    """The box's mirror (what the TV shows now), in RAM beside the record, and the
+    row a record from before the mirror moved may still hold: its game's label for
+    the name."""
+    def label_for(game: Any) -> str:
+        return labels.get(game) or next(iter(labels.values()), seat_label(0))
+
+    def change(mirror: dict[str, Any]) -> dict[str, Any]:
+        renamed = rename(mirror.get("data"), _renamer(name, label_for(mirror.get("game"))))
+        return {**mirror, "data": renamed}
+
+    rewrite_mirror(db, change)
     if not _has_table(db, "shown"):
         return
     row = db.execute("SELECT game_id, data FROM shown WHERE id = 1").fetchone()
     if row is None:
         return
-    label = labels.get(row[0]) or next(iter(labels.values()), seat_label(0))
     db.execute("UPDATE shown SET data = ? WHERE id = 1",
-               (_json_renamed(row[1], _renamer(name, label)),))
+               (_json_renamed(row[1], _renamer(name, label_for(row[0]))),))
 
 
 def _outbox(db: sqlite3.Connection, name: str, typed: set[str],

@@ -28,6 +28,7 @@ import os
 import sqlite3
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +126,46 @@ def _ours(place: Path) -> bool:
     return True
 
 
-def withdraw(db_path: str | Path) -> None:
-    """The box stops: its mirror goes, so the pages show the record alone."""
+def rewrite_mirror(db: sqlite3.Connection,
+                   change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """The mirror of the record ``db`` is connected to (``{"game", "at", "data"}``)
+    passed through ``change`` (a player removed: her name gives way to her seat's
+    label on the TV too), replaced whole with the same mode; no mirror, nothing to do."""
+    path = main_file(db)
+    if path is None:
+        return
+    target = mirror_path(path)
     try:
-        mirror_path(db_path).unlink(missing_ok=True)
+        found = json.loads(target.read_text())
+        mode = os.stat(target).st_mode
+    except (OSError, ValueError):
+        return
+    if not isinstance(found, dict):
+        return
+    found = change(found)
+    building = target.with_name(f".{target.name}.{os.getpid()}")
+    try:
+        building.write_text(json.dumps(found))
+        os.chmod(building, stat.S_IMODE(mode))
+        os.replace(building, target)
+    except OSError:
+        building.unlink(missing_ok=True)
+
+
+def withdraw(db_path: str | Path) -> None:
+    """The box stops: its mirror goes, so the pages show the record alone; the
+    temporary fallback folder goes too once no other record's mirror is in it (a
+    simulated box leaves nothing in the temporary directory)."""
+    path = mirror_path(db_path)
+    try:
+        path.unlink(missing_ok=True)
     except OSError:
         pass
+    if path.parent == _fallback(db_path):
+        try:
+            path.parent.rmdir()
+        except OSError:
+            pass   # another box's mirror is in it, or it is not ours
 
 
 def read_shown(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any] | None:
@@ -163,6 +198,19 @@ def read_mirror(path: Path) -> dict[str, Any] | None:
         return None
     data["game"] = found.get("game")
     return data
+
+
+def mirror_bytes(db: sqlite3.Connection) -> bytes | None:
+    """The mirror of the record ``db`` is connected to, as its file holds it (None: no
+    mirror): a reader that keeps what it computed from the picture compares these, since
+    the record's change counters do not see the mirror, which lives outside it."""
+    path = main_file(db)
+    if path is None:
+        return None
+    try:
+        return mirror_path(path).read_bytes()
+    except OSError:
+        return None
 
 
 def stamp(db_path: str | Path) -> tuple[int, int] | None:
