@@ -82,3 +82,84 @@ def test_numbers_are_written_as_the_language_writes_them(code, average, share):
         assert decimal(19.8) == average and decimal(2026) == "2026"   # no grouping
         assert player_pages._value("accuracy", 97.5) == share
         assert player_pages._figure(19.8) == average
+
+
+# --- the TV page's own words: the live summary is one for TVs of every language ---
+
+SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
+
+
+def _house_summary(folder: Path, threshold: int) -> dict:
+    """The live summary (computed in English, as the web's one feed does) after the
+    two-player script on klappenspiel with its threshold changed: house rules."""
+    import sqlite3
+    import time
+
+    from shutbox_hw.network.live import live
+    db = folder / f"house-{threshold}.db"
+    assert main(["sim", "--db", str(db), "--rules", "klappenspiel", "--set",
+                 f"threshold={threshold}", "--script", str(SCRIPT)]) == 0
+    connection = sqlite3.connect(db)
+    try:
+        return live(connection, time.time())
+    finally:
+        connection.close()
+
+
+@pytest.fixture(scope="module")
+def house(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("house")
+    return {"playing": _house_summary(folder, 60),     # round 3 under way
+            "between": _house_summary(folder, 17)}     # the match over in round 2
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    from tv_page import chromium
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
+    yield driver
+    driver.quit()
+
+
+def test_the_summary_carries_the_house_rules_line_as_data(house):
+    """/live.json keeps its English title and adds its words as data (title_parts)."""
+    playing, between = house["playing"], house["between"]
+    assert playing["playing"] and playing["round"] == 3
+    assert playing["title"] == "House rules (9 tiles, any-sum, elimination 60)"
+    assert playing["title_parts"] == {"title": "House rules", "line": [
+        {"text": "{n} tiles", "n": 9}, {"text": "any-sum"},
+        {"text": "elimination {threshold}", "threshold": 60}]}
+    last = between["last_result"]
+    assert not between["playing"] and last["finished"]
+    assert last["title"] == "House rules (9 tiles, any-sum, elimination 17)"
+    assert last["title_parts"]["line"][-1] == {"text": "elimination {threshold}",
+                                               "threshold": 17}
+    assert between["tonight"]["clock"] == "not set"     # (the note below: its own words)
+    assert between["tonight"]["note"] == "Clock not set: times not shown"
+
+
+@pytest.mark.parametrize("code", ["de", "it"])
+def test_a_house_rules_title_on_the_tv_is_in_the_tv_s_language(house, browser, tmp_path, code):
+    """The rules line was English under a translated "Hausregeln"; the clock's line
+    was the summary's English note. Expected: the pages' own Python translation."""
+    from tv_page import draw, open_page, text
+
+    from shutbox_hw.base.i18n import speaking, tr
+    from shutbox_hw.network.live import TV_CLOCK_NOTES
+    from shutbox_hw.words.record import rules_shown
+    open_page(browser, tmp_path, code)
+    with speaking(code):
+        playing_title = tr("{rules} · round {round}").format(
+            rules=rules_shown({"preset": "klappenspiel", "threshold": 60}), round=3)
+        last_title = rules_shown({"preset": "klappenspiel", "threshold": 17})
+        last_line = tr("Last game: {title}").format(title=last_title)
+        note = tr(TV_CLOCK_NOTES["not set"])
+    assert "(" in last_title and "tiles" not in last_title    # (the catalogue's words)
+    draw(browser, house["playing"])
+    assert text(browser, "title") == playing_title
+    draw(browser, house["between"])
+    assert text(browser, "last").split("\n")[0] == last_line[:1].upper() + last_line[1:]
+    assert text(browser, "tonight").endswith(". " + note)
+    for english in ("tiles", "any-sum", "elimination", "Clock not set"):
+        assert english not in text(browser, "title") + text(browser, "last") \
+            + text(browser, "tonight")

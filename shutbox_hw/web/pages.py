@@ -13,7 +13,9 @@ from html import escape
 from typing import Any
 
 from ..base.i18n import N_, language, ngettext, tr
+from ..network.live import TV_CLOCK_NOTES
 from ..rules.ruleset import HOUSE_RULES, PRESET_TITLES
+from ..words import rules as rule_words
 from ..words.devices import device
 from ..words.record import count, game_state, rules_shown, shown
 from .reader import NO_DATABASE
@@ -74,7 +76,11 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("Tonight"), N_("This week"), N_("All time"), N_("Best turn"),
               N_("Boxes shut"), N_("Most wins"), N_("Best moves"),
               # the rule sets' titles as the record names them, and why there is no game yet
-              *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE)
+              *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE, N_("unknown rules"),
+              # ... and the words of a rules line (live.js builds it from the summary's
+              # title_parts: words/rules.py's summary_parts)
+              N_("{n} tiles"), N_("x allowed"), *rule_words.CLOSURE.values(),
+              *rule_words.MATCH.values(), *rule_words.UP_TO.values())
 
 
 # ... and the counts, each in both forms (the page picks by its number: 1 or more)
@@ -86,6 +92,10 @@ def live_words() -> str:
     words = {key: tr(key) for key in LIVE_WORDS}
     for one, many in LIVE_PLURALS:
         words[one], words[many] = ngettext(one, many, 1), ngettext(one, many, 2)
+    # tonight's clock line by its state: the summary's own note is in the language
+    # it was computed in (one summary for TVs of every language)
+    for state, note in TV_CLOCK_NOTES.items():
+        words["clock:" + state] = tr(note) if note else ""
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 
