@@ -142,7 +142,8 @@ def games_table(games: list[dict[str, Any]], empty: str = N_("No games yet.")) -
     for g in games:
         rows.append([f'<a href="/game/{g["id"]}">' + tr("Game {id}").format(id=g["id"]) + "</a>",
                      when(g["started_at"], g["clock_synced"]["started"]),
-                     escape(shown(str(g["title"]))), escape(tr(g["state"])), str(g["rounds"]),
+                     escape(rules_shown(g["rules_table"]) if "rules_table" in g
+                            else shown(str(g["title"]))), escape(tr(g["state"])), str(g["rounds"]),
                      _scores(g),
                      escape(", ".join(g["winners"])) or "–",
                      str(sum(g["boxes_shut"].values()))])
