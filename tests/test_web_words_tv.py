@@ -163,3 +163,52 @@ def test_a_house_rules_title_on_the_tv_is_in_the_tv_s_language(house, browser, t
     for english in ("tiles", "any-sum", "elimination", "Clock not set"):
         assert english not in text(browser, "title") + text(browser, "last") \
             + text(browser, "tonight")
+
+
+@pytest.fixture(scope="module")
+def night_summaries(tmp_path_factory) -> dict:
+    """The TV's states of a pub night (words_night): a pool under way (its pot and
+    balances), house rules' round 2 under way, and between games after both (the
+    last result, tonight, the high scores)."""
+    from words_night import play
+    seen = play(tmp_path_factory.mktemp("night") / "box.db")
+    pool = [s for s in seen if s["playing"] and s["match"] == "pool"]
+    house = [s for s in seen if s["playing"] and s["match"] == "elimination"]
+    assert pool and house and not seen[-1]["playing"]
+    assert pool[-1]["pot"] and seen[-1]["high_scores"]
+    return {"pool": pool[-1], "house": house[-1], "between": seen[-1]}
+
+
+@pytest.mark.parametrize("state", ["pool", "house", "between"])
+def test_no_english_word_is_left_on_the_german_or_italian_tv(night_summaries, browser,
+                                                            tmp_path, state):
+    """The TV page drawn from the same summary in English, German and Italian: a
+    word of the German or Italian TV that the English TV has is a name, the brand
+    or a word the language shares (words_night.SHARED_BY)."""
+    from tv_page import draw, open_page
+    from words_night import english_left
+    shown = {}
+    for code in ("en", "de", "it"):
+        open_page(browser, tmp_path, code)
+        draw(browser, night_summaries[state])
+        shown[code] = str(browser.execute_script("return document.body.innerText"))
+    assert "Jürgen" in shown["en"]
+    for code in ("de", "it"):
+        left = english_left(code, shown[code], shown["en"])
+        assert not left, f"{state} in {code}: English left: {left}\n{shown[code]}"
+
+
+def test_the_italian_tv_s_title_line_is_the_catalogue_s(night_summaries, browser, tmp_path):
+    """"Pub Pool · round 1" on the Italian TV: the title and its round in the
+    catalogue's Italian (the round is "round" there, as on the box's OLED)."""
+    from tv_page import draw, open_page, text
+
+    from shutbox_hw.base.i18n import speaking, tr
+    summary = night_summaries["pool"]
+    open_page(browser, tmp_path, "it")
+    draw(browser, summary)
+    with speaking("it"):
+        want = tr("{rules} · round {round}").format(rules=tr("Pub Pool"), round=summary["round"])
+        pot = tr("pot {pot}").format(pot=summary["pot"])
+    assert text(browser, "title") == want == f"Pool del pub · round {summary['round']}"
+    assert text(browser, "pot") == pot and "piatto" in pot

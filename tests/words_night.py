@@ -1,7 +1,8 @@
 """A night for the tests that look for English left on the German and Italian
-pages and TV (issue 42): a pub pool game (Jürgen, Niccolò), stopped and settled,
-then a klappenspiel game on house rules (Jürgen, Carla), played on the simulated
-box into one database; and the words a page shows, to compare across languages."""
+pages and TV (issue 42): a pub pool game (Jürgen, Niccolò) played into its third
+round (the next game's start ends it, its balances kept), then a klappenspiel game
+on house rules (Jürgen, Carla) to its end, on the simulated box into one database;
+and the words a page shows, to compare across languages."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ NAMES = {"Jürgen", "Niccolò", "Carla"}
 
 def play(db: Path) -> list[dict[str, Any]]:
     """The two games played into ``db``; the live summaries (in English, as the web's
-    one feed computes them) while each is under way with its dice up, and the last."""
+    one feed computes them) in round 2 with the dice up, and at each script's end."""
     seen: list[dict[str, Any]] = []
     for rules, names, extra in GAMES:
         config, problems = parse_config({"rules": rules, "game": {"player_names": names}})
