@@ -212,3 +212,31 @@ def test_the_italian_tv_s_title_line_is_the_catalogue_s(night_summaries, browser
         pot = tr("pot {pot}").format(pot=summary["pot"])
     assert text(browser, "title") == want == f"Pool del pub · round {summary['round']}"
     assert text(browser, "pot") == pot and "piatto" in pot
+
+
+@pytest.mark.parametrize("code", ["en", "de", "it"])
+def test_why_the_tv_is_not_live_is_said_in_its_language(browser, tmp_path, code):
+    """The feed's reasons are the web's English sentences (a database's fault, a
+    damaged row: web/feed.py): the German and Italian TV say their kind in their own
+    words (it said "the database is locked"); the English TV the sentence itself; a
+    reason the catalogue has (no database yet) in its translation."""
+    from tv_page import open_page, text
+
+    from shutbox_hw.base.i18n import speaking, tr
+    from shutbox_hw.web.pages import STALE_WHY
+    from shutbox_hw.web.reader import NO_DATABASE
+    locked = "the database is locked (another program holds it)"
+    damaged = ("the record has a damaged row (ValueError: bad json); the live page waits "
+               "for the next game")
+    open_page(browser, tmp_path, code)
+    with speaking(code):
+        want = {"unavailable": tr(STALE_WHY["unavailable"]),
+                "damaged": tr(STALE_WHY["damaged"]), "none": tr(NO_DATABASE)}
+    for reason, kind in ((locked, "unavailable"), (damaged, "damaged")):
+        browser.execute_script("stale(arguments[0], arguments[1])", reason, kind)
+        shown = text(browser, "stale")
+        assert shown == (reason if code == "en" else want[kind]), (code, kind, shown)
+    browser.execute_script("stale(arguments[0], 'unavailable')", NO_DATABASE)
+    assert text(browser, "stale") == want["none"]
+    if code != "en":
+        assert want["none"] != NO_DATABASE and "database" not in want["damaged"]

@@ -272,8 +272,9 @@ function scores(h) {
 const STALE = $("stale").textContent;
 const BACKOFF_MS = [1000, 5000], SILENT_MS = 45000;
 let source = null, backoff = BACKOFF_MS[0], heard = Date.now(), pending = false, made = 0;
-function stale(text) {
-  $("stale").textContent = text ? (WORDS[text] || text) : STALE;   // the box's reason, in words
+function stale(text, kind) {
+  // the box's reason in the page's words; a sentence the page has no words for: its kind's
+  $("stale").textContent = !text ? STALE : WORDS[text] || WORDS["stale:" + kind] || text;
   $("stale").hidden = false;
   fitAll(lastShown ? lastShown.playing : false);   // the notice takes a line: the rest refits
 }
@@ -287,7 +288,7 @@ function connect() {
   source.onmessage = (m) => { heardFrom(); show(JSON.parse(m.data)); $("stale").textContent = STALE; };
   source.addEventListener("ping", heardFrom);
   ["unavailable", "damaged"].forEach((kind) => source.addEventListener(kind, (m) => {
-    heardFrom(); stale(JSON.parse(m.data));
+    heardFrom(); stale(JSON.parse(m.data), kind);
   }));
   source.onerror = () => {
     stale();

@@ -83,6 +83,11 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               *rule_words.MATCH.values(), *rule_words.UP_TO.values())
 
 
+# the TV's line when the feed says why it is not live in a sentence the catalogue lacks
+STALE_WHY = {"unavailable": N_("The box's record cannot be read now"),
+             "damaged": N_("The box's record has a damaged row: the TV waits for the next game")}
+
+
 # ... and the counts, each in both forms (the page picks by its number: 1 or more)
 LIVE_PLURALS = (("{n} game", "{n} games"), ("{n} box shut", "{n} boxes shut"))
 
@@ -96,6 +101,10 @@ def live_words() -> str:
     # it was computed in (one summary for TVs of every language)
     for state, note in TV_CLOCK_NOTES.items():
         words["clock:" + state] = tr(note) if note else ""
+    # why the TV is not live, where the feed's reason is an English sentence of the
+    # web's (a database's fault, a damaged row): in English that sentence, else this
+    for kind, why in STALE_WHY.items():
+        words["stale:" + kind] = "" if language() == "en" else tr(why)
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 
