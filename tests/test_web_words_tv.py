@@ -183,16 +183,21 @@ def night_summaries(tmp_path_factory) -> dict:
 def test_no_english_word_is_left_on_the_german_or_italian_tv(night_summaries, browser,
                                                             tmp_path, state):
     """The TV page drawn from the same summary in English, German and Italian: a
-    word of the German or Italian TV that the English TV has is a name, the brand
-    or a word the language shares (words_night.SHARED_BY)."""
+    word of the German or Italian TV (its text and its flaps' hover text) that the
+    English TV has is a name, the brand or a word the language shares
+    (words_night.SHARED_BY)."""
     from tv_page import draw, open_page
     from words_night import english_left
     shown = {}
     for code in ("en", "de", "it"):
         open_page(browser, tmp_path, code)
         draw(browser, night_summaries[state])
-        shown[code] = str(browser.execute_script("return document.body.innerText"))
+        shown[code] = str(browser.execute_script(
+            "return document.body.innerText + '\\n' + [...document.querySelectorAll('.flap')]"
+            ".map(f => f.title).join('\\n')"))     # (a flap's hover text: its state)
     assert "Jürgen" in shown["en"]
+    if state != "between":
+        assert "flap 1: " in shown["en"]
     for code in ("de", "it"):
         left = english_left(code, shown[code], shown["en"])
         assert not left, f"{state} in {code}: English left: {left}\n{shown[code]}"

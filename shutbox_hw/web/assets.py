@@ -195,7 +195,8 @@ function show(s) {
     flaps.className = (s.flaps || []).length > 9 ? "flaps many" : "flaps";
     (s.flaps || []).forEach((state, i) => {
       const f = el("div", "flap " + state, i + 1);
-      f.title = state + (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
+      f.title = fill(WORDS["flap:" + state] || state, {n: i + 1}) +
+        (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
       flaps.appendChild(f);
     });
     $("problem").textContent = s.problem || "";

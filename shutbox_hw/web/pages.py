@@ -83,6 +83,12 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               *rule_words.MATCH.values(), *rule_words.UP_TO.values())
 
 
+# a flap's hover text on the TV (live.js: "flap:" and its state), its reason after it
+FLAP_STATES = {"open": N_("flap {n}: open"), "shut": N_("flap {n}: shut"),
+               "pending": N_("flap {n}: pending"), "refused": N_("flap {n}: refused"),
+               "lifted": N_("flap {n}: lifted")}
+
+
 # the TV's line when the feed says why it is not live in a sentence the catalogue lacks
 STALE_WHY = {"unavailable": N_("The box's record cannot be read now"),
              "damaged": N_("The box's record has a damaged row: the TV waits for the next game")}
@@ -103,6 +109,8 @@ def live_words() -> str:
         words["clock:" + state] = tr(note) if note else ""
     # why the TV is not live, where the feed's reason is an English sentence of the
     # web's (a database's fault, a damaged row): in English that sentence, else this
+    for state, said in FLAP_STATES.items():
+        words["flap:" + state] = tr(said)
     for kind, why in STALE_WHY.items():
         words["stale:" + kind] = "" if language() == "en" else tr(why)
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
