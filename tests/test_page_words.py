@@ -71,7 +71,8 @@ def test_a_game_page_names_house_rules_in_the_language_in_force():
 
 PAGES = ("/", "/tonight", "/history", "/game/1", "/game/2", "/players",
          "/players/J%C3%BCrgen", "/highscores", "/join", "/players/Nobody", "/game/99",
-         "/no/such/page", "/history?limit=0")
+         "/no/such/page", "/history?limit=0", "/audits", "/faults", "/export", "/backup",
+         "/join/ABC123", "/players?sort=wins")
 
 
 @pytest.fixture(scope="module")

@@ -43,24 +43,29 @@ def play(db: Path) -> list[dict[str, Any]]:
 
 
 def visible(page: str) -> str:
-    """A page's text as a reader sees it (no script, style or tags)."""
-    page = re.sub(r"(?s)<(script|style)\b.*?</\1>", " ", page)
+    """A page's text as a reader sees it (no script, style or tags), less what is
+    code (a config key, a command: ``<code>``), the same in every language."""
+    page = re.sub(r"(?s)<(script|style|code)\b.*?</\1>", " ", page)
     return html.unescape(re.sub(r"<[^>]+>", " ", page))
 
 
 def words(text: str) -> set[str]:
-    """The words of ``text``: no number, no file's name (games.csv)."""
+    """The words of ``text``: no number nor a name with digits (I2C), no file's name
+    (games.csv)."""
     text = re.sub(r"\S+\.(?:csv|json)\b", " ", text)
-    return {w for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", text)}
+    return {w for w in re.findall(r"[^\W_]+(?:['’][^\W_]+)?", text)
+            if not any(c.isdigit() for c in w)}
 
 
 # words a German or Italian page shares with the English one by right: the box's brand,
 # the names of formats and presets, an address's parameter as typed (?limit=0: "Limit:
 # ..."), each language's own short words and the loanwords its catalogue chose
-SHARED = {"Shut", "the", "Box", "JSON", "Klappenspiel", "Limit"}
+SHARED = {"Shut", "the", "Box", "JSON", "Klappenspiel", "Limit",
+          "ROLL", "NEXT"}                    # the box's buttons, as printed on it
 SHARED_BY = {
     "de": SHARED | {"in", "Export", "Live", "Pub", "Pool"},             # "Pub-Pool"
-    "it": SHARED | {"a", "in", "Backup", "server", "TV", "Pool",        # "Pool del pub"
+    "it": SHARED | {"a", "in", "per", "Backup", "server", "TV", "display", "file",
+                    "Pool",                                            # "Pool del pub"
                     "round", "Round"},                                 # the catalogue's round
 }
 
