@@ -4,6 +4,8 @@ plural each language gives the number; English stays the code's own text."""
 
 from __future__ import annotations
 
+import pytest
+
 from shutbox_hw.base.events import Tonight
 from shutbox_hw.base.i18n import speaking
 from shutbox_hw.store.tonight import CLOCK_NOTES
@@ -63,3 +65,57 @@ def test_a_game_page_names_house_rules_in_the_language_in_force():
     with speaking("de"):
         assert rules_shown(table) == "Hausregeln (12 Klappen, jede Summe, raus ab 78)"
     assert rules_named(table).startswith("House rules")    # the record's words stay English
+
+
+# --- every page after a pub night, in German and Italian: no English left (issue 42) ---
+
+PAGES = ("/", "/tonight", "/history", "/game/1", "/game/2", "/players",
+         "/players/J%C3%BCrgen", "/highscores", "/join", "/players/Nobody", "/game/99",
+         "/no/such/page", "/history?limit=0", "/audits", "/faults", "/export", "/backup",
+         "/join/ABC123", "/players?sort=wins")
+
+
+@pytest.fixture(scope="module")
+def night_server(tmp_path_factory):
+    from web_server import InProcessServer, need_web
+    from words_night import play
+    need_web()
+    db = tmp_path_factory.mktemp("night") / "box.db"
+    play(db)
+    server = InProcessServer(db)
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_english_word_is_left_on_a_german_or_italian_page(night_server, path):
+    """Each page in English, German and Italian: a word of the German or Italian page
+    that the English page has is a name, the brand or a word the language shares
+    (words_night.SHARED_BY), else it is English left (the house rules' line on
+    /history and /tonight was: "Hausregeln (9 tiles, any-sum, elimination 17)")."""
+    from words_night import english_left, visible
+    sep = "&" if "?" in path else "?"
+    got = {}
+    for code in ("en", "de", "it"):
+        status, _, body = night_server.get(f"{path}{sep}lang={code}",
+                                           headers={"Accept": "text/html"})
+        got[code] = (status, visible(body.decode()))
+    assert got["en"][0] == got["de"][0] == got["it"][0]
+    assert len(got["en"][1].split()) > 3        # (a page, with words to compare)
+    for code in ("de", "it"):
+        left = english_left(code, got[code][1], got["en"][1], {"Jürgen", "Niccolò", "Carla",
+                                                               "Nobody"})
+        assert not left, f"{path} in {code}: English left: {left}"
+
+
+def test_the_history_names_house_rules_in_the_page_s_language(night_server):
+    from shutbox_hw.words.record import rules_shown
+    table = {"preset": "klappenspiel", "threshold": 17}
+    for code in ("de", "it"):
+        with speaking(code):
+            want = rules_shown(table)
+        for path in ("/history", "/tonight"):
+            _, _, body = night_server.get(f"{path}?lang={code}", headers={"Accept": "text/html"})
+            assert f"<td>{want}</td>" in body.decode(), (path, code, want)
+    _, _, body = night_server.get("/history?lang=en", headers={"Accept": "text/html"})
+    assert "<td>House rules (9 tiles, any-sum, elimination 17)</td>" in body.decode()

@@ -82,3 +82,166 @@ def test_numbers_are_written_as_the_language_writes_them(code, average, share):
         assert decimal(19.8) == average and decimal(2026) == "2026"   # no grouping
         assert player_pages._value("accuracy", 97.5) == share
         assert player_pages._figure(19.8) == average
+
+
+# --- the TV page's own words: the live summary is one for TVs of every language ---
+
+SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
+
+
+def _house_summary(folder: Path, threshold: int) -> dict:
+    """The live summary (computed in English, as the web's one feed does) after the
+    two-player script on klappenspiel with its threshold changed: house rules."""
+    import sqlite3
+    import time
+
+    from shutbox_hw.network.live import live
+    db = folder / f"house-{threshold}.db"
+    assert main(["sim", "--db", str(db), "--rules", "klappenspiel", "--set",
+                 f"threshold={threshold}", "--script", str(SCRIPT)]) == 0
+    connection = sqlite3.connect(db)
+    try:
+        return live(connection, time.time())
+    finally:
+        connection.close()
+
+
+@pytest.fixture(scope="module")
+def house(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("house")
+    return {"playing": _house_summary(folder, 60),     # round 3 under way
+            "between": _house_summary(folder, 17)}     # the match over in round 2
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    from tv_page import chromium
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
+    yield driver
+    driver.quit()
+
+
+def test_the_summary_carries_the_house_rules_line_as_data(house):
+    """/live.json keeps its English title and adds its words as data (title_parts)."""
+    playing, between = house["playing"], house["between"]
+    assert playing["playing"] and playing["round"] == 3
+    assert playing["title"] == "House rules (9 tiles, any-sum, elimination 60)"
+    assert playing["title_parts"] == {"title": "House rules", "line": [
+        {"text": "{n} tiles", "n": 9}, {"text": "any-sum"},
+        {"text": "elimination {threshold}", "threshold": 60}]}
+    last = between["last_result"]
+    assert not between["playing"] and last["finished"]
+    assert last["title"] == "House rules (9 tiles, any-sum, elimination 17)"
+    assert last["title_parts"]["line"][-1] == {"text": "elimination {threshold}",
+                                               "threshold": 17}
+    assert between["tonight"]["clock"] == "not set"     # (the note below: its own words)
+    assert between["tonight"]["note"] == "Clock not set: times not shown"
+
+
+@pytest.mark.parametrize("code", ["de", "it"])
+def test_a_house_rules_title_on_the_tv_is_in_the_tv_s_language(house, browser, tmp_path, code):
+    """The rules line was English under a translated "Hausregeln"; the clock's line
+    was the summary's English note. Expected: the pages' own Python translation."""
+    from tv_page import draw, open_page, text
+
+    from shutbox_hw.base.i18n import speaking, tr
+    from shutbox_hw.network.live import TV_CLOCK_NOTES
+    from shutbox_hw.words.record import rules_shown
+    open_page(browser, tmp_path, code)
+    with speaking(code):
+        playing_title = tr("{rules} · round {round}").format(
+            rules=rules_shown({"preset": "klappenspiel", "threshold": 60}), round=3)
+        last_title = rules_shown({"preset": "klappenspiel", "threshold": 17})
+        last_line = tr("Last game: {title}").format(title=last_title)
+        note = tr(TV_CLOCK_NOTES["not set"])
+    assert "(" in last_title and "tiles" not in last_title    # (the catalogue's words)
+    draw(browser, house["playing"])
+    assert text(browser, "title") == playing_title
+    draw(browser, house["between"])
+    assert text(browser, "last").split("\n")[0] == last_line[:1].upper() + last_line[1:]
+    assert text(browser, "tonight").endswith(". " + note)
+    for english in ("tiles", "any-sum", "elimination", "Clock not set"):
+        assert english not in text(browser, "title") + text(browser, "last") \
+            + text(browser, "tonight")
+
+
+@pytest.fixture(scope="module")
+def night_summaries(tmp_path_factory) -> dict:
+    """The TV's states of a pub night (words_night): a pool under way (its pot and
+    balances), house rules' round 2 under way, and between games after both (the
+    last result, tonight, the high scores)."""
+    from words_night import play
+    seen = play(tmp_path_factory.mktemp("night") / "box.db")
+    pool = [s for s in seen if s["playing"] and s["match"] == "pool"]
+    house = [s for s in seen if s["playing"] and s["match"] == "elimination"]
+    assert pool and house and not seen[-1]["playing"]
+    assert pool[-1]["pot"] and seen[-1]["high_scores"]
+    return {"pool": pool[-1], "house": house[-1], "between": seen[-1]}
+
+
+@pytest.mark.parametrize("state", ["pool", "house", "between"])
+def test_no_english_word_is_left_on_the_german_or_italian_tv(night_summaries, browser,
+                                                            tmp_path, state):
+    """The TV page drawn from the same summary in English, German and Italian: a
+    word of the German or Italian TV (its text and its flaps' hover text) that the
+    English TV has is a name, the brand or a word the language shares
+    (words_night.SHARED_BY)."""
+    from tv_page import draw, open_page
+    from words_night import english_left
+    shown = {}
+    for code in ("en", "de", "it"):
+        open_page(browser, tmp_path, code)
+        draw(browser, night_summaries[state])
+        shown[code] = str(browser.execute_script(
+            "return document.body.innerText + '\\n' + [...document.querySelectorAll('.flap')]"
+            ".map(f => f.title).join('\\n')"))     # (a flap's hover text: its state)
+    assert "Jürgen" in shown["en"]
+    if state != "between":
+        assert "flap 1: " in shown["en"]
+    for code in ("de", "it"):
+        left = english_left(code, shown[code], shown["en"])
+        assert not left, f"{state} in {code}: English left: {left}\n{shown[code]}"
+
+
+def test_the_italian_tv_s_title_line_is_the_catalogue_s(night_summaries, browser, tmp_path):
+    """"Pub Pool · round 1" on the Italian TV: the title and its round in the
+    catalogue's Italian (the round is "round" there, as on the box's OLED)."""
+    from tv_page import draw, open_page, text
+
+    from shutbox_hw.base.i18n import speaking, tr
+    summary = night_summaries["pool"]
+    open_page(browser, tmp_path, "it")
+    draw(browser, summary)
+    with speaking("it"):
+        want = tr("{rules} · round {round}").format(rules=tr("Pub Pool"), round=summary["round"])
+        pot = tr("pot {pot}").format(pot=summary["pot"])
+    assert text(browser, "title") == want == f"Pool del pub · round {summary['round']}"
+    assert text(browser, "pot") == pot and "piatto" in pot
+
+
+@pytest.mark.parametrize("code", ["en", "de", "it"])
+def test_why_the_tv_is_not_live_is_said_in_its_language(browser, tmp_path, code):
+    """The feed's reasons are the web's English sentences (a database's fault, a
+    damaged row: web/feed.py): the German and Italian TV say their kind in their own
+    words (it said "the database is locked"); the English TV the sentence itself; a
+    reason the catalogue has (no database yet) in its translation."""
+    from tv_page import open_page, text
+
+    from shutbox_hw.base.i18n import speaking, tr
+    from shutbox_hw.web.pages import STALE_WHY
+    from shutbox_hw.web.reader import NO_DATABASE
+    locked = "the database is locked (another program holds it)"
+    damaged = ("the record has a damaged row (ValueError: bad json); the live page waits "
+               "for the next game")
+    open_page(browser, tmp_path, code)
+    with speaking(code):
+        want = {"unavailable": tr(STALE_WHY["unavailable"]),
+                "damaged": tr(STALE_WHY["damaged"]), "none": tr(NO_DATABASE)}
+    for reason, kind in ((locked, "unavailable"), (damaged, "damaged")):
+        browser.execute_script("stale(arguments[0], arguments[1])", reason, kind)
+        shown = text(browser, "stale")
+        assert shown == (reason if code == "en" else want[kind]), (code, kind, shown)
+    browser.execute_script("stale(arguments[0], 'unavailable')", NO_DATABASE)
+    assert text(browser, "stale") == want["none"]
+    if code != "en":
+        assert want["none"] != NO_DATABASE and "database" not in want["damaged"]

@@ -30,7 +30,7 @@ from ..store.highscores import as_json, high_scores
 from ..store.history import pool_now, recent_games
 from ..store.shown import mirror_bytes, read_shown
 from ..store.tonight import tonight_since, week_since
-from ..words.record import rules_named, rules_title
+from ..words.record import rules_named, rules_parts, rules_title
 
 PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
 
@@ -179,7 +179,12 @@ def _last_result(db: sqlite3.Connection, newest: tuple[Any, ...] | None
         return None
     under_way = newest[2] is None and not newest[3]
     games = recent_games(db, 1, before=int(newest[0]) if under_way else None)
-    return next((g for g in games if g["finished"] or g["abandoned"]), None)
+    last = next((g for g in games if g["finished"] or g["abandoned"]), None)
+    if last is not None:     # its title's words as data, for the TV's own language
+        row = db.execute("SELECT rules FROM games WHERE id = ?", (last["id"],)).fetchone()
+        last["title_parts"] = None if row is None else \
+            _copy(_titles(str(row[0]), language())["title_parts"])
+    return last
 
 
 def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
@@ -192,11 +197,13 @@ def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=16)
-def _titles(rules_json: str, _language: str) -> dict[str, str]:
-    """The rule set's two titles (a game's rules are the same at every step: named
-    once per game and language, not at each read)."""
+def _titles(rules_json: str, _language: str) -> dict[str, Any]:
+    """The rule set's two titles and the first's words as data (``title_parts``, the
+    TV says them in its own language; a game's rules are the same at every step:
+    named once per game and language, not at each read; the caller copies)."""
     rules, _tiles = _parsed(rules_json)
-    return {"title": rules_named(rules), "rules_title": rules_title(rules)}
+    return {"title": rules_named(rules), "rules_title": rules_title(rules),
+            "title_parts": rules_parts(rules)}
 
 
 def _parsed(rules_json: str) -> tuple[dict[str, Any], int]:
@@ -258,7 +265,7 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     flaps = ["open" if t in open_tiles else "shut" for t in range(1, tiles + 1)]
     summary: dict[str, Any] = {
         "playing": True, "game": game_id, "preset": rules.get("preset"),
-        **_titles(rules_json, language()), "tiles": tiles,
+        **_copy(_titles(rules_json, language())), "tiles": tiles,
         "flaps": flaps, "reasons": {}, "problem": None,
         "match": rules.get("match"), "round": round_number,
         "player": names[turn[2]] if turn and turn[2] < len(names) else None,

@@ -132,7 +132,8 @@ class Site:
         before = _whole(request, "before", None, MAX_GAME_ID)
 
         def work(reader: Reader) -> list[dict[str, Any]]:
-            return recent_games(reader.connection(), limit + 1, reader.schema, before)
+            db = reader.connection()
+            return views.with_rules(db, recent_games(db, limit + 1, reader.schema, before))
         games = await self.read(work)
         return games[:limit], limit, len(games) > limit
 

@@ -123,12 +123,21 @@ const NUMBER = new Intl.NumberFormat(document.documentElement.lang || "en", {max
 function num(v) { return typeof v === "number" ? NUMBER.format(v) : String(v); }
 // a sentence starts with a capital, in every language ("tocca a ...": "Tocca a ...")
 function cap(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
-// a rule set's title in the page's language ("Pub Pool", "House rules (...)")
-function titled(t) {
+// a rule set's title in the page's language ("Pub Pool", "House rules (...)"): from its
+// words as data where the summary has them (its rules line: "Hausregeln (12 Klappen, ...)")
+function titled(t, parts) {
+  if (parts && parts.title && Array.isArray(parts.line)) {
+    return w(parts.title) + " (" + parts.line.map((p) => w(p.text, p)).join(", ") + ")";
+  }
   if (!t) return "";
   if (WORDS[t]) return WORDS[t];
   const house = "House rules";
   return t.startsWith(house + " ") ? w(house) + t.slice(house.length) : t;
+}
+// tonight's clock line in the page's language (live_words "clock:STATE"; else the summary's)
+function clockNote(t) {
+  const key = "clock:" + t.clock;
+  return key in WORDS ? WORDS[key] : (t.note || "");
 }
 // a pool's balance as the OLED writes it: +2, 0, -3
 function signed(n) { return n > 0 ? "+" + n : String(n); }
@@ -172,7 +181,7 @@ function show(s) {
   const playing = s.playing;
   $("play").hidden = !playing;
   $("between").hidden = playing;
-  $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: titled(s.title), round: s.round}) : titled(s.title);
+  $("title").textContent = playing ? w("{rules} \\u00b7 round {round}", {rules: titled(s.title, s.title_parts), round: s.round}) : titled(s.title);
   if (playing) {
     $("turn").textContent = !s.player ? "" : wc(s.turn_over ? "{player} plays next" : "{player}'s turn",
                                                {player: s.player});
@@ -186,7 +195,8 @@ function show(s) {
     flaps.className = (s.flaps || []).length > 9 ? "flaps many" : "flaps";
     (s.flaps || []).forEach((state, i) => {
       const f = el("div", "flap " + state, i + 1);
-      f.title = state + (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
+      f.title = fill(WORDS["flap:" + state] || state, {n: i + 1}) +
+        (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
       flaps.appendChild(f);
     });
     $("problem").textContent = s.problem || "";
@@ -208,7 +218,7 @@ function show(s) {
     $("last").replaceChildren();
     if (r) {
       $("last").appendChild(el("div", "", wc(r.abandoned ? "Last game, stopped: {title}" : "Last game: {title}",
-                                            {title: titled(r.title)})));
+                                            {title: titled(r.title, r.title_parts)})));
       const names = r.winners.join(", ");
       $("last").appendChild(el("div", "win", !r.winners.length ? wc("no winner") : wc("{names} won", {names: names})));
       // a pool is played for money: its balances (settled), not the scores' totals
@@ -221,7 +231,7 @@ function show(s) {
         games: plural(t.games, "{n} game", "{n} games"),
         shut: plural(t.boxes_shut, "{n} box shut", "{n} boxes shut")}) +
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
-      (t.note ? ". " + t.note : "");
+      (clockNote(t) ? ". " + clockNote(t) : "");
     scores(s.high_scores || {});
   }
   showJoin(playing ? null : s.join);
@@ -263,8 +273,9 @@ function scores(h) {
 const STALE = $("stale").textContent;
 const BACKOFF_MS = [1000, 5000], SILENT_MS = 45000;
 let source = null, backoff = BACKOFF_MS[0], heard = Date.now(), pending = false, made = 0;
-function stale(text) {
-  $("stale").textContent = text ? (WORDS[text] || text) : STALE;   // the box's reason, in words
+function stale(text, kind) {
+  // the box's reason in the page's words; a sentence the page has no words for: its kind's
+  $("stale").textContent = !text ? STALE : WORDS[text] || WORDS["stale:" + kind] || text;
   $("stale").hidden = false;
   fitAll(lastShown ? lastShown.playing : false);   // the notice takes a line: the rest refits
 }
@@ -278,7 +289,7 @@ function connect() {
   source.onmessage = (m) => { heardFrom(); show(JSON.parse(m.data)); $("stale").textContent = STALE; };
   source.addEventListener("ping", heardFrom);
   ["unavailable", "damaged"].forEach((kind) => source.addEventListener(kind, (m) => {
-    heardFrom(); stale(JSON.parse(m.data));
+    heardFrom(); stale(JSON.parse(m.data), kind);
   }));
   source.onerror = () => {
     stale();

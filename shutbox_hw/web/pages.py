@@ -13,7 +13,9 @@ from html import escape
 from typing import Any
 
 from ..base.i18n import N_, language, ngettext, tr
+from ..network.live import TV_CLOCK_NOTES
 from ..rules.ruleset import HOUSE_RULES, PRESET_TITLES
+from ..words import rules as rule_words
 from ..words.devices import device
 from ..words.record import count, game_state, rules_shown, shown
 from .reader import NO_DATABASE
@@ -74,7 +76,22 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("Tonight"), N_("This week"), N_("All time"), N_("Best turn"),
               N_("Boxes shut"), N_("Most wins"), N_("Best moves"),
               # the rule sets' titles as the record names them, and why there is no game yet
-              *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE)
+              *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE, N_("unknown rules"),
+              # ... and the words of a rules line (live.js builds it from the summary's
+              # title_parts: words/rules.py's summary_parts)
+              N_("{n} tiles"), N_("x allowed"), *rule_words.CLOSURE.values(),
+              *rule_words.MATCH.values(), *rule_words.UP_TO.values())
+
+
+# a flap's hover text on the TV (live.js: "flap:" and its state), its reason after it
+FLAP_STATES = {"open": N_("flap {n}: open"), "shut": N_("flap {n}: shut"),
+               "pending": N_("flap {n}: pending"), "refused": N_("flap {n}: refused"),
+               "lifted": N_("flap {n}: lifted")}
+
+
+# the TV's line when the feed says why it is not live in a sentence the catalogue lacks
+STALE_WHY = {"unavailable": N_("The box's record cannot be read now"),
+             "damaged": N_("The box's record has a damaged row: the TV waits for the next game")}
 
 
 # ... and the counts, each in both forms (the page picks by its number: 1 or more)
@@ -86,6 +103,16 @@ def live_words() -> str:
     words = {key: tr(key) for key in LIVE_WORDS}
     for one, many in LIVE_PLURALS:
         words[one], words[many] = ngettext(one, many, 1), ngettext(one, many, 2)
+    # tonight's clock line by its state: the summary's own note is in the language
+    # it was computed in (one summary for TVs of every language)
+    for state, note in TV_CLOCK_NOTES.items():
+        words["clock:" + state] = tr(note) if note else ""
+    # why the TV is not live, where the feed's reason is an English sentence of the
+    # web's (a database's fault, a damaged row): in English that sentence, else this
+    for state, said in FLAP_STATES.items():
+        words["flap:" + state] = tr(said)
+    for kind, why in STALE_WHY.items():
+        words["stale:" + kind] = "" if language() == "en" else tr(why)
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 
@@ -132,7 +159,8 @@ def games_table(games: list[dict[str, Any]], empty: str = N_("No games yet.")) -
     for g in games:
         rows.append([f'<a href="/game/{g["id"]}">' + tr("Game {id}").format(id=g["id"]) + "</a>",
                      when(g["started_at"], g["clock_synced"]["started"]),
-                     escape(shown(str(g["title"]))), escape(tr(g["state"])), str(g["rounds"]),
+                     escape(rules_shown(g["rules_table"]) if "rules_table" in g
+                            else shown(str(g["title"]))), escape(tr(g["state"])), str(g["rounds"]),
                      _scores(g),
                      escape(", ".join(g["winners"])) or "–",
                      str(sum(g["boxes_shut"].values()))])

@@ -7,6 +7,7 @@ it reads is what a browser gets.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
@@ -22,6 +23,27 @@ def tonight_of(db: sqlite3.Connection, now: float) -> tuple[Tonight, set[int]]:
     """Tonight's figures (the idle screen's and the TV's) and its games' ids: the one
     definition of tonight (:mod:`shutbox_hw.store.tonight`)."""
     return tonight(db, now), {game for game, _ in tonight_games(db, now)}
+
+
+def with_rules(db: sqlite3.Connection, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``games`` (``recent_games``'s), each with its rules table as ``rules_table``: a
+    page names the rule set in its own language from it (``rules_shown``), where the
+    record's title is English ("House rules (9 tiles, ...)"). A row that cannot be
+    read gets none (the page shows the record's title)."""
+    ids = [int(g["id"]) for g in games]
+    tables: dict[int, Any] = {}
+    if ids:
+        marks = ", ".join("?" * len(ids))
+        for game_id, rules in db.execute(f"SELECT id, rules FROM games WHERE id IN ({marks})",
+                                         ids):
+            try:
+                tables[int(game_id)] = json.loads(rules)
+            except (TypeError, ValueError):
+                continue
+    for g in games:
+        if isinstance(tables.get(int(g["id"])), dict):
+            g["rules_table"] = tables[int(g["id"])]
+    return games
 
 
 def tonight_html(figures: Tonight, ids: set[int], games: list[dict[str, Any]],

@@ -45,6 +45,17 @@ def rules_shown(table: Any) -> str:
     return f"{tr(rules.shown_title)} ({rule_words.summary(rules)})"
 
 
+def rules_parts(table: Any) -> dict[str, Any] | None:
+    """:func:`rules_named`'s words as data for a reader that says them in its own
+    language (the TV page: the live summary is one for TVs of every language):
+    ``{"title": "House rules", "line": [{"text": "{n} tiles", "n": 12}, ...]}``,
+    each ``text`` the catalogue's English, or None where the title alone says it."""
+    rules = _rules(table)
+    if rules is None or not rules.changed_keys():
+        return None
+    return {"title": rules.shown_title, "line": rule_words.summary_parts(rules)}
+
+
 def _rules(table: Any) -> RuleSet | None:
     if not isinstance(table, Mapping):
         return None

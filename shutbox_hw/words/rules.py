@@ -4,6 +4,8 @@ English: :meth:`~shutbox_hw.rules.RuleSet.summary`.)"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base.i18n import N_, tr
 from ..rules import RuleSet
 from ..rules.ruleset import HOUSE_RULES, PRESET_TITLES
@@ -24,13 +26,21 @@ def title(rules: RuleSet) -> str:
     return tr(shown) if known else shown
 
 
+def summary_parts(rules: RuleSet) -> list[dict[str, Any]]:
+    """:func:`summary`'s parts as data, each its catalogue's English words (``text``)
+    with the numbers its ``{placeholders}`` take: a reader in another language
+    (the TV page, :func:`shutbox_hw.words.record.rules_parts`) says them in its own."""
+    parts: list[dict[str, Any]] = [{"text": N_("{n} tiles"), "n": rules.tiles},
+                                   {"text": CLOSURE[rules.closure]}]
+    if rules.multiplication:
+        parts.append({"text": N_("x allowed")})
+    if rules.threshold is not None and rules.match in UP_TO:
+        parts.append({"text": UP_TO[rules.match], "threshold": rules.threshold})
+    else:
+        parts.append({"text": MATCH[rules.match]})
+    return parts
+
+
 def summary(rules: RuleSet) -> str:
     """What the rules are, in a line: "9 tiles, any-sum, elimination 45"."""
-    parts = [tr("{n} tiles").format(n=rules.tiles), tr(CLOSURE[rules.closure])]
-    if rules.multiplication:
-        parts.append(tr("x allowed"))
-    if rules.threshold is not None and rules.match in UP_TO:
-        parts.append(tr(UP_TO[rules.match]).format(threshold=rules.threshold))
-    else:
-        parts.append(tr(MATCH[rules.match]))
-    return ", ".join(parts)
+    return ", ".join(tr(part["text"]).format(**part) for part in summary_parts(rules))
