@@ -15,7 +15,8 @@ PostgreSQL is away). The pauses grow to ``retry_max_s`` (``--retry-max``, 10 s)
 and stay there until PostgreSQL answers.
 
 The durability comes from the boxes' records, not from the brokers: once per
-``gap_every_s`` one process (an advisory lock) notes every game id up to a
+``gap_every_s`` (10 s, or the grace period when that is shorter, at least 0.5 s)
+one process (an advisory lock) notes every game id up to a
 box's latest that the league does not hold, and a game still missing after
 ``grace_s`` is asked for on ``shutbox/<box>/resend`` (``{"epoch", "games"}``),
 again every ``grace_s`` until it comes.
@@ -233,7 +234,7 @@ class Ingest:
         now = time.monotonic()
         if now < self._next_gap:
             return
-        self._next_gap = now + self.options.gap_every_s
+        self._next_gap = now + gap_round_s(self.options)
         conn = self._db()
         asks: list[tuple[str, str, list[int]]] = []
         with conn.transaction():
@@ -263,6 +264,11 @@ class Ingest:
             self.asked += len(games)
             log.info("league ingest: asked box %s (epoch %s) for %d game(s)", box, epoch,
                      len(games))
+
+
+def gap_round_s(options: Options) -> float:
+    """How often the gap round runs: a short grace period is not waited out twice."""
+    return max(0.5, min(options.gap_every_s, options.grace_s))
 
 
 def backoff(failures: int, ceiling: float) -> float:

@@ -137,3 +137,10 @@ def test_the_pauses_while_postgresql_is_away_grow_to_the_ceiling():
     assert [backoff(n, 10) for n in range(7)] == [0.5, 1, 2, 5, 10, 10, 10]   # the default
     assert [backoff(n, 1.5) for n in range(4)] == [0.5, 1, 1.5, 1.5]         # --retry-max 1.5
     assert backoff(3, 0) == 0.1      # --retry-max 0: still a pause, never a busy loop
+
+
+def test_the_gap_round_runs_every_10_s_or_every_grace_period_if_shorter():
+    from shutbox_hw.league.ingest import Options, gap_round_s
+    assert gap_round_s(Options(dsn="", mqtt="", grace_s=60)) == 10
+    assert gap_round_s(Options(dsn="", mqtt="", grace_s=2)) == 2
+    assert gap_round_s(Options(dsn="", mqtt="", grace_s=0)) == 0.5
