@@ -39,6 +39,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--grace", type=_seconds, default=60.0, metavar="SECONDS",
                    help="ingest: how long a game may be missing before it is asked for "
                    "(default 60)")
+    p.add_argument("--retry-max", type=_seconds, default=10.0, metavar="SECONDS",
+                   help="ingest: the longest pause between tries while PostgreSQL is away "
+                   "(default 10)")
     p.add_argument("--group", default="league", help="ingest: the shared subscription's "
                    "group (default league)")
     p.add_argument("--json", action="store_true", help="status: one JSON object per box "
@@ -264,7 +267,8 @@ def run_ingest(args: argparse.Namespace) -> int:
         conn.close()
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     ingest = Ingest(Options(dsn=args.dsn, mqtt=args.mqtt, group=args.group,
-                            grace_s=args.grace, credentials=credentials, ca_file=args.ca))
+                            grace_s=args.grace, credentials=credentials, ca_file=args.ca,
+                            retry_max_s=args.retry_max))
     signal.signal(signal.SIGTERM, lambda *_: ingest.stop())
     signal.signal(signal.SIGINT, lambda *_: ingest.stop())
     ingest.run()

@@ -10,10 +10,13 @@ so a process killed between the two leaves the message unacknowledged and the
 broker gives it again (to it or another member): the key (box, epoch, game)
 drops the second copy. PostgreSQL away: the batch is tried again after a pause,
 nothing acknowledged meanwhile (the broker holds the messages: its in-flight
-window stops the flow).
+window stops the flow, so what this process holds stays bounded however long
+PostgreSQL is away). The pauses grow to ``retry_max_s`` (``--retry-max``, 10 s)
+and stay there until PostgreSQL answers.
 
 The durability comes from the boxes' records, not from the brokers: once per
-``gap_every_s`` one process (an advisory lock) notes every game id up to a
+``gap_every_s`` (10 s, or the grace period when that is shorter, at least 0.5 s)
+one process (an advisory lock) notes every game id up to a
 box's latest that the league does not hold, and a game still missing after
 ``grace_s`` is asked for on ``shutbox/<box>/resend`` (``{"epoch", "games"}``),
 again every ``grace_s`` until it comes.
@@ -58,6 +61,7 @@ class Options:
     gap_every_s: float = 10.0
     credentials: tuple[str, str] | None = None
     ca_file: str | None = None
+    retry_max_s: float = BACKOFF_S[-1]
 
 
 class Ingest:
@@ -144,9 +148,10 @@ class Ingest:
                     if not _database_error(error):
                         raise
                     log.warning("league ingest: PostgreSQL: %s (tried again; %d message(s)"
-                                " not acknowledged meanwhile)", _one_line(error), len(batch))
+                                " held, not acknowledged meanwhile)", _one_line(error),
+                                self.held(batch))
                     self._drop_db()
-                    self.stopping.wait(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
+                    self.stopping.wait(backoff(failures, self.options.retry_max_s))
                     failures += 1
         finally:
             self._client.disconnect()
@@ -155,6 +160,10 @@ class Ingest:
 
     def stop(self) -> None:
         self.stopping.set()
+
+    def held(self, batch: list[Any]) -> int:
+        """The messages this process holds unacknowledged: the batch and the inbox."""
+        return len(batch) + self.inbox.qsize()
 
     def _take(self) -> list[Any]:
         try:
@@ -225,7 +234,7 @@ class Ingest:
         now = time.monotonic()
         if now < self._next_gap:
             return
-        self._next_gap = now + self.options.gap_every_s
+        self._next_gap = now + gap_round_s(self.options)
         conn = self._db()
         asks: list[tuple[str, str, list[int]]] = []
         with conn.transaction():
@@ -255,6 +264,16 @@ class Ingest:
             self.asked += len(games)
             log.info("league ingest: asked box %s (epoch %s) for %d game(s)", box, epoch,
                      len(games))
+
+
+def gap_round_s(options: Options) -> float:
+    """How often the gap round runs: a short grace period is not waited out twice."""
+    return max(0.5, min(options.gap_every_s, options.grace_s))
+
+
+def backoff(failures: int, ceiling: float) -> float:
+    """The pause after ``failures`` failures in a row: BACKOFF_S, never above ``ceiling``."""
+    return max(0.1, min(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)], ceiling))
 
 
 def _database_error(error: BaseException) -> bool:

@@ -8,6 +8,7 @@
   broker) an MQTT 5 bridge to the central one: the configuration of
   docs/network/league.md;
 - :class:`IngestProcess`: ``shutbox-hw league ingest`` as a process (SIGKILL-able);
+- :class:`Link`: a TCP link a test can cut (a pub's bridge down for an evening);
 - :func:`play`: a box played by ``shutbox-hw sim --publish``;
 - :func:`box_games` and :func:`league_games`: the box's record and the league's, for
   the one assertion every fault test ends with.
@@ -17,18 +18,21 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import wait_for
+from loopback import free_port, wait_for
 from mqtt_broker import MOSQUITTO, Broker
 from other_user import NOBODY, setpriv
 
@@ -155,13 +159,15 @@ class IngestProcess:
 
     def __init__(self, folder: Path, dsn: str, url: str, credentials: Path,
                  grace_s: float = 2.0, code: str | None = None,
-                 ca: Path | None = None) -> None:
+                 ca: Path | None = None, retry_max_s: float | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.log = folder / f"ingest-{time.monotonic_ns()}.txt"
         args = ["league", "ingest", "--dsn", dsn, "--mqtt", url, "--credentials",
                 str(credentials), "--grace", str(grace_s)]
         if ca is not None:
             args += ["--ca", str(ca)]
+        if retry_max_s is not None:
+            args += ["--retry-max", str(retry_max_s)]
         head = SB if code is None else [sys.executable, "-c", code]
         self.proc = subprocess.Popen([*head, *args], cwd=CHECKOUT, stdout=subprocess.DEVNULL,
                                      stderr=open(self.log, "ab"))
@@ -181,6 +187,81 @@ class IngestProcess:
                 self.proc.wait(15)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+class Link:
+    """A TCP link on 127.0.0.1 to ``port`` (bytes passed as they come, TLS included):
+    :meth:`cut` closes its connections and refuses new ones, :meth:`mend` listens
+    again on the same port."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.port = free_port()
+        self._listener: socket.socket | None = None
+        self._pairs: list[tuple[socket.socket, socket.socket]] = []
+        self._lock = threading.Lock()
+        self.mend()
+
+    def mend(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(8)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self) -> None:
+        with self._lock:
+            listener, self._listener = self._listener, None
+            pairs, self._pairs = self._pairs, []
+        if listener is not None:
+            listener.close()
+        for a, b in pairs:
+            for end in (a, b):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                end.close()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                near, _ = listener.accept()
+            except OSError:
+                return      # cut
+            try:
+                far = socket.create_connection(("127.0.0.1", self.target), 5)
+            except OSError:
+                near.close()
+                continue
+            with self._lock:
+                if self._listener is not listener:
+                    near.close()
+                    far.close()
+                    return
+                self._pairs.append((near, far))
+            threading.Thread(target=self._pass, args=(near, far), daemon=True).start()
+
+    @staticmethod
+    def _pass(a: socket.socket, b: socket.socket) -> None:
+        ends = {a: b, b: a}
+        try:
+            while True:
+                ready, _, _ = select.select(list(ends), [], [], 1)
+                for end in ready:
+                    data = end.recv(65536)
+                    if not data:
+                        return
+                    ends[end].sendall(data)
+        except (OSError, ValueError):
+            return      # cut
+        finally:
+            for end in (a, b):
+                try:
+                    end.close()
+                except OSError:
+                    pass
 
 
 def box_config(folder: Path, box: str, broker: Broker, password: str) -> Path:

@@ -41,9 +41,11 @@ class League:
     credentials: Path                        # the ingests' user:password
     ingests: list[IngestProcess] = field(default_factory=list)
 
-    def start_ingest(self, code: str | None = None) -> IngestProcess:
+    def start_ingest(self, code: str | None = None,
+                     retry_max_s: float | None = None) -> IngestProcess:
         ingest = IngestProcess(self.folder / "ingest", self.pg.dsn, self.central.url,
-                               self.credentials, code=code, ca=self.central.ca)
+                               self.credentials, code=code, ca=self.central.ca,
+                               retry_max_s=retry_max_s)
         self.ingests.append(ingest)
         return ingest
 

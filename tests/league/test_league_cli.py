@@ -37,6 +37,8 @@ def league(*args: str) -> subprocess.CompletedProcess[str]:
     (["status", "--dsn", "x", "--mqtt", "mqtt://a"], "--mqtt go(es) with league ingest", 2),
     (["ingest", "--dsn", "x", "--mqtt", "mqtt://a", "--grace", "-1"],
      "expected seconds 0..86400", 2),
+    (["ingest", "--dsn", "x", "--mqtt", "mqtt://a", "--retry-max", "soon"],
+     "expected seconds 0..86400", 2),
 ])
 def test_mistakes_are_one_line(args, words, code):
     pytest.importorskip("psycopg")
@@ -128,3 +130,17 @@ def test_migrate_upgrades_a_league_of_schema_1_and_seasons_are_checked():
         assert pg.query("SELECT count(*) FROM seasons") == [(1,)]
     finally:
         pg.destroy()
+
+
+def test_the_pauses_while_postgresql_is_away_grow_to_the_ceiling():
+    from shutbox_hw.league.ingest import backoff
+    assert [backoff(n, 10) for n in range(7)] == [0.5, 1, 2, 5, 10, 10, 10]   # the default
+    assert [backoff(n, 1.5) for n in range(4)] == [0.5, 1, 1.5, 1.5]         # --retry-max 1.5
+    assert backoff(3, 0) == 0.1      # --retry-max 0: still a pause, never a busy loop
+
+
+def test_the_gap_round_runs_every_10_s_or_every_grace_period_if_shorter():
+    from shutbox_hw.league.ingest import Options, gap_round_s
+    assert gap_round_s(Options(dsn="", mqtt="", grace_s=60)) == 10
+    assert gap_round_s(Options(dsn="", mqtt="", grace_s=2)) == 2
+    assert gap_round_s(Options(dsn="", mqtt="", grace_s=0)) == 0.5

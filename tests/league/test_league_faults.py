@@ -7,6 +7,7 @@ nothing missing."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 
@@ -14,6 +15,7 @@ import pytest
 from league_parts import (
     SB,
     Answering,
+    Link,
     all_in,
     box_games,
     exactly_once,
@@ -211,3 +213,96 @@ def test_a_pub_broker_killed_with_a_queue(league):
         rows = settled(league, dbs, seconds=90)
         assert boxes.resent >= 1, league.logs()   # the lost games came from the records
     assert {(r["box"], r["games"]) for r in rows} == {("a1", 3), ("a2", 2)}
+
+
+# Mosquitto's max_inflight_messages (the central broker keeps its default): the QoS 1
+# messages it gives one client before that client acknowledges any
+BROKER_WINDOW = 20
+
+
+def test_a_bridge_down_for_an_evening(league):
+    """Pub A's bridge to the central broker refused (its link cut) while the pub's boxes
+    play more than the bridge's queue holds (``max_queued_messages 5`` on this pub's
+    broker), then mended: what the bridge
+    dropped is asked for on shutbox/<box>/resend and the boxes answer from their
+    records."""
+    pub = league.pubs["pubA"]
+    link = Link(league.central.port)
+    try:
+        pub.kill()    # nothing played yet: its bridge through the link, its queue small
+        conf = pub.folder / "mosquitto.conf"
+        text = conf.read_text()
+        old = f"address 127.0.0.1:{league.central.port}\n"
+        assert old in text
+        text = text.replace(old, f"address 127.0.0.1:{link.port}\n")
+        text = text.replace("\nconnection pubA\n", "max_queued_messages 5\n"
+                            "\nconnection pubA\n")
+        conf.write_text(text)
+        pub.start()
+        dbs = {box: [league.db(box)] for box in ("a1", "a2")}
+        play(league.configs["a1"], league.db("a1"), games=1)
+        settled(league, {"a1": [league.db("a1")]})      # the bridge runs through the link
+        log = pub.folder / "log.txt"
+        before = log.stat().st_size
+        link.cut()
+        for box in ("a1", "a2"):
+            play(league.configs[box], league.db(box), games=3)  # acknowledged by the pub
+        with open(log, "rb") as text:
+            text.seek(before)
+            assert b"Outgoing messages are being dropped for client local.pubA" in \
+                text.read(), pub.log()     # the bridge's queue was over its limit
+        link.mend()
+        for box in ("a1", "a2"):    # the evening goes on: the boxes' latest reach the league
+            play(league.configs[box], league.db(box), games=1)
+        with Answering({box: league.configs[box] for box in dbs},
+                       {box: paths[0] for box, paths in dbs.items()}) as boxes:
+            rows = settled(league, dbs, seconds=90)
+            assert boxes.resent >= 1, league.logs()   # the dropped games: from the records
+        assert {(r["box"], r["games"], r["latest"]) for r in rows} == {("a1", 5, 5),
+                                                                      ("a2", 4, 4)}
+        assert set_aside(league) == []
+    finally:
+        link.cut()
+
+
+def _held(ingest) -> list[int]:
+    """The messages an ingest held unacknowledged at each failed try, from its log."""
+    return [int(n) for n in re.findall(r"tried again; (\d+) message\(s\) held", ingest.text())]
+
+
+def _rss_kib(ingest) -> int:
+    status = open(f"/proc/{ingest.proc.pid}/status").read()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))
+
+
+def test_postgresql_away_for_minutes(league):
+    """PostgreSQL away far longer than the ingests' pause between tries (``--retry-max``
+    0.5 s here, 10 s by default: many pauses at the ceiling) while the boxes play: the
+    ingests live through it holding no more than the broker's in-flight window (the
+    broker holds the rest, unacknowledged), and every game arrives once after."""
+    for ingest in list(league.ingests):
+        ingest.stop()
+    ingests = [league.start_ingest(retry_max_s=0.5) for _ in range(2)]
+    dbs = {box: [league.db(box)] for box in ("a1", "b1")}
+    play(league.configs["a1"], league.db("a1"), games=1)
+    settled(league, {"a1": [league.db("a1")]})
+    league.pg.stop()
+    play(league.configs["a1"], league.db("a1"), games=1)
+    assert wait_for(lambda: all(_held(i) for i in ingests), 30), league.logs()
+    rss_before = [_rss_kib(i) for i in ingests]
+    for _ in range(3):
+        for box in ("a1", "b1"):
+            play(league.configs[box], league.db(box), games=1)
+    # many tries at the ceiling: each ingest tried again at least 12 times
+    assert wait_for(lambda: all(len(_held(i)) >= 12 for i in ingests), 30), league.logs()
+    rss_after = [_rss_kib(i) for i in ingests]
+    assert all(i.proc.poll() is None for i in ingests), league.logs()   # alive
+    held = [max(_held(i)) for i in ingests]
+    # bounded by the broker's window, and the window full: more was waiting at the broker
+    assert max(held) == BROKER_WINDOW, (held, league.logs())
+    assert all(after - before < 8 * 1024 for before, after in zip(rss_before, rss_after)), \
+        (rss_before, rss_after)
+    league.pg.start()
+    rows = settled(league, dbs, seconds=90)
+    assert {(r["box"], r["games"]) for r in rows} == {("a1", 5), ("b1", 3)}
+    assert set_aside(league) == []
