@@ -257,6 +257,11 @@ class Ingest:
                                    (GAP_LOCK,)).fetchone()
             if not locked:
                 return    # another process does this round
+            # the epochs first, in the order the batches lock them (seen_all: sorted by
+            # (box, epoch); "C": code point order, Python's): a batch storing a game
+            # deletes its missing row while this round notes and marks missing rows
+            conn.execute("SELECT 1 FROM epochs ORDER BY box COLLATE \"C\","
+                         " epoch COLLATE \"C\" FOR SHARE")
             conn.execute(
                 "INSERT INTO missing (box, epoch, game) SELECT e.box, e.epoch, g"
                 " FROM epochs e CROSS JOIN LATERAL generate_series(1, e.latest) g"
