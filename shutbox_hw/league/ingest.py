@@ -35,7 +35,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.network import parse_broker
-from .record import Outcome, note_state, parse_state, topic_box, write, write_batch
+from .record import (
+    Outcome,
+    Seen,
+    parse_state,
+    seen_all,
+    seen_in,
+    topic_box,
+    write,
+    write_batch,
+)
 from .schema import check
 
 log = logging.getLogger("shutbox_hw.league")
@@ -181,14 +190,16 @@ class Ingest:
     def _write(self, batch: list[Any]) -> None:
         conn = self._db()
         outcomes: list[Outcome] = []
-        noted: dict[tuple[str, str], tuple[int | None, float]] = {}
         now = time.monotonic()
         games = [(m.topic, m.payload) for _, m in batch
                  if topic_box(m.topic, "state") is None]
+        states = self._states_due(batch, now)
+        # every box and epoch the transaction touches (its games' and its states') is
+        # upserted first, in one sorted order, by write_batch or seen_all: two ingests
+        # on the same boxes wait for each other, never deadlock
         try:
             with conn.transaction():
-                outcomes = write_batch(conn, games)
-                self._note_states(conn, batch, noted, now)
+                outcomes = write_batch(conn, games, states)
         except Exception as error:
             if _database_error(error) or not _refused(error):
                 raise      # PostgreSQL away: the batch waits, unacknowledged
@@ -196,21 +207,20 @@ class Ingest:
             # one by one, each in a savepoint of its own, says which
             log.warning("league ingest: a batch refused (%s): written one by one",
                         _one_line(error))
-            noted.clear()
             with conn.transaction():
+                seen_all(conn, seen_in(games, states))
                 outcomes = [write(conn, topic, payload) for topic, payload in games]
-                self._note_states(conn, batch, noted, now)
-        self._states.update(noted)     # committed
+        self._states.update({key: (latest, now) for key, latest in states.items()})  # committed
         self._acknowledge(batch)
         for outcome in outcomes:
             self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
             if outcome.reported:
                 log.warning("league ingest: set aside: %s", outcome.line())
 
-    def _note_states(self, conn: Any, batch: list[Any],
-                     noted: dict[tuple[str, str], tuple[int | None, float]],
-                     now: float) -> None:
-        """The boxes' states of the batch: written when their latest game moved."""
+    def _states_due(self, batch: list[Any], now: float) -> Seen:
+        """The boxes' states of the batch to write: those whose latest game moved, or
+        not written for STATE_WRITE_S (each (box, epoch) once, its greatest latest)."""
+        due: Seen = {}
         for _, message in batch:
             if topic_box(message.topic, "state") is None:
                 continue
@@ -218,11 +228,16 @@ class Ingest:
             if state is None:
                 continue
             box, epoch, latest = state
-            known = noted.get((box, epoch)) or self._states.get((box, epoch))
-            if known is None or (latest is not None and latest != known[0]) \
-                    or now - known[1] >= STATE_WRITE_S:
-                note_state(conn, box, epoch, latest)
-                noted[(box, epoch)] = (latest, now)
+            if (box, epoch) in due:
+                known = due[(box, epoch)]
+                due[(box, epoch)] = latest if known is None else \
+                    known if latest is None else max(known, latest)
+                continue
+            written = self._states.get((box, epoch))
+            if written is None or (latest is not None and latest != written[0]) \
+                    or now - written[1] >= STATE_WRITE_S:
+                due[(box, epoch)] = latest
+        return due
 
     def _acknowledge(self, batch: list[Any]) -> None:
         """Committed: now, and only now, the broker may forget them (in their order)."""
@@ -242,6 +257,11 @@ class Ingest:
                                    (GAP_LOCK,)).fetchone()
             if not locked:
                 return    # another process does this round
+            # the epochs first, in the order the batches lock them (seen_all: sorted by
+            # (box, epoch); "C": code point order, Python's): a batch storing a game
+            # deletes its missing row while this round notes and marks missing rows
+            conn.execute("SELECT 1 FROM epochs ORDER BY box COLLATE \"C\","
+                         " epoch COLLATE \"C\" FOR SHARE")
             conn.execute(
                 "INSERT INTO missing (box, epoch, game) SELECT e.box, e.epoch, g"
                 " FROM epochs e CROSS JOIN LATERAL generate_series(1, e.latest) g"

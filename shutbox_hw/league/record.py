@@ -199,10 +199,57 @@ def _classify(index: int, topic: str,
                  json.dumps(content(record)), ratings), None, None
 
 
-def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]]) -> list[Outcome]:
+Seen = dict[tuple[str, str], int | None]      # (box, epoch) -> its latest game (None: none)
+
+
+def seen_in(messages: Sequence[tuple[str, bytes]], states: Seen | None = None) -> Seen:
+    """The boxes and epochs the game ``messages`` (those that can be written) and the
+    boxes' ``states`` touch, each with the latest game id they report."""
+    games = [g for i, (topic, payload) in enumerate(messages)
+             if (g := _classify(i, topic, payload)[0]) is not None]
+    return _seen_of(games, states)
+
+
+def _seen_of(games: Sequence[_Game], states: Seen | None) -> Seen:
+    seen: Seen = dict(states or {})
+    for g in games:
+        known = seen.get((g.box, g.epoch))
+        seen[(g.box, g.epoch)] = g.game if known is None else max(known, g.game)
+    return seen
+
+
+def seen_all(conn: Any, seen: Seen) -> None:
+    """The boxes and epochs seen now, with their latest games: upserted (so locked until
+    the caller's transaction ends) in one order, sorted by (box, epoch), before anything
+    else of the transaction. Two ingests' transactions on the same boxes then wait for
+    each other at their first common box instead of locking them in opposite orders
+    (PostgreSQL's "deadlock detected"). ``WITH ORDINALITY ... ORDER BY``: the rows are
+    locked in the order given, whatever PostgreSQL's collation."""
+    if not seen:
+        return
+    keys = sorted(seen)
+    conn.execute("INSERT INTO boxes (box) SELECT b FROM unnest(%s::text[])"
+                 " WITH ORDINALITY AS t(b, n) ORDER BY n"
+                 " ON CONFLICT (box) DO UPDATE SET last_seen = now()",
+                 (sorted({b for b, _ in keys}),))
+    conn.execute("INSERT INTO epochs (box, epoch, latest, latest_at)"
+                 " SELECT b, e, l, CASE WHEN l IS NULL THEN NULL ELSE now() END"
+                 " FROM unnest(%s::text[], %s::text[], %s::int[])"
+                 " WITH ORDINALITY AS t(b, e, l, n) ORDER BY n"
+                 " ON CONFLICT (box, epoch) DO UPDATE SET last_seen = now(),"
+                 " latest = GREATEST(epochs.latest, excluded.latest),"
+                 " latest_at = CASE WHEN excluded.latest > coalesce(epochs.latest, 0)"
+                 " THEN now() ELSE epochs.latest_at END",
+                 ([b for b, _ in keys], [e for _, e in keys], [seen[k] for k in keys]))
+
+
+def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
+                states: Seen | None = None) -> list[Outcome]:
     """Write the messages of ``shutbox/<box>/game`` as :func:`write` does one, with a
     few statements for the whole batch (inside the caller's transaction; a database
-    error leaves the transaction to be rolled back: then :func:`write` one by one)."""
+    error leaves the transaction to be rolled back: then :func:`write` one by one).
+    ``states``: the boxes' states to note as well (:func:`note_state`); every box and
+    epoch of the batch is upserted first, in one order (:func:`seen_all`)."""
     outcomes: list[Outcome | None] = [None] * len(messages)
     aside: list[tuple[Any, ...]] = []
     games: list[_Game] = []
@@ -214,21 +261,8 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]]) -> list[Outcom
             outcomes[i] = outcome
             if row is not None:
                 aside.append(row)
+    seen_all(conn, _seen_of(games, states))
     if games:
-        latest: dict[tuple[str, str], int] = {}
-        for g in games:
-            latest[(g.box, g.epoch)] = max(latest.get((g.box, g.epoch), 0), g.game)
-        conn.execute("INSERT INTO boxes (box) SELECT DISTINCT unnest(%s::text[])"
-                     " ON CONFLICT (box) DO UPDATE SET last_seen = now()",
-                     ([b for b, _ in latest],))
-        conn.execute("INSERT INTO epochs (box, epoch, latest, latest_at)"
-                     " SELECT b, e, l, now() FROM unnest(%s::text[], %s::text[], %s::int[])"
-                     " AS t(b, e, l)"
-                     " ON CONFLICT (box, epoch) DO UPDATE SET last_seen = now(),"
-                     " latest = GREATEST(epochs.latest, excluded.latest),"
-                     " latest_at = CASE WHEN excluded.latest > coalesce(epochs.latest, 0)"
-                     " THEN now() ELSE epochs.latest_at END",
-                     ([b for b, _ in latest], [e for _, e in latest], list(latest.values())))
         firsts: dict[tuple[str, str, int], _Game] = {}
         for g in games:
             firsts.setdefault(g.key, g)
