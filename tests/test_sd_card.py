@@ -22,38 +22,15 @@ import uuid
 from pathlib import Path
 
 import pytest
+from storage_box import OPENING, play, recoveries, storage_faults, throws_on_disk
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
 from shutbox_hw.sim.runner import SimRunner
-from shutbox_hw.sim.script import parse_script
 from shutbox_hw.store import Store
 from shutbox_hw.store.faults import fault_text, read_only
-from shutbox_hw.store.readonly import connect_readonly
 
-OPENING = "start 1\ndice 3 4\nroll\nclose 3 4\n"
 WAIT = f"wait {STORE_RETRY_MS / 1000 + 0.1}\n"
-
-
-def play(runner: SimRunner, text: str) -> None:
-    for step in parse_script(text, runner.config.rules.tiles):
-        runner.run(step)
-
-
-def storage_faults(events):
-    return [e for e in events if e["event"] == "fault" and e["device"] == "storage"]
-
-
-def recoveries(events):
-    return [e for e in events if e["event"] == "recovered" and e["device"] == "storage"]
-
-
-def throws_on_disk(db: Path) -> list[tuple[int, str | None, str | None]]:
-    con, _ = connect_readonly(db, 1.0)   # on a read-only folder too
-    try:
-        return con.execute("SELECT number, dice, closed FROM throws ORDER BY id").fetchall()
-    finally:
-        con.close()
 
 
 def no_traceback(caplog) -> None:

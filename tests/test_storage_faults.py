@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sim_play import game_events, play_script
 from steady_player import record_of
+from storage_box import OPENING, play, recoveries, storage_faults, throws_on_disk
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import STORE_RETRY_MS
@@ -24,29 +25,6 @@ from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.sim.script_commands import CutAfterWrites, DiskFull
 from shutbox_hw.store import StorageFault, Store
 from shutbox_hw.store.faults import BUSY_TIMEOUT_S
-
-OPENING = "start 1\ndice 3 4\nroll\nclose 3 4\n"
-
-
-def play(runner: SimRunner, text: str) -> None:
-    for step in parse_script(text, runner.config.rules.tiles):
-        runner.run(step)
-
-
-def storage_faults(events):
-    return [e for e in events if e["event"] == "fault" and e["device"] == "storage"]
-
-
-def recoveries(events):
-    return [e for e in events if e["event"] == "recovered" and e["device"] == "storage"]
-
-
-def throws_on_disk(db: Path) -> list[tuple[int, str | None, str | None]]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT number, dice, closed FROM throws ORDER BY id").fetchall()
-    finally:
-        con.close()
 
 
 class Disk:

@@ -19,36 +19,22 @@ from typing import Any
 
 import pytest
 from loopback import wait_for
-from web_server import CHECKOUT, WebServer, need_web
+from tv_page import chromium
+from web_server import CHECKOUT, WebServer
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script, parse_script
 from shutbox_hw.sim.script_commands import MoveFlaps
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--window-size=1280,720"]
 
 
 def start_chromium(profile: Path) -> Any:
-    """Debian's chromium through its chromedriver, with its profile in ``profile``
-    (conftest's module-scoped ``chromium`` starts one a module with this)."""
-    need_web()
-    webdriver = pytest.importorskip("selenium.webdriver",
-                                    reason="selenium (the test extra) is not installed")
-    if not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)):
-        pytest.skip("Debian's chromium and chromium-driver are not installed "
-                    "(.ci/run installs them where it can)")
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    return webdriver.Chrome(service=Service(DRIVER), options=options)
+    """Chromium at the TV's first size (the pages' tests; tv_page.chromium starts it)."""
+    return chromium(profile, FLAGS)
 
 
 @pytest.fixture

@@ -26,16 +26,18 @@ NO_STREAM = ("<script>window.EventSource = class { constructor() { this.readySta
              " addEventListener() {} close() {} };</script>")
 
 
-def chromium(profile: Path) -> Any:
-    """Debian's Chromium through its chromedriver (skips where they are missing)."""
+def chromium(profile: Path, flags: list[str] = FLAGS) -> Any:
+    """Debian's Chromium through its chromedriver, with ``flags`` (skips where they are
+    missing): the one way every browser test starts it."""
     webdriver = pytest.importorskip("selenium.webdriver",
                                     reason="selenium (the test extra) is not installed")
     if not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)):
-        pytest.skip("Debian's chromium and chromium-driver are not installed")
+        pytest.skip("Debian's chromium and chromium-driver are not installed "
+                    "(.ci/run installs them where it can)")
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in FLAGS:
+    for flag in flags:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
     return webdriver.Chrome(service=Service(DRIVER), options=options)
