@@ -1,7 +1,8 @@
 """``shutbox-hw audit``: games, boxes shut, scores, switch wear and faults.
 
 Reads the database like ``history`` (read-only, one-line errors); imports no
-hardware library.
+hardware library. With ``--config`` naming a ``[backup] place``, ``--json``
+also says when the newest copy there was taken (``last_backup``: null without one).
 """
 
 from __future__ import annotations
@@ -9,9 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+import time
+from pathlib import Path
+from typing import Any
 
 from ..base.errors import UserError, shown_path
+from ..config.config_file import load_config
 from ..store.audit import audits, format_lines
+from ..store.backup import newest, stamp
 from ..store.schema import sqlite_problem
 from .history import open_db
 
@@ -33,7 +39,18 @@ def run(args: argparse.Namespace) -> int:
     finally:
         db.close()
     if args.json:
-        print(json.dumps(figures))
+        print(json.dumps({**figures, "last_backup": last_backup(args.config, time.time())}))
     else:
         print("\n".join(format_lines(figures)))
     return 0
+
+
+def last_backup(config: str | None, now: float) -> dict[str, Any] | None:
+    """The newest ``[backup]`` copy: its place, when it was taken (ISO 8601, null: none
+    there yet) and how many seconds ago; None when no config names a place."""
+    place = load_config(config).backup.place if config else None
+    if place is None:
+        return None
+    at = newest(Path(place).expanduser())
+    return {"place": place, "at": stamp(at),
+            "age_s": None if at is None else max(0, int(now - at))}
