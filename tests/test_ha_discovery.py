@@ -274,3 +274,35 @@ def test_last_backup_is_a_timestamp_sensor_fed_by_the_workers_copies(tmp_path, u
     finally:
         con.close()
         publisher._close_pipe()    # never started: nothing to stop but its pipe
+
+
+def test_a_copy_publishes_the_state_again_through_a_real_broker(tmp_path, usb, broker,
+                                                                 consumer):
+    """The copy is the event: the retained state carries it within seconds, although
+    the periodic look is an hour away (``refresh_s``) and no game event is sent."""
+    from shutbox_hw.network.publisher import Publisher
+    from shutbox_hw.store import Store
+    from shutbox_hw.store.backup import BackupWorker
+    db = tmp_path / "box.db"
+    Store(db).close()
+    taken = 1_780_000_000.0
+    worker = BackupWorker(db, usb, clock=lambda: taken)
+    publisher = Publisher(db, NetworkConfig(mqtt=broker.url, box="pub1", homeassistant=True),
+                          refresh_s=3600.0)
+    publisher.follow_backups(worker)
+    publisher.start()
+
+    def states() -> list[dict[str, Any]]:
+        return [json.loads(p) for p in consumer.on("shutbox/pub1/state")]
+    try:
+        assert consumer.wait(lambda: consumer.on("homeassistant/sensor/pub1/last_backup/config"),
+                             10)
+        assert consumer.wait(lambda: states(), 10)
+        assert states()[-1]["last_backup"] is None
+        assert worker.run_once() is not None
+        assert consumer.wait(lambda: states()[-1]["last_backup"] is not None, 10)
+    finally:
+        publisher.stop()
+    at = datetime.fromisoformat(states()[-1]["last_backup"])
+    assert at.tzinfo is not None and at.timestamp() == taken
+    assert consumer.events() == []                     # no event carried it: the wake did
