@@ -174,6 +174,9 @@ def test_audit_json_says_when_the_newest_copy_was_taken(capsys, tmp_path, usb):
     assert figures["last_backup"] == {"place": str(usb), "at": None, "age_s": None}
     assert {k: v for k, v in figures.items() if k != "last_backup"} == \
         {k: v for k, v in before.items() if k != "last_backup"}
+    assert main(["audit", "--db", str(db), "--config", str(config)]) == 0
+    assert re.search(r"^storage:$(\n  .*)*\n  last backup +none yet$", capsys.readouterr().out,
+                     re.M)
     taken = 1_780_000_000.0                                # the worker's clock at the copy
     worker = BackupWorker(db, usb, clock=lambda: taken)
     copy = worker.run_once()
@@ -184,3 +187,5 @@ def test_audit_json_says_when_the_newest_copy_was_taken(capsys, tmp_path, usb):
     at = datetime.fromisoformat(last["at"])
     assert at.tzinfo is not None and at.timestamp() == taken
     assert start <= last["age_s"] <= end
+    assert main(["audit", "--db", str(db), "--config", str(config)]) == 0
+    assert re.search(r"^  last backup +\d+ days$", capsys.readouterr().out, re.M)

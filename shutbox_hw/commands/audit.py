@@ -1,8 +1,9 @@
 """``shutbox-hw audit``: games, boxes shut, scores, switch wear and faults.
 
 Reads the database like ``history`` (read-only, one-line errors); imports no
-hardware library. With ``--config`` naming a ``[backup] place``, ``--json``
-also says when the newest copy there was taken (``last_backup``: null without one).
+hardware library. With ``--config`` naming a ``[backup] place``, it also says
+how old the newest copy there is (the menu's "last backup" row; ``--json``:
+``last_backup``, null without a place).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from ..base.errors import UserError, shown_path
 from ..config.config_file import load_config
 from ..store.audit import audits, format_lines
-from ..store.backup import newest, stamp
+from ..store.backup import age_words, newest, stamp
 from ..store.schema import sqlite_problem
 from .history import open_db
 
@@ -38,10 +39,15 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{shown_path(path)} {sqlite_problem(error)}") from None
     finally:
         db.close()
+    now = time.time()
+    backup = last_backup(args.config, now)
     if args.json:
-        print(json.dumps({**figures, "last_backup": last_backup(args.config, time.time())}))
-    else:
-        print("\n".join(format_lines(figures)))
+        print(json.dumps({**figures, "last_backup": backup}))
+    else:   # the menu's row, under "storage"
+        extra: list[tuple[str, str | None]] = [] if backup is None else [
+            ("last backup", "none yet" if backup["age_s"] is None
+             else age_words(backup["age_s"]))]
+        print("\n".join(format_lines(figures, extra)))
     return 0
 
 
