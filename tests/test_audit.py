@@ -2,9 +2,15 @@
 
 import json
 import re
+import shutil
 import sqlite3
+import tempfile
+import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
+
+import pytest
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.store import Store
@@ -135,3 +141,51 @@ def test_missing_database_is_one_line(capsys, tmp_path):
     assert main(["audit", "--db", str(tmp_path / "none.db")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no game database" in err
+
+
+@pytest.fixture
+def usb(tmp_path):
+    """A backup place on another disk than tmp_path's record (RAM's /dev/shm)."""
+    place = Path(tempfile.mkdtemp(prefix="sbhw-usb-", dir="/dev/shm"))
+    try:
+        if place.stat().st_dev == tmp_path.stat().st_dev:
+            pytest.skip("/dev/shm is on the same disk as the tests' folder here")
+        yield place
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+def test_audit_json_says_when_the_newest_copy_was_taken(capsys, tmp_path, usb):
+    """``last_backup`` is added (every other field as it was): null without a
+    [backup] place, then the time of the copy the backup worker really made."""
+    from shutbox_hw.store.backup import BackupWorker
+    db = tmp_path / "box.db"
+    play(capsys, db)
+    before = audit_json(capsys, db)
+    assert before["last_backup"] is None                   # no config: no place known
+    config = tmp_path / "shutbox.toml"
+    config.write_text(f'[backup]\nplace = "{usb}"\n')
+
+    def with_config() -> dict:
+        assert main(["audit", "--db", str(db), "--config", str(config), "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    figures = with_config()
+    assert figures["last_backup"] == {"place": str(usb), "at": None, "age_s": None}
+    assert {k: v for k, v in figures.items() if k != "last_backup"} == \
+        {k: v for k, v in before.items() if k != "last_backup"}
+    assert main(["audit", "--db", str(db), "--config", str(config)]) == 0
+    assert re.search(r"^storage:$(\n  .*)*\n  last backup +none yet$", capsys.readouterr().out,
+                     re.M)
+    taken = 1_780_000_000.0                                # the worker's clock at the copy
+    worker = BackupWorker(db, usb, clock=lambda: taken)
+    copy = worker.run_once()
+    assert copy is not None and copy.parent == usb
+    start = int(time.time() - taken)
+    last = with_config()["last_backup"]
+    end = int(time.time() - taken) + 1
+    at = datetime.fromisoformat(last["at"])
+    assert at.tzinfo is not None and at.timestamp() == taken
+    assert start <= last["age_s"] <= end
+    assert main(["audit", "--db", str(db), "--config", str(config)]) == 0
+    assert re.search(r"^  last backup +\d+ days$", capsys.readouterr().out, re.M)

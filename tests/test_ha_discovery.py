@@ -25,7 +25,13 @@ copied from its source as data, each with where it comes from:
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import sqlite3
+import tempfile
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -62,6 +68,7 @@ REQUIRED = {"sensor": {"state_topic"}, "binary_sensor": {"state_topic"}}
 STATE_CLASSES = {"measurement", "measurement_angle", "total", "total_increasing"}
 ENTITY_CATEGORIES = {"config", "diagnostic"}
 BINARY_DEVICE_CLASSES_USED = {"problem"}   # BinarySensorDeviceClass.PROBLEM
+SENSOR_DEVICE_CLASSES_USED = {"timestamp"}  # SensorDeviceClass.TIMESTAMP
 TOPIC_ID = re.compile(r"[a-zA-Z0-9_-]+")   # discovery topic's node_id and object_id
 ENTITY_ID = re.compile(r"(?P<domain>[a-z0-9_]+)\.(?P<object>[a-z0-9_]+)")   # cv.entity_id
 ICON = re.compile(r"^[\w-]+:[\w-]+$")                                    # cv.icon
@@ -111,6 +118,13 @@ def problems(topic: str, config: dict[str, Any]) -> list[str]:
     if component == "binary_sensor" and config.get("device_class") not in (
             None, *BINARY_DEVICE_CLASSES_USED):
         out.append(f"device_class {config['device_class']!r}")
+    if component == "sensor" and config.get("device_class") not in (
+            None, *SENSOR_DEVICE_CLASSES_USED):
+        out.append(f"device_class {config['device_class']!r}")
+    if config.get("device_class") == "timestamp" and (
+            "state_class" in config or "unit_of_measurement" in config):
+        # mqtt/sensor.py: a state class or unit makes HA expect a number, not a time
+        out.append("a timestamp sensor has no state_class or unit_of_measurement")
     return out
 
 
@@ -140,6 +154,7 @@ def test_the_checker_catches_what_home_assistant_refuses():
     assert problems(topic, {**config, "state_class": "gauge"})
     assert problems(topic, {**config, "default_entity_id": "binary_sensor.x"})
     assert problems(topic, {**config, "device": {"name": "no id"}})
+    assert problems(topic, {**config, "device_class": "timestamp", "state_class": "measurement"})
 
 
 def test_numeric_sensors_have_a_state_class():
@@ -152,16 +167,17 @@ def test_numeric_sensors_have_a_state_class():
 STATES = {
     "idle": {"box": "pub1", "seq": 3, "state": "idle", "faults": [], "fault_parts": None,
              "games_tonight": 0, "best_tonight": None, "player": None, "last_score": None,
-             "outbox": {"queued": 0, "dropped": 0}, "playing": False},
+             "outbox": {"queued": 0, "dropped": 0}, "playing": False, "last_backup": None},
     "playing": {"box": "pub1", "seq": 9, "state": "playing", "faults": [], "fault_parts": None,
                 "games_tonight": 4, "best_tonight": 2, "player": "Ann", "last_score": 7,
-                "outbox": {"queued": 12, "dropped": 3}, "playing": True},
+                "outbox": {"queued": 12, "dropped": 3}, "playing": True,
+                "last_backup": "2026-12-05T04:00:00+01:00"},
     "fault": {"box": "pub1", "seq": 11, "state": "fault",
               "faults": [{"device": "flap 7", "detail": "chatters"},
                          {"device": "mqtt", "detail": "refused"}],
               "fault_parts": "flap 7, mqtt", "games_tonight": 4, "best_tonight": 2,
               "player": "Ann", "last_score": 7, "outbox": {"queued": 40, "dropped": 0},
-              "playing": True},
+              "playing": True, "last_backup": "2026-12-04T04:00:00+00:00"},
 }
 
 
@@ -177,6 +193,9 @@ def test_every_template_renders_what_its_entity_expects(name):
             assert text == "None" or isinstance(float(text), float), (key, text)
         if topic.startswith("homeassistant/binary_sensor/"):
             assert text == ("ON" if state["faults"] else "OFF")
+        if config.get("device_class") == "timestamp":
+            at = timestamp_state(text)
+            assert (at and at.isoformat()) == state["last_backup"], (key, text)
         if "json_attributes_template" in config:
             attributes = json.loads(env.from_string(
                 config["json_attributes_template"]).render(value_json=state))
@@ -185,3 +204,105 @@ def test_every_template_renders_what_its_entity_expects(name):
     player = next(c for t, c in _configs().items() if "/player/" in t)
     shown = env.from_string(player["value_template"]).render(value_json=state)
     assert shown == str(state["player"])   # "None" (unknown) between games, never ""
+
+
+# ---------------------------------------------------------------- the last backup
+
+def timestamp_state(text: str) -> datetime | None:
+    """What Home Assistant makes of a timestamp sensor's rendered template
+    (``mqtt/sensor.py``, ``_update_state`` on ``dev``: ``"None"`` is unknown, else
+    ``dt_util.parse_datetime``; ``sensor/__init__.py`` then refuses a time without
+    its timezone)."""
+    if text == "None":
+        return None
+    value = datetime.fromisoformat(text)
+    assert value.tzinfo is not None, f"{text!r} has no timezone: HA refuses it"
+    return value
+
+
+@pytest.fixture
+def usb(tmp_path):
+    """A backup place on another disk than tmp_path's record (RAM's /dev/shm)."""
+    place = Path(tempfile.mkdtemp(prefix="sbhw-usb-", dir="/dev/shm"))
+    try:
+        if place.stat().st_dev == tmp_path.stat().st_dev:
+            pytest.skip("/dev/shm is on the same disk as the tests' folder here")
+        yield place
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+def test_last_backup_is_a_timestamp_sensor_fed_by_the_workers_copies(tmp_path, usb):
+    """The state's ``last_backup`` renders, through the sensor's template, as the
+    time of the copy the backup worker made (unknown before it, and with backups
+    off); the copy wakes the publisher, which looks at its state again."""
+    pytest.importorskip("paho.mqtt.client")
+    jinja2 = pytest.importorskip("jinja2.sandbox")
+    from shutbox_hw.network.live import Kept
+    from shutbox_hw.network.publisher import Publisher
+    from shutbox_hw.store import Store
+    from shutbox_hw.store.backup import BackupWorker
+    from shutbox_hw.store.outbox import outbox_figures
+
+    config = _configs()["homeassistant/sensor/pub1/last_backup/config"]
+    assert config["device_class"] == "timestamp" and "state_class" not in config
+    template = jinja2.ImmutableSandboxedEnvironment().from_string(config["value_template"])
+    db = tmp_path / "box.db"
+    Store(db).close()
+    network = NetworkConfig(mqtt="mqtt://localhost", box="pub1", homeassistant=True)
+    publisher = Publisher(db, network)       # not started: its state and its wake pipe
+    con = sqlite3.connect(db)
+    try:
+        def shown() -> datetime | None:
+            state = publisher.state(con, Kept(), outbox_figures)
+            assert state is not None
+            return timestamp_state(template.render(value_json=state))
+
+        assert shown() is None                        # backups off
+        taken = 1_780_000_000.0
+        worker = BackupWorker(db, usb, clock=lambda: taken)
+        publisher.follow_backups(worker)
+        assert shown() is None                        # none yet
+        publisher.drain_pipe()
+        assert worker.run_once() is not None
+        assert os.read(publisher.wake_fd, 16)         # the copy woke the publisher
+        at = shown()
+        assert at is not None and at.timestamp() == taken
+        again = BackupWorker(db, usb)                 # a restart: the copy found on the stick
+        publisher.follow_backups(again)
+        assert shown() == at
+    finally:
+        con.close()
+        publisher._close_pipe()    # never started: nothing to stop but its pipe
+
+
+def test_a_copy_publishes_the_state_again_through_a_real_broker(tmp_path, usb, broker,
+                                                                 consumer):
+    """The copy is the event: the retained state carries it within seconds, although
+    the periodic look is an hour away (``refresh_s``) and no game event is sent."""
+    from shutbox_hw.network.publisher import Publisher
+    from shutbox_hw.store import Store
+    from shutbox_hw.store.backup import BackupWorker
+    db = tmp_path / "box.db"
+    Store(db).close()
+    taken = 1_780_000_000.0
+    worker = BackupWorker(db, usb, clock=lambda: taken)
+    publisher = Publisher(db, NetworkConfig(mqtt=broker.url, box="pub1", homeassistant=True),
+                          refresh_s=3600.0)
+    publisher.follow_backups(worker)
+    publisher.start()
+
+    def states() -> list[dict[str, Any]]:
+        return [json.loads(p) for p in consumer.on("shutbox/pub1/state")]
+    try:
+        assert consumer.wait(lambda: consumer.on("homeassistant/sensor/pub1/last_backup/config"),
+                             10)
+        assert consumer.wait(lambda: states(), 10)
+        assert states()[-1]["last_backup"] is None
+        assert worker.run_once() is not None
+        assert consumer.wait(lambda: states()[-1]["last_backup"] is not None, 10)
+    finally:
+        publisher.stop()
+    at = datetime.fromisoformat(states()[-1]["last_backup"])
+    assert at.tzinfo is not None and at.timestamp() == taken
+    assert consumer.events() == []                     # no event carried it: the wake did

@@ -1,7 +1,9 @@
 """``shutbox-hw audit``: games, boxes shut, scores, switch wear and faults.
 
 Reads the database like ``history`` (read-only, one-line errors); imports no
-hardware library.
+hardware library. With ``--config`` naming a ``[backup] place``, it also says
+how old the newest copy there is (the menu's "last backup" row; ``--json``:
+``last_backup``, null without a place).
 """
 
 from __future__ import annotations
@@ -9,9 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+import time
+from pathlib import Path
+from typing import Any
 
 from ..base.errors import UserError, shown_path
+from ..config.config_file import load_config
 from ..store.audit import audits, format_lines
+from ..store.backup import age_words, newest, stamp
 from ..store.schema import sqlite_problem
 from .history import open_db
 
@@ -32,8 +39,24 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{shown_path(path)} {sqlite_problem(error)}") from None
     finally:
         db.close()
+    now = time.time()
+    backup = last_backup(args.config, now)
     if args.json:
-        print(json.dumps(figures))
-    else:
-        print("\n".join(format_lines(figures)))
+        print(json.dumps({**figures, "last_backup": backup}))
+    else:   # the menu's row, under "storage"
+        extra: list[tuple[str, str | None]] = [] if backup is None else [
+            ("last backup", "none yet" if backup["age_s"] is None
+             else age_words(backup["age_s"]))]
+        print("\n".join(format_lines(figures, extra)))
     return 0
+
+
+def last_backup(config: str | None, now: float) -> dict[str, Any] | None:
+    """The newest ``[backup]`` copy: its place, when it was taken (ISO 8601, null: none
+    there yet) and how many seconds ago; None when no config names a place."""
+    place = load_config(config).backup.place if config else None
+    if place is None:
+        return None
+    at = newest(Path(place).expanduser())
+    return {"place": place, "at": stamp(at),
+            "age_s": None if at is None else max(0, int(now - at))}

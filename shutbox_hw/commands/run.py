@@ -146,8 +146,11 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     if config.backup.place is not None:   # [backup]: the nightly copy, off the loop
         from ..store.backup import BackupWorker
         store.backups = BackupWorker(store.path, Path(config.backup.place).expanduser(),
-                                     config.backup.when, config.backup.keep,
-                                     waker.wake).start()
+                                     config.backup.when, config.backup.keep, waker.wake)
+        from ..network.hookup import Outbox
+        if isinstance(store.outbox, Outbox):   # the newest copy's time in the MQTT state
+            store.outbox.follow_backups(store.backups)
+        store.backups.start()
     claims = _claims_server(config, clock, waker)
     # the box's adjustments over the config
     daemon = Daemon(config, box, store, clock, rater=rater, claims=claims)

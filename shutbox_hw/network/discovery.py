@@ -12,7 +12,9 @@ test ``tests/test_ha_discovery.py`` checks every payload against them):
 ``default_entity_id`` (``<component>.shutbox_<box>_<key>``, which replaced
 ``object_id``), ``state_class`` on the numeric sensors, the device's
 ``sw_version`` and ``configuration_url`` (``[network] web_url``), ``origin``,
-and the Fault sensor's attributes naming the faulty parts.
+and the Fault sensor's attributes naming the faulty parts. Last backup is a
+``timestamp`` sensor: the state's ``last_backup`` carries its UTC offset (HA
+refuses a time without one), and no ``state_class`` (HA would expect a number).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ ENTITIES: dict[str, tuple[str, str, str, dict[str, Any]]] = {
     "outbox_dropped": ("sensor", N_("Events dropped unsent"), "{{ value_json.outbox.dropped }}",
                        {"icon": "mdi:tray-remove", "state_class": "total_increasing",
                         **DIAGNOSTIC}),
+    # [backup]: when the newest copy was taken; "None" (unknown): none yet, or off
+    "last_backup": ("sensor", N_("Last backup"), "{{ value_json.last_backup }}",
+                    {"device_class": "timestamp", "icon": "mdi:backup-restore", **DIAGNOSTIC}),
     "fault": ("binary_sensor", N_("Fault"),
               "{{ 'ON' if value_json.faults else 'OFF' }}",
               {"device_class": "problem",

@@ -17,6 +17,7 @@ from ..config.config_file import Config
 from ..store.outbox import Limits
 
 if TYPE_CHECKING:
+    from ..store.backup import BackupWorker
     from .publisher import Publisher
 
 
@@ -36,6 +37,11 @@ class Outbox:
 
     def faults(self, now_ms: int) -> list[InputFault]:
         return [] if self.publisher is None else self.publisher.reports(now_ms)
+
+    def follow_backups(self, worker: BackupWorker) -> None:
+        """The ``[backup]`` worker's copies in the MQTT state (Home Assistant's sensor)."""
+        if self.publisher is not None:
+            self.publisher.follow_backups(worker)
 
 
 @contextmanager

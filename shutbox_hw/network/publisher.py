@@ -31,7 +31,9 @@ Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.config.network.
   Assistant's availability (the one message without the epoch);
 - ``shutbox/<box>/game``: each ended game whole, QoS 1, for the league
   (:mod:`shutbox_hw.store.game_record`), queued in the outbox with the events;
-  the state's ``latest_game`` is the newest ended game's id;
+  the state's ``latest_game`` is the newest ended game's id, its ``last_backup``
+  when the newest ``[backup]`` copy was taken (ISO 8601, null: none or off),
+  published again when the worker takes one (:meth:`Publisher.follow_backups`);
 - ``shutbox/<box>/resend`` (subscribed): the league asks for games again.
 """
 
@@ -47,16 +49,20 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..base.events import InputFault
 from ..config.network import NetworkConfig
+from ..store.backup import stamp
 from ..store.epoch import epoch_of
 from ..store.game_record import latest_ended
 from ..store.outbox import waiting
 from .health import PART, Health
 from .session import MAX_INCOMING, Session
+
+if TYPE_CHECKING:
+    from ..store.backup import BackupWorker
 
 log = logging.getLogger("shutbox_hw.mqtt")
 
@@ -127,6 +133,8 @@ class Publisher:
         self.resent = 0                      # games queued again on the league's request
         self.refused = 0                     # events the broker refused (they stay queued)
         self.restarts = 0                    # times the supervisor started the work again
+        # [backup]: when the newest copy was taken (None here: backups are off)
+        self.last_backup: Callable[[], float | None] | None = None
         self._refused_seq: int | None = None
         self._crash: str | None = None       # the last failure logged with its traceback
         self._attempt = 0
@@ -337,6 +345,12 @@ class Publisher:
             self._refused_seq, self._attempt = None, 0   # taken (or dropped by the limits)
             self._all_well()
 
+    def follow_backups(self, worker: BackupWorker) -> None:
+        """The state carries the newest copy's time, and is looked at again (published
+        if it changed) each time ``worker`` takes one: no loop of its own."""
+        self.last_backup = lambda: worker.last
+        worker.on_copy = self.wake
+
     def now(self) -> float:
         """The wall clock (the time a resent game is queued at)."""
         return self._clock()
@@ -375,4 +389,6 @@ class Publisher:
                 "fault_parts": ", ".join(f["device"] for f in listed) or None,
                 "games_tonight": summary["tonight"]["games"],
                 "best_tonight": None if best is None else best["score"],
-                "outbox": figures, "latest_game": latest, "version": __version__, **summary}
+                "outbox": figures, "latest_game": latest, "version": __version__,
+                "last_backup": stamp(self.last_backup() if self.last_backup else None),
+                **summary}

@@ -208,9 +208,11 @@ def audit_lines(store_or_db: Any) -> list[str]:
             for label, value in audit_rows(audits(db))]
 
 
-def format_lines(a: dict[str, Any]) -> list[str]:
-    """``shutbox-hw audit``: the box's headings and rows, the values in a column."""
-    rows = audit_rows(a)
+def format_lines(a: dict[str, Any],
+                 extra: list[tuple[str, str | None]] | None = None) -> list[str]:
+    """``shutbox-hw audit``: the box's headings and rows, the values in a column
+    (``extra`` rows after the last heading, "storage")."""
+    rows = audit_rows(a) + (extra or [])
     width = max((len(label) for label, value in rows if value is not None), default=0)
     return [f"{label}:" if value is None else f"  {label.ljust(width)}  {value}"
             for label, value in rows]

@@ -24,6 +24,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from ..base.errors import UserError, shown_path
@@ -88,6 +89,24 @@ def taken_at(copy: Path) -> float:
     return time.mktime(time.strptime(stamp, "%Y%m%d-%H%M%S"))
 
 
+def newest(place: Path) -> float | None:
+    """When the newest copy in ``place`` was taken (None: none there, or the place
+    cannot be read)."""
+    try:
+        found = copies(place)
+        return taken_at(found[-1]) if found else None
+    except (OSError, ValueError):
+        return None
+
+
+def stamp(at: float | None) -> str | None:
+    """A copy's time as ISO 8601 with the box's UTC offset ("2026-12-05T04:00:00+01:00":
+    Home Assistant's timestamp sensor wants the offset), None for none."""
+    if at is None:
+        return None
+    return datetime.fromtimestamp(at).astimezone().isoformat(timespec="seconds")
+
+
 def age_words(seconds: float) -> str:
     """How long ago, in a few characters for the menu's audits: "40 min", "6 h", "3 days"."""
     minutes = max(0, int(seconds // 60))
@@ -129,15 +148,13 @@ class BackupWorker:
 
     def __init__(self, db: Path, place: Path, when: str = "04:00", keep: int = 14,
                  wake_box: Callable[[], None] = lambda: None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 on_copy: Callable[[], None] = lambda: None) -> None:
         self.db, self.place, self.when, self.keep = Path(db), Path(place), when, keep
         self.wake_box, self.clock = wake_box, clock
-        self.last: float | None = None         # when the last copy was taken
-        try:   # the copies already there (taken before this start)
-            found = copies(self.place)
-            self.last = taken_at(found[-1]) if found else None
-        except (OSError, ValueError):
-            pass
+        self.on_copy = on_copy   # told after each copy (the MQTT state's last backup)
+        # when the last copy was taken: the copies already there (taken before this start)
+        self.last: float | None = newest(self.place)
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._reports: list[tuple[str, bool]] = []
@@ -170,6 +187,7 @@ class BackupWorker:
         self.last = self.clock()
         log.info("backup: %s", target)
         self._report("copy taken", ok=True)
+        self.on_copy()
         return target
 
     def _report(self, text: str, ok: bool) -> None:
