@@ -63,7 +63,8 @@ def test_sim_with_mqtt_sends_every_event_state_status_and_discovery(tmp_path, br
     assert state["last_score"] == 2 and state["dice"] is None
     assert [p["name"] for p in state["players"]] == ["P1", "P2"]
     configs = {t: json.loads(p) for t, p, _ in consumer.messages if t.endswith("/config")}
-    assert len(configs) == len(ENTITIES) == 8
+    assert len(configs) == len(ENTITIES) == 9     # the last backup's time the ninth
+    assert any(t.endswith("/last_backup/config") for t in configs), sorted(configs)
     for topic, cfg in configs.items():
         assert topic.startswith("homeassistant/") and "/pub1/" in topic
         assert cfg["state_topic"] == "shutbox/pub1/state"
