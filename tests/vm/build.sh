@@ -111,7 +111,7 @@ build_refusing_version() {
     sed -i 's/^version = ".*"/version = "9.9.9"/' "$OUT/src/pyproject.toml"
     # the module that holds the pin plan's reserved pins (found, so a move of it cannot hide)
     local plan
-    plan=$(grep -l '^RESERVED_PINS = {' "$OUT"/src/shutbox_hw/hal/*.py | head -1)
+    plan=$(grep -rl --include='*.py' '^RESERVED_PINS = {' "$OUT"/src/shutbox_hw/hal | head -1)
     [ -n "$plan" ] && sed -i 's/^RESERVED_PINS = {/RESERVED_PINS = {23: "kept back by 9.9.9", /' "$plan" \
         && grep -q 'kept back by 9.9.9' "$plan" \
         || { echo "rehearse: no 'RESERVED_PINS = {' line to patch in shutbox_hw/hal/" >&2; return 1; }
