@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 2
+VERSION = 3
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -48,6 +48,24 @@ STEPS: dict[int, tuple[str, ...]] = {
         " rules text[] NOT NULL DEFAULT '{}', venues text[] NOT NULL DEFAULT '{}',"
         " min_games integer NOT NULL DEFAULT 3 CHECK (min_games >= 1),"
         " created_at timestamptz NOT NULL DEFAULT now())",
+    ),
+    # 3: the kept values (issue 41, item 3): each season's ratings per player (key: the
+    # name as the roster compares it) and standings (league-wide: venue ''; per venue),
+    # replaced whole by each refresh (league/ratings.py); the rated games a player needs
+    # for an accuracy band, per season
+    3: (
+        "ALTER TABLE seasons ADD COLUMN band_games integer NOT NULL DEFAULT 10"
+        " CHECK (band_games >= 1)",
+        "CREATE TABLE kept_ratings (season text NOT NULL REFERENCES seasons ON DELETE CASCADE,"
+        " player text NOT NULL, mu double precision, sigma double precision,"
+        " rating double precision, rating_games integer NOT NULL, band text,"
+        " band_accuracy double precision, accuracy_games integer NOT NULL,"
+        " PRIMARY KEY (season, player))",
+        "CREATE TABLE kept_standings (season text NOT NULL REFERENCES seasons"
+        " ON DELETE CASCADE, venue text NOT NULL, player text NOT NULL, row jsonb NOT NULL,"
+        " PRIMARY KEY (season, venue, player))",
+        "CREATE TABLE kept_state (games integer NOT NULL,"
+        " refreshed_at timestamptz NOT NULL DEFAULT now())",
     ),
 }
 
