@@ -208,7 +208,7 @@ def run_season(args: argparse.Namespace) -> int:
 
 
 def run_standings(args: argparse.Namespace) -> int:
-    from ..league.ratings import season_ratings
+    from ..league.ratings import FIELDS, season_ratings
     from ..league.schema import LeagueSchemaError, check
     from ..league.standings import SeasonError, find_season, season_games, standings
     from ..players.names import name_key
@@ -226,7 +226,7 @@ def run_standings(args: argparse.Namespace) -> int:
     finally:
         conn.close()
     for row in rows:       # the season's kept ratings beside the standings
-        row.update(rated.get(name_key(row["player"])) or dict.fromkeys(RATING_FIELDS))
+        row.update(rated.get(name_key(row["player"])) or dict.fromkeys(FIELDS))
     if args.json:
         for row in rows:
             print(json.dumps({**row, "season": season.name}))
@@ -238,20 +238,18 @@ def run_standings(args: argparse.Namespace) -> int:
         print("nobody is ranked yet")
         return 0
     print(f"{'rank':>4}  {'player':<20} {'games':>5} {'wins':>4} {'points':>6} "
-          f"{'turn':>6} {'shut':>4} {'accuracy':>8} {'rating':>6} {'band':>4}")
+          f"{'turn':>6} {'shut':>4} {'accuracy':>8} {'rating':>6} {'band':>4} {'luck':>6}")
     for row in rows:
         turn = "-" if row["turn_score"] is None else f"{row['turn_score']:.2f}"
         accuracy = "-" if row["accuracy"] is None else f"{row['accuracy']:.1f} %"
         rating = "-" if row["rating"] is None else f"{row['rating']:.1f}"
+        luck = "-" if row["luck"] is None else f"{row['luck']:+.1f}"
         print(f"{row['rank']:>4}  {row['player'][:20]:<20} {row['games']:>5} "
               f"{row['wins']:>4} {row['points']:>6} {turn:>6} {row['boxes_shut']:>4} "
-              f"{accuracy:>8} {rating:>6} {row['band'] or '-':>4}")
+              f"{accuracy:>8} {rating:>6} {row['band'] or '-':>4} {luck:>6}")
     return 0
 
 
-# what ``league standings`` adds to each row from the kept ratings (None: none kept)
-RATING_FIELDS = ("rating", "mu", "sigma", "rating_games", "band", "band_accuracy",
-                 "accuracy_games")
 
 
 def run_ratings(args: argparse.Namespace) -> int:
@@ -285,7 +283,7 @@ def run_rebuild(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"equal": not found, "games": rebuilt.games,
                           "ratings": len(rebuilt.ratings),
-                          "standings": len(rebuilt.standings),
+                          "standings": len(rebuilt.standings), "luck": len(rebuilt.luck),
                           "differences": [d.as_json() for d in found]}))
     else:
         for difference in found:

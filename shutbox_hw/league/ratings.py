@@ -167,34 +167,51 @@ def bands(ordered: Iterable[dict[str, Any]], band_games: int) -> dict[str, Band]
 @dataclass
 class Kept:
     """Everything the league keeps, keyed as its tables are."""
-    # (season, player key) -> {"mu", "sigma", "rating", "rating_games", "band",
-    #                         "band_accuracy", "accuracy_games"}
+    # (season, player key) -> {field: value for field in FIELDS}
     ratings: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     # (season, venue or ALL_VENUES, player as shown) -> the standings row
     standings: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    # (box, epoch, game, player key) -> (luck, turns measured)
+    luck: dict[tuple[str, str, int, str], tuple[float, int]] = field(default_factory=dict)
     games: int = 0                           # finished games the league holds
 
 
-def season_values(season: Season, games: Sequence[tuple[str, str, str, dict[str, Any]]]
-                  ) -> tuple[dict[str, dict[str, Any]],
-                                            dict[tuple[str, str], dict[str, Any]]]:
+# a player's kept values per season (kept_ratings' columns, standings' added fields)
+FIELDS = ("rating", "mu", "sigma", "rating_games", "band", "band_accuracy",
+          "accuracy_games", "luck", "luck_turns")
+
+Row = tuple[str, str, str, dict[str, Any]]          # (venue, box, epoch, record)
+LuckOf = dict[tuple[str, str, int], dict[str, tuple[float, int]]]
+
+
+def season_values(season: Season, games: Sequence[Row], luck: LuckOf | None = None
+                  ) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str], dict[str, Any]]]:
     """One season's ratings (player key -> values) and standings ((venue, player) ->
-    row) from ``games`` ((venue, box, epoch, record), in any order)."""
+    row) from ``games`` (in any order); ``luck``: each game's luck per player
+    ((box, epoch, game) -> player key -> (luck, turns)), summed over the season."""
     counted = sorted(((venue, box, epoch, record) for venue, box, epoch, record in games
                       if counts(season, venue, record)),
                      key=lambda g: order(g[1], g[2], g[3]))
     records = [g[3] for g in counted]
     rated = results(records)
     banded = bands(records, season.band_games)
+    lucky: dict[str, tuple[float, int]] = {}
+    for _, box, epoch, record in counted:
+        for key, (amount, turns) in (luck or {}).get((box, epoch, int(record["game"])),
+                                                    {}).items():
+            total, measured = lucky.get(key, (0.0, 0))
+            lucky[key] = (total + amount, measured + turns)
     values: dict[str, dict[str, Any]] = {}
-    for key in sorted(set(rated) | set(banded)):
-        r, b = rated.get(key), banded.get(key)
+    for key in sorted(set(rated) | set(banded) | set(lucky)):
+        r, b, lk = rated.get(key), banded.get(key), lucky.get(key)
         values[key] = {"mu": r.mu if r else None, "sigma": r.sigma if r else None,
                        "rating": round(r.ordinal, 2) if r else None,
                        "rating_games": r.games if r else 0,
                        "band": b.best if b else None,
                        "band_accuracy": b.median if b else None,
-                       "accuracy_games": b.games if b else 0}
+                       "accuracy_games": b.games if b else 0,
+                       "luck": round(lk[0], 2) if lk else None,
+                       "luck_turns": lk[1] if lk else 0}
     pairs: list[Game] = [(venue, record) for venue, _, _, record in counted]
     table: dict[tuple[str, str], dict[str, Any]] = {}
     for venue in [None, *sorted({g[0] for g in counted})]:
@@ -203,7 +220,7 @@ def season_values(season: Season, games: Sequence[tuple[str, str, str, dict[str,
     return values, table
 
 
-def load(conn: Any) -> tuple[list[Season], list[tuple[str, str, str, dict[str, Any]]]]:
+def load(conn: Any) -> tuple[list[Season], list[Row]]:
     """The seasons and the league's finished games as (venue, box, epoch, record with
     the league's move ratings)."""
     seasons = [season_of(row) for row in conn.execute(
@@ -215,12 +232,22 @@ def load(conn: Any) -> tuple[list[Season], list[tuple[str, str, str, dict[str, A
     return seasons, games
 
 
-def compute(conn: Any) -> Kept:
-    """Every kept value, from the seasons and the games alone."""
+def compute(conn: Any, known: LuckOf | None = None) -> Kept:
+    """Every kept value, from the seasons and the games alone (``known``: the luck of
+    games already measured, taken as it is; every other game's is measured)."""
+    from .luck import Meters, game_luck
     seasons, games = load(conn)
     kept = Kept(games=len(games))
+    meters = Meters()
+    luck: LuckOf = {}
+    for _, box, epoch, record in games:
+        where = (box, epoch, int(record["game"]))
+        found = (known or {}).get(where)
+        luck[where] = found if found is not None else game_luck(
+            record, players_of(record), meters)
+        kept.luck.update({(*where, key): value for key, value in luck[where].items()})
     for season in seasons:
-        values, table = season_values(season, games)
+        values, table = season_values(season, games, luck)
         kept.ratings.update({(season.name, k): v for k, v in values.items()})
         kept.standings.update({(season.name, venue, player): row
                                for (venue, player), row in table.items()})
@@ -230,15 +257,15 @@ def compute(conn: Any) -> Kept:
 def read_kept(conn: Any) -> Kept:
     """What the kept tables hold."""
     kept = Kept()
-    for season, player, mu, sigma, rating, rating_games, band, band_accuracy, accuracy_games \
-            in conn.execute("SELECT season, player, mu, sigma, rating, rating_games, band,"
-                            " band_accuracy, accuracy_games FROM kept_ratings"):
-        kept.ratings[(season, player)] = {
-            "mu": mu, "sigma": sigma, "rating": rating, "rating_games": rating_games,
-            "band": band, "band_accuracy": band_accuracy, "accuracy_games": accuracy_games}
+    for season, player, *values in conn.execute(
+            f"SELECT season, player, {', '.join(FIELDS)} FROM kept_ratings"):
+        kept.ratings[(season, player)] = dict(zip(FIELDS, values, strict=True))
     for season, venue, player, row in conn.execute(
             "SELECT season, venue, player, row FROM kept_standings"):
         kept.standings[(season, venue, player)] = row
+    for box, epoch, game, player, luck, turns in conn.execute(
+            "SELECT box, epoch, game, player, luck, turns FROM kept_luck"):
+        kept.luck[(box, epoch, game, player)] = (luck, turns)
     found = conn.execute("SELECT games FROM kept_state").fetchone()
     kept.games = int(found[0]) if found else 0
     return kept
@@ -247,26 +274,34 @@ def read_kept(conn: Any) -> Kept:
 def refresh(conn: Any) -> Kept:
     """Compute every kept value and replace the kept tables with them, in one
     transaction; refreshes wait for each other (each sees every game committed before
-    it began), so the last one to finish has every game."""
+    it began), so the last one to finish has every game. A game's luck once kept is
+    taken as kept (its throws never change); ``league rebuild`` measures it again."""
     import json
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (REFRESH_LOCK,))
-        kept = compute(conn)
+        known: LuckOf = {}
+        for box, epoch, game, player, luck, turns in conn.execute(
+                "SELECT box, epoch, game, player, luck, turns FROM kept_luck"):
+            known.setdefault((box, epoch, game), {})[player] = (luck, turns)
+        kept = compute(conn, known)
         conn.execute("DELETE FROM kept_ratings")
         conn.execute("DELETE FROM kept_standings")
         conn.execute("DELETE FROM kept_state")
         with conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO kept_ratings (season, player, mu, sigma, rating, rating_games,"
-                " band, band_accuracy, accuracy_games) VALUES (%s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s)", [(s, p, v["mu"], v["sigma"], v["rating"], v["rating_games"],
-                          v["band"], v["band_accuracy"], v["accuracy_games"])
-                         for (s, p), v in sorted(kept.ratings.items())])
+                f"INSERT INTO kept_ratings (season, player, {', '.join(FIELDS)}) VALUES"
+                f" (%s, %s{', %s' * len(FIELDS)})",
+                [(s, p, *(v[f] for f in FIELDS)) for (s, p), v in sorted(kept.ratings.items())])
             cur.executemany(
                 "INSERT INTO kept_standings (season, venue, player, row)"
                 " VALUES (%s, %s, %s, %s::jsonb)",
                 [(s, v, p, json.dumps(row)) for (s, v, p), row in
                  sorted(kept.standings.items())])
+            cur.executemany(
+                "INSERT INTO kept_luck (box, epoch, game, player, luck, turns)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                [(*where, *value) for where, value in sorted(kept.luck.items())
+                 if where[:3] not in known])
         conn.execute("INSERT INTO kept_state (games, refreshed_at) VALUES (%s, now())",
                      (kept.games,))
     return kept
@@ -274,14 +309,9 @@ def refresh(conn: Any) -> Kept:
 
 def season_ratings(conn: Any, season: str) -> dict[str, dict[str, Any]]:
     """player key -> the season's kept ratings (for ``league standings``)."""
-    found: dict[str, dict[str, Any]] = {}
-    for player, rating, mu, sigma, rating_games, band, band_accuracy, accuracy_games in \
-            conn.execute("SELECT player, rating, mu, sigma, rating_games, band, band_accuracy,"
-                         " accuracy_games FROM kept_ratings WHERE season = %s", (season,)):
-        found[player] = {"rating": rating, "mu": mu, "sigma": sigma,
-                         "rating_games": rating_games, "band": band,
-                         "band_accuracy": band_accuracy, "accuracy_games": accuracy_games}
-    return found
+    return {player: dict(zip(FIELDS, values, strict=True)) for player, *values in
+            conn.execute(f"SELECT player, {', '.join(FIELDS)} FROM kept_ratings"
+                         " WHERE season = %s", (season,))}
 
 
 # ---------------------------------------------------------------- the ingest's trigger

@@ -69,6 +69,10 @@ def differences(kept: Kept, rebuilt: Kept) -> list[Difference]:
                      lambda key: (key[0], None, key[1]))
     found += _compare("standings", kept.standings, rebuilt.standings,
                       lambda key: (key[0], None if key[1] == ALL_VENUES else key[1], key[2]))
+    found += _compare("luck", {k: {"luck": v[0], "turns": v[1]} for k, v in kept.luck.items()},
+                      {k: {"luck": v[0], "turns": v[1]} for k, v in rebuilt.luck.items()},
+                      lambda key: (None, None, f"{key[3]} (box {key[0]} epoch {key[1]} game"
+                                   f" {key[2]})"))
     if kept.games != rebuilt.games:
         found.append(Difference("games", None, None, None, "differs", "finished games",
                                 kept.games, rebuilt.games))

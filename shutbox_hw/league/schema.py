@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 3
+VERSION = 4
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -66,6 +66,16 @@ STEPS: dict[int, tuple[str, ...]] = {
         " PRIMARY KEY (season, venue, player))",
         "CREATE TABLE kept_state (games integer NOT NULL,"
         " refreshed_at timestamptz NOT NULL DEFAULT now())",
+    ),
+    # 4: luck beside skill (issue 41, item 4): each game's luck per player, kept once
+    # (a game's throws never change), and its sum per season beside the ratings
+    4: (
+        "CREATE TABLE kept_luck (box text NOT NULL, epoch text NOT NULL, game integer"
+        " NOT NULL, player text NOT NULL, luck double precision NOT NULL,"
+        " turns integer NOT NULL, PRIMARY KEY (box, epoch, game, player),"
+        " FOREIGN KEY (box, epoch, game) REFERENCES games ON DELETE CASCADE)",
+        "ALTER TABLE kept_ratings ADD COLUMN luck double precision,"
+        " ADD COLUMN luck_turns integer NOT NULL DEFAULT 0",
     ),
 }
 

@@ -111,3 +111,36 @@ def test_accuracy_bands_need_their_games_and_never_drop_within_the_season():
     # from one game on, as a season may say: Anna's first median (100) is an A already
     one = Season("one", WINTER.starts, WINTER.ends, band_games=1)
     assert season_values(one, games)[0]["ben"]["band"] == "D"      # 25 %: D at once
+
+
+def test_luck_is_the_expected_score_of_the_players_own_moves_against_the_score():
+    """Per turn, for a penalty rule set: luck = the solver's expected score from the full
+    board + the points the player's moves lost (the box's rater) - the turn's score;
+    random players on seeded dice, 200 turns; and a throw not seen has no luck."""
+    from shutbox_hw.league.luck import Meters, game_luck
+    from shutbox_hw.rules import build_rules, full_board, tiles_of, turn_score
+    from shutbox_hw.skill.bots import RandomBot, play_turn
+    from shutbox_hw.strategy.cache import solver_for
+    from shutbox_hw.strategy.rating import Rater
+    rules = build_rules("crafthouse-12", {})
+    solver = solver_for(rules)
+    rater = Rater(rules, solver)
+    start = float(solver.expected_score("min-score", full_board(rules.tiles)))
+    meters = Meters()
+    signs = set()
+    for seed in range(200):
+        throws = play_turn(rules, RandomBot(random.Random(seed)), random.Random(1000 + seed))
+        left = full_board(rules.tiles)
+        for _, closed in throws:
+            left &= ~(closed or 0)
+        lost = rater.rate_turn(throws).tally.lost
+        expected = start + lost - turn_score(rules, left)
+        record = {"rules": rules.as_dict(), "turns": [{"seat": 0, "throws": [
+            {"dice": list(d), "closed": tiles_of(c) if c else None} for d, c in throws]}]}
+        (luck, turns), = game_luck(record, {0: "anna"}, meters).values()
+        assert turns == 1 and luck == pytest.approx(expected, abs=1e-6)
+        signs.add(luck > 0)
+    assert signs == {True, False}           # the dice were kind, and unkind
+    unseen = {"rules": rules.as_dict(), "turns": [{"seat": 0, "throws": [
+        {"dice": None, "closed": [12]}, {"dice": [1, 1], "closed": None}]}]}
+    assert game_luck(unseen, {0: "anna"}, meters) == {}

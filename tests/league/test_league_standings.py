@@ -220,7 +220,46 @@ def ratings_truth(dbs: dict[str, Path], starts: dt.date, ends: dt.date, rules: s
 
 
 RATING_FIELDS = ("rating", "mu", "sigma", "rating_games", "band", "band_accuracy",
-                 "accuracy_games")
+                 "accuracy_games", "luck", "luck_turns")
+
+
+def luck_truth(dbs: dict[str, Path], season_games: set[tuple[str, int]]) -> dict[str, tuple]:
+    """Per player, the season's luck and turns from the boxes' own tables, by the docs'
+    identity per turn: the solver's expected score from the full board, plus the points
+    the player's moves lost (the box's own ratings), minus the score the turn ended with."""
+    from shutbox_hw.rules import mask_of, rules_from_dict, turn_score
+    from shutbox_hw.strategy.cache import solver_for
+    from shutbox_hw.strategy.rating import objective_for
+    luck: dict[str, list] = {}
+    for box, db in dbs.items():
+        con = sqlite3.connect(db)
+        try:
+            for game_id, rules_json in con.execute("SELECT id, rules FROM games"):
+                if (box, game_id) not in season_games:
+                    continue
+                rules = rules_from_dict(json.loads(rules_json))
+                assert objective_for(rules) == "min-score"
+                start = float(solver_for(rules).expected_score("min-score", 2 ** 12 - 1))
+                names: dict[int, str] = {}
+                for seat, shown in con.execute("SELECT seat, name FROM players WHERE"
+                                               " game_id = ? ORDER BY seat", (game_id,)):
+                    if shown not in ("P1", "P2") and key(shown) not in names.values():
+                        names[seat] = key(shown)
+                for turn_id, seat, open_tiles in con.execute(
+                        "SELECT id, seat, open_tiles FROM turns WHERE game_id = ?",
+                        (game_id,)):
+                    if seat not in names:
+                        continue
+                    lost = con.execute("SELECT coalesce(sum(m.loss), 0) FROM move_ratings m"
+                                       " JOIN throws th ON th.id = m.throw_id"
+                                       " WHERE th.turn_id = ?", (turn_id,)).fetchone()[0]
+                    ended = turn_score(rules, mask_of(json.loads(open_tiles)))
+                    mine = luck.setdefault(names[seat], [0.0, 0])
+                    mine[0] += start + lost - ended
+                    mine[1] += 1
+        finally:
+            con.close()
+    return {name: (total, turns) for name, (total, turns) in luck.items()}
 
 
 def rebuild(dsn: str) -> tuple[int, dict]:
@@ -295,7 +334,7 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
         assert all(row.pop("season") for row in rows)
         for row in rows:
             for name in RATING_FIELDS:
-                row.pop(name)
+                row.pop(name, None)
         return rows
     dsn = league.pg.dsn
     winter = truth(dbs, starts, ends, {"crafthouse-12"}, None, 2)
@@ -308,7 +347,17 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     shown = standings(dsn, "--season", "Winter")
     # the two ratings beside the standings, equal to the truth; every one banded
     rated = ratings_truth(dbs, starts, ends, {"crafthouse-12"}, 2)
-    assert {r["player"]: {k: r[k] for k in RATING_FIELDS} for r in shown} == {
+    lucky = luck_truth(dbs, {(box, g) for box, db in dbs.items() for g, ended, rules in
+                             sqlite3.connect(db).execute(
+                                 "SELECT id, ended_at, rules FROM games WHERE ended_at IS NOT"
+                                 " NULL AND abandoned = 0")
+                             if starts <= dt.datetime.fromtimestamp(ended, dt.UTC).date()
+                             <= ends and json.loads(rules)["preset"] == "crafthouse-12"})
+    for row in shown:      # the luck: equal to the truth but for the box's rounding
+        total, turns = lucky[key(row["player"])]
+        assert abs(row.pop("luck") - total) < 0.011 and row.pop("luck_turns") == turns, \
+            (row, total, turns)
+    assert {r["player"]: {k: r[k] for k in RATING_FIELDS[:-2]} for r in shown} == {
         r["player"]: rated[key(r["player"])] for r in winter}
     assert [(r["player"], r["rating_games"], r["band"]) for r in shown] == [
         ("Ben", 7, "A"), ("Anna", 5, "A"), ("Cleo", 2, "A")], shown
@@ -333,9 +382,11 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     # kept equals rebuilt; a kept value changed behind the league's back is found, and
     # league ratings keeps the rebuilt values again
     # nine finished games; ratings: Winter and Crown cup, three players each; standings:
-    # Winter 3 + Crown 3 + Anchor 2, Crown cup 3 + Crown 3
+    # Winter 3 + Crown 3 + Anchor 2, Crown cup 3 + Crown 3; luck: two players in each
+    # of the eight named games
     assert rebuild(dsn) == (0, {"equal": True, "games": 9, "ratings": 6,
-                                "standings": 14, "differences": []})
+                                "standings": 14, "luck": 16,
+                                "differences": []})
     league.pg.query("UPDATE kept_ratings SET mu = mu + 1 WHERE player = 'anna'"
                     " AND season = 'Winter'")
     code, found = rebuild(dsn)
@@ -351,5 +402,5 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     with Answering({"a2": configs["a2"]}, {"a2": dbs["a2"]}):
         play_script(configs["a2"], dbs["a2"], swap)
         assert wait_for(lambda: rebuild(dsn) == (0, {
-            "equal": True, "games": 10, "ratings": 6, "standings": 14, "differences": []}),
-            60), (rebuild(dsn), league.logs())
+            "equal": True, "games": 10, "ratings": 6, "standings": 14, "luck": 18,
+            "differences": []}), 60), (rebuild(dsn), league.logs())
