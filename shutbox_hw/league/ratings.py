@@ -29,6 +29,7 @@ ingest keeps them current (docs/network/league.md says why a separate step).
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import subprocess
@@ -36,6 +37,7 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from statistics import median
 from typing import Any
 
@@ -61,14 +63,21 @@ def order(box: str, epoch: str, record: dict[str, Any]) -> tuple[float, str, str
             int(record.get("game") or 0))
 
 
+@lru_cache(maxsize=65536)
+def _key(name: str) -> tuple[str, bool]:
+    """A seat's name: its key as the roster compares names, and whether it is a seat
+    label (P1, P2, ...): a league's few names, many games."""
+    shown = tidy(name)
+    return name_key(shown), is_seat_label(shown)
+
+
 def players_of(record: dict[str, Any]) -> dict[int, str]:
     """seat -> the player's key, for the seats league players sat in (a seat label
     such as P1 is casual; a name twice in a game counts at its first seat)."""
     found: dict[int, str] = {}
     for seat in record.get("seats") or []:
-        name = tidy(str(seat.get("name", "")))
-        key = name_key(name)
-        if key and not is_seat_label(name) and key not in found.values():
+        key, label = _key(str(seat.get("name", "")))
+        if key and not label and key not in found.values():
             found[int(seat["seat"])] = key
     return found
 
@@ -79,7 +88,7 @@ def ranks(record: dict[str, Any]) -> dict[str, int] | None:
     keys = list(players_of(record).values())
     if len(keys) < 2:
         return None
-    winners = {name_key(tidy(str(w))) for w in (record.get("result") or {}).get("winners")
+    winners = {_key(str(w))[0] for w in (record.get("result") or {}).get("winners")
                or []}
     return {key: 1 if key in winners else 2 for key in keys}
 
@@ -213,9 +222,12 @@ def season_values(season: Season, games: Sequence[Row], luck: LuckOf | None = No
                        "luck": round(lk[0], 2) if lk else None,
                        "luck_turns": lk[1] if lk else 0}
     pairs: list[Game] = [(venue, record) for venue, _, _, record in counted]
+    by_venue: dict[str, list[Game]] = {}
+    for pair in pairs:
+        by_venue.setdefault(pair[0], []).append(pair)
     table: dict[tuple[str, str], dict[str, Any]] = {}
-    for venue in [None, *sorted({g[0] for g in counted})]:
-        for row in standings(pairs, season, venue):
+    for venue, some in [(None, pairs), *sorted(by_venue.items())]:
+        for row in standings(some, season, venue):
             table[(ALL_VENUES if venue is None else venue, row["player"])] = row
     return values, table
 
@@ -225,10 +237,18 @@ def load(conn: Any) -> tuple[list[Season], list[Row]]:
     the league's move ratings)."""
     seasons = [season_of(row) for row in conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons ORDER BY name")]
+    if not seasons:
+        return seasons, []
+    # only the games some season may count are read (the records are large)
+    start = dt.datetime.combine(min(s.starts for s in seasons), dt.time(), dt.UTC)
+    end = dt.datetime.combine(max(s.ends for s in seasons) + dt.timedelta(days=1), dt.time(),
+                              dt.UTC)
     games = [(venue, box, epoch, {**record, "ratings": ratings})
              for venue, box, epoch, record, ratings in conn.execute(
                  "SELECT coalesce(b.venue, g.box), g.box, g.epoch, g.record, g.ratings"
-                 " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'")]
+                 " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
+                 " AND g.ended_at >= %s AND g.ended_at < %s",
+                 (start.timestamp(), end.timestamp()))]
     return seasons, games
 
 
@@ -237,7 +257,8 @@ def compute(conn: Any, known: LuckOf | None = None) -> Kept:
     games already measured, taken as it is; every other game's is measured)."""
     from .luck import Meters, game_luck
     seasons, games = load(conn)
-    kept = Kept(games=len(games))
+    counted, = conn.execute("SELECT count(*) FROM games WHERE state = 'finished'").fetchone()
+    kept = Kept(games=int(counted))
     meters = Meters()
     luck: LuckOf = {}
     for _, box, epoch, record in games:
@@ -322,7 +343,8 @@ REFRESH_S = 5.0           # an ingest starts a refresh at most this often
 class Trigger:
     """The ingest's hook: after games were written (``changed`` grew), start
     ``python -m shutbox_hw.league.ratings`` (one :func:`refresh`) as a process of its
-    own, at most once every :data:`REFRESH_S` and one at a time, so a refresh never
+    own, at most once every :data:`REFRESH_S` (and after one that took longer, after as
+    long a rest as it took) and one at a time, so a refresh never
     holds an acknowledgement back; games written while one runs start another after
     it. The DSN goes in the environment (never on a command line others can read)."""
 
@@ -332,14 +354,18 @@ class Trigger:
         self.seen = 0
         self.child: subprocess.Popen[bytes] | None = None
         self.started = -every_s
+        self.rest_until = 0.0     # no refresh before (a long one earns a long rest)
 
     def tick(self, changed: int) -> None:
+        now = time.monotonic()
         if self.child is not None and self.child.poll() is not None:
             if self.child.returncode != 0:
                 self.seen = -1          # failed: tried again at the next tick
             self.child = None
-        now = time.monotonic()
-        if changed == self.seen or self.child is not None or now - self.started < self.every_s:
+            # as long a rest as the refresh took: refreshes use half a core at most
+            self.rest_until = now + (now - self.started)
+        if changed == self.seen or self.child is not None or now < self.rest_until \
+                or now - self.started < self.every_s:
             return
         self.seen, self.started = changed, now
         try:

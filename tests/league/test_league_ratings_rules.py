@@ -144,3 +144,62 @@ def test_luck_is_the_expected_score_of_the_players_own_moves_against_the_score()
     unseen = {"rules": rules.as_dict(), "turns": [{"seat": 0, "throws": [
         {"dice": None, "closed": [12]}, {"dice": [1, 1], "closed": None}]}]}
     assert game_luck(unseen, {0: "anna"}, meters) == {}
+
+
+def test_the_ingests_trigger_starts_one_refresh_at_a_time_after_new_games(monkeypatch):
+    """shutbox_hw/league/ratings.py's Trigger on a clock and processes of the test's own:
+    a refresh after games were written, none while one runs, one more for games written
+    meanwhile, a failed one tried again, and a long one followed by as long a rest."""
+    from shutbox_hw.league import ratings
+
+    class Child:
+        def __init__(self, *args, env, **kwargs):
+            assert env["SHUTBOX_LEAGUE_DSN"] == "host=/db"      # not on the command line
+            assert "host=/db" not in args[0]
+            self.returncode = None
+            started.append(self)
+
+        def poll(self):
+            return self.returncode
+    clock = [100.0]
+    started: list[Child] = []
+    monkeypatch.setattr(ratings.subprocess, "Popen", Child)
+    monkeypatch.setattr(ratings.time, "monotonic", lambda: clock[0])
+    trigger = ratings.Trigger("host=/db", every_s=5)
+    trigger.tick(0)
+    assert started == []                    # nothing written yet
+    trigger.tick(3)
+    assert len(started) == 1                # t 100
+    clock[0] += 2
+    trigger.tick(4)                         # written meanwhile, but one runs still
+    assert len(started) == 1
+    started[0].returncode = 0               # it took 2 s: the next from t 105 on
+    trigger.tick(4)
+    clock[0] += 2.9
+    trigger.tick(4)
+    assert len(started) == 1
+    clock[0] += 0.1
+    trigger.tick(4)                         # the games written meanwhile
+    assert len(started) == 2                # t 105
+    clock[0] += 5
+    started[1].returncode = 1               # failed after 5 s: tried again, rested 5 s
+    trigger.tick(4)
+    clock[0] += 4.9
+    trigger.tick(4)
+    assert len(started) == 2
+    clock[0] += 0.1
+    trigger.tick(4)
+    assert len(started) == 3                # t 115, nothing new but the failed one's
+    clock[0] += 60                          # a long one: 60 s, then a 60 s rest
+    started[2].returncode = 0
+    trigger.tick(9)
+    clock[0] += 59.9
+    trigger.tick(9)
+    assert len(started) == 3
+    clock[0] += 0.1
+    trigger.tick(9)
+    assert len(started) == 4
+    started[3].returncode = 0
+    clock[0] += 100
+    trigger.tick(9)                         # nothing written since: nothing started
+    assert len(started) == 4
