@@ -393,6 +393,12 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     assert code == 1 and [(d["season"], d["player"], d["field"]) for d in found[
         "differences"]] == [("Winter", "anna", "mu")]
     assert found["differences"][0]["kept"] == rated["anna"]["mu"] + 1
+    text = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn], capture_output=True,
+                          text=True, timeout=60, cwd=CHECKOUT)
+    assert text.returncode == 1 and text.stdout.splitlines()[0] == (
+        f"ratings season 'Winter' player 'anna': mu kept {rated['anna']['mu'] + 1}, "
+        f"rebuilt {rated['anna']['mu']}"), text.stdout
+    assert "1 difference(s) from what was kept" in text.stdout
     kept = subprocess.run([*SB, "league", "ratings", "--dsn", dsn], capture_output=True,
                           text=True, timeout=60, cwd=CHECKOUT)
     assert kept.returncode == 0 and "from 9 finished game(s)" in kept.stdout, kept.stderr
