@@ -41,6 +41,7 @@ from functools import lru_cache
 from statistics import median
 from typing import Any
 
+from ..base.errors import UserError
 from ..players.names import is_seat_label, name_key, tidy
 from .schema import LeagueSchemaError, check
 from .standings import SEASON_COLUMNS, Season, counts, season_of, standings
@@ -107,7 +108,11 @@ class Rating:
 def results(ordered: Iterable[dict[str, Any]]) -> dict[str, Rating]:
     """The results rating of every player from ``ordered`` (a season's counted games,
     in :func:`order`)."""
-    from openskill.models import PlackettLuce
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        raise UserError("the league's ratings need openskill: pip install "
+                        "'shutbox-hw[league]'") from None
     model = PlackettLuce()
     state: dict[str, Any] = {}
     played: dict[str, int] = {}
@@ -393,7 +398,7 @@ def main() -> int:
         with psycopg.connect(dsn, connect_timeout=10, autocommit=True) as conn:
             check(conn)
             kept = refresh(conn)
-    except (psycopg.Error, LeagueSchemaError) as error:
+    except (psycopg.Error, UserError, LeagueSchemaError) as error:
         print(f"league ratings: {' '.join(str(error).split())}", file=sys.stderr)
         return 1
     print(f"league ratings: {kept.games} game(s), {len(kept.ratings)} rating(s) kept",
