@@ -237,41 +237,58 @@ def season_values(season: Season, games: Sequence[Row], luck: LuckOf | None = No
     return values, table
 
 
-def load(conn: Any) -> tuple[list[Season], list[Row]]:
-    """The seasons and the league's finished games as (venue, box, epoch, record with
-    the league's move ratings)."""
+def slim(record: dict[str, Any], ratings: list[Any]) -> dict[str, Any]:
+    """What the ratings and standings read of a game (a refresh holds every season's
+    games at once: their throws and times stay behind)."""
+    rules = record.get("rules")
+    return {"game": record.get("game"), "state": record.get("state"),
+            "ended_at": record.get("ended_at"),
+            "rules": {"preset": rules.get("preset")} if isinstance(rules, dict) else None,
+            "seats": record.get("seats"), "result": record.get("result"),
+            "turns": [{"seat": t.get("seat"), "score": t.get("score"), "shut": t.get("shut")}
+                      for t in record.get("turns") or [] if isinstance(t, dict)],
+            "ratings": [{"seat": r.get("seat"), "loss": r.get("loss")}
+                        for r in ratings if isinstance(r, dict)]}
+
+
+def load(conn: Any, known: LuckOf | None = None) -> tuple[list[Season], list[Row], LuckOf]:
+    """The seasons, the league's finished games some season may count as (venue, box,
+    epoch, :func:`slim` record) and their luck (``known``: games already measured,
+    taken as they are; every other game is measured as it is read)."""
+    from .luck import Meters, game_luck
     seasons = [season_of(row) for row in conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons ORDER BY name")]
     if not seasons:
-        return seasons, []
-    # only the games some season may count are read (the records are large)
+        return seasons, [], {}
+    # only the games some season may count are read, one at a time (records are large)
     start = dt.datetime.combine(min(s.starts for s in seasons), dt.time(), dt.UTC)
     end = dt.datetime.combine(max(s.ends for s in seasons) + dt.timedelta(days=1), dt.time(),
                               dt.UTC)
-    games = [(venue, box, epoch, {**record, "ratings": ratings})
-             for venue, box, epoch, record, ratings in conn.execute(
-                 "SELECT coalesce(b.venue, g.box), g.box, g.epoch, g.record, g.ratings"
-                 " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
-                 " AND g.ended_at >= %s AND g.ended_at < %s",
-                 (start.timestamp(), end.timestamp()))]
-    return seasons, games
+    meters = Meters()
+    games: list[Row] = []
+    luck: LuckOf = {}
+    with conn.cursor() as cur:
+        for venue, box, epoch, record, ratings in cur.stream(
+                "SELECT coalesce(b.venue, g.box), g.box, g.epoch, g.record, g.ratings"
+                " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
+                " AND g.ended_at >= %s AND g.ended_at < %s",
+                (start.timestamp(), end.timestamp())):
+            where = (box, epoch, int(record["game"]))
+            found = (known or {}).get(where)
+            luck[where] = found if found is not None else game_luck(
+                record, players_of(record), meters)
+            games.append((venue, box, epoch, slim(record, ratings)))
+    return seasons, games, luck
 
 
 def compute(conn: Any, known: LuckOf | None = None) -> Kept:
     """Every kept value, from the seasons and the games alone (``known``: the luck of
     games already measured, taken as it is; every other game's is measured)."""
-    from .luck import Meters, game_luck
-    seasons, games = load(conn)
+    seasons, games, luck = load(conn, known)
     counted, = conn.execute("SELECT count(*) FROM games WHERE state = 'finished'").fetchone()
     kept = Kept(games=int(counted))
-    meters = Meters()
-    luck: LuckOf = {}
-    for _, box, epoch, record in games:
-        where = (box, epoch, int(record["game"]))
-        found = (known or {}).get(where)
-        luck[where] = found if found is not None else game_luck(
-            record, players_of(record), meters)
-        kept.luck.update({(*where, key): value for key, value in luck[where].items()})
+    for where, players in luck.items():
+        kept.luck.update({(*where, key): value for key, value in players.items()})
     for season in seasons:
         values, table = season_values(season, games, luck)
         kept.ratings.update({(season.name, k): v for k, v in values.items()})
