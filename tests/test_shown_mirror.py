@@ -150,3 +150,23 @@ def test_away_from_systemd_the_mirror_is_in_ram_where_linux_has_dev_shm(tmp_path
     table = mounts.parse(Path("/proc/self/mountinfo").read_text())
     mount = mounts.mount_of(os.path.realpath(folder.parent), table)
     assert mount is not None and mount.fstype == "tmpfs", (folder, mount)
+
+
+def test_the_mirror_calls_no_chown_where_the_group_is_already_the_records(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The box's unit filters chown out (SystemCallFilter=~@privileged): on the box, where
+    the record's group is the service's own, a chown per step killed the referee at its
+    first step (SIGSYS, found by the kernel rehearsal). Only a record in another group
+    may ask for one."""
+    from shutbox_hw.store.sqlite import Store
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(os, "chown", lambda *a: calls.append(a))
+    db = tmp_path / "box.db"
+    store = Store(db)
+    try:
+        assert db.stat().st_gid == os.getegid()
+        assert mirror.publish(store, {"phase": "idle"})
+        assert calls == []
+    finally:
+        store.close()
+        mirror.withdraw(db)
