@@ -50,7 +50,7 @@ HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")
 
 
 def part_of(module: str) -> str:
-    """``shutbox_hw.game.controller`` -> ``game``, ``shutbox_hw.hal.adapters.gpio`` ->
+    """``shutbox_hw.game.referee.controller`` -> ``game``, ``shutbox_hw.hal.adapters.gpio`` ->
     ``hal/adapters``: the longest folder of :data:`LAYERS` the module is in."""
     parts = module.split(".")[1:]
     for n in range(len(parts), 0, -1):
@@ -109,7 +109,7 @@ def test_imports_go_only_downwards(path):
 def test_the_layer_test_sees_imports():
     """The scanner finds relative, absolute and package imports (so the test above can fail)."""
     found = imports_of(PACKAGE / "daemon" / "daemon.py")
-    assert {"shutbox_hw.game.controller", "shutbox_hw.store",
+    assert {"shutbox_hw.game.referee.controller", "shutbox_hw.store",
             "shutbox_hw.config.config_file"} <= found
     assert "shutbox_hw.render.text" in imports_of(PACKAGE / "render" / "play.py")
     assert part_of("shutbox_hw.hal.adapters.gpio") == "hal/adapters"
@@ -247,7 +247,7 @@ def test_the_circle_check_sees_hidden_circles(tmp_path):
 
 
 @pytest.mark.parametrize("package", ["shutbox_hw.rules", "shutbox_hw.game",
-                                     "shutbox_hw.game.controller", "shutbox_hw.strategy"])
+                                     "shutbox_hw.game.referee.controller", "shutbox_hw.strategy"])
 def test_pure_layers_load_no_hardware_imaging_or_storage(package):
     code = (f"import sys, json; import {package}; "
             f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))")

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..store.game_record import content
+from ..store.tables.game_record import content
 
 STATES = ("finished", "abandoned")
 PAYLOAD_KEPT = 1_000_000   # characters of a set-aside payload kept (a huge one is cut)

@@ -10,9 +10,9 @@ function, so the TV and Home Assistant never disagree.
 The turn as the box shows it (whose turn, the dice or none, each flap open,
 shut, pending or refused with its reason) comes from the picture the daemon
 mirrors into the record (:mod:`..store.shown`, made by
-:func:`shutbox_hw.game.shown.shown`, the OLED's own source); the rule set's
+:func:`shutbox_hw.game.display.shown.shown`, the OLED's own source); the rule set's
 title and the games' states from :mod:`shutbox_hw.words.record`, tonight from
-:mod:`shutbox_hw.store.tonight`, as ``history`` and the pages take them.
+:mod:`shutbox_hw.store.read.tonight`, as ``history`` and the pages take them.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from functools import lru_cache
 from typing import Any
 
 from ..base.i18n import N_, language, tr
-from ..store.audit import tonight
-from ..store.highscores import as_json, high_scores
-from ..store.history import pool_now, recent_games
-from ..store.shown import mirror_bytes, read_shown
-from ..store.tonight import tonight_since, week_since
+from ..store.read.audit import tonight
+from ..store.read.highscores import as_json, high_scores
+from ..store.read.history import pool_now, recent_games
+from ..store.read.shown import mirror_bytes, read_shown
+from ..store.read.tonight import tonight_since, week_since
 from ..words.record import rules_named, rules_parts, rules_title
 
 PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
@@ -286,7 +286,7 @@ TV_CLOCK_NOTES = {
     "unknown": N_("Some times may be wrong: the clock was not known"),
 }
 """The TV's short line for each clock state (the pages' whole sentence is
-:data:`shutbox_hw.store.tonight.CLOCK_NOTES`): read from across the room, it
+:data:`shutbox_hw.store.read.tonight.CLOCK_NOTES`): read from across the room, it
 must leave the high scores their room."""
 
 
