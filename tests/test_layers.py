@@ -32,16 +32,31 @@ LAYERS: dict[str, float] = {    # a folder of the package (or a name at its top)
     "hal/adapters": 1.2,    # Pi pins, expanders, the dice module, the OLED behind the ports
     "hal/simulated": 1.4,   # register-level simulated parts the adapters drive
     "words": 1.5,           # what every surface says: rule sets, devices, the record
-    "game": 2, "strategy": 2,
-    "render": 3, "store": 3,
+    "game/model": 2,        # what the referee knows: the state, the [game] table, the events
+    "game/display": 2.1,    # what is shown, as pure functions of the referee's state
+    "game/referee": 2.2,    # the referee: the controller and a turn's flow (it calls the display)
+    "game": 2.3,            # (its __init__ only)
+    "strategy": 2,
+    "render": 3,
+    "store/tables": 3,      # what the file holds: the schema, a game's record, the kept tallies
+    "store/read": 3.1,      # the read side: history, the audit, high scores, tonight
+    "store/disk": 3.2,      # the disk's care: faults, salvage, mounts, backups, the lock
+    "store/write": 3.3,     # the write side: the Store, each event's rows
+    "store": 3.4,           # its __init__: the Store and its faults, the face of the record
     "config": 3.5,          # the config file, the effective settings (over the store's)
     "claims": 4,            # seats from a phone: the daemon's socket and desk, the web's client
     "skill": 4.5,           # the rater, the bots and the hints (over the store and the solver)
     "daemon": 5, "network": 5,
-    "web": 6, "sim": 6,
+    "web/gate": 6,          # what a request passes before a page: guard, limits, refusals
+    "web/content": 6.1,     # what the pages hold: the reader, pages, views, assets, the feed
+    "web/join": 6.2, "web/players": 6.2,   # the phones' join page; the players' pages
+    "web": 6.3,             # the application (app.py) over all of them
+    "sim": 6,
     "league": 6,            # the league's server (issue 40), never on the box
     "selftest": 7,          # runs on the simulator too
-    "commands": 8,          # the command line and its parser
+    "commands": 8,          # the command line: its parser (cli.py), what commands share
+    "commands/record": 8.1,  # history, players, audit
+    "commands/box": 8.2, "commands/play": 8.2, "commands/serve": 8.2,
     "reference": 10,        # the docs pages generated from the config specs and the parser
 }
 FACE = {"__init__.py", "__main__.py"}
@@ -115,6 +130,34 @@ def test_the_layer_test_sees_imports():
     assert part_of("shutbox_hw.hal.adapters.gpio") == "hal/adapters"
     assert part_of("shutbox_hw.hal.__init__") == "hal"
     assert part_of("shutbox_hw.base.errors") == "base"
+
+
+MOST_MODULES = 15
+"""Issue 39: no folder of the package holds more than this many modules (its
+``__init__.py`` counted)."""
+
+
+def crowded_folders(package: Path) -> list[str]:
+    """Every folder of ``package`` holding more than :data:`MOST_MODULES` modules,
+    spelled ``store: 27 modules``."""
+    return sorted(f"{folder.relative_to(package.parent)}: {count} modules"
+                  for folder in [package, *(p for p in package.rglob("*") if p.is_dir())]
+                  if (count := len(list(folder.glob("*.py")))) > MOST_MODULES)
+
+
+def test_no_folder_holds_more_than_15_modules():
+    assert crowded_folders(PACKAGE) == []
+
+
+def test_the_folder_count_sees_a_crowded_folder(tmp_path):
+    """A folder of 16 modules is named, one of 15 is not (so the test above can fail)."""
+    for n in range(MOST_MODULES):
+        (tmp_path / "pkg" / "full").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / "full" / f"m{n}.py").write_text("")
+        (tmp_path / "pkg" / "over" / "deep").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / "over" / "deep" / f"m{n}.py").write_text("")
+    (tmp_path / "pkg" / "over" / "deep" / "__init__.py").write_text("")
+    assert crowded_folders(tmp_path / "pkg") == ["pkg/over/deep: 16 modules"]
 
 
 def test_only_the_face_at_the_top():
