@@ -289,6 +289,60 @@ def test_the_circle_check_sees_hidden_circles(tmp_path):
     assert import_circles(package) == []
 
 
+PYPROJECT = PACKAGE.parent / "pyproject.toml"
+
+
+def lint_imports(config: Path, monkeypatch: pytest.MonkeyPatch,
+                 capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """import-linter's ``lint-imports`` in this process on ``config`` (no cache): its exit
+    status and what it printed (each contract KEPT or BROKEN, and why)."""
+    from importlinter import cli
+
+    monkeypatch.setattr(sys, "path", list(sys.path))    # it puts the working folder first
+    capsys.readouterr()
+    status = cli.lint_imports(config_filename=str(config), no_cache=True, no_logo=True)
+    return status, capsys.readouterr().out
+
+
+def test_the_import_contracts_are_kept(monkeypatch, capsys):
+    """pyproject.toml's [tool.importlinter] contracts: the layers, the independent surfaces
+    and the layers inside game/, store/, web/, commands/ and hal/."""
+    status, out = lint_imports(PYPROJECT, monkeypatch, capsys)
+    broken = [line for line in out.splitlines() if "BROKEN" in line]
+    assert status == 0 and "0 broken" in out, "\n".join(broken) + "\n\n" + out
+
+
+def test_the_import_contracts_see_a_broken_layer(tmp_path, monkeypatch, capsys):
+    """A lazy import and one under ``TYPE_CHECKING`` upwards both break a layers contract,
+    named with its import (so the test above can fail)."""
+    package = tmp_path / "layered"
+    files = {
+        "__init__.py": "",
+        "low.py": "def f():\n    from . import high\n    return high\n",
+        "high.py": "from . import low\n",
+        "other/__init__.py": "",
+        "other/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                      "    from layered.other import b\n",
+        "other/b.py": "",
+    }
+    for name, text in files.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(text)
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        '[tool.importlinter]\nroot_package = "layered"\n\n'
+        '[[tool.importlinter.contracts]]\nid = "one"\nname = "high over low"\n'
+        'type = "layers"\nlayers = ["layered.high", "layered.low"]\n\n'
+        '[[tool.importlinter.contracts]]\nid = "two"\nname = "b over a"\n'
+        'type = "layers"\ncontainers = ["layered.other"]\nlayers = ["b", "a"]\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, out = lint_imports(config, monkeypatch, capsys)
+    assert status == 1
+    assert "high over low BROKEN" in out and "b over a BROKEN" in out
+    assert "layered.low is not allowed to import layered.high" in out
+    assert "layered.other.a is not allowed to import layered.other.b" in out
+
+
 @pytest.mark.parametrize("package", ["shutbox_hw.rules", "shutbox_hw.game",
                                      "shutbox_hw.game.referee.controller", "shutbox_hw.strategy"])
 def test_pure_layers_load_no_hardware_imaging_or_storage(package):
