@@ -197,6 +197,36 @@ def pager(request: Any, games: list[dict[str, Any]], limit: int, more: bool) -> 
     return f'<p class="note">{" · ".join(links)}</p>' if links else ""
 
 
+def _scorecard_row(rnd: dict[str, Any], players: list[str], pool: bool,
+                   doubled: bool) -> str:
+    """One finished round of the scorecard: each player's score (and after doubling),
+    their total or balance, the pot in a pool, who shut the box."""
+    cells = [str(rnd["round"])]
+    for p in players:
+        e = rnd["players"][p]
+        cells.append("–" if e["raw"] is None else str(e["raw"]))
+        if doubled:
+            cells.append("–" if e["final"] is None else str(e["final"]))
+        value = rnd.get("balances", {}).get(p) if pool else e["total"]
+        cells.append("–" if value is None else str(value))
+    if pool:
+        cells.append(str(rnd.get("pot", "–")))
+    cells.append(escape(", ".join(rnd["shut"])) or "–")
+    return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def _unfinished_row(left: dict[str, Any], abandoned: bool, players: list[str], pool: bool,
+                    columns: int) -> str:
+    """The round a stop cut short (or still being played): its scores, no totals."""
+    word = tr("stopped") if abandoned else tr("being played")
+    cells = [f"{left['round']} ({word})"]
+    for p in players:
+        score = left["scores"].get(p)
+        cells += ["–" if score is None else str(score)] + [""] * (columns - 1)
+    cells += ([""] if pool else []) + [""]
+    return '<tr class="unfinished">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
 def scorecard_page(card: dict[str, Any]) -> str:
     """One game: each round's scores under words (the score a player made, what it
     became after doubling where anything was doubled, the running total or a
@@ -212,30 +242,10 @@ def scorecard_page(card: dict[str, Any]) -> str:
             + ("<th rowspan=2>" + tr("Pot") + "</th>" if pool else "")
             + "<th rowspan=2>" + tr("Shut the box") + "</th></tr>"
             + "<tr>" + "".join(f"<th>{c}</th>" for _ in players for c in columns) + "</tr>")
-    rows = []
-    for rnd in card["rounds"]:
-        cells = [str(rnd["round"])]
-        for p in players:
-            e = rnd["players"][p]
-            cells.append("–" if e["raw"] is None else str(e["raw"]))
-            if doubled:
-                cells.append("–" if e["final"] is None else str(e["final"]))
-            value = rnd.get("balances", {}).get(p) if pool else e["total"]
-            cells.append("–" if value is None else str(value))
-        if pool:
-            cells.append(str(rnd.get("pot", "–")))
-        cells.append(escape(", ".join(rnd["shut"])) or "–")
-        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    rows = [_scorecard_row(rnd, players, pool, doubled) for rnd in card["rounds"]]
     left = card.get("unfinished_round")
     if left is not None:
-        word = tr("stopped") if card["abandoned"] else tr("being played")
-        cells = [f"{left['round']} ({word})"]
-        for p in players:
-            score = left["scores"].get(p)
-            cells += ["–" if score is None else str(score)] + [""] * (len(columns) - 1)
-        cells += ([""] if pool else []) + [""]
-        rows.append('<tr class="unfinished">' + "".join(f"<td>{c}</td>" for c in cells)
-                    + "</tr>")
+        rows.append(_unfinished_row(left, card["abandoned"], players, pool, len(columns)))
     state = game_state(card)
     ended = (tr("stopped before its end: nobody won") if state == "stopped" else
              tr("still being played") if state == "playing" else
