@@ -64,45 +64,69 @@ def audit_label(label: str) -> str:
     return tr(label) if label in AUDIT_WORDS else device_words.device(label)
 
 
+def _switch_test(menu: ServiceMenu, tiles: int) -> Screen:
+    """The switch test: which flaps are down, each flap's and button's count."""
+    live = [t for t in range(1, tiles + 1) if menu.live.get(f"flap {t}")]
+    return SwitchTestScreen(tiles=tiles, down=tuple(live),
+                            counts=tuple(menu.counts.get(f"flap {t}", 0)
+                                         for t in range(1, tiles + 1)),
+                            roll=menu.counts.get("ROLL", 0), next=menu.counts.get("NEXT", 0),
+                            held=tuple(b for b in ("ROLL", "NEXT") if menu.live.get(b)))
+
+
+def _audits(menu: ServiceMenu, audits: tuple[str, ...]) -> Screen:
+    """The audits: "label<TAB>value" rows under headings (store/read/audit.py)."""
+    rows = [line.partition("\t") for line in audits or (tr("no games yet"),)]
+    return MenuScreen(tr("hold: back"), tuple(audit_label(label) for label, _, _ in rows),
+                      selected=None, first=min(menu.index, len(rows) - 1),
+                      values=tuple(value for _, _, value in rows),
+                      headings=tuple(i for i, (_, sep, _) in enumerate(rows)
+                                     if not sep and audits),
+                      prompt=tr("NEXT: down  ROLL: up"))
+
+
+def _adjustments(menu: ServiceMenu) -> Screen:
+    """The adjustments, each with its value now."""
+    return MenuScreen(tr("ADJUST"), tuple(tr(LABELS[i]) for i in ADJUST_ITEMS),
+                      selected=menu.index,
+                      values=tuple(menu_value(i, menu.values.get(i)) if i in LABELS
+                                   and i not in (RESET, BACK) else ""
+                                   for i in ADJUST_ITEMS))
+
+
+def _edit(menu: ServiceMenu) -> Screen:
+    """One adjustment's choices, the one in force marked."""
+    options = CHOICES[menu.key]
+    current = menu.values.get(menu.key)
+    return MenuScreen(tr(LABELS[menu.key]).upper(),
+                      tuple(menu_value(menu.key, o) for o in options), selected=menu.choice,
+                      values=tuple(tr("now") if o == current else "" for o in options))
+
+
+def _names(menu: ServiceMenu) -> Screen:
+    """Each seat with its player's name."""
+    names = menu.names()
+    return MenuScreen(tr("NAMES"), tuple(tr("seat {n}").format(n=i + 1)
+                                         for i in range(len(names))),
+                      selected=menu.index,
+                      values=tuple(oled_name(n, seat_label(i)) for i, n in enumerate(names)))
+
+
 def screen(menu: ServiceMenu, tiles: int, audits: tuple[str, ...]) -> Screen:
     page = menu.page
     if page == "switch test":
-        live = [t for t in range(1, tiles + 1) if menu.live.get(f"flap {t}")]
-        return SwitchTestScreen(tiles=tiles, down=tuple(live),
-                                counts=tuple(menu.counts.get(f"flap {t}", 0)
-                                             for t in range(1, tiles + 1)),
-                                roll=menu.counts.get("ROLL", 0), next=menu.counts.get("NEXT", 0),
-                                held=tuple(b for b in ("ROLL", "NEXT") if menu.live.get(b)))
+        return _switch_test(menu, tiles)
     if page == "LED test":
         return MenuScreen(tr("LED TEST"), tuple(tr(step) for step in LED_STEPS),
                           selected=menu.led_step, prompt=tr("NEXT: next  hold: back"))
     if page == "audits":
-        # "label<TAB>value" rows under headings (store/read/audit.py)
-        rows = [line.partition("\t") for line in audits or (tr("no games yet"),)]
-        return MenuScreen(tr("hold: back"), tuple(audit_label(label) for label, _, _ in rows),
-                          selected=None, first=min(menu.index, len(rows) - 1),
-                          values=tuple(value for _, _, value in rows),
-                          headings=tuple(i for i, (_, sep, _) in enumerate(rows)
-                                         if not sep and audits),
-                          prompt=tr("NEXT: down  ROLL: up"))
+        return _audits(menu, audits)
     if page == "adjustments":
-        return MenuScreen(tr("ADJUST"), tuple(tr(LABELS[i]) for i in ADJUST_ITEMS),
-                          selected=menu.index,
-                          values=tuple(menu_value(i, menu.values.get(i)) if i in LABELS
-                                       and i not in (RESET, BACK) else ""
-                                       for i in ADJUST_ITEMS))
+        return _adjustments(menu)
     if page == "edit":
-        options = CHOICES[menu.key]
-        current = menu.values.get(menu.key)
-        return MenuScreen(tr(LABELS[menu.key]).upper(),
-                          tuple(menu_value(menu.key, o) for o in options), selected=menu.choice,
-                          values=tuple(tr("now") if o == current else "" for o in options))
+        return _edit(menu)
     if page == NAMES:
-        names = menu.names()
-        return MenuScreen(tr("NAMES"), tuple(tr("seat {n}").format(n=i + 1)
-                                             for i in range(len(names))),
-                          selected=menu.index,
-                          values=tuple(oled_name(n, seat_label(i)) for i, n in enumerate(names)))
+        return _names(menu)
     if page == "name":
         return MenuScreen(tr("SEAT {n}").format(n=menu.seat + 1),
                           tuple(oled_name(n, seat_label(menu.seat))
