@@ -343,6 +343,45 @@ def test_the_import_contracts_see_a_broken_layer(tmp_path, monkeypatch, capsys):
     assert "layered.other.a is not allowed to import layered.other.b" in out
 
 
+MOST_COMPLEX = 30
+"""Issue 39: no function ranks worse than D in radon (cyclomatic complexity <= 30)."""
+
+
+def too_complex(package: Path) -> list[str]:
+    """Every function, method and closure of ``package`` whose cyclomatic complexity
+    (radon's) is above :data:`MOST_COMPLEX`, spelled ``web/pages.py:200 scorecard_page 36``."""
+    from radon.complexity import add_inner_blocks, cc_visit
+    from radon.visitors import Function
+
+    found = set()
+    for path in sorted(package.rglob("*.py")):
+        for block in add_inner_blocks(cc_visit(path.read_text())):
+            if isinstance(block, Function) and block.complexity > MOST_COMPLEX:
+                found.add(f"{path.relative_to(package)}:{block.lineno} {block.fullname} "
+                          f"{block.complexity}")
+    return sorted(found)
+
+
+def test_no_function_ranks_worse_than_d_in_radon():
+    assert too_complex(PACKAGE) == []
+
+
+def test_the_complexity_check_names_a_function_above_30(tmp_path):
+    """McCabe's count is one more than a function's decisions: 30 ``if`` are 31 and named,
+    29 are 30 and not; a method and a closure are looked at too (so the test above can
+    fail)."""
+    def ifs(n: int, indent: str) -> str:
+        return "".join(f"{indent}if x == {i}:\n{indent}    x += 1\n" for i in range(n))
+    (tmp_path / "pkg" / "deep").mkdir(parents=True)
+    (tmp_path / "pkg" / "fine.py").write_text("def f(x):\n" + ifs(29, "    "))
+    (tmp_path / "pkg" / "deep" / "over.py").write_text(
+        "def g(x):\n" + ifs(30, "    ")
+        + "class C:\n    def m(self, x):\n" + ifs(31, "        ")
+        + "def outer(x):\n    def inner(x):\n" + ifs(30, "        ") + "    return inner\n")
+    assert sorted(too_complex(tmp_path / "pkg"), key=lambda s: int(s.split(":")[1].split()[0])) \
+        == ["deep/over.py:1 g 31", "deep/over.py:63 C.m 32", "deep/over.py:127 outer.inner 31"]
+
+
 @pytest.mark.parametrize("package", ["shutbox_hw.rules", "shutbox_hw.game",
                                      "shutbox_hw.game.referee.controller", "shutbox_hw.strategy"])
 def test_pure_layers_load_no_hardware_imaging_or_storage(package):
