@@ -349,7 +349,7 @@ MOST_COMPLEX = 30
 
 def too_complex(package: Path) -> list[str]:
     """Every function, method and closure of ``package`` whose cyclomatic complexity
-    (radon's) is above :data:`MOST_COMPLEX`, spelled ``web/pages.py:200 scorecard_page 36``."""
+    (radon's) is above :data:`MOST_COMPLEX`, spelled ``sim/steps.py:77 run_step 31``."""
     from radon.complexity import add_inner_blocks, cc_visit
     from radon.visitors import Function
 
