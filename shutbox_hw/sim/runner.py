@@ -21,8 +21,8 @@ from .. import render as render_package
 from ..base.events import ButtonPressed, FlapChanged, ServiceRequested
 from ..config.config_file import Config
 from ..daemon.daemon import STORE_RETRY_MS, Daemon
-from ..game.advice import Advisor
-from ..game.screens import PlayScreen, Screen
+from ..game.display.screens import PlayScreen, Screen
+from ..game.referee.advice import Advisor
 from ..hal.contracts.debounce import SERVICE_HOLD_MS
 from ..hal.contracts.poll import run_loop
 from ..skill.hints import ready_advisor_for as solver_advisor
@@ -327,7 +327,7 @@ class SimRunner:
             if not self.daemon.unsaved:
                 break
             self.advance(STORE_RETRY_MS)
-        from ..store.game_rows import NOT_STORED
+        from ..store.write.game_rows import NOT_STORED
         return sum(not isinstance(e, NOT_STORED) for e in self.daemon.unsaved)
 
     def bounce(self, tile: int, edges: int) -> None:
