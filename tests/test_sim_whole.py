@@ -214,3 +214,44 @@ def test_a_phone_takes_a_seat_through_a_running_simulator_s_socket(tmp_path, run
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
     assert not Path(sock).exists()     # closed with the simulator
+
+
+def _ended_and_rated(db: Path) -> tuple[int, int]:
+    con = sqlite3.connect(db)
+    try:
+        ended = con.execute("SELECT COUNT(*) FROM turns WHERE ended_at IS NOT NULL").fetchone()
+        rated = con.execute("SELECT COUNT(*) FROM turn_ratings").fetchone()
+    finally:
+        con.close()
+    return int(ended[0]), int(rated[0])
+
+
+def test_the_terminal_simulator_rates_on_the_box_s_thread_and_listens(tmp_path, capsys,
+                                                                      runtime, monkeypatch):
+    import shutbox_hw.sim.terminal as terminal
+    from shutbox_hw.sim.script import load_script
+    from shutbox_hw.skill.rater import RatingWorker
+    conf, db = _config(tmp_path, runtime), tmp_path / "night.db"
+    seen: dict[str, object] = {}
+
+    def play(main_fn, runner, log):     # the person at the keys, as the scripted one plays
+        seen["socket"] = runner.claims.path if runner.claims is not None else None
+        seen["listening"] = Path(str(seen["socket"])).exists()
+        seen["rater"] = runner.rater
+        for step in load_script(NIGHT, 9):
+            runner.run(step)
+        runner.let_ends_show()
+        # the rater's thread rates off the loop: waited for (a safety net, not a timing)
+        _until(lambda: (lambda e, r: e > 0 and e == r)(*_ended_and_rated(db)))
+    monkeypatch.setattr(terminal.curses, "wrapper", play)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["sim", "--config", str(conf), *RULES, "--db", str(db)]) == 0
+    assert isinstance(seen["rater"], RatingWorker)
+    assert seen["socket"] == str(beside_record(db)) and seen["listening"]
+    assert not beside_record(db).exists()
+    capsys.readouterr()
+    assert main(["players", "--db", str(db), "--json"]) == 0
+    shown = {p["name"]: p["accuracy"] for p in json.loads(capsys.readouterr().out)}
+    assert shown == {name: round(100 * best / moves, 1) for name, (moves, best)
+                     in _accuracy_from_the_throws(db, tmp_path / "solver").items()}

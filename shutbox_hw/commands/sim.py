@@ -167,7 +167,8 @@ def _parts(args: argparse.Namespace, config: Config, db: Path, *, kept: bool,
     rater: Any = None
     if not args.no_rater:
         from ..skill.rater import InlineRater, RatingWorker
-        rater = RatingWorker(db).start() if threaded else InlineRater(db)
+        # the thread is started by the terminal once the box has made the record
+        rater = RatingWorker(db) if threaded else InlineRater(db)
     claims = None
     if not args.no_claims:
         from ..claims.place import for_simulator
