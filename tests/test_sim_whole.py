@@ -184,17 +184,22 @@ def _join_code(mirror: Path) -> dict | None:
         return None
 
 
-@pytest.mark.process    # a running simulator, stopped with a real SIGINT
-def test_a_phone_takes_a_seat_through_a_running_simulator_s_socket(tmp_path, runtime):
+def _running_sim(tmp_path: Path, conf: Path, db: Path) -> subprocess.Popen[str]:
+    """``sim --db`` running (a realtime script that waits ten minutes), stopped by SIGINT."""
     script = tmp_path / "s.txt"
     script.write_text("wait 600\n")
-    conf, db = tmp_path / "box.toml", tmp_path / "g.db"
-    conf.write_text(f'[storage]\nruntime = "{runtime}"\n')
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "shutbox_hw", "sim", "--config", str(conf), "--db", str(db),
          "--realtime", "--script", str(script)], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, cwd=tmp_path,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+@pytest.mark.process    # a running simulator, stopped with a real SIGINT
+def test_a_phone_takes_a_seat_through_a_running_simulator_s_socket(tmp_path, runtime):
+    conf, db = tmp_path / "box.toml", tmp_path / "g.db"
+    conf.write_text(f'[storage]\nruntime = "{runtime}"\n')
+    proc = _running_sim(tmp_path, conf, db)
     try:
         sock = for_web(load_config(conf).network, db)   # as `web --db` finds it
         assert sock == str(beside_record(db))
@@ -214,6 +219,39 @@ def test_a_phone_takes_a_seat_through_a_running_simulator_s_socket(tmp_path, run
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
     assert not Path(sock).exists()     # closed with the simulator
+
+
+@pytest.mark.process    # the README's "Trying it without a box": sim --db beside web --db
+def test_the_web_on_the_sim_s_record_shows_a_qr_code_that_seats_a_phone(tmp_path, runtime):
+    from loopback import free_port
+    from web_server import WebServer, need_web
+    need_web()
+    port = free_port()
+    conf, db = tmp_path / "box.toml", tmp_path / "g.db"
+    # web_url: the QR code's address (a web on the loopback alone makes none of its own)
+    conf.write_text(f'[storage]\nruntime = "{runtime}"\n'
+                    f'[network]\nweb_url = "http://127.0.0.1:{port}/"\n')
+    proc = _running_sim(tmp_path, conf, db)
+    web = None
+    try:
+        _until(lambda: beside_record(db).exists())
+        web = WebServer(db, conf, port)          # no claims_socket: it finds the sim's
+        join = _until(lambda: _join_code(mirror_path(db, runtime)))
+        assert join["url"] == f"http://127.0.0.1:{port}/join/{join['code']}"
+        status, _, page = web.get(f"/join/{join['code']}")
+        assert status == 200 and b"Anna" not in page
+        status, _, page = web.get(f"/join/{join['code']}", "POST", b"name=Anna",
+                                  {"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 200 and b"Anna" in page
+        assert proc.stdout is not None
+        assert json.loads(proc.stdout.readline()) == {
+            "event": "seat_claimed", "seat": 0, "player": "Anna", "source": "phone",
+            "players": ["Anna", "P2"]}
+    finally:
+        log = web.stop() if web is not None else ""
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err + log
 
 
 def _ended_and_rated(db: Path) -> tuple[int, int]:
