@@ -293,3 +293,40 @@ def test_the_terminal_simulator_rates_on_the_box_s_thread_and_listens(tmp_path, 
     shown = {p["name"]: p["accuracy"] for p in json.loads(capsys.readouterr().out)}
     assert shown == {name: round(100 * best / moves, 1) for name, (moves, best)
                      in _accuracy_from_the_throws(db, tmp_path / "solver").items()}
+
+
+def test_the_temporary_folder_is_made_for_the_socket_and_another_user_s_is_refused(
+        tmp_path, monkeypatch):
+    import os
+    import tempfile
+
+    from shutbox_hw.claims.server import ClaimsUnavailable
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # the fallback's parent
+    monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
+    use_folder(None)
+    network = load_config(None).network
+    db = tmp_path / "g.db"
+    place = beside_record(db)
+    if place.parent.parent != tmp_path:
+        pytest.skip("this machine has /run/shutbox-hw: the mirror's folder is that")
+    assert not place.parent.exists()
+    assert for_simulator(network, db) == str(place)       # made, as the mirror makes it
+    assert place.parent.is_dir() and (place.parent.stat().st_mode & 0o777) == 0o755
+    if os.geteuid() != 0:
+        return                                            # no other user's folder to make
+    os.chown(place.parent, 4242, 4242)
+    with pytest.raises(ClaimsUnavailable, match="not this user's folder"):
+        for_simulator(network, db)
+
+
+def test_a_socket_that_cannot_be_made_is_said_and_the_night_plays_on(tmp_path, capsys,
+                                                                     runtime):
+    conf, db = tmp_path / "box.toml", tmp_path / "g.db"
+    conf.write_text(f'[storage]\nruntime = "{runtime}"\n'
+                    f'[network]\nclaims_socket = "{runtime}/no-such-folder/c.sock"\n')
+    assert main(["sim", "--config", str(conf), *RULES, "--db", str(db),
+                 "--script", str(NIGHT)]) == 0
+    out, err = capsys.readouterr()
+    assert err.count("seats from a phone are off") == 1
+    assert f"cannot listen on {runtime}/no-such-folder/c.sock" in err
+    assert '"game_ended"' in out and "Traceback" not in err

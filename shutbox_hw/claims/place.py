@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 
 from ..config.network import DEFAULT_RUNTIME, NetworkConfig
-from ..store.shown import mirror_path
+from ..store.shown import _fallback, _ours, mirror_path
+from .server import ClaimsUnavailable
 
 
 def beside_record(db: str | Path) -> Path:
@@ -24,10 +25,17 @@ def beside_record(db: str | Path) -> Path:
 
 
 def for_simulator(network: NetworkConfig, db: str | Path) -> str | None:
-    """Where ``sim --db`` listens (None: ``claims_socket = ""``, off)."""
+    """Where ``sim --db`` listens (None: ``claims_socket = ""``, off); the temporary
+    folder beside the record made first if it is the one (ClaimsUnavailable: it is
+    another user's)."""
     if network.claims_socket is not None:
         return network.claims_path
-    return str(beside_record(db))
+    place = beside_record(db)
+    # the temporary folder made as the mirror makes it (mode 0755); one another user
+    # made there is not used (it could put its own socket in the web's way)
+    if place.parent == _fallback(db) and not _ours(place.parent):
+        raise ClaimsUnavailable(f"{place.parent} is not this user's folder")
+    return str(place)
 
 
 def for_web(network: NetworkConfig, db: str | Path) -> str | None:

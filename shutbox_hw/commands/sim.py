@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sqlite3
 import sys
 import tempfile
@@ -172,7 +173,12 @@ def _parts(args: argparse.Namespace, config: Config, db: Path, *, kept: bool,
     claims = None
     if not args.no_claims:
         from ..claims.place import for_simulator
-        claims = for_simulator(config.network, db)
+        from ..claims.server import ClaimsUnavailable
+        try:
+            claims = for_simulator(config.network, db)
+        except ClaimsUnavailable as error:   # said, and the box plays on without it
+            say = logging.getLogger("shutbox_hw").warning if threaded else _warn
+            say(f"seats from a phone are off: {error}")   # the terminal: in its pane
     return rater, claims
 
 
