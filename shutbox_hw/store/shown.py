@@ -16,7 +16,9 @@ The file is named after the database it mirrors (``shown-<hash of its path>.json
 so a reader that has only a connection to the record finds it, and two boxes or
 simulators in one folder never share one. Away from systemd (the simulator, the
 tests, a developer's machine) the folder is ``/run/shutbox-hw`` if there is one,
-else a folder in the temporary directory. The table ``shown`` of schema 6 stays
+else a folder in ``/dev/shm`` (RAM on every Linux), else in the temporary directory
+(on disk on most machines, where each replacement of the file costs a flush: ext4
+writes a file replaced by a rename out at once). The table ``shown`` of schema 6 stays
 in the schema, unused.
 """
 
@@ -35,6 +37,7 @@ from typing import Any
 from .schema import VERSION
 
 DEFAULT_FOLDER = Path("/run/shutbox-hw")   # the box's unit's RuntimeDirectory=
+SHARED_RAM = Path("/dev/shm")               # away from systemd: RAM that every user may write
 
 _configured: Path | None = None   # [storage] runtime, set once by the command
 
@@ -48,8 +51,9 @@ def use_folder(folder: Path | None) -> None:
 def folder(db_path: str | Path) -> Path:
     """Where the mirror of the record at ``db_path`` is: ``[storage] runtime``, else
     the unit's runtime directory (``$RUNTIME_DIRECTORY``; the web's unit has none and
-    finds the box's by its name), else a folder in the temporary directory named
-    after the record's owner (the box that writes it; the web may be another user)."""
+    finds the box's by its name), else a folder in ``/dev/shm`` (or, without it, the
+    temporary directory) named after the record's owner (the box that writes it; the
+    web may be another user)."""
     if _configured is not None:
         return _configured
     runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
@@ -65,7 +69,18 @@ def _fallback(db_path: str | Path) -> Path:
         owner = os.stat(db_path).st_uid
     except OSError:
         owner = os.getuid()
-    return Path(tempfile.gettempdir()) / f"shutbox-hw-run-{owner}"
+    shared = SHARED_RAM if _writable_to_all(SHARED_RAM) else Path(tempfile.gettempdir())
+    return shared / f"shutbox-hw-run-{owner}"
+
+
+def _writable_to_all(place: Path) -> bool:
+    """A folder like /tmp: a directory every user may write, sticky (nobody removes
+    another's files)."""
+    try:
+        st = os.stat(place)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_mode & 0o1777 == 0o1777
 
 
 def mirror_path(db_path: str | Path, where: Path | None = None) -> Path:
@@ -94,10 +109,13 @@ def publish(store: Any, data: dict[str, Any]) -> bool:
         record = os.stat(path_of)
         building.write_text(body)
         os.chmod(building, record.st_mode & 0o640)
-        try:
-            os.chown(building, -1, record.st_gid)
-        except OSError:
-            pass   # not a member of the record's group: its own group, as before
+        if os.stat(building).st_gid != record.st_gid:
+            # only where it changes something: the box's unit filters chown out
+            # (~@privileged), and a call it filters kills the process
+            try:
+                os.chown(building, -1, record.st_gid)
+            except OSError:
+                pass   # not a member of the record's group: its own group, as before
         os.replace(building, target)
     except OSError:
         try:
