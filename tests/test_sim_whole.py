@@ -301,13 +301,18 @@ def test_the_temporary_folder_is_made_for_the_socket_and_another_user_s_is_refus
     import tempfile
 
     from shutbox_hw.claims.server import ClaimsUnavailable
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # the fallback's parent
+    from shutbox_hw.store import shown
+    shared = tmp_path / "shm"            # a folder like /dev/shm: everyone's, sticky
+    shared.mkdir()
+    shared.chmod(0o1777)
+    monkeypatch.setattr(shown, "SHARED_RAM", shared)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "none"))
     monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
     use_folder(None)
     network = load_config(None).network
     db = tmp_path / "g.db"
     place = beside_record(db)
-    if place.parent.parent != tmp_path:
+    if place.parent.parent != shared:
         pytest.skip("this machine has /run/shutbox-hw: the mirror's folder is that")
     assert not place.parent.exists()
     assert for_simulator(network, db) == str(place)       # made, as the mirror makes it
