@@ -241,6 +241,9 @@ def _play_with(args: argparse.Namespace, config: Config, db: Path, frames: Path 
                     f"the game so far is kept in {shown_path(db)}; a run on it resumes it"
                     if kept else "the temporary database goes with it"))
                 return 130
+            except BaseException:
+                runner.close()      # its socket's file goes with it
+                raise
         try:
             unsaved = runner.finish()
         finally:
