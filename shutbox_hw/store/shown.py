@@ -24,6 +24,7 @@ in the schema, unused.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -85,8 +86,15 @@ def _writable_to_all(place: Path) -> bool:
 
 def mirror_path(db_path: str | Path, where: Path | None = None) -> Path:
     """The mirror of the record at ``db_path`` (any spelling of the same file)."""
+    return (where or folder(db_path)) / _mirror_name(os.fspath(db_path))
+
+
+@functools.lru_cache(maxsize=16)
+def _mirror_name(db_path: str) -> str:
+    """(Worked out once per spelling: the box asks at every step, and resolving the
+    path walks it a folder at a time.)"""
     key = hashlib.sha256(os.path.realpath(db_path).encode()).hexdigest()[:16]
-    return (where or folder(db_path)) / f"shown-{key}.json"
+    return f"shown-{key}.json"
 
 
 def publish(store: Any, data: dict[str, Any]) -> bool:
