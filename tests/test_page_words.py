@@ -8,8 +8,8 @@ import pytest
 
 from shutbox_hw.base.events import Tonight
 from shutbox_hw.base.i18n import speaking
-from shutbox_hw.store.tonight import CLOCK_NOTES
-from shutbox_hw.web import pages
+from shutbox_hw.store.read.tonight import CLOCK_NOTES
+from shutbox_hw.web.content import pages
 from shutbox_hw.words.record import count, game_state
 
 

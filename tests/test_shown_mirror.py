@@ -17,8 +17,8 @@ from shutbox_hw.config.config_file import ConfigError, load_config
 from shutbox_hw.network.live import live
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
-from shutbox_hw.store import shown as mirror
-from shutbox_hw.web.reader import Reader
+from shutbox_hw.store.read import shown as mirror
+from shutbox_hw.web.content.reader import Reader
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
 
@@ -63,7 +63,7 @@ def test_a_flap_shut_but_not_taken_reaches_the_tv_from_ram_and_not_the_card(
 
 def test_the_mirror_is_written_without_a_commit_or_a_sync(tmp_path: Path,
                                                           run_folder: Path) -> None:
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.write.sqlite import Store
     store = Store(tmp_path / "box.db")
     try:
         changes, size = store.db.total_changes, Path(f"{tmp_path / 'box.db'}-wal").stat().st_size
@@ -80,7 +80,7 @@ def test_the_mirror_is_written_without_a_commit_or_a_sync(tmp_path: Path,
 
 def test_the_webs_feed_sees_a_new_picture_without_a_commit(tmp_path: Path,
                                                           run_folder: Path) -> None:
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.write.sqlite import Store
     db = tmp_path / "box.db"
     store = Store(db)
     reader = Reader(db)
@@ -120,7 +120,7 @@ def test_the_mirror_is_as_readable_as_the_record_and_no_more(tmp_path: Path, mod
     """Away from systemd the mirror sits in /dev/shm (or the temporary directory), in a folder
     named after the record's owner: whoever may read the record (the web as
     another user in its group) may read the mirror, nobody else."""
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.write.sqlite import Store
     db = tmp_path / "box.db"
     store = Store(db)
     try:

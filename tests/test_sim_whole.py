@@ -26,7 +26,7 @@ from shutbox_hw.claims.place import beside_record, for_simulator, for_web
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.rules import rules_from_dict
-from shutbox_hw.store.shown import mirror_path, use_folder
+from shutbox_hw.store.read.shown import mirror_path, use_folder
 from shutbox_hw.strategy import solver_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -301,7 +301,7 @@ def test_the_temporary_folder_is_made_for_the_socket_and_another_user_s_is_refus
     import tempfile
 
     from shutbox_hw.claims.server import ClaimsUnavailable
-    from shutbox_hw.store import shown
+    from shutbox_hw.store.read import shown
     shared = tmp_path / "shm"            # a folder like /dev/shm: everyone's, sticky
     shared.mkdir()
     shared.chmod(0o1777)

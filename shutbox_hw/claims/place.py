@@ -3,7 +3,7 @@
 The box's daemon listens where ``[network] claims_socket`` says, else in its runtime
 directory (:attr:`~shutbox_hw.config.network.NetworkConfig.claims_path`). A simulated
 box (``shutbox-hw sim --db``) never takes the real box's socket: unless the key names
-one, it listens beside the mirror of its record (:func:`~shutbox_hw.store.shown.folder`,
+one, it listens beside the mirror of its record (:func:`~shutbox_hw.store.read.shown.folder`,
 ``claims-<the mirror's key>.sock``), so two simulators never share one and ``web --db``
 on the same record finds it (:func:`for_web`) with no config at all.
 """
@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from ..config.network import DEFAULT_RUNTIME, NetworkConfig
-from ..store.shown import _fallback, _ours, mirror_path
+from ..store.read.shown import _fallback, _ours, mirror_path
 from .server import ClaimsUnavailable
 
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..store.game_record import content
+from ..store.tables.game_record import content
 
 STATES = ("finished", "abandoned")
 PAYLOAD_KEPT = 1_000_000   # characters of a set-aside payload kept (a huge one is cut)
@@ -243,6 +243,68 @@ def seen_all(conn: Any, seen: Seen) -> None:
                  ([b for b, _ in keys], [e for _, e in keys], [seen[k] for k in keys]))
 
 
+def _insert_new(conn: Any, games: list[_Game]) -> list[_Game]:
+    """The batch's games not held yet inserted (the first of each key), with their seats;
+    each no longer missing. Returns the games stored."""
+    firsts: dict[tuple[str, str, int], _Game] = {}
+    for g in games:
+        firsts.setdefault(g.key, g)
+    new = list(firsts.values())
+    inserted = {(b, e, n) for b, e, n in conn.execute(
+        "INSERT INTO games (box, epoch, game, state, started_at, ended_at, seq, record,"
+        " ratings) SELECT b, e, g, s, st, en, q, r::jsonb, ra::jsonb FROM unnest("
+        "%s::text[], %s::text[], %s::int[], %s::text[], %s::float8[], %s::float8[],"
+        " %s::int8[], %s::text[], %s::text[]) AS t(b, e, g, s, st, en, q, r, ra)"
+        " ON CONFLICT (box, epoch, game) DO NOTHING RETURNING box, epoch, game",
+        ([g.box for g in new], [g.epoch for g in new], [g.game for g in new],
+         [g.record["state"] for g in new],
+         [_number(g.record.get("started_at")) for g in new],
+         [_number(g.record.get("ended_at")) for g in new],
+         [_int(g.record.get("seq")) for g in new], [g.kept for g in new],
+         [json.dumps(g.ratings) for g in new])).fetchall()}
+    stored = [g for g in new if g.key in inserted]
+    seats = [(g.box, g.epoch, g.game, s["seat"], s["name"]) for g in stored
+             for s in g.record["seats"]]
+    if seats:
+        conn.execute("INSERT INTO seats (box, epoch, game, seat, name) SELECT * FROM"
+                     " unnest(%s::text[], %s::text[], %s::int[], %s::int[], %s::text[])",
+                     tuple(list(column) for column in zip(*seats, strict=True)))
+    if stored:
+        conn.execute("DELETE FROM missing m USING unnest(%s::text[], %s::text[],"
+                     " %s::int[]) AS t(b, e, g) WHERE m.box = t.b AND m.epoch = t.e"
+                     " AND m.game = t.g", ([g.box for g in stored],
+                                           [g.epoch for g in stored],
+                                           [g.game for g in stored]))
+    return stored
+
+
+def _settle_held(conn: Any, rest: list[_Game], outcomes: list[Outcome | None],
+                 aside: list[tuple[Any, ...]]) -> None:
+    """The batch's games whose key was held already: a different game set aside, more
+    ratings kept, else a duplicate (each one's outcome filled in)."""
+    keys = list({g.key for g in rest})
+    held = {(b, e, n): [record, ratings] for b, e, n, record, ratings in conn.execute(
+        "SELECT x.box, x.epoch, x.game, x.record, x.ratings FROM games x JOIN"
+        " unnest(%s::text[], %s::text[], %s::int[]) AS t(b, e, g)"
+        " ON x.box = t.b AND x.epoch = t.e AND x.game = t.g",
+        ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]))}
+    for g in rest:
+        first = held[g.key]
+        if first[0] != json.loads(g.kept):
+            outcomes[g.index] = Outcome(
+                "differs", g.box, g.epoch, g.game,
+                "a different game under a key already held: the first kept")
+            aside.append((g.topic, g.box, g.epoch, g.game, "differs",
+                          g.text[:PAYLOAD_KEPT]))
+        elif len(g.ratings) > len(first[1]):
+            conn.execute("UPDATE games SET ratings = %s WHERE box = %s AND epoch = %s"
+                         " AND game = %s", (json.dumps(g.ratings), *g.key))
+            first[1] = g.ratings
+            outcomes[g.index] = Outcome("ratings", g.box, g.epoch, g.game)
+        else:
+            outcomes[g.index] = Outcome("duplicate", g.box, g.epoch, g.game)
+
+
 def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
                 states: Seen | None = None) -> list[Outcome]:
     """Write the messages of ``shutbox/<box>/game`` as :func:`write` does one, with a
@@ -263,60 +325,11 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
                 aside.append(row)
     seen_all(conn, _seen_of(games, states))
     if games:
-        firsts: dict[tuple[str, str, int], _Game] = {}
-        for g in games:
-            firsts.setdefault(g.key, g)
-        new = list(firsts.values())
-        inserted = {(b, e, n) for b, e, n in conn.execute(
-            "INSERT INTO games (box, epoch, game, state, started_at, ended_at, seq, record,"
-            " ratings) SELECT b, e, g, s, st, en, q, r::jsonb, ra::jsonb FROM unnest("
-            "%s::text[], %s::text[], %s::int[], %s::text[], %s::float8[], %s::float8[],"
-            " %s::int8[], %s::text[], %s::text[]) AS t(b, e, g, s, st, en, q, r, ra)"
-            " ON CONFLICT (box, epoch, game) DO NOTHING RETURNING box, epoch, game",
-            ([g.box for g in new], [g.epoch for g in new], [g.game for g in new],
-             [g.record["state"] for g in new],
-             [_number(g.record.get("started_at")) for g in new],
-             [_number(g.record.get("ended_at")) for g in new],
-             [_int(g.record.get("seq")) for g in new], [g.kept for g in new],
-             [json.dumps(g.ratings) for g in new])).fetchall()}
-        stored = [g for g in new if g.key in inserted]
-        seats = [(g.box, g.epoch, g.game, s["seat"], s["name"]) for g in stored
-                 for s in g.record["seats"]]
-        if seats:
-            conn.execute("INSERT INTO seats (box, epoch, game, seat, name) SELECT * FROM"
-                         " unnest(%s::text[], %s::text[], %s::int[], %s::int[], %s::text[])",
-                         tuple(list(column) for column in zip(*seats, strict=True)))
-        if stored:
-            conn.execute("DELETE FROM missing m USING unnest(%s::text[], %s::text[],"
-                         " %s::int[]) AS t(b, e, g) WHERE m.box = t.b AND m.epoch = t.e"
-                         " AND m.game = t.g", ([g.box for g in stored],
-                                               [g.epoch for g in stored],
-                                               [g.game for g in stored]))
-        for g in stored:
+        for g in _insert_new(conn, games):
             outcomes[g.index] = Outcome("stored", g.box, g.epoch, g.game)
         rest = [g for g in games if outcomes[g.index] is None]
         if rest:
-            keys = list({g.key for g in rest})
-            held = {(b, e, n): [record, ratings] for b, e, n, record, ratings in conn.execute(
-                "SELECT x.box, x.epoch, x.game, x.record, x.ratings FROM games x JOIN"
-                " unnest(%s::text[], %s::text[], %s::int[]) AS t(b, e, g)"
-                " ON x.box = t.b AND x.epoch = t.e AND x.game = t.g",
-                ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]))}
-            for g in rest:
-                first = held[g.key]
-                if first[0] != json.loads(g.kept):
-                    outcomes[g.index] = Outcome(
-                        "differs", g.box, g.epoch, g.game,
-                        "a different game under a key already held: the first kept")
-                    aside.append((g.topic, g.box, g.epoch, g.game, "differs",
-                                  g.text[:PAYLOAD_KEPT]))
-                elif len(g.ratings) > len(first[1]):
-                    conn.execute("UPDATE games SET ratings = %s WHERE box = %s AND epoch = %s"
-                                 " AND game = %s", (json.dumps(g.ratings), *g.key))
-                    first[1] = g.ratings
-                    outcomes[g.index] = Outcome("ratings", g.box, g.epoch, g.game)
-                else:
-                    outcomes[g.index] = Outcome("duplicate", g.box, g.epoch, g.game)
+            _settle_held(conn, rest, outcomes, aside)
     if aside:
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO set_aside (topic, box, epoch, game, reason, payload)"

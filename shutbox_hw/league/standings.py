@@ -31,7 +31,7 @@ and are listed by name.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +96,43 @@ class _Tally:
         return min(self.spellings, key=lambda name: (-self.spellings[name], name))
 
 
+def _tally_game(tallies: dict[str, _Tally], record: dict[str, Any],
+                key_of: Callable[[str], str]) -> None:
+    """One game of the season counted into each of its players' tallies: played, won
+    (the points), turns and their scores, boxes shut, moves rated and the best ones."""
+    winners = {key_of(str(w)) for w in record["result"].get("winners") or []}
+    names: dict[int, str] = {}       # seat -> the player's key
+    for seat in record["seats"]:
+        name = tidy(str(seat["name"]))
+        key = key_of(name)
+        if key and not is_seat_label(name) and key not in names.values():
+            names[int(seat["seat"])] = key
+            spellings = tallies.setdefault(key, _Tally()).spellings
+            spellings[name] = spellings.get(name, 0) + 1
+    for key in names.values():
+        tally = tallies[key]
+        tally.games += 1
+        if key in winners:
+            tally.wins += 1
+            tally.points += POINTS_WIN if len(winners) == 1 else POINTS_SHARED
+    for turn in record.get("turns") or []:
+        player = names.get(turn.get("seat", -1))
+        if player is None:
+            continue
+        tally = tallies[player]
+        if isinstance(turn.get("score"), (int, float)):
+            tally.turns += 1
+            tally.score_sum += turn["score"]
+        if turn.get("shut") is True:
+            tally.boxes_shut += 1
+    for rating in record.get("ratings") or []:
+        rater = names.get(rating.get("seat", -1))
+        if rater is None or not isinstance(rating.get("loss"), (int, float)):
+            continue
+        tallies[rater].rated += 1
+        tallies[rater].best += rating["loss"] <= BEST
+
+
 def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
               venue: str | None = None) -> list[dict[str, Any]]:
     """The ranked players of ``season`` from ``games`` ((venue, record) pairs: the
@@ -112,37 +149,7 @@ def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
     for where, record in games:
         if (venue is not None and where != venue) or not counts(season, where, record):
             continue
-        winners = {key_of(str(w)) for w in record["result"].get("winners") or []}
-        names: dict[int, str] = {}       # seat -> the player's key
-        for seat in record["seats"]:
-            name = tidy(str(seat["name"]))
-            key = key_of(name)
-            if key and not is_seat_label(name) and key not in names.values():
-                names[int(seat["seat"])] = key
-                spellings = tallies.setdefault(key, _Tally()).spellings
-                spellings[name] = spellings.get(name, 0) + 1
-        for key in names.values():
-            tally = tallies[key]
-            tally.games += 1
-            if key in winners:
-                tally.wins += 1
-                tally.points += POINTS_WIN if len(winners) == 1 else POINTS_SHARED
-        for turn in record.get("turns") or []:
-            player = names.get(turn.get("seat", -1))
-            if player is None:
-                continue
-            tally = tallies[player]
-            if isinstance(turn.get("score"), (int, float)):
-                tally.turns += 1
-                tally.score_sum += turn["score"]
-            if turn.get("shut") is True:
-                tally.boxes_shut += 1
-        for rating in record.get("ratings") or []:
-            rater = names.get(rating.get("seat", -1))
-            if rater is None or not isinstance(rating.get("loss"), (int, float)):
-                continue
-            tallies[rater].rated += 1
-            tallies[rater].best += rating["loss"] <= BEST
+        _tally_game(tallies, record, key_of)
     rows = []
     for t in tallies.values():
         if t.games < season.min_games:

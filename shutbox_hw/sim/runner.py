@@ -6,7 +6,7 @@ buttons through the simulated switches (which bounce, like real ones), lets
 virtual time pass, and can cut the power. Both the scripted and the
 interactive simulator drive this one class.
 
-It wires what the daemon on a Pi wires (``commands/run.py``): a rater (``rater``)
+It wires what the daemon on a Pi wires (``commands/box/run.py``): a rater (``rater``)
 and the phones' claims socket (``claims_path``); the sim command passes both when it
 has a ``--db``, and a test that does not want one leaves it out.
 """
@@ -27,8 +27,8 @@ from ..base.events import ButtonPressed, FlapChanged, ServiceRequested
 from ..claims.server import ClaimServer, ClaimsUnavailable
 from ..config.config_file import Config
 from ..daemon.daemon import STORE_RETRY_MS, Daemon
-from ..game.advice import Advisor
-from ..game.screens import PlayScreen, Screen
+from ..game.display.screens import PlayScreen, Screen
+from ..game.referee.advice import Advisor
 from ..hal.contracts.debounce import SERVICE_HOLD_MS
 from ..hal.contracts.poll import run_loop
 from ..skill.hints import ready_advisor_for as solver_advisor
@@ -373,7 +373,7 @@ class SimRunner:
             if not self.daemon.unsaved:
                 break
             self.advance(STORE_RETRY_MS)
-        from ..store.game_rows import NOT_STORED
+        from ..store.write.game_rows import NOT_STORED
         return sum(not isinstance(e, NOT_STORED) for e in self.daemon.unsaved)
 
     def bounce(self, tile: int, edges: int) -> None:
