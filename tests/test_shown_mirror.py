@@ -141,7 +141,7 @@ def test_away_from_systemd_the_mirror_is_in_ram_where_linux_has_dev_shm(tmp_path
     """The mirror is replaced at every step; on a disk (ext4 writes a file replaced
     by a rename out at once) that is a flush per step and a write to the card. Away
     from systemd it goes to /dev/shm, read from the kernel's own mount table here."""
-    from shutbox_hw.store import mounts
+    from shutbox_hw.store.disk import mounts
     if mirror.DEFAULT_FOLDER.is_dir() or "RUNTIME_DIRECTORY" in os.environ:
         pytest.skip("a runtime directory is there: the mirror goes to it")
     if not Path("/dev/shm").is_dir():
@@ -158,7 +158,7 @@ def test_the_mirror_calls_no_chown_where_the_group_is_already_the_records(
     the record's group is the service's own, a chown per step killed the referee at its
     first step (SIGSYS, found by the kernel rehearsal). Only a record in another group
     may ask for one."""
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.write.sqlite import Store
     calls: list[tuple[object, ...]] = []
     monkeypatch.setattr(os, "chown", lambda *a: calls.append(a))
     db = tmp_path / "box.db"
