@@ -179,7 +179,7 @@ def test_a_locked_then_a_full_disk_then_no_solver_lose_nothing(tmp_path, tables_
 CHILD = """
 import sys
 from shutbox_hw.skill.rater import _connect
-from shutbox_hw.store import ratings
+from shutbox_hw.store.tables import ratings
 from shutbox_hw.strategy import solver_for
 from shutbox_hw.strategy.rating import rater_for_record
 db = _connect(sys.argv[1])
