@@ -109,7 +109,20 @@ class _SlowFirst:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+        items.sort(key=_hand_out_order)
+
+
+# the files that take a worker longest (tens of seconds each: .ci/run's 25 slowest), handed
+# out first in this order, then the other files with slow tests, then the rest
+LONGEST_FIRST = ("test_league_faults.py", "test_pub_night.py", "test_pub_year.py",
+                 "test_catalogue.py", "test_private_checkout.py", "test_league_standings.py",
+                 "test_install.py", "test_web_stays_up.py", "test_web_guests.py")
+
+
+def _hand_out_order(item: pytest.Item) -> tuple[int, bool]:
+    file = item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    rank = LONGEST_FIRST.index(file) if file in LONGEST_FIRST else len(LONGEST_FIRST)
+    return rank, item.get_closest_marker("slow") is None
 
 
 # files whose tests share what one process computed and cached (functools.cache): under
@@ -117,6 +130,18 @@ class _SlowFirst:
 # would compute it again (the language sweep: 40 s of CPU in a whole run)
 SAME_WORKER = {"test_catalogue.py": "the language sweep",
                "test_languages_fit.py": "the language sweep"}
+
+
+@pytest.hookimpl(optionalhook=True)     # pytest-xdist's hook: absent without it
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker per core and one more. A third of the suite's time on
+    two cores is spent waiting (a server's timeout, a broker's reconnect, a browser's
+    page, PostgreSQL's start), and a worker that waits leaves its core to the others.
+    ``SHUTBOX_TEST_WORKERS`` sets the number where a machine wants another."""
+    wanted = os.environ.get("SHUTBOX_TEST_WORKERS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
+    return len(os.sched_getaffinity(0)) + 1
 
 
 @pytest.hookimpl(optionalhook=True)     # pytest-xdist's hook: absent without it
