@@ -19,6 +19,7 @@ from typing import Any
 from ...base.events import Tonight
 from ...rules.ruleset import PRESET_TITLES
 from ..tables import figures
+from ..tables.capability import Capability, offers
 from ..tables.figures import SINCE
 from ..tables.outbox import DROPPED, outbox_figures
 from ..tables.schema import VERSION
@@ -101,10 +102,11 @@ def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
     read as it is, has them recounted from its rows.
     """
     counters: dict[str, int] = {}
-    if version >= 3:
+    if offers(version, Capability.COUNTERS):
         counters = dict(db.execute("SELECT key, count FROM counters"))
     since = counters.pop(SINCE, 0)
-    kept = figures.read(db) if version >= 5 else figures.recount(db, since)
+    kept = figures.read(db) if offers(version, Capability.KEPT_FIGURES) \
+        else figures.recount(db, since)
     return {
         "since_game": since, "games": kept.games, "rounds": kept.rounds,
         "boxes_shut": kept.boxes_shut,
@@ -116,14 +118,14 @@ def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
                      if k.startswith("switch:")},
         "faults": {k.split(":", 1)[1]: v for k, v in sorted(counters.items())
                    if k.startswith("fault:")},
-        **({"outbox": outbox_figures(db)} if version >= 4 else {}),
+        **({"outbox": outbox_figures(db)} if offers(version, Capability.OUTBOX) else {}),
         "database_bytes": database_bytes(db),
     }
 
 
 def _best(db: sqlite3.Connection, turns: list[int], version: int) -> list[dict[str, Any]]:
     """The best turns by id: who, when (only a date the clock was sure of), which rules."""
-    synced = "g.started_synced" if version >= 2 else "NULL"
+    synced = "g.started_synced" if offers(version, Capability.CLOCK_SYNC) else "NULL"
     best = []
     for turn in turns:
         row = db.execute(f"SELECT t.score, p.name, t.game_id, g.rules, g.started_at, {synced}"

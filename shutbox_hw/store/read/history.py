@@ -16,6 +16,7 @@ from typing import Any
 from ...base.errors import UserError
 from ...rules import settle_pot
 from ...words.record import game_state, rules_named
+from ..tables.capability import Capability, offers
 from ..tables.ratings import game_ratings
 from ..tables.schema import VERSION
 
@@ -25,7 +26,8 @@ class DamagedGame(UserError):
 
 
 def _synced_columns(version: int) -> str:
-    return "started_synced, ended_synced" if version >= 2 else "NULL, NULL"
+    return ("started_synced, ended_synced" if offers(version, Capability.CLOCK_SYNC)
+            else "NULL, NULL")
 
 
 def _times(started: float, ended: float | None, started_synced: int | None,
@@ -187,7 +189,8 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
     rules_table = json.loads(rules)
     if not isinstance(rules_table, dict):
         raise TypeError("rules")
-    rated = game_ratings(db, game_id, throws) if version >= 7 else {"accuracy": {}}
+    rated = game_ratings(db, game_id, throws) if offers(version, Capability.PLAYERS) \
+        else {"accuracy": {}}
     pool = rules_table.get("match") == "pool"
     settled = pool and ended is not None and not abandoned
     standing = ({"balances": _balances(db, game_id, players, settled=settled)}

@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from ...base.i18n import N_
+from ..tables.capability import Capability, offers, stamped
 
 TONIGHT_S = 12 * 3600
 """How far back tonight reaches."""
@@ -53,8 +54,7 @@ TONIGHT_WHERE = "started_at >= ?"
 
 def tonight_games(db: sqlite3.Connection, now: float) -> list[tuple[int, bool | None]]:
     """Tonight's games, newest first: ``(id, started on a set clock)`` (None: not noted)."""
-    version, = db.execute("PRAGMA user_version").fetchone()   # 0: schema 1, unstamped
-    synced = "started_synced" if version >= 2 else "NULL"
+    synced = "started_synced" if offers(stamped(db), Capability.CLOCK_SYNC) else "NULL"
     return [(int(i), None if s is None else bool(s)) for i, s in db.execute(
         # "+id": ordered by a sort of tonight's rows, so that SQLite reads them through the
         # index on started_at (ORDER BY id alone has it walk every game by its rowid)

@@ -1,0 +1,151 @@
+"""Issue 39 item 4: one meaning, one place. Cheap scans of the package's source that
+fail when a meaning with a tell-tale is computed again outside its owner (the table
+in docs/develop/architecture.md, "One meaning, one place")."""
+
+from __future__ import annotations
+
+import ast
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from shutbox_hw.store.tables.capability import Capability, offers, stamped
+from shutbox_hw.store.tables.schema import MIGRATIONS, SCHEMA_1, VERSION
+
+PACKAGE = Path(__file__).resolve().parent.parent / "shutbox_hw"
+SCHEMA_OWNERS = {"store/tables/schema.py", "store/tables/capability.py",
+                 "league/schema.py"}   # the league's PostgreSQL schema: its own numbers
+# names a schema's number travels under in the package (a reader's ``schema``, the
+# result of ``version_of``, ``PRAGMA user_version`` read into ``version``)
+VERSION_NAMES = {"version", "schema", "old", "user_version"}
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    return [(path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(), str(path)))
+            for path in sorted(PACKAGE.rglob("*.py"))]
+
+
+def _names_version(node: ast.expr) -> bool:
+    """``version``, ``reader.schema``, ``version_of(...)``: a schema's number."""
+    if isinstance(node, ast.Name):
+        return node.id in VERSION_NAMES
+    if isinstance(node, ast.Attribute):
+        return node.attr in VERSION_NAMES
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) else ""
+        return name in {"version_of", "stamped"}
+    return False
+
+
+def bare_schema_comparisons(tree: ast.Module) -> list[int]:
+    """The lines where a schema's number is compared with a number written out."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if any(_names_version(s) for s in sides) and any(
+                isinstance(s, ast.Constant) and type(s.value) is int for s in sides):
+            found.append(node.lineno)
+    return found
+
+
+def pragma_user_version_reads(tree: ast.Module) -> list[int]:
+    """The lines that read ``PRAGMA user_version`` (not those that stamp it: ``=``)."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and "user_version" in node.value.lower() and "=" not in node.value]
+
+
+# network/ip.version and the like are not a schema: the scan looks only where the
+# package compares a schema (``ip.version == 6`` is the one other ``version`` compared)
+NOT_A_SCHEMA = {("web/join/address.py", "ip")}
+
+
+def _is_other_version(path: str, tree: ast.Module, line: int) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and node.lineno == line:
+            for side in [node.left, *node.comparators]:
+                if isinstance(side, ast.Attribute) and isinstance(side.value, ast.Name) \
+                        and (path, side.value.id) in NOT_A_SCHEMA:
+                    return True
+    return False
+
+
+def test_no_bare_schema_number_is_compared_outside_the_schema_modules():
+    offenders = [f"{path}:{line}" for path, tree in _modules() if path not in SCHEMA_OWNERS
+                 for line in bare_schema_comparisons(tree)
+                 if not _is_other_version(path, tree, line)]
+    assert offenders == [], ("compare a schema through store/tables/capability.py's "
+                             f"offers(version, Capability.X), not a number: {offenders}")
+
+
+def test_the_schema_stamp_is_read_in_one_place():
+    offenders = [f"{path}:{line}" for path, tree in _modules() if path not in SCHEMA_OWNERS
+                 for line in pragma_user_version_reads(tree)]
+    assert offenders == [], f"read the stamp with capability.stamped(db): {offenders}"
+
+
+def test_the_scan_sees_what_it_is_meant_to_see():
+    # the scan itself must be able to fail: each shape the package once wrote
+    for source in ("if version >= 7: pass", "x = 1 if reader.schema < 6 else 2",
+                   "if version_of(db, p) >= 1: pass", "ok = 2 <= version",
+                   "if version == 0: pass"):
+        assert bare_schema_comparisons(ast.parse(source)) == [1], source
+    for source in ("if offers(version, Capability.PLAYERS): pass", "if version > VERSION: pass",
+                   "if count >= 7: pass"):
+        assert bare_schema_comparisons(ast.parse(source)) == [], source
+    assert pragma_user_version_reads(ast.parse('db.execute("PRAGMA user_version")')) == [1]
+    assert pragma_user_version_reads(ast.parse('db.execute("PRAGMA user_version = 8")')) == []
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {t for t, in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {c for _, c, *_ in db.execute(f"PRAGMA table_info({table})")}
+
+
+# what each capability names, looked for in the file itself (an independent account:
+# the tables and columns, not the migrations' numbers)
+HOLDS = {
+    Capability.GAMES: lambda db: {"games", "players", "turns"} <= _tables(db),
+    Capability.CLOCK_SYNC: lambda db: "started_synced" in _columns(db, "games"),
+    Capability.COUNTERS: lambda db: {"counters", "settings"} <= _tables(db),
+    Capability.OUTBOX: lambda db: "outbox" in _tables(db),
+    Capability.KEPT_FIGURES: lambda db: {"audit_figures", "audit_best"} <= _tables(db),
+    Capability.SHOWN: lambda db: {"shown", "fault_log"} <= _tables(db),
+    Capability.PLAYERS: lambda db: {"roster", "player_stats"} <= _tables(db),
+    Capability.EPOCH: lambda db: "record" in _tables(db) and "topic" in _columns(db, "outbox"),
+}
+
+
+def test_the_newest_capability_is_the_schema_s_version():
+    assert max(Capability) == VERSION
+    assert set(HOLDS) == set(Capability)
+
+
+@pytest.mark.parametrize("version", range(1, VERSION + 1))
+def test_each_schema_offers_exactly_what_its_tables_hold(tmp_path, version):
+    """A record migrated only up to ``version``: what ``offers`` says it has is what
+    its tables hold, and the stamp reads back as that version."""
+    db = sqlite3.connect(tmp_path / "r.db", isolation_level=None)
+    try:
+        for table in filter(str.strip, SCHEMA_1.split(";")):
+            db.execute(table)
+        for step in range(1, version):
+            for statement in MIGRATIONS[step]:
+                if isinstance(statement, str):
+                    db.execute(statement)
+                else:
+                    statement(db)
+        db.execute(f"PRAGMA user_version = {version}")
+        assert stamped(db) == version
+        for capability, holds in HOLDS.items():
+            assert offers(version, capability) == holds(db), (version, capability.name)
+    finally:
+        db.close()
