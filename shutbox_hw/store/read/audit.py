@@ -21,6 +21,7 @@ from ...rules.ruleset import PRESET_TITLES
 from ..tables import figures
 from ..tables.capability import Capability, offers
 from ..tables.figures import SINCE
+from ..tables.finished import finished_sql
 from ..tables.outbox import DROPPED, outbox_figures
 from ..tables.schema import VERSION
 from .tonight import TONIGHT_S, clock_state, tonight_games, tonight_since
@@ -81,8 +82,8 @@ def tonight(db: sqlite3.Connection, now: float) -> Tonight:
     games, never the whole record.
     """
     since = tonight_since(now)
-    games, = db.execute("SELECT COUNT(*) FROM games WHERE started_at >= ? AND ended_at IS NOT"
-                        " NULL AND NOT abandoned", (since,)).fetchone()
+    games, = db.execute(f"SELECT COUNT(*) FROM games WHERE started_at >= ? AND {finished_sql()}",
+                        (since,)).fetchone()
     shut, = db.execute("SELECT COUNT(*) FROM games g CROSS JOIN turns t ON t.game_id = g.id"
                        " WHERE g.started_at >= ? AND t.shut", (since,)).fetchone()
     best = db.execute("SELECT p.name, t.score FROM games g CROSS JOIN turns t ON"

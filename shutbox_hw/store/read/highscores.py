@@ -22,6 +22,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from ...strategy.rating import Tally
+from ..tables.finished import finished_sql
 from ..tables.ratings import player_accuracy
 from .tonight import tonight_since, week_since
 
@@ -75,7 +76,7 @@ def _window(db: sqlite3.Connection, since: float) -> dict[str, list[Entry]]:
     wins = db.execute(
         "SELECT p.player_id, COUNT(DISTINCT g.id) FROM games g CROSS JOIN players p"
         " ON p.game_id = g.id WHERE g.started_at >= ? AND p.player_id IS NOT NULL"
-        " AND g.ended_at IS NOT NULL AND NOT g.abandoned AND EXISTS (SELECT 1 FROM"
+        f" AND {finished_sql('g')} AND EXISTS (SELECT 1 FROM"
         " json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
         " WHERE w.value = p.name) GROUP BY p.player_id", (since,)).fetchall()
     names = _names(db, {pid for pid, *_ in turns} | {pid for pid, _ in wins})

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...words.record import game_state
 from ..tables.figures import preset_of
+from ..tables.finished import is_finished
 from ..tables.player_stats import winner_names
 
 CHART_GAMES = 50       # the charts show the player's last games, this many
@@ -44,7 +45,7 @@ FIELDS = ("game", "started_at", "rules", "seat", "name", "state", "won", "turns"
 def _row(row: tuple[Any, ...]) -> dict[str, Any]:
     (game, seat, name, started, synced, ended, abandoned, rules, winners, turns, score_sum,
      shut, accuracy) = row
-    finished = ended is not None and not abandoned
+    finished = is_finished(ended, abandoned)
     state = game_state({"finished": finished, "abandoned": bool(abandoned)})
     return {"game": game, "started_at": None if synced == 0 else started,
             "rules": preset_of(rules), "seat": seat + 1, "name": name, "state": state,

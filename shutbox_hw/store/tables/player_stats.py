@@ -31,6 +31,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from .figures import preset_of
+from .finished import finished_sql
 
 CREATE = (
     "CREATE TABLE IF NOT EXISTS player_stats ("
@@ -224,7 +225,7 @@ def players_count(db: sqlite3.Connection) -> int:
 _FINISHED = ("SELECT p.player_id AS pid, g.id AS gid, g.rules AS rules, max(EXISTS (SELECT 1"
              " FROM json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
              " WHERE w.value = p.name)) AS won FROM players p JOIN games g ON g.id = p.game_id"
-             " WHERE p.player_id IS NOT NULL AND g.ended_at IS NOT NULL AND NOT g.abandoned"
+             f" WHERE p.player_id IS NOT NULL AND {finished_sql('g')}"
              " GROUP BY p.player_id, g.id")
 _SCORED = (" FROM turns t JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
            " JOIN games g ON g.id = t.game_id WHERE p.player_id IS NOT NULL"
