@@ -149,3 +149,28 @@ def test_each_schema_offers_exactly_what_its_tables_hold(tmp_path, version):
             assert offers(version, capability) == holds(db), (version, capability.name)
     finally:
         db.close()
+
+
+def sql_fragments(tree: ast.Module, *needles: str) -> list[int]:
+    """The lines of string constants (f-strings' parts too) holding every one of ``needles``."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and all(n in node.value for n in needles)]
+
+
+@pytest.mark.parametrize(("needles", "owner"), [
+    (("started_at >=",), "store/read/tonight.py"),          # tonight's (and the week's) window
+    (("ended_at IS NOT NULL AND NOT",), "store/tables/finished.py"),   # a finished game
+])
+def test_a_meaning_s_sql_is_written_by_its_owner_only(needles, owner):
+    offenders = [f"{path}:{line}" for path, tree in _modules() if path != owner
+                 for line in sql_fragments(tree, *needles)]
+    assert offenders == [], f"ask {owner} for {' ... '.join(needles)}: {offenders}"
+
+
+def test_the_sql_scan_sees_what_it_is_meant_to_see():
+    assert sql_fragments(ast.parse('q = "SELECT 1 FROM games WHERE started_at >= ?"'),
+                         "started_at >=") == [1]
+    assert sql_fragments(ast.parse('q = f" WHERE g.ended_at IS NOT NULL AND NOT g.abandoned {a}"'),
+                         "ended_at IS NOT NULL AND NOT") == [1]
+    assert sql_fragments(ast.parse('q = f"WHERE {started_since_sql()}"'), "started_at >=") == []

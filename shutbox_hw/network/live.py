@@ -29,7 +29,7 @@ from ..store.read.audit import tonight
 from ..store.read.highscores import as_json, high_scores
 from ..store.read.history import pool_now, recent_games
 from ..store.read.shown import mirror_bytes, read_shown
-from ..store.read.tonight import tonight_since, week_since
+from ..store.read.tonight import started_since_sql, tonight_since, week_since
 from ..store.tables.capability import Capability, offers, stamped
 from ..words.record import rules_named, rules_parts, rules_title
 
@@ -103,7 +103,7 @@ def _window(db: sqlite3.Connection, since: float) -> tuple[float, float]:
     games are in the window while ``below < since <= first``."""
     below, = db.execute("SELECT MAX(started_at) FROM games WHERE started_at < ?",
                         (since,)).fetchone()
-    first, = db.execute("SELECT MIN(started_at) FROM games WHERE started_at >= ?"
+    first, = db.execute(f"SELECT MIN(started_at) FROM games WHERE {started_since_sql()}"
                         " AND typeof(started_at) IN ('integer', 'real')",   # (text: always in)
                         (since,)).fetchone()
     return (-math.inf if below is None else float(below),

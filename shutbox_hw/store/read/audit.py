@@ -24,7 +24,14 @@ from ..tables.figures import SINCE
 from ..tables.finished import finished_sql
 from ..tables.outbox import DROPPED, outbox_figures
 from ..tables.schema import VERSION
-from .tonight import TONIGHT_S, clock_state, tonight_games, tonight_since
+from .tonight import (
+    TONIGHT_S,
+    TONIGHT_WHERE,
+    clock_state,
+    started_since_sql,
+    tonight_games,
+    tonight_since,
+)
 
 __all__ = ["TONIGHT_S", "tonight_since"]   # (kept here too for their older callers)
 
@@ -82,14 +89,14 @@ def tonight(db: sqlite3.Connection, now: float) -> Tonight:
     games, never the whole record.
     """
     since = tonight_since(now)
-    games, = db.execute(f"SELECT COUNT(*) FROM games WHERE started_at >= ? AND {finished_sql()}",
+    games, = db.execute(f"SELECT COUNT(*) FROM games WHERE {TONIGHT_WHERE} AND {finished_sql()}",
                         (since,)).fetchone()
     shut, = db.execute("SELECT COUNT(*) FROM games g CROSS JOIN turns t ON t.game_id = g.id"
-                       " WHERE g.started_at >= ? AND t.shut", (since,)).fetchone()
+                       f" WHERE {started_since_sql('g')} AND t.shut", (since,)).fetchone()
     best = db.execute("SELECT p.name, t.score FROM games g CROSS JOIN turns t ON"
                       " t.game_id = g.id CROSS JOIN players p ON p.game_id = t.game_id"
                       " AND p.seat = t.seat"
-                      " WHERE g.started_at >= ? AND t.score IS NOT NULL"
+                      f" WHERE {started_since_sql('g')} AND t.score IS NOT NULL"
                       " ORDER BY t.score, t.id LIMIT 1", (since,)).fetchone()
     return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None,
                    clock=clock_state(synced for _, synced in tonight_games(db, now)))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ...strategy.rating import Tally
 from ..tables.finished import finished_sql
 from ..tables.ratings import player_accuracy
-from .tonight import tonight_since, week_since
+from .tonight import started_since_sql, tonight_since, week_since
 
 TOP = 5                    # entries a table keeps
 ACCURACY_GAMES = 10        # games a player needs before their accuracy is ranked
@@ -70,12 +70,12 @@ def _window(db: sqlite3.Connection, since: float) -> dict[str, list[Entry]]:
     turns = db.execute(
         "SELECT p.player_id, MIN(t.score), SUM(coalesce(t.shut, 0) != 0) FROM games g"
         " CROSS JOIN players p ON p.game_id = g.id CROSS JOIN turns t ON t.game_id = p.game_id"
-        " AND t.seat = p.seat WHERE g.started_at >= ? AND p.player_id IS NOT NULL"
+        f" AND t.seat = p.seat WHERE {started_since_sql('g')} AND p.player_id IS NOT NULL"
         " AND t.ended_at IS NOT NULL AND t.score IS NOT NULL GROUP BY p.player_id",
         (since,)).fetchall()
     wins = db.execute(
         "SELECT p.player_id, COUNT(DISTINCT g.id) FROM games g CROSS JOIN players p"
-        " ON p.game_id = g.id WHERE g.started_at >= ? AND p.player_id IS NOT NULL"
+        f" ON p.game_id = g.id WHERE {started_since_sql('g')} AND p.player_id IS NOT NULL"
         f" AND {finished_sql('g')} AND EXISTS (SELECT 1 FROM"
         " json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
         " WHERE w.value = p.name) GROUP BY p.player_id", (since,)).fetchall()
@@ -128,7 +128,8 @@ def rated(db: sqlite3.Connection, since: float | None) -> list[tuple[int, int, f
         rows = db.execute(
             "SELECT p.player_id, COUNT(DISTINCT g.id), SUM(r.best), SUM(r.moves) FROM games g"
             " CROSS JOIN players p ON p.game_id = g.id CROSS JOIN player_game_ratings r"
-            " ON r.player_id = p.player_id AND r.game_id = g.id WHERE g.started_at >= ?"
+            " ON r.player_id = p.player_id AND r.game_id = g.id"
+            f" WHERE {started_since_sql('g')}"
             " AND p.player_id IS NOT NULL GROUP BY p.player_id HAVING SUM(r.moves) > 0",
             (since,)).fetchall()
     return [(int(pid), int(games), round(100.0 * best / moves, 1))

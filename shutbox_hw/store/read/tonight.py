@@ -48,7 +48,13 @@ def week_since(now: float) -> float:
     return now - WEEK_S
 
 
-TONIGHT_WHERE = "started_at >= ?"
+def started_since_sql(table: str = "") -> str:
+    """The window's test in SQL over ``games`` (``table``: its alias in the query), its
+    parameter the window's first start: :func:`tonight_since` or :func:`week_since`."""
+    return f"{table}.started_at >= ?" if table else "started_at >= ?"
+
+
+TONIGHT_WHERE = started_since_sql()
 """The same test in SQL over ``games`` (its parameter: :func:`tonight_since`)."""
 
 
