@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from ...strategy.rating import Tally
+from ...strategy.rating import Tally, accuracy_percent
 from ..tables.finished import finished_sql
 from ..tables.ratings import player_accuracy
 from .tonight import started_since_sql, tonight_since, week_since
@@ -113,8 +113,7 @@ def accuracy_of(db: sqlite3.Connection, player_id: int) -> tuple[float | None, f
 
 
 def _percent(tally: Tally) -> float | None:
-    percent = tally.percent
-    return None if percent is None else round(percent, 1)
+    return accuracy_percent(tally.best, tally.moves)
 
 
 def rated(db: sqlite3.Connection, since: float | None) -> list[tuple[int, int, float]]:
@@ -132,8 +131,8 @@ def rated(db: sqlite3.Connection, since: float | None) -> list[tuple[int, int, f
             f" WHERE {started_since_sql('g')}"
             " AND p.player_id IS NOT NULL GROUP BY p.player_id HAVING SUM(r.moves) > 0",
             (since,)).fetchall()
-    return [(int(pid), int(games), round(100.0 * best / moves, 1))
-            for pid, games, best, moves in rows]
+    return [(int(pid), int(games), percent) for pid, games, best, moves in rows
+            if (percent := accuracy_percent(int(best), int(moves))) is not None]  # (moves > 0)
 
 
 def as_json(tables: list[Table]) -> dict[str, dict[str, list[dict[str, object]]]]:
