@@ -211,3 +211,19 @@ def test_the_accuracy_percentage_is_worked_out_in_one_place():
                    'q = "SELECT 100.0 * r.best / r.moves FROM x"'):
         assert percent_of_best(ast.parse(source)) == [1], source
     assert percent_of_best(ast.parse("p = 100 * wins / games")) == []
+
+
+def preset_title_lookups(tree: ast.Module) -> list[int]:
+    """The lines that look a preset's title up in ``PRESET_TITLES`` by hand."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get" and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "PRESET_TITLES"]
+
+
+def test_a_preset_s_title_is_looked_up_in_one_place():
+    owner = "rules/ruleset.py"
+    offenders = [f"{path}:{line}" for path, tree in _modules() if path != owner
+                 for line in preset_title_lookups(tree)]
+    assert offenders == [], f"ask {owner}'s preset_title(preset): {offenders}"
+    assert preset_title_lookups(ast.parse("t = PRESET_TITLES.get(p, p)")) == [1]

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from ...base.events import Tonight
-from ...rules.ruleset import PRESET_TITLES
+from ...rules.ruleset import preset_title
 from ..tables import figures
 from ..tables.capability import Capability, offers
 from ..tables.figures import SINCE
@@ -173,7 +173,7 @@ def audit_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
         ("boxes shut", str(a["boxes_shut"]))]
     if a["average_score"]:
         rows.append(("avg score a turn", None))
-        rows += [(PRESET_TITLES.get(p, p), f"{v:g}") for p, v in a["average_score"].items()]
+        rows += [(preset_title(p), f"{v:g}") for p, v in a["average_score"].items()]
     if a["best"]:
         rows.append(("best turns", None))
         rows += [(b["name"] + (f" {b['date']}" if b["date"] else ""), str(b["score"]))

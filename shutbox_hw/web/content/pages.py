@@ -14,7 +14,7 @@ from typing import Any
 
 from ...base.i18n import N_, language, ngettext, tr
 from ...network.live import TV_CLOCK_NOTES
-from ...rules.ruleset import HOUSE_RULES, PRESET_TITLES
+from ...rules.ruleset import HOUSE_RULES, PRESET_TITLES, preset_title
 from ...words import rules as rule_words
 from ...words.devices import device
 from ...words.record import count, game_state, rules_shown, shown
@@ -278,11 +278,11 @@ def audits_page(a: dict[str, Any]) -> str:
     figures = [[tr("Games finished"), str(a["games"])], [tr("Rounds played"), str(a["rounds"])],
                [tr("Boxes shut"), str(a["boxes_shut"])]]
     figures += [[tr("Average score a turn, {rules} and its house rules").format(
-                     rules=escape(shown(PRESET_TITLES.get(p, p)))), str(v)]
+                     rules=escape(shown(preset_title(p)))), str(v)]
                 for p, v in a["average_score"].items()]
     best = [[str(b["score"]), escape(b["name"]),
              f'<a href="/game/{b["game"]}">' + tr("Game {id}").format(id=b["game"]) + "</a>",
-             escape(shown(PRESET_TITLES.get(b["rules"], b["rules"]))),
+             escape(shown(preset_title(b["rules"]))),
              escape(b["date"] or tr("clock not set"))] for b in a["best"]]
     switches = [[escape(device(k)), str(v)] for k, v in sorted(a["switches"].items())]
     since = (tr("Since the audits were reset after game {id}.").format(id=a["since_game"])
