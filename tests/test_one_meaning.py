@@ -227,3 +227,28 @@ def test_a_preset_s_title_is_looked_up_in_one_place():
                  for line in preset_title_lookups(tree)]
     assert offenders == [], f"ask {owner}'s preset_title(preset): {offenders}"
     assert preset_title_lookups(ast.parse("t = PRESET_TITLES.get(p, p)")) == [1]
+
+
+def test_the_high_scores_are_titled_from_one_table():
+    """The web page, the TV's script and its words take the titles from words/record.py,
+    keyed as store/read/highscores.py names the periods and tables, in its order; the
+    OLED's own shorter words name the same keys."""
+    from shutbox_hw.render.high_scores import KINDS
+    from shutbox_hw.render.high_scores import PERIODS as OLED_PERIODS
+    from shutbox_hw.store.read.highscores import PERIODS, TABLES
+    from shutbox_hw.web.content.assets import LIVE_JS
+    from shutbox_hw.web.content.pages import LIVE_WORDS
+    from shutbox_hw.words.record import HIGH_SCORE_PERIODS, HIGH_SCORE_TABLES
+    assert tuple(HIGH_SCORE_PERIODS) == PERIODS and tuple(OLED_PERIODS) == PERIODS
+    assert tuple(HIGH_SCORE_TABLES) == TABLES and tuple(KINDS) == TABLES
+    for titles in (HIGH_SCORE_PERIODS, HIGH_SCORE_TABLES):
+        pairs = ", ".join(f'["{key}", "{title}"]' for key, title in titles.items())
+        assert f"= [{pairs}];" in LIVE_JS
+        assert set(titles.values()) <= set(LIVE_WORDS)
+    # no title of a table written out anywhere else in the package's Python
+    for path, tree in _modules():
+        if path in {"words/record.py", "render/high_scores.py"}:
+            continue
+        written = [node.lineno for node in ast.walk(tree)
+                   if isinstance(node, ast.Constant) and node.value == "Most wins"]
+        assert written == [], f"{path}:{written}: take the title from words/record.py"

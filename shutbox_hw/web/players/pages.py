@@ -15,7 +15,7 @@ from ...base.i18n import N_, tr
 from ...rules.ruleset import preset_title
 from ...store.read.highscores import Table
 from ...store.tables.player_stats import SORTS, PlayerStats
-from ...words.record import shown
+from ...words.record import HIGH_SCORE_PERIODS, HIGH_SCORE_TABLES, shown
 from ..content import pages
 from ..content.numbers import decimal
 from .charts import line_chart
@@ -25,9 +25,7 @@ COLUMNS = (("name", N_("Player")), ("games", N_("Games")), ("wins", N_("Wins")),
            ("win_rate", N_("Win rate")), ("average", N_("Average turn")),
            ("best_turn", N_("Best turn")), ("boxes_shut", N_("Boxes shut")),
            ("best_streak", N_("Best run of wins")), (None, N_("Best moves")))
-PERIOD_TITLES = {"tonight": N_("Tonight"), "week": N_("This week"), "all_time": N_("All time")}
-TABLE_TITLES = {"best_turn": N_("Best turn"), "boxes_shut": N_("Boxes shut"),
-                "wins": N_("Most wins"), "accuracy": N_("Best moves")}
+PERIOD_TITLES, TABLE_TITLES = HIGH_SCORE_PERIODS, HIGH_SCORE_TABLES
 
 
 def player_url(name: str, tail: str = "") -> str:
