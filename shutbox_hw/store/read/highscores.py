@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ...strategy.rating import Tally, accuracy_percent
 from ..tables.finished import finished_sql
+from ..tables.player_stats import won_sql
 from ..tables.ratings import player_accuracy
 from .tonight import started_since_sql, tonight_since, week_since
 
@@ -76,9 +77,7 @@ def _window(db: sqlite3.Connection, since: float) -> dict[str, list[Entry]]:
     wins = db.execute(
         "SELECT p.player_id, COUNT(DISTINCT g.id) FROM games g CROSS JOIN players p"
         f" ON p.game_id = g.id WHERE {started_since_sql('g')} AND p.player_id IS NOT NULL"
-        f" AND {finished_sql('g')} AND EXISTS (SELECT 1 FROM"
-        " json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
-        " WHERE w.value = p.name) GROUP BY p.player_id", (since,)).fetchall()
+        f" AND {finished_sql('g')} AND {won_sql()} GROUP BY p.player_id", (since,)).fetchall()
     names = _names(db, {pid for pid, *_ in turns} | {pid for pid, _ in wins})
     return {"best_turn": _ranked(names, [(pid, best) for pid, best, _ in turns], low=True),
             "boxes_shut": _ranked(names, [(pid, shut) for pid, _, shut in turns if shut],
