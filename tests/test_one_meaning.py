@@ -253,3 +253,19 @@ def test_the_high_scores_are_titled_from_one_table():
         written = [node.lineno for node in ast.walk(tree)
                    if isinstance(node, ast.Constant) and node.value == "Most wins"]
         assert written == [], f"{path}:{written}: take the title from words/record.py"
+
+
+def drawn_open_written(tree: ast.Module) -> list[int]:
+    """The lines that spell out which flap states are drawn open."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+            and {e.value for e in node.elts if isinstance(e, ast.Constant)} == {"open", "refused"}]
+
+
+def test_the_open_flaps_are_told_from_the_one_picture():
+    """The TV's open flaps are the OLED's (game/model/flaps.py:DRAWN_OPEN, open_tiles)."""
+    owner = "game/model/flaps.py"
+    offenders = [f"{path}:{line}" for path, tree in _modules() if path != owner
+                 for line in drawn_open_written(tree)]
+    assert offenders == [], f"ask {owner}'s open_tiles(states): {offenders}"
+    assert drawn_open_written(ast.parse('o = [t for t, s in x if s in ("open", "refused")]')) == [1]

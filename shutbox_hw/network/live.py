@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..base.i18n import N_, language, tr
+from ..game.model.flaps import open_tiles
 from ..store.read.audit import tonight
 from ..store.read.highscores import as_json, high_scores
 from ..store.read.history import pool_now, recent_games
@@ -191,7 +192,7 @@ def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
     flaps = list(picture.get("flaps") or [])
     return {"player": picture.get("player"), "turn_over": bool(picture.get("turn_over")),
             "round": picture.get("round"), "dice": picture.get("dice"), "flaps": flaps,
-            "open": [t for t, s in enumerate(flaps, start=1) if s in ("open", "refused")],
+            "open": list(open_tiles(tuple(flaps))),     # drawn open, as the OLED draws them
             "reasons": picture.get("reasons") or {}, "problem": picture.get("problem")}
 
 
