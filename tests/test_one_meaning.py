@@ -6,24 +6,35 @@ from __future__ import annotations
 
 import ast
 import sqlite3
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
 from shutbox_hw.store.tables.capability import Capability, offers, stamped
-from shutbox_hw.store.tables.schema import MIGRATIONS, SCHEMA_1, VERSION
+from shutbox_hw.store.tables.schema import VERSION, steps
 
 PACKAGE = Path(__file__).resolve().parent.parent / "shutbox_hw"
 SCHEMA_OWNERS = {"store/tables/schema.py", "store/tables/capability.py",
                  "league/schema.py"}   # the league's PostgreSQL schema: its own numbers
-# names a schema's number travels under in the package (a reader's ``schema``, the
-# result of ``version_of``, ``PRAGMA user_version`` read into ``version``)
+# names a schema's number travels under in the package (``PRAGMA user_version`` read
+# into ``version``, a reader's ``schema`` attribute, the result of ``version_of``);
+# another attribute ``version`` (an IP address's) is no schema
 VERSION_NAMES = {"version", "schema", "old", "user_version"}
+VERSION_ATTRIBUTES = {"schema", "user_version"}
 
 
+@lru_cache(maxsize=1)
 def _modules() -> list[tuple[str, ast.Module]]:
     return [(path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(), str(path)))
             for path in sorted(PACKAGE.rglob("*.py"))]
+
+
+def offenders(scan: Callable[[ast.Module], list[int]], *owners: str) -> list[str]:
+    """``path:line`` of every place outside ``owners`` the scan finds."""
+    return [f"{path}:{line}" for path, tree in _modules() if path not in owners
+            for line in scan(tree)]
 
 
 def _names_version(node: ast.expr) -> bool:
@@ -31,7 +42,7 @@ def _names_version(node: ast.expr) -> bool:
     if isinstance(node, ast.Name):
         return node.id in VERSION_NAMES
     if isinstance(node, ast.Attribute):
-        return node.attr in VERSION_NAMES
+        return node.attr in VERSION_ATTRIBUTES
     if isinstance(node, ast.Call):
         func = node.func
         name = func.id if isinstance(func, ast.Name) else \
@@ -60,33 +71,15 @@ def pragma_user_version_reads(tree: ast.Module) -> list[int]:
             and "user_version" in node.value.lower() and "=" not in node.value]
 
 
-# network/ip.version and the like are not a schema: the scan looks only where the
-# package compares a schema (``ip.version == 6`` is the one other ``version`` compared)
-NOT_A_SCHEMA = {("web/join/address.py", "ip")}
-
-
-def _is_other_version(path: str, tree: ast.Module, line: int) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Compare) and node.lineno == line:
-            for side in [node.left, *node.comparators]:
-                if isinstance(side, ast.Attribute) and isinstance(side.value, ast.Name) \
-                        and (path, side.value.id) in NOT_A_SCHEMA:
-                    return True
-    return False
-
-
 def test_no_bare_schema_number_is_compared_outside_the_schema_modules():
-    offenders = [f"{path}:{line}" for path, tree in _modules() if path not in SCHEMA_OWNERS
-                 for line in bare_schema_comparisons(tree)
-                 if not _is_other_version(path, tree, line)]
-    assert offenders == [], ("compare a schema through store/tables/capability.py's "
-                             f"offers(version, Capability.X), not a number: {offenders}")
+    found = offenders(bare_schema_comparisons, *SCHEMA_OWNERS)
+    assert found == [], ("compare a schema through store/tables/capability.py's "
+                         f"offers(version, Capability.X), not a number: {found}")
 
 
 def test_the_schema_stamp_is_read_in_one_place():
-    offenders = [f"{path}:{line}" for path, tree in _modules() if path not in SCHEMA_OWNERS
-                 for line in pragma_user_version_reads(tree)]
-    assert offenders == [], f"read the stamp with capability.stamped(db): {offenders}"
+    found = offenders(pragma_user_version_reads, *SCHEMA_OWNERS)
+    assert found == [], f"read the stamp with capability.stamped(db): {found}"
 
 
 def test_the_scan_sees_what_it_is_meant_to_see():
@@ -96,7 +89,7 @@ def test_the_scan_sees_what_it_is_meant_to_see():
                    "if version == 0: pass"):
         assert bare_schema_comparisons(ast.parse(source)) == [1], source
     for source in ("if offers(version, Capability.PLAYERS): pass", "if version > VERSION: pass",
-                   "if count >= 7: pass"):
+                   "if count >= 7: pass", "v6 = ip.version == 6"):
         assert bare_schema_comparisons(ast.parse(source)) == [], source
     assert pragma_user_version_reads(ast.parse('db.execute("PRAGMA user_version")')) == [1]
     assert pragma_user_version_reads(ast.parse('db.execute("PRAGMA user_version = 8")')) == []
@@ -135,14 +128,7 @@ def test_each_schema_offers_exactly_what_its_tables_hold(tmp_path, version):
     its tables hold, and the stamp reads back as that version."""
     db = sqlite3.connect(tmp_path / "r.db", isolation_level=None)
     try:
-        for table in filter(str.strip, SCHEMA_1.split(";")):
-            db.execute(table)
-        for step in range(1, version):
-            for statement in MIGRATIONS[step]:
-                if isinstance(statement, str):
-                    db.execute(statement)
-                else:
-                    statement(db)
+        steps(db, 0, version)
         db.execute(f"PRAGMA user_version = {version}")
         assert stamped(db) == version
         for capability, holds in HOLDS.items():
@@ -164,9 +150,8 @@ def sql_fragments(tree: ast.Module, *needles: str) -> list[int]:
     (("json_each(CASE WHEN json_valid(",), "store/tables/player_stats.py"),   # who won
 ])
 def test_a_meaning_s_sql_is_written_by_its_owner_only(needles, owner):
-    offenders = [f"{path}:{line}" for path, tree in _modules() if path != owner
-                 for line in sql_fragments(tree, *needles)]
-    assert offenders == [], f"ask {owner} for {' ... '.join(needles)}: {offenders}"
+    found = offenders(lambda tree: sql_fragments(tree, *needles), owner)
+    assert found == [], f"ask {owner} for {' ... '.join(needles)}: {found}"
 
 
 def test_the_sql_scan_sees_what_it_is_meant_to_see():
@@ -202,11 +187,10 @@ ACCURACY_LEFT = {"league/standings.py"}   # the league's own tally; league/ was 
 
 def test_the_accuracy_percentage_is_worked_out_in_one_place():
     owner = "strategy/rating.py"
-    found = {path: percent_of_best(tree) for path, tree in _modules() if path != owner}
-    offenders = [f"{path}:{line}" for path, lines in found.items()
-                 if path not in ACCURACY_LEFT for line in lines]
-    assert offenders == [], f"ask {owner}'s accuracy_percent(best, moves): {offenders}"
-    assert {p for p in ACCURACY_LEFT if found.get(p)} == ACCURACY_LEFT, \
+    found = offenders(percent_of_best, owner, *ACCURACY_LEFT)
+    assert found == [], f"ask {owner}'s accuracy_percent(best, moves): {found}"
+    left = {path for path, tree in _modules() if path in ACCURACY_LEFT and percent_of_best(tree)}
+    assert left == ACCURACY_LEFT, \
         "a left-over was unified: take it off ACCURACY_LEFT"
     for source in ("p = round(100.0 * best / moves, 1)", "p = 100 * t.best / t.moves",
                    'q = "SELECT 100.0 * r.best / r.moves FROM x"'):
@@ -224,9 +208,8 @@ def preset_title_lookups(tree: ast.Module) -> list[int]:
 
 def test_a_preset_s_title_is_looked_up_in_one_place():
     owner = "rules/ruleset.py"
-    offenders = [f"{path}:{line}" for path, tree in _modules() if path != owner
-                 for line in preset_title_lookups(tree)]
-    assert offenders == [], f"ask {owner}'s preset_title(preset): {offenders}"
+    found = offenders(preset_title_lookups, owner)
+    assert found == [], f"ask {owner}'s preset_title(preset): {found}"
     assert preset_title_lookups(ast.parse("t = PRESET_TITLES.get(p, p)")) == [1]
 
 
@@ -247,12 +230,9 @@ def test_the_high_scores_are_titled_from_one_table():
         assert f"= [{pairs}];" in LIVE_JS
         assert set(titles.values()) <= set(LIVE_WORDS)
     # no title of a table written out anywhere else in the package's Python
-    for path, tree in _modules():
-        if path in {"words/record.py", "render/high_scores.py"}:
-            continue
-        written = [node.lineno for node in ast.walk(tree)
-                   if isinstance(node, ast.Constant) and node.value == "Most wins"]
-        assert written == [], f"{path}:{written}: take the title from words/record.py"
+    found = offenders(lambda tree: [node.lineno for node in ast.walk(tree) if isinstance(
+        node, ast.Constant) and node.value == "Most wins"], "words/record.py")
+    assert found == [], f"take the title from words/record.py: {found}"
 
 
 def drawn_open_written(tree: ast.Module) -> list[int]:
@@ -265,7 +245,6 @@ def drawn_open_written(tree: ast.Module) -> list[int]:
 def test_the_open_flaps_are_told_from_the_one_picture():
     """The TV's open flaps are the OLED's (game/model/flaps.py:DRAWN_OPEN, open_tiles)."""
     owner = "game/model/flaps.py"
-    offenders = [f"{path}:{line}" for path, tree in _modules() if path != owner
-                 for line in drawn_open_written(tree)]
-    assert offenders == [], f"ask {owner}'s open_tiles(states): {offenders}"
+    found = offenders(drawn_open_written, owner)
+    assert found == [], f"ask {owner}'s open_tiles(states): {found}"
     assert drawn_open_written(ast.parse('o = [t for t, s in x if s in ("open", "refused")]')) == [1]
