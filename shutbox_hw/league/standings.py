@@ -40,6 +40,7 @@ from ..players.names import is_seat_label, name_key, tidy
 POINTS_WIN = 3
 POINTS_SHARED = 1
 MIN_GAMES = 3            # a season's default minimum of games to be ranked
+BAND_GAMES = 10          # a season's default of rated games before an accuracy band
 BEST = 1e-9              # a decision whose loss is at most this is the solver's best
 
 
@@ -51,11 +52,13 @@ class Season:
     rules: tuple[str, ...] = ()
     venues: tuple[str, ...] = ()
     min_games: int = MIN_GAMES
+    band_games: int = BAND_GAMES     # the accuracy band's minimum (league/ratings.py)
 
     def as_json(self) -> dict[str, Any]:
         return {"season": self.name, "from": self.starts.isoformat(),
                 "to": self.ends.isoformat(), "rules": list(self.rules),
-                "venues": list(self.venues), "min_games": self.min_games}
+                "venues": list(self.venues), "min_games": self.min_games,
+                "band_games": self.band_games}
 
 
 class SeasonError(Exception):
@@ -180,20 +183,21 @@ def make_season(conn: Any, season: Season) -> None:
     if season.ends < season.starts:
         raise SeasonError(f"--to {season.ends} is before --from {season.starts}")
     row = conn.execute(
-        "INSERT INTO seasons (name, starts, ends, rules, venues, min_games)"
-        " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING name",
+        "INSERT INTO seasons (name, starts, ends, rules, venues, min_games, band_games)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING name",
         (season.name, season.starts, season.ends, list(season.rules), list(season.venues),
-         season.min_games)).fetchone()
+         season.min_games, season.band_games)).fetchone()
     if row is None:
         raise SeasonError(f"a season named {season.name!r} exists already")
 
 
-def _season(row: tuple[Any, ...]) -> Season:
-    name, starts, ends, rules, venues, min_games = row
-    return Season(name, starts, ends, tuple(rules), tuple(venues), int(min_games))
+def season_of(row: tuple[Any, ...]) -> Season:
+    name, starts, ends, rules, venues, min_games, band_games = row
+    return Season(name, starts, ends, tuple(rules), tuple(venues), int(min_games),
+                  int(band_games))
 
 
-SEASON_COLUMNS = "name, starts, ends, rules, venues, min_games"
+SEASON_COLUMNS = "name, starts, ends, rules, venues, min_games, band_games"
 
 
 def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
@@ -206,7 +210,7 @@ def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
             known = [n for n, in conn.execute("SELECT name FROM seasons ORDER BY starts")]
             raise SeasonError(f"no season named {name!r} (known: "
                               + (", ".join(known) if known else "none") + ")")
-        return _season(row)
+        return season_of(row)
     row = conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons WHERE starts <= %s"
         " ORDER BY (ends >= %s) DESC, starts DESC, created_at DESC, name LIMIT 1",
@@ -214,7 +218,7 @@ def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
     if row is None:
         raise SeasonError("no season has started yet: make one with shutbox-hw league "
                           "season, or name one with --season")
-    return _season(row)
+    return season_of(row)
 
 
 def season_games(conn: Any, season: Season) -> list[tuple[str, dict[str, Any]]]:

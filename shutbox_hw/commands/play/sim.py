@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sqlite3
 import sys
 import tempfile
@@ -45,6 +46,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--publish", action="store_true", help="with [network] mqtt in the "
                    "config: send this simulated box's events to the broker as the box "
                    "named there (off by default: a simulator never speaks for a real box)")
+    p.add_argument("--no-rater", action="store_true", help="with --db: leave the move "
+                   "rater out (the record's turns stay unrated until a box's rater "
+                   "runs on it)")
+    p.add_argument("--no-claims", action="store_true", help="with --db: leave the phones' "
+                   "claims socket out (no QR code, no seats from a phone)")
     p.set_defaults(run=run)
 
 
@@ -151,11 +157,48 @@ def _run(args: argparse.Namespace, config: Config, db: Path, frames: Path | None
         return _play(args, config, db, frames, outbox, kept=kept, pane=pane)
 
 
+def _parts(args: argparse.Namespace, config: Config, db: Path, *, kept: bool,
+           threaded: bool) -> tuple[Any, str | None]:
+    """The parts the daemon on a Pi has beside the box (commands/box/run.py), for a kept
+    record (``--db``) unless left out: the move rater (on the step that woke it when
+    ``threaded`` is false, so a script's record is rated when it ends; else the box's
+    own thread) and where the phones' claims socket goes (claims/place.py)."""
+    if not kept:
+        return None, None
+    rater: Any = None
+    if not args.no_rater:
+        from ...skill.rater import InlineRater, RatingWorker
+        # the thread is started by the terminal once the box has made the record
+        rater = RatingWorker(db) if threaded else InlineRater(db)
+    claims = None
+    if not args.no_claims:
+        from ...claims.place import for_simulator
+        from ...claims.server import ClaimsUnavailable
+        try:
+            claims = for_simulator(config.network, db)
+        except ClaimsUnavailable as error:   # said, and the box plays on without it
+            say = logging.getLogger("shutbox_hw").warning if threaded else _warn
+            say(f"seats from a phone are off: {error}")   # the terminal: in its pane
+    return rater, claims
+
+
 def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
           outbox: Callable[[], None] | None, *, kept: bool, pane: Any = None) -> int:
-    seed = args.seed if args.seed is not None else 0
     from ...store.read.shown import use_folder
     use_folder(config.runtime)   # the screen's mirror for the TV ([storage] runtime)
+    rater, claims = _parts(args, config, db, kept=kept, threaded=not args.script)
+    try:
+        return _play_with(args, config, db, frames, outbox, kept=kept, pane=pane,
+                          rater=rater, claims=claims)
+    finally:
+        if rater is not None:
+            rater.stop()
+
+
+def _play_with(args: argparse.Namespace, config: Config, db: Path, frames: Path | None,
+               outbox: Callable[[], None] | None, *, kept: bool, pane: Any,
+               rater: Any, claims: str | None) -> int:
+    seed = args.seed if args.seed is not None else 0
     if args.script:
         from ...sim.runner import SimRunner, check_steps
         from ...sim.script import load_script
@@ -168,25 +211,43 @@ def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | Non
         world = Path(args.world) if args.world else None
         if world is not None:
             from ...sim.world_file import run_with_world
-            runner = run_with_world(lambda shut: SimRunner(config, db, seed=seed, on_event=emit,
-                                                           frames_dir=frames,
-                                                           realtime=args.realtime, shut=shut,
-                                                           outbox=outbox),
-                                    steps, world)
+            made: list[SimRunner] = []
+
+            def make(shut: list[int]) -> SimRunner:
+                made.append(SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
+                                      realtime=args.realtime, shut=shut, outbox=outbox,
+                                      rater=rater, claims_path=claims))
+                _say_claims(made[-1])
+                return made[-1]
+            try:
+                runner = run_with_world(make, steps, world)
+            except BaseException:
+                for each in made:   # its socket's file goes with it
+                    each.close()
+                raise
         else:
             runner = SimRunner(config, db, seed=seed, on_event=emit, frames_dir=frames,
-                               realtime=args.realtime, outbox=outbox)
+                               realtime=args.realtime, outbox=outbox, rater=rater,
+                               claims_path=claims)
+            _say_claims(runner)
             try:
                 for step in steps:
                     runner.run(step)
             except KeyboardInterrupt:
+                runner.close()
                 runner.daemon.store.close()
                 sys.stdout.flush()
                 _warn("stopped (Ctrl-C) before the script's end: " + (
                     f"the game so far is kept in {shown_path(db)}; a run on it resumes it"
                     if kept else "the temporary database goes with it"))
                 return 130
-        unsaved = runner.finish()
+            except BaseException:
+                runner.close()      # its socket's file goes with it
+                raise
+        try:
+            unsaved = runner.finish()
+        finally:
+            runner.close()
         sys.stdout.flush()
         if unsaved:
             print(f"shutbox-hw sim: {unsaved} event(s) not saved at the script's end: "
@@ -197,4 +258,9 @@ def _play(args: argparse.Namespace, config: Config, db: Path, frames: Path | Non
         raise UserError("the interactive simulator needs a terminal; use --script FILE")
     from ...sim.terminal import run_terminal
     return run_terminal(config, db, seed=args.seed, frames_dir=frames, kept=kept,
-                        outbox=outbox, pane=pane)
+                        outbox=outbox, pane=pane, rater=rater, claims_path=claims)
+
+
+def _say_claims(runner: Any) -> None:
+    if runner.claims_problem is not None:
+        _warn(f"seats from a phone are off: {runner.claims_problem}")

@@ -18,17 +18,20 @@ from typing import Any
 from ...base.errors import TransientError, UserError, quoted
 from ...config.network import parse_broker, read_secret
 
-ACTIONS = ("migrate", "ingest", "status", "season", "standings")
+ACTIONS = ("migrate", "ingest", "status", "season", "standings", "ratings", "rebuild")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
-                       "database (migrate, ingest, status, season, standings)")
+                       "database (migrate, ingest, status, season, standings, ratings, rebuild)")
     p.add_argument("action", choices=ACTIONS, help="migrate: create or upgrade the "
                    "league's tables; ingest: write the boxes' game messages into the league "
                    "(any number at once, sharing one subscription); status: per box and "
                    "epoch, the games held, the latest, the missing; season: make a season; "
-                   "standings: a season's ranked players")
+                   "standings: a season's ranked players; ratings: compute every season's "
+                   "ratings and standings from the games and keep them (the ingest does "
+                   "it as games arrive); rebuild: compute them again and compare with "
+                   "what was kept (exit 0 only when equal)")
     p.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
     p.add_argument("--mqtt", metavar="URL", help="ingest (required): the league's broker, "
                    "mqtt://host[:port] or mqtts://host[:port]")
@@ -46,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "group (default league)")
     p.add_argument("--json", action="store_true", help="status: one JSON object per box "
                    "and epoch; season: the season made, as JSON; standings: one JSON object per "
-                   "ranked player")
+                   "ranked player; rebuild: one JSON object, the differences in it")
     p.add_argument("--name", help="season (required): the season's name")
     p.add_argument("--from", dest="starts", type=_date, metavar="DATE", help="season "
                    "(required): its first day, YYYY-MM-DD (UTC)")
@@ -59,6 +62,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "this venue's games")
     p.add_argument("--min-games", type=_min_games, metavar="N", help="season: the games a "
                    "player needs to be ranked (default 3)")
+    p.add_argument("--band-games", type=_min_games, metavar="N", help="season: the rated "
+                   "games a player needs for an accuracy band (default 10)")
     p.add_argument("--season", metavar="S", help="standings: the season (default: the "
                    "one running today, else the latest started)")
     p.set_defaults(run=run)
@@ -70,11 +75,12 @@ def run(args: argparse.Namespace) -> int:
                                 ("--ca", args.ca)) if v is not None]
         if given:
             raise UserError(f"{', '.join(given)} go(es) with league ingest, not {args.action}")
-    if args.json and args.action not in ("status", "season", "standings"):
-        raise UserError("--json goes with league status, season or standings")
+    if args.json and args.action not in ("status", "season", "standings", "rebuild"):
+        raise UserError("--json goes with league status, season, standings or rebuild")
     season_only = [f for f, v in (("--name", args.name), ("--from", args.starts),
                                   ("--to", args.ends), ("--rules", args.rules),
-                                  ("--min-games", args.min_games)) if v is not None]
+                                  ("--min-games", args.min_games),
+                                  ("--band-games", args.band_games)) if v is not None]
     if season_only and args.action != "season":
         raise UserError(f"{', '.join(season_only)} go(es) with league season, "
                         f"not {args.action}")
@@ -83,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if args.venue is not None and args.action not in ("season", "standings"):
         raise UserError(f"--venue goes with league season or standings, not {args.action}")
     return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status,
-            "season": run_season, "standings": run_standings}[args.action](args)
+            "season": run_season, "standings": run_standings, "ratings": run_ratings,
+            "rebuild": run_rebuild}[args.action](args)
 
 
 def _date(text: str) -> dt.date:
@@ -172,8 +179,9 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_season(args: argparse.Namespace) -> int:
+    from ...league.ratings import refresh
     from ...league.schema import LeagueSchemaError, check
-    from ...league.standings import MIN_GAMES, Season, SeasonError, make_season
+    from ...league.standings import BAND_GAMES, MIN_GAMES, Season, SeasonError, make_season
     lacking = [f for f, v in (("--name", args.name), ("--from", args.starts),
                               ("--to", args.ends)) if v is None]
     if lacking:
@@ -181,11 +189,12 @@ def run_season(args: argparse.Namespace) -> int:
     season = Season(args.name.strip(), args.starts, args.ends,
                     tuple(dict.fromkeys(r.strip() for r in args.rules or [])),
                     tuple(dict.fromkeys(v.strip() for v in args.venue or [])),
-                    args.min_games or MIN_GAMES)
+                    args.min_games or MIN_GAMES, args.band_games or BAND_GAMES)
     conn = _connect(args.dsn)
     try:
         check(conn)
         make_season(conn, season)
+        refresh(conn)        # the new season's ratings and standings kept at once
     except (LeagueSchemaError, SeasonError) as error:
         raise UserError(str(error)) from None
     finally:
@@ -193,13 +202,16 @@ def run_season(args: argparse.Namespace) -> int:
     print(json.dumps(season.as_json()) if args.json else
           f"season {season.name}: {season.starts} to {season.ends}, rules "
           f"{', '.join(season.rules) or 'any'}, venues {', '.join(season.venues) or 'any'}, "
-          f"ranked from {season.min_games} game(s)")
+          f"ranked from {season.min_games} game(s), accuracy bands from "
+          f"{season.band_games} rated game(s)")
     return 0
 
 
 def run_standings(args: argparse.Namespace) -> int:
+    from ...league.ratings import FIELDS, season_ratings
     from ...league.schema import LeagueSchemaError, check
     from ...league.standings import SeasonError, find_season, season_games, standings
+    from ...players.names import name_key
     if args.venue is not None and len(args.venue) > 1:
         raise UserError("league standings takes one --venue")
     venue = args.venue[0].strip() if args.venue else None
@@ -208,10 +220,13 @@ def run_standings(args: argparse.Namespace) -> int:
         check(conn)
         season = find_season(conn, args.season, dt.datetime.now(dt.UTC).date())
         rows = standings(season_games(conn, season), season, venue)
+        rated = season_ratings(conn, season.name)
     except (LeagueSchemaError, SeasonError) as error:
         raise UserError(str(error)) from None
     finally:
         conn.close()
+    for row in rows:       # the season's kept ratings beside the standings
+        row.update(rated.get(name_key(row["player"])) or dict.fromkeys(FIELDS))
     if args.json:
         for row in rows:
             print(json.dumps({**row, "season": season.name}))
@@ -223,14 +238,62 @@ def run_standings(args: argparse.Namespace) -> int:
         print("nobody is ranked yet")
         return 0
     print(f"{'rank':>4}  {'player':<20} {'games':>5} {'wins':>4} {'points':>6} "
-          f"{'turn':>6} {'shut':>4} {'accuracy':>8}")
+          f"{'turn':>6} {'shut':>4} {'accuracy':>8} {'rating':>6} {'band':>4} {'luck':>6}")
     for row in rows:
         turn = "-" if row["turn_score"] is None else f"{row['turn_score']:.2f}"
         accuracy = "-" if row["accuracy"] is None else f"{row['accuracy']:.1f} %"
+        rating = "-" if row["rating"] is None else f"{row['rating']:.1f}"
+        luck = "-" if row["luck"] is None else f"{row['luck']:+.1f}"
         print(f"{row['rank']:>4}  {row['player'][:20]:<20} {row['games']:>5} "
               f"{row['wins']:>4} {row['points']:>6} {turn:>6} {row['boxes_shut']:>4} "
-              f"{accuracy:>8}")
+              f"{accuracy:>8} {rating:>6} {row['band'] or '-':>4} {luck:>6}")
     return 0
+
+
+
+
+def run_ratings(args: argparse.Namespace) -> int:
+    from ...league.ratings import refresh
+    from ...league.schema import LeagueSchemaError, check
+    conn = _connect(args.dsn)
+    try:
+        check(conn)
+        kept = refresh(conn)
+    except LeagueSchemaError as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    seasons = len({season for season, _ in kept.ratings})
+    print(f"kept the ratings of {len(kept.ratings)} player(s) in {seasons} season(s) and "
+          f"{len(kept.standings)} standings row(s), from {kept.games} finished game(s)")
+    return 0
+
+
+def run_rebuild(args: argparse.Namespace) -> int:
+    from ...league.rebuild import rebuild
+    from ...league.schema import LeagueSchemaError, check
+    conn = _connect(args.dsn)
+    try:
+        check(conn)
+        rebuilt, found = rebuild(conn)
+    except LeagueSchemaError as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps({"equal": not found, "games": rebuilt.games,
+                          "ratings": len(rebuilt.ratings),
+                          "standings": len(rebuilt.standings), "luck": len(rebuilt.luck),
+                          "differences": [d.as_json() for d in found]}))
+    else:
+        for difference in found:
+            print(difference.line())
+        print(f"rebuilt from {rebuilt.games} finished game(s): {len(rebuilt.ratings)} "
+              f"rating(s), {len(rebuilt.standings)} standings row(s); "
+              + ("equal to what was kept" if not found else
+                 f"{len(found)} difference(s) from what was kept (shutbox-hw league "
+                 "ratings --dsn DSN keeps the rebuilt values)"))
+    return 0 if not found else 1
 
 
 def _ids(ids: list[int], shown: int = 10) -> str:

@@ -80,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
     sock = listening_socket(host, port)
     logging.getLogger("shutbox_hw.web").info(
         "serving %s on http://%s:%d/ (backup %s)", db, host, port, "on" if token else "off")
+    from ...claims.place import for_web
     from ...web.join import Announcer, web_base
-    claims, base = config.network.claims_path, web_base(config.network.web_url, host, port)
+    # the box's socket, or that of a simulator on the same record (sim --db)
+    claims, base = for_web(config.network, db), web_base(config.network.web_url, host, port)
     announcer = Announcer(claims, base) if claims and base else None
     if announcer is not None:
         announcer.start()    # the daemon shows the QR codes while it hears from the web
