@@ -25,14 +25,14 @@ from functools import lru_cache
 from typing import Any
 
 from ..base.i18n import N_, language, tr
+from ..game.model.flaps import open_tiles
 from ..store.read.audit import tonight
 from ..store.read.highscores import as_json, high_scores
 from ..store.read.history import pool_now, recent_games
 from ..store.read.shown import mirror_bytes, read_shown
-from ..store.read.tonight import tonight_since, week_since
+from ..store.read.tonight import started_since_sql, tonight_since, week_since
+from ..store.tables.capability import Capability, offers, stamped
 from ..words.record import rules_named, rules_parts, rules_title
-
-PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
 
 
 def live(db: sqlite3.Connection, now: float) -> dict[str, Any]:
@@ -79,7 +79,7 @@ class Kept:
     def __call__(self, db: sqlite3.Connection, now: float, stamp: Any = None) -> dict[str, Any]:
         self.reads += 1
         key = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes,
-               db.execute("PRAGMA user_version").fetchone()[0], language(), stamp,
+               stamped(db), language(), stamp,
                mirror_bytes(db))     # the screen's picture lives outside the record
         if db is self._db and key == self._key and all(
                 below < since(now) <= first for since, below, first in self._windows):
@@ -104,7 +104,7 @@ def _window(db: sqlite3.Connection, since: float) -> tuple[float, float]:
     games are in the window while ``below < since <= first``."""
     below, = db.execute("SELECT MAX(started_at) FROM games WHERE started_at < ?",
                         (since,)).fetchone()
-    first, = db.execute("SELECT MIN(started_at) FROM games WHERE started_at >= ?"
+    first, = db.execute(f"SELECT MIN(started_at) FROM games WHERE {started_since_sql()}"
                         " AND typeof(started_at) IN ('integer', 'real')",   # (text: always in)
                         (since,)).fetchone()
     return (-math.inf if below is None else float(below),
@@ -127,7 +127,7 @@ def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
     row = db.execute("SELECT id, rules, ended_at, abandoned FROM games ORDER BY id DESC"
                      " LIMIT 1").fetchone()
     figures = tonight(db, now)
-    version, = db.execute("PRAGMA user_version").fetchone()
+    version = stamped(db)
     picture = read_shown(db, version)
     summary: dict[str, Any] = {
         "playing": False, "game": None, "player": None,   # always there (null: idle)
@@ -143,7 +143,7 @@ def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
                 picture.get("phase") not in ("play", "confirm"):
             picture = None    # the box has not drawn this game yet: the record alone
         summary.update(_game(db, game_id, row[1], picture))
-    elif version >= PLAYERS_SCHEMA:     # between games: the high scores on the TV
+    elif offers(version, Capability.PLAYERS):     # between games: the high scores on the TV
         summary["high_scores"] = as_json(high_scores(db, now))
     return summary
 
@@ -151,7 +151,7 @@ def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
 def join_shown(db: sqlite3.Connection) -> dict[str, str] | None:
     """The join page's address and code the box shows while it is set up (the TV
     page's QR code; the MQTT state leaves it out)."""
-    version, = db.execute("PRAGMA user_version").fetchone()
+    version = stamped(db)
     picture = read_shown(db, version)
     found = picture.get("join") if picture and picture.get("phase") == "idle" else None
     if not isinstance(found, dict):
@@ -192,7 +192,7 @@ def _turn_shown(picture: dict[str, Any]) -> dict[str, Any]:
     flaps = list(picture.get("flaps") or [])
     return {"player": picture.get("player"), "turn_over": bool(picture.get("turn_over")),
             "round": picture.get("round"), "dice": picture.get("dice"), "flaps": flaps,
-            "open": [t for t, s in enumerate(flaps, start=1) if s in ("open", "refused")],
+            "open": list(open_tiles(tuple(flaps))),     # drawn open, as the OLED draws them
             "reasons": picture.get("reasons") or {}, "problem": picture.get("problem")}
 
 

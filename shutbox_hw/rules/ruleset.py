@@ -48,7 +48,7 @@ class RuleSet:
     @property
     def title(self) -> str:
         """The preset's name for the attract screen (fits 128 pixels in big type)."""
-        return PRESET_TITLES.get(self.preset, self.preset)
+        return preset_title(self.preset)
 
     def changed_keys(self) -> tuple[str, ...]:
         """The keys whose value is not its preset's (every key: a preset this
@@ -124,6 +124,12 @@ PRESET_TITLES = {"klappenspiel": "Klappenspiel", "crafthouse-12": "1-12 Race",
                  "pub": "Pub Pool"}
 
 HOUSE_RULES = "House rules"
+
+
+def preset_title(preset: str) -> str:
+    """A preset's title by its key ("pub": "Pub Pool"); a key this version does not
+    know stands as it is (a record from a newer box, a damaged one)."""
+    return PRESET_TITLES.get(preset, preset)
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "closure": CLOSURES,

@@ -88,6 +88,19 @@ class RatedThrow:
     moves: tuple[Move, ...]
 
 
+def percent_of(best: int, moves: int) -> float | None:
+    """The share of best moves in per cent, unrounded; None without a move."""
+    return 100.0 * best / moves if moves else None
+
+
+def accuracy_percent(best: int, moves: int) -> float | None:
+    """The move accuracy as every surface shows it (the players' pages and command,
+    the high scores, a player's games and skill chart): the share of best moves in
+    per cent to one decimal; None without a move."""
+    percent = percent_of(best, moves)
+    return None if percent is None else round(percent, 1)
+
+
 @dataclass(frozen=True)
 class Tally:
     """Best moves of all moves, and the points lost (a turn, a game, a player)."""
@@ -99,7 +112,7 @@ class Tally:
     @property
     def percent(self) -> float | None:
         """The share of best moves in per cent; None without a move."""
-        return 100.0 * self.best / self.moves if self.moves else None
+        return percent_of(self.best, self.moves)
 
     def __add__(self, other: Tally) -> Tally:
         return Tally(self.moves + other.moves, self.best + other.best, self.lost + other.lost)

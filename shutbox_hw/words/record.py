@@ -76,6 +76,15 @@ def _rules_of(items: tuple[tuple[str, type, Any], ...]) -> RuleSet | None:
         return None
 
 
+# the high scores' periods and tables (store/read/highscores.py's PERIODS and TABLES, in
+# their order) under the titles the web page and the TV give them; the OLED has its
+# own shorter words (render/high_scores.py)
+HIGH_SCORE_PERIODS = {"tonight": N_("Tonight"), "week": N_("This week"),
+                      "all_time": N_("All time")}
+HIGH_SCORE_TABLES = {"best_turn": N_("Best turn"), "boxes_shut": N_("Boxes shut"),
+                     "wins": N_("Most wins"), "accuracy": N_("Best moves")}
+
+
 def game_state(game: Mapping[str, Any]) -> str:
     """A recorded game's state in one word: playing, finished, stopped (before
     its end: nobody won) or damaged (its record cannot be read back)."""

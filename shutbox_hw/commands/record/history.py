@@ -15,6 +15,7 @@ from ...config.config_file import default_db_path, load_config
 from ...game.display.text import signed
 from ...store.read.history import recent_games, scorecard, scorecard_cells
 from ...store.read.readonly import connect_readonly
+from ...store.tables.capability import Capability, offers
 from ...store.tables.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
 from ...words.record import count
 
@@ -66,7 +67,7 @@ def open_db(args: argparse.Namespace) -> tuple[sqlite3.Connection, int, Path]:
     if not path.exists():
         raise UserError(f"no game database at {name}")
     db, version = open_read_only(path)
-    if version == 0:
+    if not offers(version, Capability.GAMES):
         db.close()
         if path.stat().st_size == 0:
             raise UserError(f"{name} is an empty file, not a shutbox-hw database yet (the box,"

@@ -16,12 +16,12 @@ from ...base.errors import UserError, quoted, shown_path
 from ...store.disk.faults import BUSY_TIMEOUT_S
 from ...store.read.highscores import accuracy_of
 from ...store.tables import player_stats
+from ...store.tables.capability import Capability, offers
 from ...store.tables.roster import find
 from ...store.tables.schema import sqlite_problem
 from .history import open_db
 
 PAGE = 500          # players read at a time
-SCHEMA = 7          # the first schema with players
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         return remove(args)
     db, version, path = open_db(args)
     try:
-        if version < SCHEMA:
+        if not offers(version, Capability.PLAYERS):
             raise UserError(f"{shown_path(path)} was written before the box kept players "
                             f"(schema {version}); the box's next start brings it up to date")
         if args.name is not None:
@@ -106,7 +106,7 @@ def remove(args: argparse.Namespace) -> int:
     from ...store.write.forget import forget_player
     reader, version, path = open_db(args)    # the same checks and words as the reads
     reader.close()
-    if version < SCHEMA:
+    if not offers(version, Capability.PLAYERS):
         raise UserError(f"{shown_path(path)} was written before the box kept players "
                         f"(schema {version}); the box's next start brings it up to date")
     try:

@@ -4,10 +4,12 @@ answer the OLED's play screen (:mod:`.view`) and the whole picture
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ...rules import tile_bit
-from .state import GameState
+
+if TYPE_CHECKING:   # (the open flaps' test is wanted where the referee's state is not)
+    from .state import GameState
 
 FlapState = Literal["open", "shut", "pending", "refused", "lifted"]
 """open; shut (taken by an earlier throw, or still shut between two turns);

@@ -30,6 +30,7 @@ from pathlib import Path
 from ...base.errors import UserError, shown_path
 from ...base.events import InputFault
 from ..read.audit import ROW_SEP
+from ..tables.capability import Capability, offers
 from ..tables.schema import SchemaError, version_of
 
 log = logging.getLogger("shutbox_hw")
@@ -241,7 +242,7 @@ def check_copy(file: Path) -> tuple[int, int]:
             raise UserError(f"refused: {name} is not a shutbox-hw record ({error})") from None
         if check != "ok":
             raise UserError(f"refused: {name} is damaged ({check})")
-        if version == 0:
+        if not offers(version, Capability.GAMES):
             raise UserError(f"refused: {name} holds no record (an empty database)")
         games, = db.execute("SELECT COUNT(*) FROM games").fetchone()
     finally:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from ..tables.capability import Capability, offers
+
 LIMIT = 100   # the newest faults the faults page lists
 
 
 def recent_faults(db: sqlite3.Connection, version: int, limit: int = LIMIT) -> list[dict[str, Any]]:
     """Newest first: part, detail, when (None where the clock was not set), recovered
     (None: not yet), ``clock_synced`` as ``history`` has it."""
-    if version < 6:
+    if not offers(version, Capability.SHOWN):
         return []
     return [{"device": device, "detail": detail,
              "at": None if synced == 0 else at, "clock_synced": None if synced is None

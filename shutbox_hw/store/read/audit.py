@@ -17,12 +17,21 @@ from collections import Counter
 from typing import Any
 
 from ...base.events import Tonight
-from ...rules.ruleset import PRESET_TITLES
+from ...rules.ruleset import preset_title
 from ..tables import figures
+from ..tables.capability import Capability, offers
 from ..tables.figures import SINCE
+from ..tables.finished import finished_sql
 from ..tables.outbox import DROPPED, outbox_figures
 from ..tables.schema import VERSION
-from .tonight import TONIGHT_S, clock_state, tonight_games, tonight_since
+from .tonight import (
+    TONIGHT_S,
+    TONIGHT_WHERE,
+    clock_state,
+    started_since_sql,
+    tonight_games,
+    tonight_since,
+)
 
 __all__ = ["TONIGHT_S", "tonight_since"]   # (kept here too for their older callers)
 
@@ -80,14 +89,14 @@ def tonight(db: sqlite3.Connection, now: float) -> Tonight:
     games, never the whole record.
     """
     since = tonight_since(now)
-    games, = db.execute("SELECT COUNT(*) FROM games WHERE started_at >= ? AND ended_at IS NOT"
-                        " NULL AND NOT abandoned", (since,)).fetchone()
+    games, = db.execute(f"SELECT COUNT(*) FROM games WHERE {TONIGHT_WHERE} AND {finished_sql()}",
+                        (since,)).fetchone()
     shut, = db.execute("SELECT COUNT(*) FROM games g CROSS JOIN turns t ON t.game_id = g.id"
-                       " WHERE g.started_at >= ? AND t.shut", (since,)).fetchone()
+                       f" WHERE {started_since_sql('g')} AND t.shut", (since,)).fetchone()
     best = db.execute("SELECT p.name, t.score FROM games g CROSS JOIN turns t ON"
                       " t.game_id = g.id CROSS JOIN players p ON p.game_id = t.game_id"
                       " AND p.seat = t.seat"
-                      " WHERE g.started_at >= ? AND t.score IS NOT NULL"
+                      f" WHERE {started_since_sql('g')} AND t.score IS NOT NULL"
                       " ORDER BY t.score, t.id LIMIT 1", (since,)).fetchone()
     return Tonight(games=games, boxes_shut=shut, best=(best[0], best[1]) if best else None,
                    clock=clock_state(synced for _, synced in tonight_games(db, now)))
@@ -101,10 +110,11 @@ def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
     read as it is, has them recounted from its rows.
     """
     counters: dict[str, int] = {}
-    if version >= 3:
+    if offers(version, Capability.COUNTERS):
         counters = dict(db.execute("SELECT key, count FROM counters"))
     since = counters.pop(SINCE, 0)
-    kept = figures.read(db) if version >= 5 else figures.recount(db, since)
+    kept = figures.read(db) if offers(version, Capability.KEPT_FIGURES) \
+        else figures.recount(db, since)
     return {
         "since_game": since, "games": kept.games, "rounds": kept.rounds,
         "boxes_shut": kept.boxes_shut,
@@ -116,14 +126,14 @@ def audits(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]:
                      if k.startswith("switch:")},
         "faults": {k.split(":", 1)[1]: v for k, v in sorted(counters.items())
                    if k.startswith("fault:")},
-        **({"outbox": outbox_figures(db)} if version >= 4 else {}),
+        **({"outbox": outbox_figures(db)} if offers(version, Capability.OUTBOX) else {}),
         "database_bytes": database_bytes(db),
     }
 
 
 def _best(db: sqlite3.Connection, turns: list[int], version: int) -> list[dict[str, Any]]:
     """The best turns by id: who, when (only a date the clock was sure of), which rules."""
-    synced = "g.started_synced" if version >= 2 else "NULL"
+    synced = "g.started_synced" if offers(version, Capability.CLOCK_SYNC) else "NULL"
     best = []
     for turn in turns:
         row = db.execute(f"SELECT t.score, p.name, t.game_id, g.rules, g.started_at, {synced}"
@@ -163,7 +173,7 @@ def audit_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
         ("boxes shut", str(a["boxes_shut"]))]
     if a["average_score"]:
         rows.append(("avg score a turn", None))
-        rows += [(PRESET_TITLES.get(p, p), f"{v:g}") for p, v in a["average_score"].items()]
+        rows += [(preset_title(p), f"{v:g}") for p, v in a["average_score"].items()]
     if a["best"]:
         rows.append(("best turns", None))
         rows += [(b["name"] + (f" {b['date']}" if b["date"] else ""), str(b["score"]))

@@ -21,9 +21,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from ...strategy.rating import Tally
+from ...strategy.rating import Tally, accuracy_percent
+from ..tables.finished import finished_sql
+from ..tables.player_stats import won_sql
 from ..tables.ratings import player_accuracy
-from .tonight import tonight_since, week_since
+from .tonight import started_since_sql, tonight_since, week_since
 
 TOP = 5                    # entries a table keeps
 ACCURACY_GAMES = 10        # games a player needs before their accuracy is ranked
@@ -69,15 +71,13 @@ def _window(db: sqlite3.Connection, since: float) -> dict[str, list[Entry]]:
     turns = db.execute(
         "SELECT p.player_id, MIN(t.score), SUM(coalesce(t.shut, 0) != 0) FROM games g"
         " CROSS JOIN players p ON p.game_id = g.id CROSS JOIN turns t ON t.game_id = p.game_id"
-        " AND t.seat = p.seat WHERE g.started_at >= ? AND p.player_id IS NOT NULL"
+        f" AND t.seat = p.seat WHERE {started_since_sql('g')} AND p.player_id IS NOT NULL"
         " AND t.ended_at IS NOT NULL AND t.score IS NOT NULL GROUP BY p.player_id",
         (since,)).fetchall()
     wins = db.execute(
         "SELECT p.player_id, COUNT(DISTINCT g.id) FROM games g CROSS JOIN players p"
-        " ON p.game_id = g.id WHERE g.started_at >= ? AND p.player_id IS NOT NULL"
-        " AND g.ended_at IS NOT NULL AND NOT g.abandoned AND EXISTS (SELECT 1 FROM"
-        " json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
-        " WHERE w.value = p.name) GROUP BY p.player_id", (since,)).fetchall()
+        f" ON p.game_id = g.id WHERE {started_since_sql('g')} AND p.player_id IS NOT NULL"
+        f" AND {finished_sql('g')} AND {won_sql()} GROUP BY p.player_id", (since,)).fetchall()
     names = _names(db, {pid for pid, *_ in turns} | {pid for pid, _ in wins})
     return {"best_turn": _ranked(names, [(pid, best) for pid, best, _ in turns], low=True),
             "boxes_shut": _ranked(names, [(pid, shut) for pid, _, shut in turns if shut],
@@ -112,8 +112,7 @@ def accuracy_of(db: sqlite3.Connection, player_id: int) -> tuple[float | None, f
 
 
 def _percent(tally: Tally) -> float | None:
-    percent = tally.percent
-    return None if percent is None else round(percent, 1)
+    return accuracy_percent(tally.best, tally.moves)
 
 
 def rated(db: sqlite3.Connection, since: float | None) -> list[tuple[int, int, float]]:
@@ -127,11 +126,12 @@ def rated(db: sqlite3.Connection, since: float | None) -> list[tuple[int, int, f
         rows = db.execute(
             "SELECT p.player_id, COUNT(DISTINCT g.id), SUM(r.best), SUM(r.moves) FROM games g"
             " CROSS JOIN players p ON p.game_id = g.id CROSS JOIN player_game_ratings r"
-            " ON r.player_id = p.player_id AND r.game_id = g.id WHERE g.started_at >= ?"
+            " ON r.player_id = p.player_id AND r.game_id = g.id"
+            f" WHERE {started_since_sql('g')}"
             " AND p.player_id IS NOT NULL GROUP BY p.player_id HAVING SUM(r.moves) > 0",
             (since,)).fetchall()
-    return [(int(pid), int(games), round(100.0 * best / moves, 1))
-            for pid, games, best, moves in rows]
+    return [(int(pid), int(games), percent) for pid, games, best, moves in rows
+            if (percent := accuracy_percent(int(best), int(moves))) is not None]  # (moves > 0)
 
 
 def as_json(tables: list[Table]) -> dict[str, dict[str, list[dict[str, object]]]]:

@@ -16,6 +16,8 @@ from typing import Any
 from ...base.errors import UserError
 from ...rules import settle_pot
 from ...words.record import game_state, rules_named
+from ..tables.capability import Capability, offers
+from ..tables.finished import is_finished
 from ..tables.ratings import game_ratings
 from ..tables.schema import VERSION
 
@@ -25,7 +27,8 @@ class DamagedGame(UserError):
 
 
 def _synced_columns(version: int) -> str:
-    return "started_synced, ended_synced" if version >= 2 else "NULL, NULL"
+    return ("started_synced, ended_synced" if offers(version, Capability.CLOCK_SYNC)
+            else "NULL, NULL")
 
 
 def _times(started: float, ended: float | None, started_synced: int | None,
@@ -75,13 +78,13 @@ def recent_games(db: sqlite3.Connection, limit: int = 20,
             winner_list = _winners(winners, abandoned)
             if table.get("match") == "pool":
                 balances = _balances(db, game_id, players,
-                                     settled=ended is not None and not abandoned)
+                                     settled=is_finished(ended, abandoned))
         except (ValueError, TypeError, AttributeError):
             preset, winner_list, damaged = None, [], True
         game = {
             "id": game_id, **_times(started, ended, started_synced, ended_synced),
             "preset": preset, "title": title, "players": players, "winners": winner_list,
-            "finished": ended is not None and not abandoned, "abandoned": bool(abandoned),
+            "finished": is_finished(ended, abandoned), "abandoned": bool(abandoned),
             "rounds": rounds, "totals": totals, "boxes_shut": shut, "damaged": damaged,
             **({"balances": balances} if balances is not None else {})}
         games.append({**game, "state": game_state(game)})
@@ -187,15 +190,16 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
     rules_table = json.loads(rules)
     if not isinstance(rules_table, dict):
         raise TypeError("rules")
-    rated = game_ratings(db, game_id, throws) if version >= 7 else {"accuracy": {}}
+    rated = game_ratings(db, game_id, throws) if offers(version, Capability.PLAYERS) \
+        else {"accuracy": {}}
     pool = rules_table.get("match") == "pool"
-    settled = pool and ended is not None and not abandoned
+    settled = pool and is_finished(ended, abandoned)
     standing = ({"balances": _balances(db, game_id, players, settled=settled)}
                 if pool else {})      # a pool's balances now (settled: the pot paid out)
     return {**standing, "id": game_id, "rules": rules_table, "players": players,
             "winners": _winners(winners, abandoned),
             **_times(started, ended, started_synced, ended_synced),
-            "abandoned": bool(abandoned), "finished": ended is not None and not abandoned,
+            "abandoned": bool(abandoned), "finished": is_finished(ended, abandoned),
             "title": rules_named(rules_table), "rounds": rounds, "unfinished_round": unfinished,
             "throws": throws, "rejected_flaps": rejected, **rated}
 

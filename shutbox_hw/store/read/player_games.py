@@ -17,8 +17,10 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from ...strategy.rating import accuracy_percent
 from ...words.record import game_state
 from ..tables.figures import preset_of
+from ..tables.finished import is_finished
 from ..tables.player_stats import winner_names
 
 CHART_GAMES = 50       # the charts show the player's last games, this many
@@ -33,9 +35,10 @@ _GAME = (
     "  AND t.ended_at IS NOT NULL AND t.score IS NOT NULL),"
     " (SELECT COUNT(*) FROM turns t WHERE t.game_id = p.game_id AND t.seat = p.seat"
     "  AND t.shut),"
-    " (SELECT 100.0 * r.best / r.moves FROM player_game_ratings r WHERE r.player_id ="
-    "  p.player_id AND r.game_id = p.game_id AND r.moves > 0)"
-    " FROM players p JOIN games g ON g.id = p.game_id WHERE p.player_id = ?")
+    " r.best, r.moves"
+    " FROM players p JOIN games g ON g.id = p.game_id LEFT JOIN player_game_ratings r"
+    " ON r.player_id = p.player_id AND r.game_id = p.game_id AND r.moves > 0"
+    " WHERE p.player_id = ?")
 
 FIELDS = ("game", "started_at", "rules", "seat", "name", "state", "won", "turns", "score_sum",
           "boxes_shut", "accuracy")
@@ -43,14 +46,14 @@ FIELDS = ("game", "started_at", "rules", "seat", "name", "state", "won", "turns"
 
 def _row(row: tuple[Any, ...]) -> dict[str, Any]:
     (game, seat, name, started, synced, ended, abandoned, rules, winners, turns, score_sum,
-     shut, accuracy) = row
-    finished = ended is not None and not abandoned
+     shut, best, moves) = row
+    finished = is_finished(ended, abandoned)
     state = game_state({"finished": finished, "abandoned": bool(abandoned)})
     return {"game": game, "started_at": None if synced == 0 else started,
             "rules": preset_of(rules), "seat": seat + 1, "name": name, "state": state,
             "won": finished and name in winner_names(winners), "turns": turns,
             "score_sum": score_sum or 0, "boxes_shut": shut,
-            "accuracy": None if accuracy is None else round(accuracy, 1)}
+            "accuracy": None if moves is None else accuracy_percent(best, moves)}
 
 
 def games_of(db: sqlite3.Connection, player_id: int, limit: int,
@@ -74,10 +77,11 @@ def turn_scores(db: sqlite3.Connection, player_id: int) -> list[tuple[int, int]]
 def skill(db: sqlite3.Connection, player_id: int) -> list[tuple[int, float]]:
     """``(game, percentage of best moves)`` of the player's last :data:`CHART_GAMES`
     rated games with a move to rate, oldest first (the skill chart)."""
-    rows = db.execute("SELECT game_id, 100.0 * best / moves FROM player_game_ratings"
+    rows = db.execute("SELECT game_id, best, moves FROM player_game_ratings"
                       " WHERE player_id = ? AND moves > 0 ORDER BY game_id DESC LIMIT ?",
                       (player_id, CHART_GAMES)).fetchall()
-    return [(int(g), round(float(p), 1)) for g, p in reversed(rows)]
+    return [(int(g), percent) for g, best, moves in reversed(rows)
+            if (percent := accuracy_percent(int(best), int(moves))) is not None]  # (moves > 0)
 
 
 def all_games(db: sqlite3.Connection, player_id: int) -> Iterator[list[dict[str, Any]]]:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..tables.capability import Capability, offers
 from ..tables.schema import VERSION
 
 DEFAULT_FOLDER = Path("/run/shutbox-hw")   # the box's unit's RuntimeDirectory=
@@ -198,7 +199,7 @@ def read_shown(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]
     """The picture the box last drew for the record ``db`` is connected to, with its
     ``game`` (None: no mirror - the box stopped, a reboot, nothing drawn yet - or a
     database from before schema 6)."""
-    if version < 6:
+    if not offers(version, Capability.SHOWN):
         return None
     path = main_file(db)
     if path is None:

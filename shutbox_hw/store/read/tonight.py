@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from ...base.i18n import N_
+from ..tables.capability import Capability, offers, stamped
 
 TONIGHT_S = 12 * 3600
 """How far back tonight reaches."""
@@ -47,14 +48,19 @@ def week_since(now: float) -> float:
     return now - WEEK_S
 
 
-TONIGHT_WHERE = "started_at >= ?"
+def started_since_sql(table: str = "") -> str:
+    """The window's test in SQL over ``games`` (``table``: its alias in the query), its
+    parameter the window's first start: :func:`tonight_since` or :func:`week_since`."""
+    return f"{table}.started_at >= ?" if table else "started_at >= ?"
+
+
+TONIGHT_WHERE = started_since_sql()
 """The same test in SQL over ``games`` (its parameter: :func:`tonight_since`)."""
 
 
 def tonight_games(db: sqlite3.Connection, now: float) -> list[tuple[int, bool | None]]:
     """Tonight's games, newest first: ``(id, started on a set clock)`` (None: not noted)."""
-    version, = db.execute("PRAGMA user_version").fetchone()   # 0: schema 1, unstamped
-    synced = "started_synced" if version >= 2 else "NULL"
+    synced = "started_synced" if offers(stamped(db), Capability.CLOCK_SYNC) else "NULL"
     return [(int(i), None if s is None else bool(s)) for i, s in db.execute(
         # "+id": ordered by a sort of tonight's rows, so that SQLite reads them through the
         # index on started_at (ORDER BY id alone has it walk every game by its rowid)

@@ -23,6 +23,8 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 
+from .finished import finished_sql
+
 SINCE = "since:game"   # the counters row holding the last game before the reset
 BEST = 5               # how many best scores the audits list
 TOTALS = ("games", "rounds", "boxes_shut")
@@ -143,7 +145,7 @@ def recount(db: sqlite3.Connection, after: int | None = None) -> AuditFigures:
     first = since(db) if after is None else after
     figures = AuditFigures(since=first)
     for preset, games in db.execute(
-            "SELECT preset_of(rules), SUM(ended_at IS NOT NULL AND NOT abandoned) FROM games"
+            f"SELECT preset_of(rules), SUM({finished_sql()}) FROM games"
             " WHERE id > ? GROUP BY 1", (first,)):
         figures.rules[preset] = RulesFigures(games=int(games))
         figures.games += int(games)

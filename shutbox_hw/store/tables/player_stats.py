@@ -31,6 +31,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from .figures import preset_of
+from .finished import finished_sql
 
 CREATE = (
     "CREATE TABLE IF NOT EXISTS player_stats ("
@@ -150,7 +151,16 @@ def game_ended(db: sqlite3.Connection, game_id: int | None) -> None:
                    (player, preset))
 
 
+def won_sql(game: str = "g", seat: str = "p") -> str:
+    """Whether the seat's player is among the game's winners, in SQL over ``games``
+    aliased ``game`` and ``players`` aliased ``seat`` (:func:`winner_names` in a query:
+    damaged winners are nobody)."""
+    return (f"EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid({game}.winners)"
+            f" THEN {game}.winners ELSE '[]' END) w WHERE w.value = {seat}.name)")
+
+
 def winner_names(winners_json: str | None) -> list[str]:
+    """Who won, from the game row's stored JSON (damaged: nobody)."""
     try:
         names = json.loads(winners_json or "[]")
     except ValueError:
@@ -221,10 +231,9 @@ def players_count(db: sqlite3.Connection) -> int:
 
 # ---------------------------------------------------------------- built from the rows
 
-_FINISHED = ("SELECT p.player_id AS pid, g.id AS gid, g.rules AS rules, max(EXISTS (SELECT 1"
-             " FROM json_each(CASE WHEN json_valid(g.winners) THEN g.winners ELSE '[]' END) w"
-             " WHERE w.value = p.name)) AS won FROM players p JOIN games g ON g.id = p.game_id"
-             " WHERE p.player_id IS NOT NULL AND g.ended_at IS NOT NULL AND NOT g.abandoned"
+_FINISHED = ("SELECT p.player_id AS pid, g.id AS gid, g.rules AS rules,"
+             f" max({won_sql()}) AS won FROM players p JOIN games g ON g.id = p.game_id"
+             f" WHERE p.player_id IS NOT NULL AND {finished_sql('g')}"
              " GROUP BY p.player_id, g.id")
 _SCORED = (" FROM turns t JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
            " JOIN games g ON g.id = t.game_id WHERE p.player_id IS NOT NULL"

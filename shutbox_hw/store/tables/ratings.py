@@ -25,6 +25,7 @@ from typing import Any
 
 from ...rules import mask_of, tiles_of
 from ...strategy.rating import Rater, Tally
+from .capability import Capability, offers, stamped
 
 LAST_GAMES = 20
 
@@ -288,8 +289,7 @@ def last_turn_accuracy(db: sqlite3.Connection, game_id: int) -> dict[str, Any] |
     """The newest rated turn of the game with a choice in it, for the TV: ``player``,
     ``round``, ``best``, ``moves``, ``lost`` (None: none yet, or a record before
     schema 7). Read through the game's turns only."""
-    version, = db.execute("PRAGMA user_version").fetchone()
-    if version < 7:
+    if not offers(stamped(db), Capability.PLAYERS):
         return None
     row = db.execute(
         "SELECT p.name, t.round, r.best, r.moves, r.lost FROM turns t"

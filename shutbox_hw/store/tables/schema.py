@@ -171,6 +171,21 @@ def version_of(db: sqlite3.Connection, path: str | Path) -> int:
     raise SchemaError(f"{name} is not a shutbox-hw database (other tables)")
 
 
+def steps(db: sqlite3.Connection, old: int, to: int) -> None:
+    """Build schema ``to`` from schema ``old`` (0: an empty file), one step at a time,
+    in the caller's transaction, without stamping it (:func:`migrate`; tests build a
+    record of each older schema with it)."""
+    if old == 0:
+        for table in filter(str.strip, SCHEMA_1.split(";")):
+            db.execute(table)
+    for step in range(max(old, 1), to):
+        for statement in MIGRATIONS[step]:
+            if isinstance(statement, str):
+                db.execute(statement)
+            else:
+                statement(db)
+
+
 def migrate(db: sqlite3.Connection, path: str | Path) -> int:
     """Create or bring the schema up to :data:`VERSION` in one transaction; the old version."""
     db.execute("BEGIN IMMEDIATE")
@@ -179,15 +194,7 @@ def migrate(db: sqlite3.Connection, path: str | Path) -> int:
         if old == VERSION:
             db.execute("ROLLBACK")  # nothing to write: a full disk can still be read
             return old
-        if old == 0:
-            for table in filter(str.strip, SCHEMA_1.split(";")):
-                db.execute(table)
-        for step in range(max(old, 1), VERSION):
-            for statement in MIGRATIONS[step]:
-                if isinstance(statement, str):
-                    db.execute(statement)
-                else:
-                    statement(db)
+        steps(db, old, VERSION)
         db.execute(f"PRAGMA application_id = {APP_ID}")
         db.execute(f"PRAGMA user_version = {VERSION}")
         db.execute("COMMIT")

@@ -53,6 +53,7 @@ from ..disk.salvage import Salvage, quick_check, salvage
 from ..read.audit import Tally, audit_lines, reset_audits, tonight
 from ..read.highscores import high_scores
 from ..read.readonly import connect_readonly
+from ..tables.capability import Capability, offers
 from ..tables.game_record import queue_games, unfinished
 from ..tables.outbox import limits_of, make_shrinkable, queue
 from ..tables.roster import recent
@@ -192,7 +193,7 @@ class Store(Closable):
             except (sqlite3.Error, UserError):
                 continue
             try:
-                if version_of(db, self.path) >= 1:
+                if offers(version_of(db, self.path), Capability.GAMES):
                     row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
                                      " ORDER BY id DESC LIMIT 1").fetchone()
                     self.db = db

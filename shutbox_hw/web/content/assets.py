@@ -2,6 +2,16 @@
 the pages work on a LAN without internet). Kept as text here so that they
 install with the package like any module."""
 
+import json
+
+from ...words.record import HIGH_SCORE_PERIODS, HIGH_SCORE_TABLES
+
+
+def _pairs(titles: dict[str, str]) -> str:
+    """A table of titles as the script's list of [key, title] pairs."""
+    return json.dumps([[key, title] for key, title in titles.items()])
+
+
 STYLE = """
 :root { color-scheme: dark; --bg: #0b0d10; --fg: #f2f2f2; --dim: #6b7380; --hi: #ffd23f;
   --ok: #3ddc84; --bad: #ff5a5f; --card: #171b21; }
@@ -248,9 +258,8 @@ function showJoin(j) {
 }
 
 // the high scores between games: a column a period, the first three of each table
-const PERIODS = [["tonight", "Tonight"], ["week", "This week"], ["all_time", "All time"]];
-const TABLES = [["best_turn", "Best turn"], ["boxes_shut", "Boxes shut"], ["wins", "Most wins"],
-                ["accuracy", "Best moves"]];
+const PERIODS = """ + _pairs(HIGH_SCORE_PERIODS) + """;
+const TABLES = """ + _pairs(HIGH_SCORE_TABLES) + """;
 function scores(h) {
   const board = $("scores"); board.replaceChildren();
   PERIODS.forEach(([period, title]) => {

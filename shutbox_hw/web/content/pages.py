@@ -14,10 +14,17 @@ from typing import Any
 
 from ...base.i18n import N_, language, ngettext, tr
 from ...network.live import TV_CLOCK_NOTES
-from ...rules.ruleset import HOUSE_RULES, PRESET_TITLES
+from ...rules.ruleset import HOUSE_RULES, PRESET_TITLES, preset_title
 from ...words import rules as rule_words
 from ...words.devices import device
-from ...words.record import count, game_state, rules_shown, shown
+from ...words.record import (
+    HIGH_SCORE_PERIODS,
+    HIGH_SCORE_TABLES,
+    count,
+    game_state,
+    rules_shown,
+    shown,
+)
 from .reader import NO_DATABASE
 
 NAV = (("/", N_("Live")), ("/tonight", N_("Tonight")), ("/history", N_("History")),
@@ -73,8 +80,7 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               N_("Tonight: {games}, {shut}"), N_(", best {score} by {player}"),
               N_("{player}: {best} of 1 best move"), N_("{player}: {best} of {moves} best moves"),
               # the high scores between games (store/read/highscores.py's periods and tables)
-              N_("Tonight"), N_("This week"), N_("All time"), N_("Best turn"),
-              N_("Boxes shut"), N_("Most wins"), N_("Best moves"),
+              *HIGH_SCORE_PERIODS.values(), *HIGH_SCORE_TABLES.values(),
               # the rule sets' titles as the record names them, and why there is no game yet
               *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE, N_("unknown rules"),
               # ... and the words of a rules line (live.js builds it from the summary's
@@ -278,11 +284,11 @@ def audits_page(a: dict[str, Any]) -> str:
     figures = [[tr("Games finished"), str(a["games"])], [tr("Rounds played"), str(a["rounds"])],
                [tr("Boxes shut"), str(a["boxes_shut"])]]
     figures += [[tr("Average score a turn, {rules} and its house rules").format(
-                     rules=escape(shown(PRESET_TITLES.get(p, p)))), str(v)]
+                     rules=escape(shown(preset_title(p)))), str(v)]
                 for p, v in a["average_score"].items()]
     best = [[str(b["score"]), escape(b["name"]),
              f'<a href="/game/{b["game"]}">' + tr("Game {id}").format(id=b["game"]) + "</a>",
-             escape(shown(PRESET_TITLES.get(b["rules"], b["rules"]))),
+             escape(shown(preset_title(b["rules"]))),
              escape(b["date"] or tr("clock not set"))] for b in a["best"]]
     switches = [[escape(device(k)), str(v)] for k, v in sorted(a["switches"].items())]
     since = (tr("Since the audits were reset after game {id}.").format(id=a["since_game"])

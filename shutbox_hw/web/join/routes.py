@@ -23,6 +23,7 @@ from ...claims.desk import CODE_LENGTH, CODE_LETTERS, join_url
 from ...players.names import MAX_NAME_CHARS, name_problem, tidy
 from ...render import qr
 from ...store.read.shown import read_shown
+from ...store.tables.capability import Capability, offers
 from ...store.tables.roster import recent
 from ..content.reader import Reader
 from ..gate.forms import form_fields
@@ -79,7 +80,8 @@ class Join:
         def work(reader: Reader) -> tuple[dict[str, Any] | None, list[str]]:
             db = reader.connection()
             picture = read_shown(db, reader.schema)
-            names = [p.name for p in recent(db, RECENT_NAMES)] if reader.schema >= 7 else []
+            names = [p.name for p in recent(db, RECENT_NAMES)] \
+                if offers(reader.schema, Capability.PLAYERS) else []
             return picture, names
         picture, names = await self.read(work)
         current = (picture or {}).get("join") or {}

@@ -12,10 +12,10 @@ from typing import Any
 from urllib.parse import quote
 
 from ...base.i18n import N_, tr
-from ...rules.ruleset import PRESET_TITLES
+from ...rules.ruleset import preset_title
 from ...store.read.highscores import Table
 from ...store.tables.player_stats import SORTS, PlayerStats
-from ...words.record import shown
+from ...words.record import HIGH_SCORE_PERIODS, HIGH_SCORE_TABLES, shown
 from ..content import pages
 from ..content.numbers import decimal
 from .charts import line_chart
@@ -25,9 +25,7 @@ COLUMNS = (("name", N_("Player")), ("games", N_("Games")), ("wins", N_("Wins")),
            ("win_rate", N_("Win rate")), ("average", N_("Average turn")),
            ("best_turn", N_("Best turn")), ("boxes_shut", N_("Boxes shut")),
            ("best_streak", N_("Best run of wins")), (None, N_("Best moves")))
-PERIOD_TITLES = {"tonight": N_("Tonight"), "week": N_("This week"), "all_time": N_("All time")}
-TABLE_TITLES = {"best_turn": N_("Best turn"), "boxes_shut": N_("Boxes shut"),
-                "wins": N_("Most wins"), "accuracy": N_("Best moves")}
+PERIOD_TITLES, TABLE_TITLES = HIGH_SCORE_PERIODS, HIGH_SCORE_TABLES
 
 
 def player_url(name: str, tail: str = "") -> str:
@@ -86,7 +84,7 @@ def player_html(stats: PlayerStats, accuracy: tuple[float | None, float | None],
                [tr("Best moves, all time"), _figure(accuracy[0], " %")],
                [tr("Best moves, last 20 games"), _figure(accuracy[1], " %")]]
     figures += [[tr("Average turn, {rules}").format(
-                     rules=escape(shown(PRESET_TITLES.get(preset, preset)))),
+                     rules=escape(shown(preset_title(preset)))),
                  _figure(r.average)] for preset, r in stats.rules.items() if r.turns]
     game_word = tr("Game {id}")
     score_chart = line_chart([(game_word.format(id=g) + f": {s}", s) for g, s in scores],
@@ -95,7 +93,7 @@ def player_html(stats: PlayerStats, accuracy: tuple[float | None, float | None],
                              tr("Best moves per game"), low=0, high=100, unit=" %")
     rows = [[f'<a href="/game/{g["game"]}">' + game_word.format(id=g["game"]) + "</a>",
              pages.when(g["started_at"], None if g["started_at"] else False),
-             escape(shown(PRESET_TITLES.get(g["rules"], g["rules"]))),
+             escape(shown(preset_title(g["rules"]))),
              escape(shown(g["state"])), tr("yes") if g["won"] else "–", str(g["turns"]),
              str(g["score_sum"]), str(g["boxes_shut"]), _figure(g["accuracy"], " %")]
             for g in games]

@@ -22,6 +22,7 @@ from ...base.i18n import N_, tr
 from ...store.read import player_games
 from ...store.read.highscores import accuracy_of, high_scores
 from ...store.tables import player_stats
+from ...store.tables.capability import Capability, offers
 from ...store.tables.roster import find
 from ..content.exports import csv_text
 from ..content.reader import Reader, Unavailable
@@ -29,7 +30,6 @@ from ..gate.query import whole
 from ..gate.refusals import Refused
 from . import pages
 
-SCHEMA = 7              # the first schema with players
 PAGE = 50               # players, or a player's games, a page
 MAX_PAGE = 10_000
 T = TypeVar("T")
@@ -52,7 +52,7 @@ def _number(request: Request, name: str, top: int) -> int | None:
 
 def _db(reader: Reader) -> sqlite3.Connection:
     db = reader.connection()
-    if reader.schema < SCHEMA:
+    if not offers(reader.schema, Capability.PLAYERS):
         raise Unavailable(f"the record is of schema {reader.schema}: the players come with "
                           "the box's next start, which brings it up to date")
     return db
