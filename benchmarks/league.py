@@ -14,6 +14,9 @@ the subscription. Figures:
 - ``games_per_s``: games committed per second, from the first publish to the last commit;
 - ``latency_ms``: p50 and p99 of a game's commit time minus the time its box published
   it (the commit's time is its transaction's ``now()``: the batch's start, a few ms early);
+- ``ingest_cpu_ms_per_game``: the ingests' CPU time (user + system, every thread) from
+  the first publish to the last commit, over the games: the ingest's own cost, which the
+  machine's other load disturbs far less than the rates;
 - ``ingest_peak_rss_kb``: each ingest's peak resident memory (VmHWM), and its RSS
   after the first tenth of the games (``ingest_rss_early_kb``): flat if equal-ish;
 - ``limits``: measured in the same run on the same machine, after it:
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import statistics
 import subprocess
@@ -96,6 +100,12 @@ def rss(pid: int, field: str = "VmRSS") -> int:
         if line.startswith(field + ":"):
             return int(line.split()[1])
     return 0
+
+
+def cpu_s(pid: int) -> float:
+    """A process's CPU time so far (user + system), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def broker_limit(central: LeagueBroker, payloads: list[bytes],
@@ -221,6 +231,7 @@ def main() -> int:
                       for b in range(args.boxes) for g in range(args.games))
         early: list[int] = []
         sent: dict[tuple[str, int], float] = {}
+        cpu_before = [cpu_s(ing.proc.pid) for ing in ingests]
         start_wall, start = time.time(), time.monotonic()
         for i, (due, b, game) in enumerate(plan):
             delay = start + due - time.monotonic()
@@ -235,6 +246,7 @@ def main() -> int:
                 early = [rss(ing.proc.pid) for ing in ingests]
         done = wait_for(lambda: pg.query("SELECT count(*) FROM games")[0][0] >= total,
                         args.seconds + 600, step=0.5)
+        cpu = sum(cpu_s(ing.proc.pid) - b for ing, b in zip(ingests, cpu_before, strict=True))
         commits = pg.query("SELECT box, game, extract(epoch FROM received_at) FROM games")
         last_commit = max(float(t) for _, _, t in commits)
         latencies = sorted((float(t) - sent[(box, game)]) * 1000 for box, game, t in commits)
@@ -267,6 +279,7 @@ def main() -> int:
             "games_per_s": round(games_per_s, 1),
             "latency_ms": {"p50": round(statistics.median(latencies), 1),
                            "p99": round(latencies[int(len(latencies) * 0.99) - 1], 1)},
+            "ingest_cpu_ms_per_game": round(cpu * 1000 / total, 3),
             "ingest_rss_early_kb": early, "ingest_peak_rss_kb": peak,
             "limits": {"broker_qos1_per_s": round(broker_rate, 1),
                        "bridged_qos1_per_s": round(bridged_rate, 1),
