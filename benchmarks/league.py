@@ -17,6 +17,9 @@ the subscription. Figures:
 - ``ingest_cpu_ms_per_game``: the ingests' CPU time (user + system, every thread) from
   the first publish to the last commit, over the games: the ingest's own cost, which the
   machine's other load disturbs far less than the rates;
+- ``cpu_ms_per_game``: the same for every part: the ingests, PostgreSQL (its postmaster
+  and children), the brokers (central and pubs, bridges included) and the publisher
+  (this process: the boxes' side);
 - ``ingest_peak_rss_kb``: each ingest's peak resident memory (VmHWM), and its RSS
   after the first tenth of the games (``ingest_rss_early_kb``): flat if equal-ish;
 - ``limits``: measured in the same run on the same machine, after it:
@@ -106,6 +109,29 @@ def cpu_s(pid: int) -> float:
     """A process's CPU time so far (user + system), in seconds."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_pids(pg: Postgres) -> list[int]:
+    """The cluster's postmaster and its children (the backends, the writers)."""
+    master = int((pg.data / "postmaster.pid").read_text().split()[0])
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == master:
+                children.append(int(stat.parent.name))
+        except (OSError, ValueError):
+            pass     # gone meanwhile
+    return [master, *children]
+
+
+def cpu_of(pids: list[int]) -> dict[int, float]:
+    out = {}
+    for pid in pids:
+        try:
+            out[pid] = cpu_s(pid)
+        except OSError:
+            pass     # gone meanwhile
+    return out
 
 
 def broker_limit(central: LeagueBroker, payloads: list[bytes],
@@ -232,6 +258,12 @@ def main() -> int:
         early: list[int] = []
         sent: dict[tuple[str, int], float] = {}
         cpu_before = [cpu_s(ing.proc.pid) for ing in ingests]
+        # every part's CPU over the run: where a game's cost goes on the shared cores
+        parts = {"ingests": [ing.proc.pid for ing in ingests],
+                 "postgres": postgres_pids(pg),
+                 "brokers": [b.proc.pid for b in brokers if b.proc is not None],
+                 "publisher": [os.getpid()]}
+        parts_before = {name: cpu_of(pids) for name, pids in parts.items()}
         start_wall, start = time.time(), time.monotonic()
         for i, (due, b, game) in enumerate(plan):
             delay = start + due - time.monotonic()
@@ -247,6 +279,12 @@ def main() -> int:
         done = wait_for(lambda: pg.query("SELECT count(*) FROM games")[0][0] >= total,
                         args.seconds + 600, step=0.5)
         cpu = sum(cpu_s(ing.proc.pid) - b for ing, b in zip(ingests, cpu_before, strict=True))
+        parts["postgres"] = postgres_pids(pg)     # a backend that came since: from 0
+        parts_ms = {}
+        for name, pids in parts.items():
+            now = cpu_of(pids)
+            parts_ms[name] = round(sum(t - parts_before[name].get(pid, 0.0)
+                                       for pid, t in now.items()) * 1000 / total, 3)
         commits = pg.query("SELECT box, game, extract(epoch FROM received_at) FROM games")
         last_commit = max(float(t) for _, _, t in commits)
         latencies = sorted((float(t) - sent[(box, game)]) * 1000 for box, game, t in commits)
@@ -280,6 +318,7 @@ def main() -> int:
             "latency_ms": {"p50": round(statistics.median(latencies), 1),
                            "p99": round(latencies[int(len(latencies) * 0.99) - 1], 1)},
             "ingest_cpu_ms_per_game": round(cpu * 1000 / total, 3),
+            "cpu_ms_per_game": parts_ms,
             "ingest_rss_early_kb": early, "ingest_peak_rss_kb": peak,
             "limits": {"broker_qos1_per_s": round(broker_rate, 1),
                        "bridged_qos1_per_s": round(bridged_rate, 1),

@@ -165,6 +165,17 @@ def test_an_ingest_that_does_not_start_is_named(tree, runs):
     assert tree.env_file.read_text() == runs["edited"]
 
 
+def test_local_database_makes_the_role_and_the_database(tree, runs):
+    out = tree.run("--skip-system-packages", "--ingests", "1", "--local-database")
+    assert out.returncode == 0, out.stderr
+    commands = would_run(out.stdout)
+    assert "runuser -u postgres -- createuser shutbox-league" in commands
+    assert "runuser -u postgres -- createdb -O shutbox-league league" in commands
+    # made before the migration that needs them
+    assert commands.index("runuser -u postgres -- createdb -O shutbox-league league") < \
+        next(i for i, c in enumerate(commands) if c.startswith("systemctl enable"))
+
+
 def test_uninstall_keeps_the_settings(tree, runs, tmp_path):
     root = tmp_path / "root"
     shutil.copytree(tree.root, root, symlinks=True)
