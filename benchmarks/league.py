@@ -278,6 +278,15 @@ def main() -> int:
                 early = [rss(ing.proc.pid) for ing in ingests]
         done = wait_for(lambda: pg.query("SELECT count(*) FROM games")[0][0] >= total,
                         args.seconds + 600, step=0.5)
+        if not done:     # which are missing, by pub and by game: where they were lost
+            held = {(box, game) for box, game in pg.query("SELECT box, game FROM games")}
+            lost = [key for key in sent if key not in held]
+            by_pub: dict[str, int] = {}
+            for box, _ in lost:
+                pub = f"pub{int(box[3:]) % args.pubs}"
+                by_pub[pub] = by_pub.get(pub, 0) + 1
+            print(json.dumps({"missing": len(lost), "by_pub": by_pub,
+                              "first": sorted(lost)[:10]}), file=sys.stderr)
         cpu = sum(cpu_s(ing.proc.pid) - b for ing, b in zip(ingests, cpu_before, strict=True))
         parts["postgres"] = postgres_pids(pg)     # a backend that came since: from 0
         parts_ms = {}
