@@ -19,8 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from shutbox_hw.game.events import (AnyGameEvent, GameEnded, GameStarted, RoundEnded,
-                                    TurnEnded, TurnStarted)
+from shutbox_hw.game.model.events import (
+    AnyGameEvent,
+    GameEnded,
+    GameStarted,
+    RoundEnded,
+    TurnEnded,
+    TurnStarted,
+)
 from shutbox_hw.rules import build_rules
 from shutbox_hw.store import Store
 

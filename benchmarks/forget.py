@@ -1,4 +1,4 @@
-"""Removing a player (store/forget.py) and reading the roster, on records of
+"""Removing a player (store/write/forget.py) and reading the roster, on records of
 growing size: how long the removal holds the write lock, and the roster's
 read (the daemon's, after every game), median of a few runs each.
 
@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from shutbox_hw.store.forget import forget_player
-from shutbox_hw.store.roster import recent
-from shutbox_hw.store.sqlite import Store
+from shutbox_hw.store.tables.roster import recent
+from shutbox_hw.store.write.forget import forget_player
+from shutbox_hw.store.write.sqlite import Store
 
 REGULARS = [f"Regular {i}" for i in range(200)]
 HER = "Anna Lena"

@@ -66,7 +66,7 @@ from league_parts import (  # noqa: E402
 from loopback import wait_for  # noqa: E402
 
 from shutbox_hw.league.ingest import BATCH  # noqa: E402
-from shutbox_hw.store.game_record import game_record  # noqa: E402
+from shutbox_hw.store.tables.game_record import game_record  # noqa: E402
 
 QUEUE = 100_000   # the central broker's max_queued_messages (Mosquitto's default: 1,000)
 

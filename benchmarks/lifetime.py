@@ -83,7 +83,7 @@ def log(text: str) -> None:
 # ------------------------------------------------------------------ building the databases
 
 def schema_version() -> int:
-    from shutbox_hw.store.schema import VERSION
+    from shutbox_hw.store.tables.schema import VERSION
     return VERSION
 
 
@@ -278,7 +278,7 @@ def child_io(db: Path) -> dict[str, Any]:
     config = config_for(preset, overrides)
     throws = []
     try:    # the screen's mirror in RAM, as /run on the box (before issue 38: in the record)
-        from shutbox_hw.store.shown import use_folder
+        from shutbox_hw.store.read.shown import use_folder
         use_folder(Path(tempfile.mkdtemp(prefix="lifetime-run-", dir=RAM)))
     except ImportError:
         pass
@@ -427,8 +427,8 @@ def players_figures(db: Path) -> dict[str, float]:
     import io
 
     from shutbox_hw.commands.cli import main as cli
-    from shutbox_hw.store.highscores import high_scores
-    from shutbox_hw.store.readonly import connect_readonly
+    from shutbox_hw.store.read.highscores import high_scores
+    from shutbox_hw.store.read.readonly import connect_readonly
 
     def command() -> float:
         out = io.StringIO()

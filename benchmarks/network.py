@@ -37,10 +37,10 @@ from mqtt_broker import MOSQUITTO, Broker, Consumer  # noqa: E402
 from web_server import WebServer  # noqa: E402
 
 from shutbox_hw.config.network import NetworkConfig  # noqa: E402
-from shutbox_hw.game.events import GameStarted, Rolled, ThrowCommitted, TurnStarted  # noqa: E402
+from shutbox_hw.game.model.events import GameStarted, Rolled, ThrowCommitted, TurnStarted  # noqa: E402
 from shutbox_hw.rules import build_rules  # noqa: E402
 from shutbox_hw.store import Store  # noqa: E402
-from shutbox_hw.store.outbox import queue  # noqa: E402
+from shutbox_hw.store.tables.outbox import queue  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 

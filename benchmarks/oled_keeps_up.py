@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.screens import PlayScreen, ScoreboardScreen, Screen, TurnEndScreen
+from shutbox_hw.game.display.screens import PlayScreen, ScoreboardScreen, Screen, TurnEndScreen
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 

@@ -1,7 +1,7 @@
 """What the record's check at start costs, and the salvage of a damaged record (issue 38).
 
 Before the box opens its record for writing it runs SQLite's ``PRAGMA
-quick_check`` (store/salvage.py): once per start, before the loop, never on it.
+quick_check`` (store/disk/salvage.py): once per start, before the loop, never on it.
 This prints what that costs on records of 1,000 to 100,000 games (built as
 ``lifetime.py`` builds them: real played games copied with shifted ids), with
 the full ``integrity_check`` beside it for comparison, the store's whole
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from lifetime import build, play_seed  # noqa: E402
 
 from shutbox_hw.store import Store  # noqa: E402
-from shutbox_hw.store.salvage import quick_check  # noqa: E402
+from shutbox_hw.store.disk.salvage import quick_check  # noqa: E402
 
 RUNS = 3
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from shutbox_hw.rules import build_rules
 from shutbox_hw.skill.bots import RandomBot, play_turn
 from shutbox_hw.skill.league import league
-from shutbox_hw.store.ratings import player_accuracy, turn_accuracy
-from shutbox_hw.store.schema import migrate
+from shutbox_hw.store.tables.ratings import player_accuracy, turn_accuracy
+from shutbox_hw.store.tables.schema import migrate
 from shutbox_hw.strategy import solver_for
 from shutbox_hw.strategy.rating import Rater
 

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from shutbox_hw.game.events import GameStarted, Rolled, ThrowCommitted, TurnStarted
+from shutbox_hw.game.model.events import GameStarted, Rolled, ThrowCommitted, TurnStarted
 from shutbox_hw.rules import build_rules
 from shutbox_hw.store import Store
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from shutbox_hw.config.config_file import Config, load_config
-from shutbox_hw.game.screens import Screen
+from shutbox_hw.game.display.screens import Screen
 from shutbox_hw.sim.observed import Observed
 from shutbox_hw.sim.runner import SimRunner
 

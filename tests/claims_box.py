@@ -12,7 +12,7 @@ from pathlib import Path
 
 from shutbox_hw.base.sdnotify import Notifier
 from shutbox_hw.claims.server import ClaimServer
-from shutbox_hw.commands.run import _claims_server, build_real_box, serve
+from shutbox_hw.commands.box.run import _claims_server, build_real_box, serve
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import Daemon
 from shutbox_hw.hal.contracts.clock import MonotonicClock

@@ -20,9 +20,8 @@ from table import Table
 
 from shutbox_hw.base import i18n
 from shutbox_hw.base.events import Roster, Tonight
-from shutbox_hw.game import service_view
-from shutbox_hw.game.config import GameConfig
-from shutbox_hw.game.screens import (
+from shutbox_hw.game.display import service_view
+from shutbox_hw.game.display.screens import (
     AttractScreen,
     ConfirmScreen,
     MenuScreen,
@@ -32,7 +31,9 @@ from shutbox_hw.game.screens import (
     ShutScreen,
     TurnEndScreen,
 )
-from shutbox_hw.game.service import (
+from shutbox_hw.game.display.view import fault_notice
+from shutbox_hw.game.model.config import GameConfig
+from shutbox_hw.game.model.service import (
     ADJUST_ITEMS,
     CHOICES,
     ITEMS,
@@ -41,8 +42,7 @@ from shutbox_hw.game.service import (
     REMOVE,
     ServiceMenu,
 )
-from shutbox_hw.game.state import GameState
-from shutbox_hw.game.view import fault_notice
+from shutbox_hw.game.model.state import GameState
 from shutbox_hw.render import render, text
 from shutbox_hw.render.fonts import Font, cap_height
 from shutbox_hw.rules import build_rules, tiles_of
@@ -271,7 +271,7 @@ def extra_screens(names: tuple[str, ...]) -> list[Screen]:
         ResultScreen((), ()),
         *(replace(big, message=device_words.fault(source, problem))
           for source, problem in FAULTS),
-        # idle, the fault's own page (game/view.py fault_notice)
+        # idle, the fault's own page (game/display/view.py fault_notice)
         *(fault_notice(GameState(rules=build_rules("pub"), game=GameConfig(),
                                  faults={source: problem})) for source, problem in FAULTS),
     ]
@@ -281,7 +281,7 @@ FAULTS = (
     ("MCP23017 0x20", "registers were reset (brownout?)"),
     ("dice module", "no answer: software dice"), ("flap 12", "switch chattering"),
     ("display", "answering again"),
-    # issue 38's storage words (store/faults.py, salvage.py, mounts.py, backup.py)
+    # issue 38's storage words (store/disk/faults.py, salvage.py, mounts.py, backup.py)
     *(("storage", f"cannot save: {why}") for why in sorted(device_words.CAUSES)),
     ("storage", "record damaged: 1,234 of 1,240 games recovered"),   # the issue's
     ("storage", "record damaged: no games recovered"),

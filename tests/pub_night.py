@@ -35,10 +35,10 @@ from pub_referee import Untrue
 from pub_truth import Witness
 
 from shutbox_hw.base.events import ButtonPressed, DiceRolled, FlapChanged, Tick
-from shutbox_hw.game.config import GameConfig
-from shutbox_hw.game.controller import Controller
-from shutbox_hw.game.effects import Emit, RollDice, Show
-from shutbox_hw.game.shown import shown
+from shutbox_hw.game.display.shown import shown
+from shutbox_hw.game.model.config import GameConfig
+from shutbox_hw.game.referee.controller import Controller
+from shutbox_hw.game.referee.effects import Emit, RollDice, Show
 from shutbox_hw.network.live import live
 from shutbox_hw.rules import (
     PRESETS,
@@ -50,7 +50,7 @@ from shutbox_hw.rules import (
     tiles_of,
 )
 from shutbox_hw.store import Store
-from shutbox_hw.store.shown import publish
+from shutbox_hw.store.read.shown import publish
 
 MAX_STEPS = 20_000      # a match longer than this is a match that does not end
 PROBE_INPUTS = 200      # a helpful player reaches the next turn within this many inputs
@@ -168,7 +168,7 @@ class Night:
                 faces = tuple(self.rng.randint(1, 6) for _ in range(effect.count))
                 source = "module" if self.game.dice == "module" else "software"
                 self.send(DiceRolled(faces, self.now, source))
-        # as the daemon after each step: the picture mirrored for the TV (store/shown.py)
+        # as the daemon after each step: the picture mirrored for the TV (store/read/shown.py)
         publish(self.store, shown(self.controller.state, self.controller.shown))
         self._surfaces()
 

@@ -19,7 +19,7 @@ from pub_night import Night
 
 import shutbox_hw.render as render_module
 from shutbox_hw.config.config_file import parse_config
-from shutbox_hw.game.config import GameConfig
+from shutbox_hw.game.model.config import GameConfig
 from shutbox_hw.rules import RuleSet, full_board, mask_of
 from shutbox_hw.sim.runner import SimRunner
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from pub_referee import Referee, Untrue
 
-from shutbox_hw.game.presentation import quick_show_ms
-from shutbox_hw.game.screens import (
+from shutbox_hw.game.display.presentation import quick_show_ms
+from shutbox_hw.game.display.screens import (
     AttractScreen,
     ConfirmScreen,
     PlayScreen,
@@ -29,10 +29,10 @@ from shutbox_hw.players.display import oled_name
 from shutbox_hw.players.names import seat_label
 from shutbox_hw.rules import PRESETS
 from shutbox_hw.rules.ruleset import PRESET_TITLES
-from shutbox_hw.store.audit import audits
-from shutbox_hw.store.history import recent_games, scorecard
-from shutbox_hw.store.schema import VERSION
-from shutbox_hw.web.views import history_html, tonight_html, tonight_of
+from shutbox_hw.store.read.audit import audits
+from shutbox_hw.store.read.history import recent_games, scorecard
+from shutbox_hw.store.tables.schema import VERSION
+from shutbox_hw.web.content.views import history_html, tonight_html, tonight_of
 
 TONIGHT_S = 12 * 3600   # "tonight": the last 12 hours (README), said here again
 

@@ -7,7 +7,7 @@ store's clock on a virtual calendar (nights a day apart, matches minutes
 apart), the presets in turn. Over the year the audits are reset twice (the
 menu's ``audits_reset``), the broker goes away for weeks (every event queues
 in the outbox; when it is back the publisher's acknowledgements empty it) and
-a TV stays connected throughout (the web's :class:`~shutbox_hw.web.reader.Reader`
+a TV stays connected throughout (the web's :class:`~shutbox_hw.web.content.reader.Reader`
 reading the live summary and the audits from the same file).
 
 After every match: tonight's figures as the box reads them equal the TV's and
@@ -35,13 +35,13 @@ from pub_night import Night
 from pub_referee import Untrue
 from recount import recount, shown
 
-from shutbox_hw.game.controller import Controller
-from shutbox_hw.game.events import AuditsReset
+from shutbox_hw.game.model.events import AuditsReset
+from shutbox_hw.game.referee.controller import Controller
 from shutbox_hw.rules import PRESETS, build_rules
 from shutbox_hw.store import Store
-from shutbox_hw.store import outbox as outbox_rows
-from shutbox_hw.store.audit import TONIGHT_S, audits, outbox_figures
-from shutbox_hw.web.reader import Reader
+from shutbox_hw.store.read.audit import TONIGHT_S, audits, outbox_figures
+from shutbox_hw.store.tables import outbox as outbox_rows
+from shutbox_hw.web.content.reader import Reader
 
 DAY_S = 86400
 MATCH_S = 600           # a match, from one start to the next, on the store's clock

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
-from shutbox_hw.store.readonly import connect_readonly
+from shutbox_hw.store.read.readonly import connect_readonly
 
 OPENING = "start 1\ndice 3 4\nroll\nclose 3 4\n"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from table import Table
 
 from shutbox_hw.base.events import Figures, HighScores, Tick, Tonight
-from shutbox_hw.game.attract import ATTRACT_PAGE_MS
+from shutbox_hw.game.display.attract import ATTRACT_PAGE_MS
 from shutbox_hw.render import render, text
 from shutbox_hw.render.fonts import role
 from shutbox_hw.render.high_scores import place_lines
@@ -53,7 +53,7 @@ def test_a_long_name_is_shortened_never_the_figure():
 
 
 def test_the_page_is_drawn_with_its_label_and_places():
-    from shutbox_hw.game.screens import AttractScreen
+    from shutbox_hw.game.display.screens import AttractScreen
     image = render(AttractScreen("Klappenspiel", "9 tiles", ("Ann",), high_score=BEST_TONIGHT))
     plain = render(AttractScreen("Klappenspiel", "9 tiles", ("Ann",)))
     assert image.tobytes() != plain.tobytes()

@@ -14,7 +14,7 @@ import pytest
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.store import Store
-from shutbox_hw.store.audit import audit_lines
+from shutbox_hw.store.read.audit import audit_lines
 
 SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
 
@@ -158,7 +158,7 @@ def usb(tmp_path):
 def test_audit_json_says_when_the_newest_copy_was_taken(capsys, tmp_path, usb):
     """``last_backup`` is added (every other field as it was): null without a
     [backup] place, then the time of the copy the backup worker really made."""
-    from shutbox_hw.store.backup import BackupWorker
+    from shutbox_hw.store.disk.backup import BackupWorker
     db = tmp_path / "box.db"
     play(capsys, db)
     before = audit_json(capsys, db)

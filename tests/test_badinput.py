@@ -26,7 +26,7 @@ from cli_inprocess import run_cli
 from other_user import PublicCopy
 
 from shutbox_hw.commands.cli import main
-from shutbox_hw.game.events import GameStarted
+from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.store import Store
 
 EXE = Path(sys.executable).with_name("shutbox-hw")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from boxcase import BoxCase
 
-from shutbox_hw.game.screens import PlayScreen, TurnEndScreen
+from shutbox_hw.game.display.screens import PlayScreen, TurnEndScreen
 
 SETTLE_MS = 100   # after a flap moves: its bounce and the debounce are over
 

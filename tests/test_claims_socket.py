@@ -19,7 +19,7 @@ from claims_box import RunningBox, short_folder
 from shutbox_hw.claims import client, desk, server
 from shutbox_hw.claims.server import ClaimServer, ClaimsUnavailable
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game import join
+from shutbox_hw.game.model import join
 from shutbox_hw.hal.contracts.clock import MonotonicClock
 
 WEB = "http://192.168.1.20:8080/"

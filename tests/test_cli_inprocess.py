@@ -14,7 +14,7 @@ import pytest
 from cli_inprocess import run_cli
 
 from shutbox_hw.base import i18n
-from shutbox_hw.commands import rules
+from shutbox_hw.commands.play import rules
 
 EXE = Path(sys.executable).with_name("shutbox-hw")
 

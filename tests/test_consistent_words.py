@@ -36,7 +36,7 @@ def test_moves_without_rules_uses_the_default_preset_like_solve_and_rules(capsys
 
 
 def test_rules_with_an_override_says_house_rules_as_the_box_does(capsys):
-    from shutbox_hw.game.view import title
+    from shutbox_hw.game.display.view import title
     from shutbox_hw.rules import build_rules
     head = out_of(capsys, "rules", "--rules", "pub", "--set", "closure=sum-or-dice") \
         .splitlines()[0]

@@ -3,8 +3,8 @@
 from table import Table
 
 from shutbox_hw.base.events import Tick
-from shutbox_hw.game.presentation import QUICK_SHOW_MS
-from shutbox_hw.game.screens import (
+from shutbox_hw.game.display.presentation import QUICK_SHOW_MS
+from shutbox_hw.game.display.screens import (
     AttractScreen,
     ConfirmScreen,
     PlayScreen,
@@ -397,7 +397,7 @@ def test_attract_screen_cycles_players_with_configured_names():
 
 
 def test_tile_lists_read_as_ranges():
-    from shutbox_hw.game.text import tile_ranges
+    from shutbox_hw.game.display.text import tile_ranges
     assert tile_ranges([3, 7]) == "3, 7"
     assert tile_ranges([1, 2, 3, 4, 7]) == "1-4, 7"
     assert tile_ranges([2, 4, 5, 6, 7, 8, 9, 10, 11, 12]) == "2, 4-12"

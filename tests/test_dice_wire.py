@@ -13,7 +13,7 @@ import pytest
 from shutbox_hw.base.events import ButtonPressed, DiceRolled
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.controller import Controller
+from shutbox_hw.game.referee.controller import Controller
 from shutbox_hw.hal.adapters.dice_source import MODULE
 from shutbox_hw.rules import rules_from_dict
 from shutbox_hw.sim.runner import SimRunner
@@ -255,7 +255,7 @@ def test_a_power_cut_mid_throw_resumes_with_the_module(tmp_path):
 def test_run_builds_the_module_with_its_ready_line_on_the_pi_pins(tmp_path, monkeypatch):
     from gpiozero.pins.mock import MockFactory
 
-    from shutbox_hw.commands import run
+    from shutbox_hw.commands.box import run
     from shutbox_hw.hal.adapters.dice_source import ModuleDice
     from shutbox_hw.hal.contracts.clock import VirtualClock
     from shutbox_hw.hal.simulated import SimBus

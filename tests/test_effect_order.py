@@ -13,7 +13,7 @@ from typing import Any
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon import daemon as daemon_module
 from shutbox_hw.daemon.daemon import STORE_RETRY_MS
-from shutbox_hw.game.screens import PlayScreen
+from shutbox_hw.game.display.screens import PlayScreen
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.store import StorageFault
@@ -205,9 +205,9 @@ def test_a_step_sorts_its_effects_into_the_stated_order():
     settings, then the figures, then the dice."""
     from shutbox_hw.base.leds import LedFrame
     from shutbox_hw.daemon.work import ReadFigures, Reconfigure, Roll, Step
-    from shutbox_hw.game.effects import Emit, Lights, RollDice, Show
-    from shutbox_hw.game.events import GameEnded, SettingChanged, TurnStarted
-    from shutbox_hw.game.screens import ConfirmScreen, NoticeScreen
+    from shutbox_hw.game.display.screens import ConfirmScreen, NoticeScreen
+    from shutbox_hw.game.model.events import GameEnded, SettingChanged, TurnStarted
+    from shutbox_hw.game.referee.effects import Emit, Lights, RollDice, Show
 
     first, last = LedFrame(flaps=("on",)), LedFrame(flaps=("off",), red="on")
     started = TurnStarted(seat=0, player="Ann", round=1)

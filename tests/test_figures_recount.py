@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from recount import recount, shown
 
-from shutbox_hw.game.events import (
+from shutbox_hw.game.model.events import (
     AuditsReset,
     GameEnded,
     GameStarted,
@@ -29,8 +29,8 @@ from shutbox_hw.game.events import (
     TurnStarted,
 )
 from shutbox_hw.store import Store
-from shutbox_hw.store.audit import audits, tonight
-from shutbox_hw.store.schema import VERSION
+from shutbox_hw.store.read.audit import audits, tonight
+from shutbox_hw.store.tables.schema import VERSION
 
 PRESETS = ("klappenspiel", "crafthouse-12", "pub")
 NAMES = ("Anna", "Ben", "Cleo", "Dev")
@@ -189,7 +189,7 @@ def test_the_audits_show_the_outbox_and_the_database_size(tmp_path, capsys):
     """``audit --json`` has ``"outbox": {"queued": N, "dropped": M}`` and the file's
     size; the menu's lines show them under "storage"."""
     from shutbox_hw.commands.cli import main
-    from shutbox_hw.store.audit import OUTBOX_DROPPED
+    from shutbox_hw.store.read.audit import OUTBOX_DROPPED
     path = tmp_path / "box.db"
     store = Store(path)
     store.outbox = lambda: None          # the broker is away: every event waits
@@ -197,11 +197,11 @@ def test_the_audits_show_the_outbox_and_the_database_size(tmp_path, capsys):
     for step in steps:
         store.record_all(step)
     with store.db:
-        # what the outbox's limits dropped: an audit counter (store/outbox.py)
+        # what the outbox's limits dropped: an audit counter (store/tables/outbox.py)
         store.db.execute("INSERT INTO counters (key, count) VALUES (?, 12)", (OUTBOX_DROPPED,))
     lines = store.audit_lines()
     store.close()
-    # every event, and the ended game as one message for the league (store/game_record.py)
+    # every event, and the ended game as one message for the league (store/tables/game_record.py)
     events = sum(len(step) for step in steps) + 1
     assert main(["audit", "--db", str(path), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)

@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from shutbox_hw.game.events import (
+from shutbox_hw.game.model.events import (
     EVENT_TYPES,
     AuditsReset,
     Chances,

@@ -14,7 +14,7 @@ from pathlib import Path
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
-from shutbox_hw.store.game_record import (
+from shutbox_hw.store.tables.game_record import (
     TOPIC,
     content,
     game_record,

@@ -241,8 +241,8 @@ def test_last_backup_is_a_timestamp_sensor_fed_by_the_workers_copies(tmp_path, u
     from shutbox_hw.network.live import Kept
     from shutbox_hw.network.publisher import Publisher
     from shutbox_hw.store import Store
-    from shutbox_hw.store.backup import BackupWorker
-    from shutbox_hw.store.outbox import outbox_figures
+    from shutbox_hw.store.disk.backup import BackupWorker
+    from shutbox_hw.store.tables.outbox import outbox_figures
 
     config = _configs()["homeassistant/sensor/pub1/last_backup/config"]
     assert config["device_class"] == "timestamp" and "state_class" not in config
@@ -282,7 +282,7 @@ def test_a_copy_publishes_the_state_again_through_a_real_broker(tmp_path, usb, b
     the periodic look is an hour away (``refresh_s``) and no game event is sent."""
     from shutbox_hw.network.publisher import Publisher
     from shutbox_hw.store import Store
-    from shutbox_hw.store.backup import BackupWorker
+    from shutbox_hw.store.disk.backup import BackupWorker
     db = tmp_path / "box.db"
     Store(db).close()
     taken = 1_780_000_000.0

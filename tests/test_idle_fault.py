@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from shutbox_hw.base import i18n
-from shutbox_hw.game import attract, view
-from shutbox_hw.game.config import GameConfig
-from shutbox_hw.game.presentation import Presentation
-from shutbox_hw.game.screens import AttractScreen, NoticeScreen
-from shutbox_hw.game.state import GameState
+from shutbox_hw.game.display import attract, view
+from shutbox_hw.game.display.presentation import Presentation
+from shutbox_hw.game.display.screens import AttractScreen, NoticeScreen
+from shutbox_hw.game.model.config import GameConfig
+from shutbox_hw.game.model.state import GameState
 from shutbox_hw.render import render
 from shutbox_hw.rules import build_rules
 

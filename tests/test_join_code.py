@@ -1,14 +1,14 @@
 """The join code: the referee takes a phone's claim only with the current, unexpired
-code, while the game is set up, and not too many at once (game/join.py)."""
+code, while the game is set up, and not too many at once (game/model/join.py)."""
 
 from __future__ import annotations
 
 from shutbox_hw.base.events import ButtonPressed, JoinCode, SeatClaim, ServiceRequested, Tick
-from shutbox_hw.game import join
-from shutbox_hw.game.controller import Controller
-from shutbox_hw.game.events import SeatClaimed
-from shutbox_hw.game.screens import AttractScreen
-from shutbox_hw.game.shown import shown
+from shutbox_hw.game.display.screens import AttractScreen
+from shutbox_hw.game.display.shown import shown
+from shutbox_hw.game.model import join
+from shutbox_hw.game.model.events import SeatClaimed
+from shutbox_hw.game.referee.controller import Controller
 from shutbox_hw.rules import DEFAULT_PRESET, build_rules
 
 URL = "http://192.168.1.20:8080/join/K7M2QD"
@@ -99,7 +99,7 @@ def test_a_phone_takes_one_seat_a_game_and_a_second_is_refused_in_words():
     assert from_("192.168.1.32", "Bob", 1200)[0].seat == 1      # another phone: its own seat
     assert c.handle(SeatClaim("Cleo", "box", 1300))             # the box seats anyone
     # Anna gets up on the box: her phone may seat someone (her) again
-    from shutbox_hw.game import setup
+    from shutbox_hw.game.referee import setup
     setup.leave_seat(c.state, "Anna", "box")
     assert from_("192.168.1.31", "Ann", 1400)[0].player == "Ann"
 

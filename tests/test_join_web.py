@@ -20,7 +20,7 @@ from PIL import Image
 from test_web_browser import browser, keep  # noqa: F401  (the fixture)
 from web_server import WebServer, need_web
 
-from shutbox_hw.game.events import GameEnded, GameStarted
+from shutbox_hw.game.model.events import GameEnded, GameStarted
 from shutbox_hw.render import render
 from shutbox_hw.rules import DEFAULT_PRESET, build_rules
 from shutbox_hw.store import Store
@@ -189,7 +189,7 @@ def test_a_crowd_of_claims_from_one_address_is_bounded_and_each_gets_an_answer(p
     with ThreadPoolExecutor(32) as pool:
         answers = list(pool.map(lambda i: pub.post(code, name=f"Player{i}"), range(200)))
     # past 16 connections at once from one address the web's protocol turns one away
-    # (web/protocol.py): that is its own 503, never the box's
+    # (web/gate/protocol.py): that is its own 503, never the box's
     assert all("connections open already" in page for status, page in answers if status == 503)
     statuses = [s for s, _ in answers if s != 503]
     assert set(statuses) <= {200, 409, 429}

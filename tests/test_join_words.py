@@ -14,9 +14,10 @@ import pytest
 from shutbox_hw.base.i18n import speaking
 from shutbox_hw.claims import server
 from shutbox_hw.claims.desk import Desk
-from shutbox_hw.game import join, setup
-from shutbox_hw.game.config import GameConfig
-from shutbox_hw.game.state import GameState
+from shutbox_hw.game.model import join
+from shutbox_hw.game.model.config import GameConfig
+from shutbox_hw.game.model.state import GameState
+from shutbox_hw.game.referee import setup
 from shutbox_hw.players.names import MAX_NAME_CHARS, name_problem
 from shutbox_hw.rules import build_rules
 from shutbox_hw.web.join import routes

@@ -11,8 +11,8 @@ import pytest
 from shutbox_hw.base import i18n
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.config.settings import effective
-from shutbox_hw.game.screens import AttractScreen, MenuScreen
-from shutbox_hw.game.service import ADJUST_ITEMS, ITEMS
+from shutbox_hw.game.display.screens import AttractScreen, MenuScreen
+from shutbox_hw.game.model.service import ADJUST_ITEMS, ITEMS
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 

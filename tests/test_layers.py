@@ -32,16 +32,31 @@ LAYERS: dict[str, float] = {    # a folder of the package (or a name at its top)
     "hal/adapters": 1.2,    # Pi pins, expanders, the dice module, the OLED behind the ports
     "hal/simulated": 1.4,   # register-level simulated parts the adapters drive
     "words": 1.5,           # what every surface says: rule sets, devices, the record
-    "game": 2, "strategy": 2,
-    "render": 3, "store": 3,
+    "game/model": 2,        # what the referee knows: the state, the [game] table, the events
+    "game/display": 2.1,    # what is shown, as pure functions of the referee's state
+    "game/referee": 2.2,    # the referee: the controller and a turn's flow (it calls the display)
+    "game": 2.3,            # (its __init__ only)
+    "strategy": 2,
+    "render": 3,
+    "store/tables": 3,      # what the file holds: the schema, a game's record, the kept tallies
+    "store/read": 3.1,      # the read side: history, the audit, high scores, tonight
+    "store/disk": 3.2,      # the disk's care: faults, salvage, mounts, backups, the lock
+    "store/write": 3.3,     # the write side: the Store, each event's rows
+    "store": 3.4,           # its __init__: the Store and its faults, the face of the record
     "config": 3.5,          # the config file, the effective settings (over the store's)
     "claims": 4,            # seats from a phone: the daemon's socket and desk, the web's client
     "skill": 4.5,           # the rater, the bots and the hints (over the store and the solver)
     "daemon": 5, "network": 5,
-    "web": 6, "sim": 6,
+    "web/gate": 6,          # what a request passes before a page: guard, limits, refusals
+    "web/content": 6.1,     # what the pages hold: the reader, pages, views, assets, the feed
+    "web/join": 6.2, "web/players": 6.2,   # the phones' join page; the players' pages
+    "web": 6.3,             # the application (app.py) over all of them
+    "sim": 6,
     "league": 6,            # the league's server (issue 40), never on the box
     "selftest": 7,          # runs on the simulator too
-    "commands": 8,          # the command line and its parser
+    "commands": 8,          # the command line: its parser (cli.py), what commands share
+    "commands/record": 8.1,  # history, players, audit
+    "commands/box": 8.2, "commands/play": 8.2, "commands/serve": 8.2,
     "reference": 10,        # the docs pages generated from the config specs and the parser
 }
 FACE = {"__init__.py", "__main__.py"}
@@ -50,7 +65,7 @@ HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")
 
 
 def part_of(module: str) -> str:
-    """``shutbox_hw.game.controller`` -> ``game``, ``shutbox_hw.hal.adapters.gpio`` ->
+    """``shutbox_hw.game.referee.controller`` -> ``game``, ``shutbox_hw.hal.adapters.gpio`` ->
     ``hal/adapters``: the longest folder of :data:`LAYERS` the module is in."""
     parts = module.split(".")[1:]
     for n in range(len(parts), 0, -1):
@@ -109,12 +124,40 @@ def test_imports_go_only_downwards(path):
 def test_the_layer_test_sees_imports():
     """The scanner finds relative, absolute and package imports (so the test above can fail)."""
     found = imports_of(PACKAGE / "daemon" / "daemon.py")
-    assert {"shutbox_hw.game.controller", "shutbox_hw.store",
+    assert {"shutbox_hw.game.referee.controller", "shutbox_hw.store",
             "shutbox_hw.config.config_file"} <= found
     assert "shutbox_hw.render.text" in imports_of(PACKAGE / "render" / "play.py")
     assert part_of("shutbox_hw.hal.adapters.gpio") == "hal/adapters"
     assert part_of("shutbox_hw.hal.__init__") == "hal"
     assert part_of("shutbox_hw.base.errors") == "base"
+
+
+MOST_MODULES = 15
+"""Issue 39: no folder of the package holds more than this many modules (its
+``__init__.py`` counted)."""
+
+
+def crowded_folders(package: Path) -> list[str]:
+    """Every folder of ``package`` holding more than :data:`MOST_MODULES` modules,
+    spelled ``store: 27 modules``."""
+    return sorted(f"{folder.relative_to(package.parent)}: {count} modules"
+                  for folder in [package, *(p for p in package.rglob("*") if p.is_dir())]
+                  if (count := len(list(folder.glob("*.py")))) > MOST_MODULES)
+
+
+def test_no_folder_holds_more_than_15_modules():
+    assert crowded_folders(PACKAGE) == []
+
+
+def test_the_folder_count_sees_a_crowded_folder(tmp_path):
+    """A folder of 16 modules is named, one of 15 is not (so the test above can fail)."""
+    for n in range(MOST_MODULES):
+        (tmp_path / "pkg" / "full").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / "full" / f"m{n}.py").write_text("")
+        (tmp_path / "pkg" / "over" / "deep").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / "over" / "deep" / f"m{n}.py").write_text("")
+    (tmp_path / "pkg" / "over" / "deep" / "__init__.py").write_text("")
+    assert crowded_folders(tmp_path / "pkg") == ["pkg/over/deep: 16 modules"]
 
 
 def test_only_the_face_at_the_top():
@@ -246,8 +289,102 @@ def test_the_circle_check_sees_hidden_circles(tmp_path):
     assert import_circles(package) == []
 
 
+PYPROJECT = PACKAGE.parent / "pyproject.toml"
+
+
+def lint_imports(config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[bool, str]:
+    """import-linter's ``lint-imports`` in this process on ``config`` (no cache): whether
+    every contract is kept, and what it printed (each contract KEPT or BROKEN, and why).
+    Its own function, not the command's: the command also sets up logging for the whole
+    process (``dictConfig``, which would silence the other tests' loggers)."""
+    from importlinter import api  # noqa: F401  (sets import-linter up: its config readers)
+    from importlinter.application import use_cases
+
+    capsys.readouterr()
+    kept = use_cases.lint_imports(config_filename=str(config), cache_dir=None, no_logo=True)
+    return kept, capsys.readouterr().out
+
+
+def test_the_import_contracts_are_kept(capsys):
+    """pyproject.toml's [tool.importlinter] contracts: the layers, the independent surfaces
+    and the layers inside game/, store/, web/, commands/ and hal/."""
+    kept, out = lint_imports(PYPROJECT, capsys)
+    broken = [line for line in out.splitlines() if "BROKEN" in line]
+    assert kept and "0 broken" in out, "\n".join(broken) + "\n\n" + out
+
+
+def test_the_import_contracts_see_a_broken_layer(tmp_path, monkeypatch, capsys):
+    """A lazy import and one under ``TYPE_CHECKING`` upwards both break a layers contract,
+    named with its import (so the test above can fail)."""
+    package = tmp_path / "layered"
+    files = {
+        "__init__.py": "",
+        "low.py": "def f():\n    from . import high\n    return high\n",
+        "high.py": "from . import low\n",
+        "other/__init__.py": "",
+        "other/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                      "    from layered.other import b\n",
+        "other/b.py": "",
+    }
+    for name, text in files.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(text)
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        '[tool.importlinter]\nroot_package = "layered"\n\n'
+        '[[tool.importlinter.contracts]]\nid = "one"\nname = "high over low"\n'
+        'type = "layers"\nlayers = ["layered.high", "layered.low"]\n\n'
+        '[[tool.importlinter.contracts]]\nid = "two"\nname = "b over a"\n'
+        'type = "layers"\ncontainers = ["layered.other"]\nlayers = ["b", "a"]\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    kept, out = lint_imports(config, capsys)
+    assert not kept
+    assert "high over low BROKEN" in out and "b over a BROKEN" in out
+    assert "layered.low is not allowed to import layered.high" in out
+    assert "layered.other.a is not allowed to import layered.other.b" in out
+
+
+MOST_COMPLEX = 30
+"""Issue 39: no function ranks worse than D in radon (cyclomatic complexity <= 30)."""
+
+
+def too_complex(package: Path) -> list[str]:
+    """Every function, method and closure of ``package`` whose cyclomatic complexity
+    (radon's) is above :data:`MOST_COMPLEX`, spelled ``sim/steps.py:77 run_step 31``."""
+    from radon.complexity import add_inner_blocks, cc_visit
+    from radon.visitors import Function
+
+    found = set()
+    for path in sorted(package.rglob("*.py")):
+        for block in add_inner_blocks(cc_visit(path.read_text())):
+            if isinstance(block, Function) and block.complexity > MOST_COMPLEX:
+                found.add(f"{path.relative_to(package)}:{block.lineno} {block.fullname} "
+                          f"{block.complexity}")
+    return sorted(found)
+
+
+def test_no_function_ranks_worse_than_d_in_radon():
+    assert too_complex(PACKAGE) == []
+
+
+def test_the_complexity_check_names_a_function_above_30(tmp_path):
+    """McCabe's count is one more than a function's decisions: 30 ``if`` are 31 and named,
+    29 are 30 and not; a method and a closure are looked at too (so the test above can
+    fail)."""
+    def ifs(n: int, indent: str) -> str:
+        return "".join(f"{indent}if x == {i}:\n{indent}    x += 1\n" for i in range(n))
+    (tmp_path / "pkg" / "deep").mkdir(parents=True)
+    (tmp_path / "pkg" / "fine.py").write_text("def f(x):\n" + ifs(29, "    "))
+    (tmp_path / "pkg" / "deep" / "over.py").write_text(
+        "def g(x):\n" + ifs(30, "    ")
+        + "class C:\n    def m(self, x):\n" + ifs(31, "        ")
+        + "def outer(x):\n    def inner(x):\n" + ifs(30, "        ") + "    return inner\n")
+    assert sorted(too_complex(tmp_path / "pkg"), key=lambda s: int(s.split(":")[1].split()[0])) \
+        == ["deep/over.py:1 g 31", "deep/over.py:63 C.m 32", "deep/over.py:127 outer.inner 31"]
+
+
 @pytest.mark.parametrize("package", ["shutbox_hw.rules", "shutbox_hw.game",
-                                     "shutbox_hw.game.controller", "shutbox_hw.strategy"])
+                                     "shutbox_hw.game.referee.controller", "shutbox_hw.strategy"])
 def test_pure_layers_load_no_hardware_imaging_or_storage(package):
     code = (f"import sys, json; import {package}; "
             f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))")

@@ -14,7 +14,7 @@ from shutbox_hw.base.lifecycle import PartClosed
 from shutbox_hw.base.scheduler import Scheduler
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import Box
-from shutbox_hw.game.events import GameStarted
+from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.hal.adapters.box import build_ports
 from shutbox_hw.hal.adapters.dice_source import SoftwareDice, build_module_dice
 from shutbox_hw.hal.adapters.display import NullDisplay, OledDisplay, dummy_device

@@ -13,7 +13,7 @@ from pub_night import Night
 
 from shutbox_hw.base.i18n import speaking
 from shutbox_hw.network.live import Kept, live
-from shutbox_hw.store.tonight import TONIGHT_S, WEEK_S
+from shutbox_hw.store.read.tonight import TONIGHT_S, WEEK_S
 
 
 class KeptNight(Night):

@@ -15,7 +15,7 @@ from gpiozero.pins.mock import MockFactory
 from PIL import Image
 
 from shutbox_hw.base.sdnotify import Notifier
-from shutbox_hw.commands.run import build_real_box, serve
+from shutbox_hw.commands.box.run import build_real_box, serve
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import Daemon
 from shutbox_hw.hal.adapters.display import OledDisplay

@@ -30,7 +30,7 @@ from shutbox_hw.network.hookup import publishing
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.store import Store
-from shutbox_hw.store.outbox import queue, waiting
+from shutbox_hw.store.tables.outbox import queue, waiting
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
@@ -240,7 +240,7 @@ def test_run_reports_online_then_offline_and_queues_its_events(tmp_path, broker,
 def test_faults_reach_the_broker_and_the_state_until_recovered(tmp_path, broker, consumer):
     """A fault is queued like any event (the store keeps none of it itself); the
     retained state lists it (Home Assistant's Fault sensor) until it is recovered."""
-    from shutbox_hw.game.events import Fault, Recovered
+    from shutbox_hw.game.model.events import Fault, Recovered
     from shutbox_hw.network.publisher import Publisher
     db = tmp_path / "box.db"
     store = Store(db)

@@ -22,13 +22,13 @@ from mqtt_broker import Broker, Consumer, Mqtt311Only, bare, dedup, need_broker
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.config.network import NetworkConfig, default_box_id
-from shutbox_hw.game.events import Fault, Recovered
+from shutbox_hw.game.model.events import Fault, Recovered
 from shutbox_hw.network.hookup import Outbox
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script, parse_script
 from shutbox_hw.store import Store
-from shutbox_hw.store.audit import TONIGHT_S, tonight
-from shutbox_hw.store.outbox import Limits, queue, waiting
+from shutbox_hw.store.read.audit import TONIGHT_S, tonight
+from shutbox_hw.store.tables.outbox import Limits, queue, waiting
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
@@ -497,7 +497,7 @@ def test_the_publishers_fault_goes_through_the_boxs_fault_path(tmp_path):
     import dataclasses
 
     from shutbox_hw.network.hookup import publishing
-    from shutbox_hw.store.audit import audits
+    from shutbox_hw.store.read.audit import audits
     broker = Broker(tmp_path / "pw", passwords=True)
     broker.start()
     credentials = tmp_path / "credentials"

@@ -16,14 +16,9 @@ import pytest
 from table import Table
 
 from shutbox_hw.commands.cli import main
-from shutbox_hw.game.controller import QUESTION_MS
-from shutbox_hw.game.presentation import QUICK_SHOW_MS
-from shutbox_hw.game.screens import (
-    PlayScreen,
-    ResultScreen,
-    ShutScreen,
-    TurnEndScreen,
-)
+from shutbox_hw.game.display.presentation import QUICK_SHOW_MS
+from shutbox_hw.game.display.screens import PlayScreen, ResultScreen, ShutScreen, TurnEndScreen
+from shutbox_hw.game.referee.controller import QUESTION_MS
 from shutbox_hw.rules import build_rules
 from shutbox_hw.store import Store
 
@@ -295,7 +290,7 @@ def test_the_result_of_an_abandoned_game_says_nobody_won():
                                                       (0, ["P2"], ["P2"])])
 def test_history_never_names_winners_of_an_abandoned_game_from_an_older_version(
         tmp_path, abandoned, stored, shown):
-    from shutbox_hw.store.history import recent_games, scorecard
+    from shutbox_hw.store.read.history import recent_games, scorecard
     store = Store(tmp_path / "old.db")
     t = Table("klappenspiel", store=store)
     t.start(2)

@@ -16,15 +16,15 @@ from cli_inprocess import run_cli
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.screens import AttractScreen, PlayScreen, ResultScreen
-from shutbox_hw.game.text import shut_text, tile_ranges
+from shutbox_hw.game.display.screens import AttractScreen, PlayScreen, ResultScreen
+from shutbox_hw.game.display.text import shut_text, tile_ranges
 from shutbox_hw.network.live import live
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
-from shutbox_hw.store.history import recent_games, scorecard
-from shutbox_hw.store.schema import VERSION
-from shutbox_hw.store.tonight import CLOCK_NOTES, TONIGHT_S, clock_state, is_tonight
-from shutbox_hw.web import pages, views
+from shutbox_hw.store.read.history import recent_games, scorecard
+from shutbox_hw.store.read.tonight import CLOCK_NOTES, TONIGHT_S, clock_state, is_tonight
+from shutbox_hw.store.tables.schema import VERSION
+from shutbox_hw.web.content import pages, views
 from shutbox_hw.words.record import count, rules_named, rules_title
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -170,7 +170,7 @@ def test_the_pages_speak_as_a_publican_reads(tmp_path):
 
 
 def test_the_faults_page_gives_each_fault_s_time_detail_and_recovery(tmp_path):
-    from shutbox_hw.store.fault_log import recent_faults
+    from shutbox_hw.store.disk.fault_log import recent_faults
     config = load_config(str(SCRIPTS.parent.parent / "hardware/mcp23017-12/shutbox.toml"))
     db = tmp_path / "t.db"
     runner = SimRunner(config, db)
@@ -367,8 +367,8 @@ def test_the_mirror_of_the_screen_leaves_the_records_durability_as_it_found_it(t
     """The mirror is a file in RAM, not the record: the connection keeps its own
     level (FULL for the record, or whatever a drop-in made it: the crash
     rehearsal's self-check forces OFF), and the record's pages are not touched."""
-    from shutbox_hw.store.shown import mirror_path, publish, read_shown, use_folder
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.read.shown import mirror_path, publish, read_shown, use_folder
+    from shutbox_hw.store.write.sqlite import Store
     use_folder(tmp_path / "run")
     (tmp_path / "run").mkdir()
     store = Store(tmp_path / "box.db")

@@ -17,13 +17,18 @@ from shutbox_hw.base.events import (
     Tick,
     Tonight,
 )
-from shutbox_hw.game import view
-from shutbox_hw.game.screens import AttractScreen, ConfirmScreen, MenuScreen, SwitchTestScreen
-from shutbox_hw.game.service import ITEMS, LED_STEPS
-from shutbox_hw.game.view import ATTRACT_PAGE_MS
+from shutbox_hw.game.display import view
+from shutbox_hw.game.display.screens import (
+    AttractScreen,
+    ConfirmScreen,
+    MenuScreen,
+    SwitchTestScreen,
+)
+from shutbox_hw.game.display.view import ATTRACT_PAGE_MS
+from shutbox_hw.game.model.service import ITEMS, LED_STEPS
 from shutbox_hw.hal.contracts.debounce import SERVICE_HOLD_MS, ButtonInputs
 from shutbox_hw.rules import PRESETS, build_rules
-from shutbox_hw.store.sqlite import TIMESYNC_FLAG
+from shutbox_hw.store.write.sqlite import TIMESYNC_FLAG
 
 VALUES = {"preset": "klappenspiel", "players": 2, "names": ("P1", "P2"), "hints": "off",
           "settle_ms": 2500, "contrast": 127}

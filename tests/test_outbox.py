@@ -19,8 +19,8 @@ from shutbox_hw.network.hookup import Outbox
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.store import Store
-from shutbox_hw.store.audit import audit_lines, audits
-from shutbox_hw.store.outbox import (
+from shutbox_hw.store.read.audit import audit_lines, audits
+from shutbox_hw.store.tables.outbox import (
     DROPPED,
     TRIM_EVERY,
     Limits,
@@ -101,7 +101,7 @@ def test_past_the_age_limit_the_oldest_are_dropped_from_the_head(tmp_path):
 
 def test_the_store_trims_with_the_configs_limits(tmp_path, monkeypatch):
     """``[network] outbox_max`` reaches the store through its outbox hook."""
-    from shutbox_hw.store import outbox
+    from shutbox_hw.store.tables import outbox
     monkeypatch.setattr(outbox, "TRIM_EVERY", 8)
     config = load_config(rule_overrides=None, preset="crafthouse-12")
     db = tmp_path / "box.db"

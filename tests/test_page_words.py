@@ -8,8 +8,8 @@ import pytest
 
 from shutbox_hw.base.events import Tonight
 from shutbox_hw.base.i18n import speaking
-from shutbox_hw.store.tonight import CLOCK_NOTES
-from shutbox_hw.web import pages
+from shutbox_hw.store.read.tonight import CLOCK_NOTES
+from shutbox_hw.web.content import pages
 from shutbox_hw.words.record import count, game_state
 
 
@@ -119,3 +119,18 @@ def test_the_history_names_house_rules_in_the_page_s_language(night_server):
             assert f"<td>{want}</td>" in body.decode(), (path, code, want)
     _, _, body = night_server.get("/history?lang=en", headers={"Accept": "text/html"})
     assert "<td>House rules (9 tiles, any-sum, elimination 17)</td>" in body.decode()
+
+
+def test_a_stored_rule_of_the_wrong_type_is_not_named_as_the_right_one():
+    """``multiplication = 1`` is refused by the rules (a true or false is asked for); the
+    names are cached per rules table, and ``True == 1`` in Python: the refused table
+    must not be named as the valid one seen just before it (nor the other way round)."""
+    from shutbox_hw.rules.ruleset import RulesError, rules_from_dict
+    from shutbox_hw.words.record import rules_named
+    good = {"preset": "pub", "multiplication": True}
+    bad = {"preset": "pub", "multiplication": 1}
+    with pytest.raises(RulesError):
+        rules_from_dict(bad)
+    assert rules_named(good).startswith("House rules (")
+    assert rules_named(bad) == "pub"           # not a rule set: its preset's name as stored
+    assert rules_named(good).startswith("House rules (")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from shutbox_hw.game.config import GameConfig, seat_names
-from shutbox_hw.game.setup import claim_seat
-from shutbox_hw.game.state import GameState
+from shutbox_hw.game.model.config import GameConfig, seat_names
+from shutbox_hw.game.model.state import GameState
+from shutbox_hw.game.referee.setup import claim_seat
 from shutbox_hw.players.names import MAX_NAME_CHARS, is_seat_label, name_key, name_problem, tidy
 from shutbox_hw.rules import DEFAULT_PRESET, build_rules
 

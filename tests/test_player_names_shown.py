@@ -13,12 +13,12 @@ from players_night import play_night
 from table import Table
 
 from shutbox_hw.base.events import Roster
-from shutbox_hw.game import service_view
-from shutbox_hw.game.screens import AttractScreen, MenuScreen
-from shutbox_hw.game.service import NAMES, REMOVE, ServiceMenu
+from shutbox_hw.game.display import service_view
+from shutbox_hw.game.display.screens import AttractScreen, MenuScreen
+from shutbox_hw.game.model.service import NAMES, REMOVE, ServiceMenu
 from shutbox_hw.render import render
 from shutbox_hw.render.fonts import LARGE, SMALL
-from shutbox_hw.store import roster
+from shutbox_hw.store.tables import roster
 
 # ------------------------------------------------------------------ the OLED
 
@@ -135,7 +135,7 @@ def test_the_menus_names_are_drawn_the_same_way():
 def test_the_tv_keeps_the_name_as_typed():
     t = Table("klappenspiel", player_names=("🍺 Bob", "Zoë Ødegård"))
     t.start(2)
-    from shutbox_hw.game.shown import shown
+    from shutbox_hw.game.display.shown import shown
     assert shown(t.controller.state)["player"] == "🍺 Bob"
     assert t.events[0]["players"] == ["🍺 Bob", "Zoë Ødegård"]
 

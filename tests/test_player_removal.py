@@ -13,12 +13,12 @@ from cli_inprocess import run_cli
 from players_night import config_for, play_night
 from sim_play import play_script
 
-from shutbox_hw.game.service import ITEMS, REMOVE
+from shutbox_hw.game.model.service import ITEMS, REMOVE
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
-from shutbox_hw.store import roster
-from shutbox_hw.store.forget import RemoveRefused, forget_player
-from shutbox_hw.store.shown import mirror_path
+from shutbox_hw.store.read.shown import mirror_path
+from shutbox_hw.store.tables import roster
+from shutbox_hw.store.write.forget import RemoveRefused, forget_player
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 def _text_values(db: sqlite3.Connection) -> list[tuple[str, str, str]]:

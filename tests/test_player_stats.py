@@ -22,10 +22,11 @@ from player_truth import high_scores as true_high_scores
 from player_truth import truth
 from test_figures_recount import game, games_st, incident_st, play
 
-from shutbox_hw.store import Store, player_stats
-from shutbox_hw.store.highscores import TOP, high_scores
-from shutbox_hw.store.player_stats import leaderboard, rebuild
-from shutbox_hw.store.roster import find
+from shutbox_hw.store import Store
+from shutbox_hw.store.read.highscores import TOP, high_scores
+from shutbox_hw.store.tables import player_stats
+from shutbox_hw.store.tables.player_stats import leaderboard, rebuild
+from shutbox_hw.store.tables.roster import find
 
 
 def kept(db: sqlite3.Connection) -> dict[str, dict]:

@@ -7,7 +7,7 @@ turns; never the statistics tables).
 
 Some games are moved back 3 and 10 days in the record, so that tonight, this week
 and all time differ; the move accuracy is rated as the box's rater does it (off
-the loop, :func:`~shutbox_hw.store.ratings.rate_new`).
+the loop, :func:`~shutbox_hw.store.tables.ratings.rate_new`).
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from web_server import InProcessServer, need_web
 from shutbox_hw.base.events import SeatClaim
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.attract import ATTRACT_PAGE_MS
-from shutbox_hw.game.screens import AttractScreen
+from shutbox_hw.game.display.attract import ATTRACT_PAGE_MS
+from shutbox_hw.game.display.screens import AttractScreen
 from shutbox_hw.network.live import live
 from shutbox_hw.rules import dice_choice, full_board, legal_closures, tiles_of
 from shutbox_hw.sim.runner import SimRunner
-from shutbox_hw.store import ratings
-from shutbox_hw.store.highscores import ACCURACY_GAMES, TOP
-from shutbox_hw.store.tonight import tonight_since, week_since
+from shutbox_hw.store.read.highscores import ACCURACY_GAMES, TOP
+from shutbox_hw.store.read.tonight import tonight_since, week_since
+from shutbox_hw.store.tables import ratings
 from shutbox_hw.strategy.cache import solver_for
 from shutbox_hw.strategy.rating import rater_for_record
 

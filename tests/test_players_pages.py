@@ -14,7 +14,7 @@ import pytest
 from test_figures_recount import game
 from web_server import InProcessServer, need_web
 
-from shutbox_hw.game.events import GameStarted
+from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.store import Store
 
 NAMES = ("AC/DC", "Zoë", "<i>Bo</i>")

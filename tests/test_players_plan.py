@@ -9,9 +9,11 @@ import sqlite3
 
 from test_figures_recount import game
 
-from shutbox_hw.store import Store, player_games, player_stats
-from shutbox_hw.store.highscores import accuracy_of, high_scores
-from shutbox_hw.store.roster import find
+from shutbox_hw.store import Store
+from shutbox_hw.store.read import player_games
+from shutbox_hw.store.read.highscores import accuracy_of, high_scores
+from shutbox_hw.store.tables import player_stats
+from shutbox_hw.store.tables.roster import find
 
 # tables (and their aliases) a plan may SCAN: the roster and the players' small tables,
 # a CTE of one player's last games, json_each over one game's winners

@@ -16,11 +16,12 @@ from test_figures_recount import game
 from web_server import InProcessServer, need_web
 
 from shutbox_hw.commands.cli import main
-from shutbox_hw.game.service import ITEMS, REMOVE
+from shutbox_hw.game.model.service import ITEMS, REMOVE
 from shutbox_hw.players.names import name_key
-from shutbox_hw.store import Store, roster
-from shutbox_hw.store.forget import forget_player
-from shutbox_hw.store.highscores import high_scores
+from shutbox_hw.store import Store
+from shutbox_hw.store.read.highscores import high_scores
+from shutbox_hw.store.tables import roster
+from shutbox_hw.store.write.forget import forget_player
 
 GAMES = ((2, [[0, 7]], "pub", "ended"), (3, [[3, 4, 5]], "klappenspiel", "ended"))
 
@@ -37,7 +38,7 @@ class PrivateServer(InProcessServer):
     """The real app with ``[players] public = false``."""
 
     def __init__(self, db) -> None:
-        from shutbox_hw.commands.web import listening_socket, make_server
+        from shutbox_hw.commands.serve.web import listening_socket, make_server
         from shutbox_hw.web.app import make_app
         self.port = free_port()
         sock = listening_socket("127.0.0.1", self.port)

@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from shutbox_hw.store import Store
-from shutbox_hw.store.epoch import epoch_of
+from shutbox_hw.store.tables.epoch import epoch_of
 
 SCHEMA1_DB = Path(__file__).parent / "data" / "schema1.db"
 
@@ -58,9 +58,9 @@ def test_an_upgraded_database_keeps_its_games_and_gets_an_epoch(tmp_path):
 
 
 def test_a_salvaged_record_keeps_its_epoch(tmp_path):
-    """A damaged record recovered into a new file (store/salvage.py) is the same record:
+    """A damaged record recovered into a new file (store/disk/salvage.py) is the same record:
     the league knows its games by (box, epoch, game), so the epoch goes with them."""
-    from shutbox_hw.store.salvage import salvage
+    from shutbox_hw.store.disk.salvage import salvage
     path = tmp_path / "box.db"
     Store(path).close()
     before = epoch(path)

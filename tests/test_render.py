@@ -19,7 +19,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from shutbox_hw.base.events import Tonight
-from shutbox_hw.game.screens import (
+from shutbox_hw.game.display.screens import (
     AttractScreen,
     ConfirmScreen,
     MenuScreen,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from shutbox_hw.game.events import GameStarted
+from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.rules import DEFAULT_PRESET, build_rules
-from shutbox_hw.store import roster
-from shutbox_hw.store.schema import MIGRATIONS, SCHEMA_1, migrate
-from shutbox_hw.store.sqlite import Store
+from shutbox_hw.store.tables import roster
+from shutbox_hw.store.tables.schema import MIGRATIONS, SCHEMA_1, migrate
+from shutbox_hw.store.write.sqlite import Store
 
 
 def _start(store, *names):

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.screens import PlayScreen, ScoreboardScreen, Screen, TurnEndScreen
+from shutbox_hw.game.display.screens import PlayScreen, ScoreboardScreen, Screen, TurnEndScreen
 from shutbox_hw.hal.adapters.panel_pages import page_bytes
 from shutbox_hw.render import render
 from shutbox_hw.sim.runner import SimRunner

@@ -28,7 +28,7 @@ from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.store import Store
-from shutbox_hw.store.faults import fault_text, read_only
+from shutbox_hw.store.disk.faults import fault_text, read_only
 
 WAIT = f"wait {STORE_RETRY_MS / 1000 + 0.1}\n"
 
@@ -316,7 +316,13 @@ def test_a_bug_in_the_write_is_shown_apart_from_the_disk(tmp_path, caplog):
 
 def games_into(db: Path, count: int) -> None:
     """``count`` finished two-player games written by the store, as the box writes them."""
-    from shutbox_hw.game.events import GameEnded, GameStarted, RoundEnded, TurnEnded, TurnStarted
+    from shutbox_hw.game.model.events import (
+        GameEnded,
+        GameStarted,
+        RoundEnded,
+        TurnEnded,
+        TurnStarted,
+    )
     from shutbox_hw.rules import build_rules
     rules = build_rules("klappenspiel").as_dict()
     store = Store(db)
@@ -459,7 +465,7 @@ upperdir=/media/root-rw/overlay,workdir=/media/root-rw/overlay-workdir
 
 
 def test_the_overlay_of_raspberry_pi_os_is_found_from_its_mountinfo(tmp_path):
-    from shutbox_hw.store.mounts import WAY_OUT, advice, forgets, mount_of, parse
+    from shutbox_hw.store.disk.mounts import WAY_OUT, advice, forgets, mount_of, parse
     mounts = parse(RPI_OVERLAY)
     assert [m.point for m in mounts][-1] == "/media/usb stick"     # \040 is a space
     assert mount_of("/media/usb stick/box", mounts).source == "/dev/sda1"
@@ -482,7 +488,7 @@ def test_the_overlay_of_raspberry_pi_os_is_found_from_its_mountinfo(tmp_path):
 
 
 def test_a_real_tmpfs_under_the_record_is_found(tmpfs, tmp_path):
-    from shutbox_hw.store.mounts import forgets
+    from shutbox_hw.store.disk.mounts import forgets
     why = forgets(tmpfs.root / "box.db")
     assert why is not None and "tmpfs" in why and str(tmpfs.root) in why
     # a folder not made yet: its nearest existing folder decides
@@ -494,7 +500,7 @@ def test_a_real_tmpfs_under_the_record_is_found(tmpfs, tmp_path):
 
 
 def test_the_box_says_its_record_is_on_ram_from_the_start(tmpfs, caplog):
-    from shutbox_hw.store.mounts import MOUNTINFO, WAY_OUT
+    from shutbox_hw.store.disk.mounts import MOUNTINFO, WAY_OUT
     db = tmpfs.root / "box.db"
     runner, events = box(db)
     runner.disk.open_store = lambda path: Store(path, mountinfo=MOUNTINFO)   # as `run` opens it
@@ -516,7 +522,7 @@ def test_check_config_and_selftest_say_so_with_the_way_out(tmpfs, capsys):
     from shutbox_hw.selftest import SelfTest
     from shutbox_hw.selftest.sim import SimPerson, simulated_rig
     from shutbox_hw.sim.box import SimulatedBox
-    from shutbox_hw.store.mounts import WAY_OUT
+    from shutbox_hw.store.disk.mounts import WAY_OUT
     config = Path(__file__).resolve().parent.parent / "hardware" / "gpio-9" / "shutbox.toml"
     db = tmpfs.root / "shutbox.db"
     assert main(["check-config", str(config), "--db", str(db)]) == 0
@@ -566,7 +572,7 @@ def test_the_config_reads_backup_and_names_each_bad_key(tmp_path):
 def test_the_next_copy_is_due_at_the_time_of_day_given():
     import datetime
 
-    from shutbox_hw.store.backup import next_due
+    from shutbox_hw.store.disk.backup import next_due
     for now in (datetime.datetime(2026, 12, 5, 3, 59, 59), datetime.datetime(2026, 12, 5, 4, 0),
                 datetime.datetime(2026, 12, 31, 23, 0)):
         due = datetime.datetime.fromtimestamp(next_due(now.timestamp(), "04:00"))
@@ -578,7 +584,7 @@ def test_the_next_copy_is_due_at_the_time_of_day_given():
 
 def test_copies_are_consistent_rotated_and_refused_on_the_records_own_disk(tmpfs, tmp_path):
     from shutbox_hw.base.errors import UserError
-    from shutbox_hw.store.backup import copies, take
+    from shutbox_hw.store.disk.backup import copies, take
     db = tmp_path / "box.db"
     games_into(db, 3)
     made = [take(db, tmpfs.root, 1_780_000_000.0 + day * 86400, keep=2) for day in range(3)]
@@ -596,7 +602,7 @@ def test_copies_are_consistent_rotated_and_refused_on_the_records_own_disk(tmpfs
 
 def test_a_failed_copy_is_a_fault_on_the_box_and_the_next_good_one_puts_it_right(
         tmpfs, tmp_path):
-    from shutbox_hw.store.backup import BackupWorker
+    from shutbox_hw.store.disk.backup import BackupWorker
     db = tmp_path / "box.db"
     runner, events = box(db)
     play(runner, OPENING)
@@ -618,7 +624,7 @@ def test_a_failed_copy_is_a_fault_on_the_box_and_the_next_good_one_puts_it_right
 def test_restore_brings_back_a_copy_taken_mid_game_and_the_game_resumes(tmpfs, tmp_path,
                                                                          capsys):
     from shutbox_hw.commands.cli import main
-    from shutbox_hw.store.backup import take
+    from shutbox_hw.store.disk.backup import take
     db = tmp_path / "box.db"
     runner, events = box(db)
     play(runner, OPENING + "dice 6 2\nroll\n")     # a copy with the throw just rolled
@@ -644,7 +650,7 @@ def test_restore_brings_back_a_copy_taken_mid_game_and_the_game_resumes(tmpfs, t
 
 def test_restore_refuses_what_is_not_a_fit_copy_and_leaves_the_record_alone(tmp_path, capsys):
     from shutbox_hw.commands.cli import main
-    from shutbox_hw.store.schema import APP_ID, VERSION
+    from shutbox_hw.store.tables.schema import APP_ID, VERSION
     db = tmp_path / "box.db"
     games_into(db, 2)
     before = db.read_bytes()
@@ -674,7 +680,7 @@ def test_restore_refuses_what_is_not_a_fit_copy_and_leaves_the_record_alone(tmp_
     assert db.read_bytes() == before and not list(tmp_path.glob("*.before-restore-*"))
     # and with the box running on the record
     runner, _ = box(tmp_path / "live.db")
-    from shutbox_hw.store.lock import DatabaseLock
+    from shutbox_hw.store.disk.lock import DatabaseLock
     lock = DatabaseLock(tmp_path / "live.db").acquire()
     try:
         assert main(["restore", str(db), "--db", str(tmp_path / "live.db")]) == 2
@@ -717,7 +723,7 @@ def test_a_file_that_was_never_a_record_is_refused_by_name_and_left_alone(tmp_pa
 def test_the_menus_audits_say_how_old_the_newest_copy_is(tmpfs, tmp_path):
     import time as clock
 
-    from shutbox_hw.store.backup import BackupWorker
+    from shutbox_hw.store.disk.backup import BackupWorker
     db = tmp_path / "box.db"
     now = 1_780_000_000.0
     store = Store(db, clock=lambda: now)     # the box's clock, as the worker's

@@ -2,11 +2,11 @@
 
 import sqlite3
 
-from shutbox_hw.game.events import ServiceExited, SettingChanged
-from shutbox_hw.game.service import ADJUST_ITEMS, CHOICES, ITEMS, RESET, ServiceMenu
+from shutbox_hw.game.model.events import ServiceExited, SettingChanged
+from shutbox_hw.game.model.service import ADJUST_ITEMS, CHOICES, ITEMS, RESET, ServiceMenu
 from shutbox_hw.rules import PRESETS
 from shutbox_hw.store import Store
-from shutbox_hw.store.settings import clear_settings, load_settings, save_setting
+from shutbox_hw.store.write.settings import clear_settings, load_settings, save_setting
 
 VALUES = {"preset": "pub", "players": 2, "hints": "off", "settle_ms": 2500, "contrast": 255}
 
@@ -88,7 +88,7 @@ def test_settings_table_round_trip(tmp_path):
 
 
 def test_the_store_keeps_setting_changed_and_reset(tmp_path):
-    from shutbox_hw.game.events import ServiceEntered
+    from shutbox_hw.game.model.events import ServiceEntered
     store = Store(tmp_path / "box.db")
     store.record_all([ServiceEntered(), SettingChanged(key="preset", value="pub"),
                       SettingChanged(key="players", value=3), ServiceExited()])

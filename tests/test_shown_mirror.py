@@ -17,8 +17,8 @@ from shutbox_hw.config.config_file import ConfigError, load_config
 from shutbox_hw.network.live import live
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
-from shutbox_hw.store import shown as mirror
-from shutbox_hw.web.reader import Reader
+from shutbox_hw.store.read import shown as mirror
+from shutbox_hw.web.content.reader import Reader
 
 MCP_BUILD = Path(__file__).parent.parent / "hardware" / "mcp23017-12" / "shutbox.toml"
 
@@ -63,7 +63,7 @@ def test_a_flap_shut_but_not_taken_reaches_the_tv_from_ram_and_not_the_card(
 
 def test_the_mirror_is_written_without_a_commit_or_a_sync(tmp_path: Path,
                                                           run_folder: Path) -> None:
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.write.sqlite import Store
     store = Store(tmp_path / "box.db")
     try:
         changes, size = store.db.total_changes, Path(f"{tmp_path / 'box.db'}-wal").stat().st_size
@@ -80,7 +80,7 @@ def test_the_mirror_is_written_without_a_commit_or_a_sync(tmp_path: Path,
 
 def test_the_webs_feed_sees_a_new_picture_without_a_commit(tmp_path: Path,
                                                           run_folder: Path) -> None:
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.write.sqlite import Store
     db = tmp_path / "box.db"
     store = Store(db)
     reader = Reader(db)
@@ -117,10 +117,10 @@ def test_storage_runtime_is_read_from_the_config(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", [0o600, 0o640])
 def test_the_mirror_is_as_readable_as_the_record_and_no_more(tmp_path: Path, mode: int) -> None:
-    """Away from systemd the mirror sits in the temporary directory, in a folder
+    """Away from systemd the mirror sits in /dev/shm (or the temporary directory), in a folder
     named after the record's owner: whoever may read the record (the web as
     another user in its group) may read the mirror, nobody else."""
-    from shutbox_hw.store.sqlite import Store
+    from shutbox_hw.store.write.sqlite import Store
     db = tmp_path / "box.db"
     store = Store(db)
     try:
@@ -132,6 +132,41 @@ def test_the_mirror_is_as_readable_as_the_record_and_no_more(tmp_path: Path, mod
             assert written.parent.stat().st_mode & 0o777 == 0o755
         assert written.stat().st_mode & 0o777 == mode
         assert written.stat().st_gid == db.stat().st_gid
+    finally:
+        store.close()
+        mirror.withdraw(db)
+
+
+def test_away_from_systemd_the_mirror_is_in_ram_where_linux_has_dev_shm(tmp_path: Path) -> None:
+    """The mirror is replaced at every step; on a disk (ext4 writes a file replaced
+    by a rename out at once) that is a flush per step and a write to the card. Away
+    from systemd it goes to /dev/shm, read from the kernel's own mount table here."""
+    from shutbox_hw.store.disk import mounts
+    if mirror.DEFAULT_FOLDER.is_dir() or "RUNTIME_DIRECTORY" in os.environ:
+        pytest.skip("a runtime directory is there: the mirror goes to it")
+    if not Path("/dev/shm").is_dir():
+        pytest.skip("no /dev/shm on this machine")
+    folder = mirror.mirror_path(tmp_path / "box.db").parent
+    table = mounts.parse(Path("/proc/self/mountinfo").read_text())
+    mount = mounts.mount_of(os.path.realpath(folder.parent), table)
+    assert mount is not None and mount.fstype == "tmpfs", (folder, mount)
+
+
+def test_the_mirror_calls_no_chown_where_the_group_is_already_the_records(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The box's unit filters chown out (SystemCallFilter=~@privileged): on the box, where
+    the record's group is the service's own, a chown per step killed the referee at its
+    first step (SIGSYS, found by the kernel rehearsal). Only a record in another group
+    may ask for one."""
+    from shutbox_hw.store.write.sqlite import Store
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(os, "chown", lambda *a: calls.append(a))
+    db = tmp_path / "box.db"
+    store = Store(db)
+    try:
+        assert db.stat().st_gid == os.getegid()
+        assert mirror.publish(store, {"phase": "idle"})
+        assert calls == []
     finally:
         store.close()
         mirror.withdraw(db)

@@ -143,7 +143,7 @@ def test_frames_are_written_and_match_the_screen(capsys, tmp_path):
     assert len(pngs) > 20
     first = Image.open(pngs[0])
     assert first.size == (128, 64)
-    from shutbox_hw.game.screens import AttractScreen
+    from shutbox_hw.game.display.screens import AttractScreen
     from shutbox_hw.render import render
     from shutbox_hw.rules import build_rules
     rules = build_rules("crafthouse-12")

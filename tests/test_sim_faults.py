@@ -11,7 +11,7 @@ from test_sim_runner import chip_reads
 
 from shutbox_hw.base.events import FlapChanged
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.screens import PlayScreen
+from shutbox_hw.game.display.screens import PlayScreen
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 

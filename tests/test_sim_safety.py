@@ -23,7 +23,7 @@ from cli_inprocess import run_cli
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.store.lock import DatabaseInUse, DatabaseLock, lock_path
+from shutbox_hw.store.disk.lock import DatabaseInUse, DatabaseLock, lock_path
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "shutbox_hw"]

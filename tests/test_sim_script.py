@@ -118,7 +118,8 @@ def test_realtime_follows_the_wall_clock(tmp_path, monkeypatch):
 def test_realtime_from_the_command_line(capsys, tmp_path, monkeypatch):
     fake = FakeTime()
     monkeypatch.setattr(runner_module, "time", fake)
-    code, out, err = sim(capsys, tmp_path, "start 1\nwait 2.5\n", "--realtime")
+    # no claims socket: a phone's claim would wake the wait on the real clock instead
+    code, out, err = sim(capsys, tmp_path, "start 1\nwait 2.5\n", "--realtime", "--no-claims")
     assert code == 0 and fake.slept > 2.5 and '"game_started"' in out
     slept = fake.slept
     code, out, err = sim(capsys, tmp_path, "start 1\nwait 2.5\n")

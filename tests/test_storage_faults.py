@@ -19,12 +19,12 @@ from storage_box import OPENING, play, recoveries, storage_faults, throws_on_dis
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import STORE_RETRY_MS
-from shutbox_hw.game.events import GameStarted
+from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.sim.script_commands import CutAfterWrites, DiskFull
 from shutbox_hw.store import StorageFault, Store
-from shutbox_hw.store.faults import BUSY_TIMEOUT_S
+from shutbox_hw.store.disk.faults import BUSY_TIMEOUT_S
 
 
 class Disk:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from shutbox_hw.commands.cli import main
-from shutbox_hw.game.events import GameStarted
+from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.store import Store, StoreError
-from shutbox_hw.store.schema import APP_ID, SCHEMA_1, VERSION
+from shutbox_hw.store.tables.schema import APP_ID, SCHEMA_1, VERSION
 
 SCHEMA1_DB = Path(__file__).parent / "data" / "schema1.db"
 

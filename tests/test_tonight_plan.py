@@ -5,7 +5,7 @@ is what it costs at 100; benchmarks/lifetime.py has the figures)."""
 import sqlite3
 
 from shutbox_hw.store import Store
-from shutbox_hw.store.audit import tonight
+from shutbox_hw.store.read.audit import tonight
 
 
 def test_tonight_reads_no_whole_table(tmp_path):

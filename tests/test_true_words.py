@@ -12,8 +12,8 @@ import pytest
 from PIL import Image, ImageDraw
 from table import Table
 
-from shutbox_hw.game import view
-from shutbox_hw.game.screens import PlayScreen, ScoreboardScreen, ScoreRow, TurnEndScreen
+from shutbox_hw.game.display import view
+from shutbox_hw.game.display.screens import PlayScreen, ScoreboardScreen, ScoreRow, TurnEndScreen
 from shutbox_hw.render import render, widgets
 from shutbox_hw.render.fonts import role
 from shutbox_hw.render.play import DICE_Y

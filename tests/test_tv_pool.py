@@ -17,7 +17,7 @@ from tv_page import chromium, draw, open_page, text
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.screens import PlayScreen, ResultScreen
+from shutbox_hw.game.display.screens import PlayScreen, ResultScreen
 from shutbox_hw.network.live import live
 from shutbox_hw.rules import build_rules, finish_round, mask_of, new_match, settle_pot, stop_match
 from shutbox_hw.sim.runner import SimRunner

@@ -18,7 +18,7 @@ import pytest
 from conftest import CHECKOUT, INSTALLER
 from wheel_folder import project_wheel
 
-from shutbox_hw.store import schema
+from shutbox_hw.store.tables import schema
 
 FAKE = Path(__file__).parent / "fake_systemctl" / "systemctl"
 NEW_VERSION = "9.9.9"

@@ -1,10 +1,10 @@
 """The view: screens, lights and texts straight from a state, with no controller."""
 
-from shutbox_hw.game import view
-from shutbox_hw.game.config import GameConfig
-from shutbox_hw.game.presentation import Presentation
-from shutbox_hw.game.screens import AttractScreen, PlayScreen
-from shutbox_hw.game.state import GameState, Turn
+from shutbox_hw.game.display import view
+from shutbox_hw.game.display.presentation import Presentation
+from shutbox_hw.game.display.screens import AttractScreen, PlayScreen
+from shutbox_hw.game.model.config import GameConfig
+from shutbox_hw.game.model.state import GameState, Turn
 from shutbox_hw.rules import AnyThrow, Throw, build_rules, mask_of, new_match
 
 
@@ -106,7 +106,7 @@ def test_on_request_hints_show_no_chances_until_asked():
 
 
 def test_pause_ms_is_read_and_checked():
-    from shutbox_hw.game.config import parse_game
+    from shutbox_hw.game.model.config import parse_game
     problems: list[str] = []
     assert parse_game({}, problems).pause_ms == 2000 and not problems
     assert parse_game({"pause_ms": 0}, problems).pause_ms == 0 and not problems

@@ -26,11 +26,11 @@ import pytest
 from loopback import free_port, wait_for
 from web_server import CHECKOUT, InProcessServer, WebServer, need_web
 
-import shutbox_hw.web.exports as exports
+import shutbox_hw.web.content.exports as exports
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
-from shutbox_hw.store.history import recent_games
+from shutbox_hw.store.read.history import recent_games
 
 SCRIPTS = CHECKOUT / "tests" / "scripts"
 SB = [sys.executable, "-m", "shutbox_hw"]
@@ -223,7 +223,7 @@ def test_wrong_tokens_are_throttled_per_address(played, web):
 
 
 def test_the_address_limit_forgets_what_has_passed_and_stays_bounded():
-    from shutbox_hw.web.limits import AddressLimit
+    from shutbox_hw.web.gate.limits import AddressLimit
     now = [0.0]
     limit = AddressLimit(3, 60.0, lambda: now[0], max_addresses=100)
     assert [limit.allow("10.0.0.1") for _ in range(4)] == [True, True, True, False]

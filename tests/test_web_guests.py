@@ -16,7 +16,7 @@ from test_web_stays_up import Served, _answer, _fresh, box  # noqa: F401  (the f
 from web_server import Stream
 
 from shutbox_hw.web.app import TOKEN_TRIES
-from shutbox_hw.web.protocol import MAX_CONNECTIONS, PER_CLIENT
+from shutbox_hw.web.gate.protocol import MAX_CONNECTIONS, PER_CLIENT
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_an_export_left_unread_is_dropped_and_its_read_transaction_ends(tmp_path
 
     from web_server import CHECKOUT, InProcessServer, need_web
 
-    import shutbox_hw.web.protocol as protocol
+    import shutbox_hw.web.gate.protocol as protocol
     need_web()
     sys.path.insert(0, str(CHECKOUT / "benchmarks"))
     from web_export import build  # the benchmark's big record: one game copied
@@ -198,7 +198,7 @@ def test_a_failure_before_any_page_is_a_500_with_the_security_headers(box, monke
     headers: ours does, and says where the details are."""
     from web_server import InProcessServer
 
-    import shutbox_hw.web.language as language
+    import shutbox_hw.web.content.language as language
 
     async def broken(self) -> str:
         raise RuntimeError("the language could not be chosen")

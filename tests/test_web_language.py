@@ -13,7 +13,7 @@ import pytest
 from test_web_browser import browser  # noqa: F401  (the fixture)
 from web_server import WebServer, need_web
 
-from shutbox_hw.web.language import RECHECK_S
+from shutbox_hw.web.content.language import RECHECK_S
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_a_browser_may_ask_for_another_language(box):
 
 def test_the_pages_follow_the_menus_adjustment(box, tmp_path):
     # the web process reads the box's stored adjustment (RECHECK_S apart)
-    from shutbox_hw.web.language import BoxLanguage
+    from shutbox_hw.web.content.language import BoxLanguage
     _server, db = box
     copy = tmp_path / "copy.db"
     with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:

@@ -183,7 +183,7 @@ def test_a_row_the_summary_cannot_read_is_reported_once_and_the_streams_stay_ope
     """Whatever row network/live.py cannot read back (it skips those it can), the web
     reports it: /live.json a one-line 409, every TV told (``damaged``) on a stream that
     stays open, the journal once, and the page on again once the record reads."""
-    import shutbox_hw.web.feed as feed
+    import shutbox_hw.web.content.feed as feed
     real, damaged = feed.live, threading.Event()
     damaged.set()
 
@@ -283,7 +283,7 @@ def test_a_slow_audits_read_does_not_freeze_a_connected_stream(box, monkeypatch)
 
 
 def test_the_live_summary_is_computed_once_per_change_for_all_tvs(box, monkeypatch):
-    import shutbox_hw.web.feed as feed
+    import shutbox_hw.web.content.feed as feed
     versions: list[int] = []
     real = feed.live
 

@@ -32,7 +32,7 @@ def test_the_web_unit_runs_web_as_its_own_user_reading_the_database_only():
     assert "ReadWritePaths" not in service and "StateDirectory" not in service
     assert last(unit, "Service", "CapabilityBoundingSet") == ""
     # it stops within its own graceful time, well before systemd would kill it
-    from shutbox_hw.commands.web import GRACE_S
+    from shutbox_hw.commands.serve.web import GRACE_S
     assert GRACE_S < int(last(unit, "Service", "TimeoutStopSec")) <= 15
     # the box's own unit, with the web drop-in: files for the group to read, not write
     dropin = parse((SYSTEMD / "shutbox-hw-web.conf").read_text())

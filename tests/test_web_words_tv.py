@@ -76,7 +76,7 @@ def test_before_the_box_made_its_database_the_pages_are_in_the_design(tmp_path):
 def test_numbers_are_written_as_the_language_writes_them(code, average, share):
     pytest.importorskip("babel", reason="Babel (the web extra) is not installed")
     from shutbox_hw.base.i18n import speaking
-    from shutbox_hw.web.numbers import decimal
+    from shutbox_hw.web.content.numbers import decimal
     from shutbox_hw.web.players import pages as player_pages
     with speaking(code):
         assert decimal(19.8) == average and decimal(2026) == "2026"   # no grouping
@@ -222,14 +222,14 @@ def test_the_italian_tv_s_title_line_is_the_catalogue_s(night_summaries, browser
 @pytest.mark.parametrize("code", ["en", "de", "it"])
 def test_why_the_tv_is_not_live_is_said_in_its_language(browser, tmp_path, code):
     """The feed's reasons are the web's English sentences (a database's fault, a
-    damaged row: web/feed.py): the German and Italian TV say their kind in their own
+    damaged row: web/content/feed.py): the German and Italian TV say their kind in their own
     words (it said "the database is locked"); the English TV the sentence itself; a
     reason the catalogue has (no database yet) in its translation."""
     from tv_page import open_page, text
 
     from shutbox_hw.base.i18n import speaking, tr
-    from shutbox_hw.web.pages import STALE_WHY
-    from shutbox_hw.web.reader import NO_DATABASE
+    from shutbox_hw.web.content.pages import STALE_WHY
+    from shutbox_hw.web.content.reader import NO_DATABASE
     locked = "the database is locked (another program holds it)"
     damaged = ("the record has a damaged row (ValueError: bad json); the live page waits "
                "for the next game")

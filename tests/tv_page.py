@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from shutbox_hw.base.i18n import speaking
-from shutbox_hw.web.assets import LIVE_JS, STYLE
-from shutbox_hw.web.pages import live_page
+from shutbox_hw.web.content.assets import LIVE_JS, STYLE
+from shutbox_hw.web.content.pages import live_page
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"

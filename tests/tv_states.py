@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from shutbox_hw.base.i18n import tr
-from shutbox_hw.game.text import throw_sum_text
+from shutbox_hw.game.display.text import throw_sum_text
 from shutbox_hw.network.live import TV_CLOCK_NOTES
 from shutbox_hw.rules import build_rules
 

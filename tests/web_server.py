@@ -95,7 +95,7 @@ class InProcessServer(Client):
     """The real app (``make_app``) on the real server (``make_server``), in a thread."""
 
     def __init__(self, db: Path) -> None:
-        from shutbox_hw.commands.web import listening_socket, make_server
+        from shutbox_hw.commands.serve.web import listening_socket, make_server
         from shutbox_hw.web.app import make_app
         self.port = free_port()
         sock = listening_socket("127.0.0.1", self.port)

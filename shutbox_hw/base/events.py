@@ -80,13 +80,13 @@ class Tonight:
     games: int
     boxes_shut: int
     best: tuple[str, int] | None = None   # the lowest turn score: (name, score)
-    clock: str = "set"    # the clock they were counted by (store/tonight.py: "set",
+    clock: str = "set"    # the clock they were counted by (store/read/tonight.py: "set",
     #                       "not set", "unknown")
 
 
 @dataclass(frozen=True)
 class HighScores:
-    """One high-score table for the idle screen (store/highscores.py): ``period``
+    """One high-score table for the idle screen (store/read/highscores.py): ``period``
     "tonight", "week" or "all_time"; ``kind`` "best_turn", "boxes_shut", "wins" or
     "accuracy"; ``entries`` (name, figure), the best first."""
     period: str

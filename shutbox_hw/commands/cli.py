@@ -19,10 +19,11 @@ DESCRIPTION = "The software of a pub's Shut the Box: play, check and look after 
 
 # command name -> module under shutbox_hw.commands, in the order --help lists them
 COMMANDS = {
-    "moves": "moves", "rules": "rules", "solve": "solve", "check-config": "check_config",
-    "selftest": "selftest", "sim": "sim", "run": "run", "history": "history",
-    "audit": "audit", "players": "players", "web": "web", "restore": "restore",
-    "league": "league",
+    "moves": "play.moves", "rules": "play.rules", "solve": "play.solve",
+    "check-config": "box.check_config", "selftest": "box.selftest", "sim": "play.sim",
+    "run": "box.run", "history": "record.history", "audit": "record.audit",
+    "players": "record.players", "web": "serve.web", "restore": "box.restore",
+    "league": "serve.league",
 }
 
 

@@ -1,8 +1,8 @@
 """The box's TOML config file: one table per part, each validated by its owner.
 
 ``[rules]`` (rules engine keys plus ``preset``), ``[hardware]`` (see
-:mod:`shutbox_hw.hal.contracts.config`), ``[game]`` (see :mod:`shutbox_hw.game.config`),
-``[storage]``, ``[backup]`` (copies: :mod:`shutbox_hw.store.backup`), ``[sim]``
+:mod:`shutbox_hw.hal.contracts.config`), ``[game]`` (see :mod:`shutbox_hw.game.model.config`),
+``[storage]``, ``[backup]`` (copies: :mod:`shutbox_hw.store.disk.backup`), ``[sim]``
 (only the simulator reads it), ``[box]`` (its language) and ``[players]`` (see
 :mod:`shutbox_hw.players.config`). Every problem is reported with the key it
 concerns; :func:`check_config` gathers all of them so a builder can fix a file
@@ -24,7 +24,7 @@ from ..base.i18n import DEFAULT as DEFAULT_LANGUAGE
 from ..base.i18n import LANGUAGES
 from ..base.textfile import read_text_file
 from ..base.validate import Choice, FilePath, Integer, Problems, Rule, Spec, shown
-from ..game.config import GameConfig, parse_game
+from ..game.model.config import GameConfig, parse_game
 from ..hal.contracts.config import HardwareConfig, parse_hardware
 from ..players.config import PlayersConfig, parse_players
 from ..rules import RulesError, RuleSet, rules_from_table
@@ -65,7 +65,7 @@ BOX = Spec(BoxConfig, {"language": Choice(LANGUAGES)})
 
 @dataclass(frozen=True)
 class BackupConfig:
-    """``[backup]``: copies of the record on another disk (store/backup.py takes them)."""
+    """``[backup]``: copies of the record on another disk (store/disk/backup.py takes them)."""
     place: str | None = None   # a folder on another disk (a USB stick, a share); not set: none
     when: str = "04:00"        # the time of day the copy is taken ("HH:MM", the box's clock)
     keep: int = 14             # how many copies are kept (the oldest go first)
@@ -131,7 +131,7 @@ STORAGE = Spec(Config, {"db": FilePath(), "runtime": FilePath()})
 def parse_storage(table: Mapping[str, Any], problems: list[str]
                   ) -> tuple[Path | None, Path | None]:
     """The ``[storage]`` table: where the database is and the folder in RAM for the
-    screen's mirror (store/shown.py) (None: the default for where we run)."""
+    screen's mirror (store/read/shown.py) (None: the default for where we run)."""
     read = STORAGE.read(table, Problems(problems, "storage"))
     db, runtime = read["db"], read["runtime"]
     return (None if db is None else Path(db).expanduser(),

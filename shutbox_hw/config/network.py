@@ -165,7 +165,7 @@ class NetworkConfig:
     ca_file: str | None = None            # mqtts: the CA to trust (default: the system's)
     box: str | None = None                # the box's id in topics (default: default_box_id)
     homeassistant: bool = False           # Home Assistant's MQTT discovery
-    # the outbox while the broker is away (store/outbox.py): past either limit the
+    # the outbox while the broker is away (store/tables/outbox.py): past either limit the
     # oldest events are dropped and counted; a month of heavy play by default
     outbox_max: int = 100_000             # events (50 games a night x ~60 events x 31)
     outbox_max_days: int = 31             # days

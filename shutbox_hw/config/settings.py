@@ -1,7 +1,7 @@
 """The effective configuration: the box's own adjustments laid over the config file.
 
 Adjustments made on the service menu are stored in the database
-(:mod:`shutbox_hw.store.settings`) and win over the config file until they are
+(:mod:`shutbox_hw.store.write.settings`) and win over the config file until they are
 reset from the menu. One function here does the overlay, for the daemon, the
 simulator, ``rules`` and ``check-config`` alike, and says where each value
 came from.
@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..base.i18n import LANGUAGES
-from ..game.config import HINT_MODES, MAX_PLAYERS, PlayerNames, seat_names
-from ..game.service_view import shown_value
+from ..game.display.service_view import shown_value
+from ..game.model.config import HINT_MODES, MAX_PLAYERS, PlayerNames, seat_names
 from ..rules import build_rules
-from ..store.settings import load_settings
+from ..store.write.settings import load_settings
 from .config_file import Config
 
 BOX = "box"

@@ -44,23 +44,23 @@ from ..base.lifecycle import Closable
 from ..base.scheduler import Scheduler
 from ..config.config_file import Config
 from ..config.settings import config_values, effective
-from ..game.advice import Advisor
-from ..game.advice import ready as advice_ready
-from ..game.controller import Controller
-from ..game.effects import Effect
-from ..game.events import AnyGameEvent, SettingChanged, TurnEnded
-from ..game.screens import Screen
-from ..game.shown import shown
+from ..game.display.screens import Screen
+from ..game.display.shown import shown
+from ..game.model.events import AnyGameEvent, SettingChanged, TurnEnded
+from ..game.referee.advice import Advisor
+from ..game.referee.advice import ready as advice_ready
+from ..game.referee.controller import Controller
+from ..game.referee.effects import Effect
 from ..hal.adapters.dice_source import DiceSource
 from ..hal.contracts.clock import Clock
 from ..hal.contracts.ports import Buttons, Display, FlapBank, Indicators
 from ..skill.hints import advisor_for as solver_advisor
 from ..store import StorageFault, Store
-from ..store.audit import Tally
-from ..store.mounts import PART as FORGETS_PART
-from ..store.mounts import WORDS as FORGETS_WORDS
-from ..store.mounts import explain as advice_words
-from ..store.shown import publish
+from ..store.disk.mounts import PART as FORGETS_PART
+from ..store.disk.mounts import WORDS as FORGETS_WORDS
+from ..store.disk.mounts import explain as advice_words
+from ..store.read.audit import Tally
+from ..store.read.shown import publish
 from .work import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ class Daemon:
         """Tonight's figures for the idle screen; with ``audits`` the audit lines for
         the menu (only when it opens or they change), with ``scores`` the high scores
         (else those last read); every read costs the same at 100,000 games as at 10:
-        see store/figures.py and store/highscores.py."""
+        see store/tables/figures.py and store/read/highscores.py."""
         try:
             tonight = self.store.tonight()
             if audits:

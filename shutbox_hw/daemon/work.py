@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from ..base.events import Event
 from ..base.leds import LedFrame
-from ..game.effects import Effect, Emit, Lights, RollDice, Show
-from ..game.events import (
+from ..game.display.screens import Screen
+from ..game.model.events import (
     AnyGameEvent,
     AuditsReset,
     GameEnded,
@@ -27,7 +27,7 @@ from ..game.events import (
     ServiceEntered,
     SettingChanged,
 )
-from ..game.screens import Screen
+from ..game.referee.effects import Effect, Emit, Lights, RollDice, Show
 
 
 @dataclass(frozen=True)

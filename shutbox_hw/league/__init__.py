@@ -10,7 +10,12 @@
   the games still missing after a grace period;
 - :mod:`.status`: ``shutbox-hw league status``;
 - :mod:`.standings`: seasons (``shutbox-hw league season``) and their standings
-  (``shutbox-hw league standings``), issue 41.
+  (``shutbox-hw league standings``), issue 41;
+- :mod:`.ratings`: the results rating (openskill's Plackett-Luce) and the accuracy
+  bands, and the kept ratings and standings (``shutbox-hw league ratings``, run by
+  the ingest as games arrive);
+- :mod:`.rebuild`: ``shutbox-hw league rebuild``, every kept value computed again from
+  the games and compared.
 
 The box never imports this package (its dependencies are the ``league`` extra).
 docs/network/league.md is the organiser's page.

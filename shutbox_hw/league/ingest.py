@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.network import parse_broker
+from .ratings import Trigger
 from .record import (
     Outcome,
     Seen,
@@ -99,6 +100,7 @@ class Ingest:
         # the connection that gave the message only (a message id of an older one
         # may name another message now; the broker gives the old one again anyway)
         self.generation = 0
+        self.ratings = Trigger(options.dsn)   # keeps the ratings current (league/ratings.py)
 
     # ---------------------------------------------------------------- MQTT
     def _connect_mqtt(self) -> Any:
@@ -159,6 +161,7 @@ class Ingest:
                         self._write(batch)
                         batch = []
                     self._gaps()
+                    self.ratings.tick(self.counts.get("stored", 0) + self.counts.get("ratings", 0))
                     failures = 0
                 except Exception as error:   # PostgreSQL away or refusing: retried
                     if not _database_error(error):
@@ -173,6 +176,7 @@ class Ingest:
             self._client.disconnect()
             self._client.loop_stop()
             self._drop_db()
+            self.ratings.close()
 
     def stop(self) -> None:
         self.stopping.set()

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..store.game_record import content
+from ..store.tables.game_record import content
 
 STATES = ("finished", "abandoned")
 # the keys content() leaves out (the envelope and the ratings): the batch drops them
@@ -249,6 +249,76 @@ def seen_all(conn: Any, seen: Seen) -> None:
                  ([b for b, _ in keys], [e for _, e in keys], [seen[k] for k in keys]))
 
 
+def _insert_new(conn: Any, games: list[_Game]) -> list[_Game]:
+    """The batch's games not held yet inserted (the first of each key), with their seats;
+    each no longer missing. Returns the games stored."""
+    firsts: dict[tuple[str, str, int], _Game] = {}
+    for g in games:
+        firsts.setdefault(g.key, g)
+    new = list(firsts.values())
+    # the arrays in binary (%b): no quoting of every game's JSON into an array's text
+    # and back (most of the batch's time in Python and in PostgreSQL); each message
+    # parsed once as jsonb (OFFSET 0: the subquery is not folded into its three uses)
+    inserted = {(b, e, n) for b, e, n in conn.execute(
+        "INSERT INTO games (box, epoch, game, state, started_at, ended_at, seq, record,"
+        " ratings) SELECT b, e, g, s, st, en, q, j - %b::text[],"
+        " CASE WHEN jsonb_typeof(j -> 'ratings') = 'array' THEN j -> 'ratings'"
+        " ELSE '[]'::jsonb END FROM unnest(%b::text[], %b::text[], %b::int[],"
+        " %b::text[], %b::float8[], %b::float8[], %b::int8[], %b::text[])"
+        " AS t(b, e, g, s, st, en, q, p) CROSS JOIN LATERAL (SELECT p::jsonb AS j OFFSET 0) x"
+        " ON CONFLICT (box, epoch, game) DO NOTHING RETURNING box, epoch, game",
+        (list(LEFT_OUT), [g.box for g in new], [g.epoch for g in new],
+         [g.game for g in new], [g.record["state"] for g in new],
+         [_number(g.record.get("started_at")) for g in new],
+         [_number(g.record.get("ended_at")) for g in new],
+         [_int(g.record.get("seq")) for g in new], [g.json for g in new])).fetchall()}
+    stored = [g for g in new if g.key in inserted]
+    seats = [(g.box, g.epoch, g.game, s["seat"], s["name"]) for g in stored
+             for s in g.record["seats"]]
+    if seats:
+        conn.execute("INSERT INTO seats (box, epoch, game, seat, name) SELECT * FROM"
+                     " unnest(%b::text[], %b::text[], %b::int[], %b::int[], %b::text[])",
+                     tuple(list(column) for column in zip(*seats, strict=True)))
+    if stored:
+        conn.execute("DELETE FROM missing m USING unnest(%b::text[], %b::text[],"
+                     " %b::int[]) AS t(b, e, g) WHERE m.box = t.b AND m.epoch = t.e"
+                     " AND m.game = t.g", ([g.box for g in stored],
+                                           [g.epoch for g in stored],
+                                           [g.game for g in stored]))
+    return stored
+
+
+def _settle_held(conn: Any, rest: list[_Game], outcomes: list[Outcome | None],
+                 aside: list[tuple[Any, ...]]) -> None:
+    """The batch's games whose key was held already: a different game set aside, more
+    ratings kept, else a duplicate (each one's outcome filled in). Each is compared with
+    the game held under its key as jsonb, in one query."""
+    same = {i: (bool(equal), int(held)) for i, equal, held in conn.execute(
+        "SELECT t.i, x.record = t.p::jsonb - %b::text[], jsonb_array_length("
+        "x.ratings) FROM games x JOIN unnest(%b::int[], %b::text[], %b::text[],"
+        " %b::int[], %b::text[]) AS t(i, b, e, g, p) ON x.box = t.b"
+        " AND x.epoch = t.e AND x.game = t.g",
+        (list(LEFT_OUT), [g.index for g in rest], [g.box for g in rest],
+         [g.epoch for g in rest], [g.game for g in rest], [g.json for g in rest]))}
+    ratings_held: dict[tuple[str, str, int], int] = {}
+    for g in rest:
+        equal, held = same[g.index]
+        held = ratings_held.get(g.key, held)
+        if not equal:
+            outcomes[g.index] = Outcome(
+                "differs", g.box, g.epoch, g.game,
+                "a different game under a key already held: the first kept")
+            aside.append((g.topic, g.box, g.epoch, g.game, "differs",
+                          g.text[:PAYLOAD_KEPT]))
+        elif len(g.ratings) > held:
+            conn.execute("UPDATE games SET ratings = %s WHERE box = %s AND epoch = %s"
+                         " AND game = %s", (json.dumps(g.ratings), *g.key))
+            ratings_held[g.key] = len(g.ratings)
+            outcomes[g.index] = Outcome("ratings", g.box, g.epoch, g.game)
+        else:
+            outcomes[g.index] = Outcome("duplicate", g.box, g.epoch, g.game)
+
+
 def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
                 states: Seen | None = None) -> list[Outcome]:
     """Write the messages of ``shutbox/<box>/game`` as :func:`write` does one, with a
@@ -269,69 +339,11 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
                 aside.append(row)
     seen_all(conn, _seen_of(games, states))
     if games:
-        firsts: dict[tuple[str, str, int], _Game] = {}
-        for g in games:
-            firsts.setdefault(g.key, g)
-        new = list(firsts.values())
-        # the arrays in binary (%b): no quoting of every game's JSON into an array's text
-        # and back (most of the batch's time in Python and in PostgreSQL); each message
-        # parsed once as jsonb (OFFSET 0: the subquery is not folded into its three uses)
-        inserted = {(b, e, n) for b, e, n in conn.execute(
-            "INSERT INTO games (box, epoch, game, state, started_at, ended_at, seq, record,"
-            " ratings) SELECT b, e, g, s, st, en, q, j - %b::text[],"
-            " CASE WHEN jsonb_typeof(j -> 'ratings') = 'array' THEN j -> 'ratings'"
-            " ELSE '[]'::jsonb END FROM unnest(%b::text[], %b::text[], %b::int[],"
-            " %b::text[], %b::float8[], %b::float8[], %b::int8[], %b::text[])"
-            " AS t(b, e, g, s, st, en, q, p) CROSS JOIN LATERAL (SELECT p::jsonb AS j OFFSET 0) x"
-            " ON CONFLICT (box, epoch, game) DO NOTHING RETURNING box, epoch, game",
-            (list(LEFT_OUT), [g.box for g in new], [g.epoch for g in new],
-             [g.game for g in new], [g.record["state"] for g in new],
-             [_number(g.record.get("started_at")) for g in new],
-             [_number(g.record.get("ended_at")) for g in new],
-             [_int(g.record.get("seq")) for g in new], [g.json for g in new])).fetchall()}
-        stored = [g for g in new if g.key in inserted]
-        seats = [(g.box, g.epoch, g.game, s["seat"], s["name"]) for g in stored
-                 for s in g.record["seats"]]
-        if seats:
-            conn.execute("INSERT INTO seats (box, epoch, game, seat, name) SELECT * FROM"
-                         " unnest(%b::text[], %b::text[], %b::int[], %b::int[], %b::text[])",
-                         tuple(list(column) for column in zip(*seats, strict=True)))
-        if stored:
-            conn.execute("DELETE FROM missing m USING unnest(%b::text[], %b::text[],"
-                         " %b::int[]) AS t(b, e, g) WHERE m.box = t.b AND m.epoch = t.e"
-                         " AND m.game = t.g", ([g.box for g in stored],
-                                               [g.epoch for g in stored],
-                                               [g.game for g in stored]))
-        for g in stored:
+        for g in _insert_new(conn, games):
             outcomes[g.index] = Outcome("stored", g.box, g.epoch, g.game)
         rest = [g for g in games if outcomes[g.index] is None]
         if rest:
-            # each against the game held under its key: the same content (compared
-            # as jsonb), and the ratings held
-            same = {i: (bool(equal), int(held)) for i, equal, held in conn.execute(
-                "SELECT t.i, x.record = t.p::jsonb - %b::text[], jsonb_array_length("
-                "x.ratings) FROM games x JOIN unnest(%b::int[], %b::text[], %b::text[],"
-                " %b::int[], %b::text[]) AS t(i, b, e, g, p) ON x.box = t.b"
-                " AND x.epoch = t.e AND x.game = t.g",
-                (list(LEFT_OUT), [g.index for g in rest], [g.box for g in rest],
-                 [g.epoch for g in rest], [g.game for g in rest], [g.json for g in rest]))}
-            ratings_held: dict[tuple[str, str, int], int] = {}
-            for g in rest:
-                equal, held = same[g.index]
-                held = ratings_held.get(g.key, held)
-                if not equal:
-                    outcomes[g.index] = Outcome(
-                        "differs", g.box, g.epoch, g.game,
-                        "a different game under a key already held: the first kept")
-                    aside.append((g.topic, g.box, g.epoch, g.game, "differs",
-                                  g.text[:PAYLOAD_KEPT]))
-                elif len(g.ratings) > held:
-                    conn.execute("UPDATE games SET ratings = %s WHERE box = %s AND epoch = %s"
-                                 " AND game = %s", (json.dumps(g.ratings), *g.key))
-                    ratings_held[g.key] = len(g.ratings)
-                    outcomes[g.index] = Outcome("ratings", g.box, g.epoch, g.game)
-                else:
-                    outcomes[g.index] = Outcome("duplicate", g.box, g.epoch, g.game)
+            _settle_held(conn, rest, outcomes, aside)
     if aside:
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO set_aside (topic, box, epoch, game, reason, payload)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 2
+VERSION = 4
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -48,6 +48,34 @@ STEPS: dict[int, tuple[str, ...]] = {
         " rules text[] NOT NULL DEFAULT '{}', venues text[] NOT NULL DEFAULT '{}',"
         " min_games integer NOT NULL DEFAULT 3 CHECK (min_games >= 1),"
         " created_at timestamptz NOT NULL DEFAULT now())",
+    ),
+    # 3: the kept values (issue 41, item 3): each season's ratings per player (key: the
+    # name as the roster compares it) and standings (league-wide: venue ''; per venue),
+    # replaced whole by each refresh (league/ratings.py); the rated games a player needs
+    # for an accuracy band, per season
+    3: (
+        "ALTER TABLE seasons ADD COLUMN band_games integer NOT NULL DEFAULT 10"
+        " CHECK (band_games >= 1)",
+        "CREATE TABLE kept_ratings (season text NOT NULL REFERENCES seasons ON DELETE CASCADE,"
+        " player text NOT NULL, mu double precision, sigma double precision,"
+        " rating double precision, rating_games integer NOT NULL, band text,"
+        " band_accuracy double precision, accuracy_games integer NOT NULL,"
+        " PRIMARY KEY (season, player))",
+        "CREATE TABLE kept_standings (season text NOT NULL REFERENCES seasons"
+        " ON DELETE CASCADE, venue text NOT NULL, player text NOT NULL, row jsonb NOT NULL,"
+        " PRIMARY KEY (season, venue, player))",
+        "CREATE TABLE kept_state (games integer NOT NULL,"
+        " refreshed_at timestamptz NOT NULL DEFAULT now())",
+    ),
+    # 4: luck beside skill (issue 41, item 4): each game's luck per player, kept once
+    # (a game's throws never change), and its sum per season beside the ratings
+    4: (
+        "CREATE TABLE kept_luck (box text NOT NULL, epoch text NOT NULL, game integer"
+        " NOT NULL, player text NOT NULL, luck double precision NOT NULL,"
+        " turns integer NOT NULL, PRIMARY KEY (box, epoch, game, player),"
+        " FOREIGN KEY (box, epoch, game) REFERENCES games ON DELETE CASCADE)",
+        "ALTER TABLE kept_ratings ADD COLUMN luck double precision,"
+        " ADD COLUMN luck_turns integer NOT NULL DEFAULT 0",
     ),
 }
 

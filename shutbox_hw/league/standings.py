@@ -31,7 +31,7 @@ and are listed by name.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ from ..players.names import is_seat_label, name_key, tidy
 POINTS_WIN = 3
 POINTS_SHARED = 1
 MIN_GAMES = 3            # a season's default minimum of games to be ranked
+BAND_GAMES = 10          # a season's default of rated games before an accuracy band
 BEST = 1e-9              # a decision whose loss is at most this is the solver's best
 
 
@@ -51,11 +52,13 @@ class Season:
     rules: tuple[str, ...] = ()
     venues: tuple[str, ...] = ()
     min_games: int = MIN_GAMES
+    band_games: int = BAND_GAMES     # the accuracy band's minimum (league/ratings.py)
 
     def as_json(self) -> dict[str, Any]:
         return {"season": self.name, "from": self.starts.isoformat(),
                 "to": self.ends.isoformat(), "rules": list(self.rules),
-                "venues": list(self.venues), "min_games": self.min_games}
+                "venues": list(self.venues), "min_games": self.min_games,
+                "band_games": self.band_games}
 
 
 class SeasonError(Exception):
@@ -96,6 +99,43 @@ class _Tally:
         return min(self.spellings, key=lambda name: (-self.spellings[name], name))
 
 
+def _tally_game(tallies: dict[str, _Tally], record: dict[str, Any],
+                key_of: Callable[[str], str]) -> None:
+    """One game of the season counted into each of its players' tallies: played, won
+    (the points), turns and their scores, boxes shut, moves rated and the best ones."""
+    winners = {key_of(str(w)) for w in record["result"].get("winners") or []}
+    names: dict[int, str] = {}       # seat -> the player's key
+    for seat in record["seats"]:
+        name = tidy(str(seat["name"]))
+        key = key_of(name)
+        if key and not is_seat_label(name) and key not in names.values():
+            names[int(seat["seat"])] = key
+            spellings = tallies.setdefault(key, _Tally()).spellings
+            spellings[name] = spellings.get(name, 0) + 1
+    for key in names.values():
+        tally = tallies[key]
+        tally.games += 1
+        if key in winners:
+            tally.wins += 1
+            tally.points += POINTS_WIN if len(winners) == 1 else POINTS_SHARED
+    for turn in record.get("turns") or []:
+        player = names.get(turn.get("seat", -1))
+        if player is None:
+            continue
+        tally = tallies[player]
+        if isinstance(turn.get("score"), (int, float)):
+            tally.turns += 1
+            tally.score_sum += turn["score"]
+        if turn.get("shut") is True:
+            tally.boxes_shut += 1
+    for rating in record.get("ratings") or []:
+        rater = names.get(rating.get("seat", -1))
+        if rater is None or not isinstance(rating.get("loss"), (int, float)):
+            continue
+        tallies[rater].rated += 1
+        tallies[rater].best += rating["loss"] <= BEST
+
+
 def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
               venue: str | None = None) -> list[dict[str, Any]]:
     """The ranked players of ``season`` from ``games`` ((venue, record) pairs: the
@@ -112,37 +152,7 @@ def standings(games: Iterable[tuple[str, dict[str, Any]]], season: Season,
     for where, record in games:
         if (venue is not None and where != venue) or not counts(season, where, record):
             continue
-        winners = {key_of(str(w)) for w in record["result"].get("winners") or []}
-        names: dict[int, str] = {}       # seat -> the player's key
-        for seat in record["seats"]:
-            name = tidy(str(seat["name"]))
-            key = key_of(name)
-            if key and not is_seat_label(name) and key not in names.values():
-                names[int(seat["seat"])] = key
-                spellings = tallies.setdefault(key, _Tally()).spellings
-                spellings[name] = spellings.get(name, 0) + 1
-        for key in names.values():
-            tally = tallies[key]
-            tally.games += 1
-            if key in winners:
-                tally.wins += 1
-                tally.points += POINTS_WIN if len(winners) == 1 else POINTS_SHARED
-        for turn in record.get("turns") or []:
-            player = names.get(turn.get("seat", -1))
-            if player is None:
-                continue
-            tally = tallies[player]
-            if isinstance(turn.get("score"), (int, float)):
-                tally.turns += 1
-                tally.score_sum += turn["score"]
-            if turn.get("shut") is True:
-                tally.boxes_shut += 1
-        for rating in record.get("ratings") or []:
-            rater = names.get(rating.get("seat", -1))
-            if rater is None or not isinstance(rating.get("loss"), (int, float)):
-                continue
-            tallies[rater].rated += 1
-            tallies[rater].best += rating["loss"] <= BEST
+        _tally_game(tallies, record, key_of)
     rows = []
     for t in tallies.values():
         if t.games < season.min_games:
@@ -173,20 +183,21 @@ def make_season(conn: Any, season: Season) -> None:
     if season.ends < season.starts:
         raise SeasonError(f"--to {season.ends} is before --from {season.starts}")
     row = conn.execute(
-        "INSERT INTO seasons (name, starts, ends, rules, venues, min_games)"
-        " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING name",
+        "INSERT INTO seasons (name, starts, ends, rules, venues, min_games, band_games)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING name",
         (season.name, season.starts, season.ends, list(season.rules), list(season.venues),
-         season.min_games)).fetchone()
+         season.min_games, season.band_games)).fetchone()
     if row is None:
         raise SeasonError(f"a season named {season.name!r} exists already")
 
 
-def _season(row: tuple[Any, ...]) -> Season:
-    name, starts, ends, rules, venues, min_games = row
-    return Season(name, starts, ends, tuple(rules), tuple(venues), int(min_games))
+def season_of(row: tuple[Any, ...]) -> Season:
+    name, starts, ends, rules, venues, min_games, band_games = row
+    return Season(name, starts, ends, tuple(rules), tuple(venues), int(min_games),
+                  int(band_games))
 
 
-SEASON_COLUMNS = "name, starts, ends, rules, venues, min_games"
+SEASON_COLUMNS = "name, starts, ends, rules, venues, min_games, band_games"
 
 
 def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
@@ -199,7 +210,7 @@ def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
             known = [n for n, in conn.execute("SELECT name FROM seasons ORDER BY starts")]
             raise SeasonError(f"no season named {name!r} (known: "
                               + (", ".join(known) if known else "none") + ")")
-        return _season(row)
+        return season_of(row)
     row = conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons WHERE starts <= %s"
         " ORDER BY (ends >= %s) DESC, starts DESC, created_at DESC, name LIMIT 1",
@@ -207,7 +218,7 @@ def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
     if row is None:
         raise SeasonError("no season has started yet: make one with shutbox-hw league "
                           "season, or name one with --season")
-    return _season(row)
+    return season_of(row)
 
 
 def season_games(conn: Any, season: Season) -> list[tuple[str, dict[str, Any]]]:

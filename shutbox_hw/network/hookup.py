@@ -1,6 +1,6 @@
 """Plugging the outbox and its publisher into the daemon's store (``run`` and ``sim``).
 
-With ``[network] mqtt`` the store queues every event (:mod:`shutbox_hw.store.outbox`)
+With ``[network] mqtt`` the store queues every event (:mod:`shutbox_hw.store.tables.outbox`)
 whether or not paho-mqtt is installed: a box without the ``mqtt`` extra keeps
 its events until it has it, and plays the same meanwhile.
 """
@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING
 
 from ..base.events import InputFault
 from ..config.config_file import Config
-from ..store.outbox import Limits
+from ..store.tables.outbox import Limits
 
 if TYPE_CHECKING:
-    from ..store.backup import BackupWorker
+    from ..store.disk.backup import BackupWorker
     from .publisher import Publisher
 
 
 class Outbox:
     """The store's ``outbox`` hook: called after each commit that queued events
     (the publisher's wake), it carries the limits the store trims the queue to
-    (:func:`~shutbox_hw.store.outbox.limits_of`) and the publisher's own faults
+    (:func:`~shutbox_hw.store.tables.outbox.limits_of`) and the publisher's own faults
     the daemon takes on each step (:meth:`faults`)."""
 
     def __init__(self, limits: Limits, publisher: Publisher | None = None) -> None:

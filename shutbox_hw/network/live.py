@@ -10,9 +10,9 @@ function, so the TV and Home Assistant never disagree.
 The turn as the box shows it (whose turn, the dice or none, each flap open,
 shut, pending or refused with its reason) comes from the picture the daemon
 mirrors into the record (:mod:`..store.shown`, made by
-:func:`shutbox_hw.game.shown.shown`, the OLED's own source); the rule set's
+:func:`shutbox_hw.game.display.shown.shown`, the OLED's own source); the rule set's
 title and the games' states from :mod:`shutbox_hw.words.record`, tonight from
-:mod:`shutbox_hw.store.tonight`, as ``history`` and the pages take them.
+:mod:`shutbox_hw.store.read.tonight`, as ``history`` and the pages take them.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from functools import lru_cache
 from typing import Any
 
 from ..base.i18n import N_, language, tr
-from ..store.audit import tonight
-from ..store.highscores import as_json, high_scores
-from ..store.history import pool_now, recent_games
-from ..store.shown import mirror_bytes, read_shown
-from ..store.tonight import tonight_since, week_since
+from ..store.read.audit import tonight
+from ..store.read.highscores import as_json, high_scores
+from ..store.read.history import pool_now, recent_games
+from ..store.read.shown import mirror_bytes, read_shown
+from ..store.read.tonight import tonight_since, week_since
 from ..words.record import rules_named, rules_parts, rules_title
 
 PLAYERS_SCHEMA = 7    # the first schema with players (and their high scores)
@@ -215,11 +215,8 @@ def _parsed(rules_json: str) -> tuple[dict[str, Any], int]:
         return {}, 9
 
 
-def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
-          picture: dict[str, Any] | None) -> dict[str, Any]:
-    rules, tiles = _parsed(rules_json)
-    names = [n for n, in db.execute("SELECT name FROM players WHERE game_id = ? ORDER BY seat",
-                                    (game_id,))]
+def _last_round_result(db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+    """The last round's result as the record wrote it ({} before one, or when damaged)."""
     last_round = db.execute("SELECT number, result FROM rounds WHERE game_id = ?"
                             " ORDER BY number DESC LIMIT 1", (game_id,)).fetchone()
     result: dict[str, Any] = {}
@@ -228,19 +225,15 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
             result = json.loads(last_round[1])
         except ValueError:
             result = {}
-    turn = db.execute("SELECT id, round, seat, ended_at, open_tiles, score FROM turns"
-                      " WHERE game_id = ? ORDER BY id DESC LIMIT 1", (game_id,)).fetchone()
-    round_number = turn[1] if turn else 1
-    if picture is not None and isinstance(picture.get("round"), int):
-        round_number = picture["round"]
-    scores = {seat: (final if final is not None else score) for seat, score, final in db.execute(
-        "SELECT seat, score, final_score FROM turns WHERE game_id = ? AND round = ?"
-        " AND ended_at IS NOT NULL", (game_id, round_number))}
-    dice: list[int] | None = None     # a throw's dice until it is taken (the box's "? ?")
+    return result
+
+
+def _throws(db: sqlite3.Connection, turn_id: int) -> tuple[list[int] | None, set[int]]:
+    """A turn's throws: the dice until they are taken (the box's "? ?"), the flaps shut."""
+    dice: list[int] | None = None
     closed: set[int] = set()
-    for dice_json, closed_json in (db.execute(
-            "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number", (turn[0],))
-            if turn else ()):
+    for dice_json, closed_json in db.execute(
+            "SELECT dice, closed FROM throws WHERE turn_id = ? ORDER BY number", (turn_id,)):
         try:   # a damaged throw row is left out (the rest of the picture stands)
             thrown = json.loads(dice_json) if dice_json else None
             taken = [int(t) for t in (json.loads(closed_json) if closed_json else ())]
@@ -248,6 +241,11 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
             continue
         dice = thrown if closed_json is None else None   # taken: cleared, as the box does
         closed.update(taken)
+    return dice, closed
+
+
+def _open_tiles(turn: tuple[Any, ...] | None, tiles: int, closed: set[int]) -> list[int]:
+    """The flaps open: an ended turn's as it recorded them, else all but those shut."""
     open_tiles: list[int] | None = None
     if turn and turn[3] is not None and turn[4]:
         try:
@@ -256,6 +254,25 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
             open_tiles = None
     if open_tiles is None:
         open_tiles = [t for t in range(1, tiles + 1) if t not in closed]
+    return open_tiles
+
+
+def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
+          picture: dict[str, Any] | None) -> dict[str, Any]:
+    rules, tiles = _parsed(rules_json)
+    names = [n for n, in db.execute("SELECT name FROM players WHERE game_id = ? ORDER BY seat",
+                                    (game_id,))]
+    result = _last_round_result(db, game_id)
+    turn = db.execute("SELECT id, round, seat, ended_at, open_tiles, score FROM turns"
+                      " WHERE game_id = ? ORDER BY id DESC LIMIT 1", (game_id,)).fetchone()
+    round_number = turn[1] if turn else 1
+    if picture is not None and isinstance(picture.get("round"), int):
+        round_number = picture["round"]
+    scores = {seat: (final if final is not None else score) for seat, score, final in db.execute(
+        "SELECT seat, score, final_score FROM turns WHERE game_id = ? AND round = ?"
+        " AND ended_at IS NOT NULL", (game_id, round_number))}
+    dice, closed = _throws(db, turn[0]) if turn else (None, set())
+    open_tiles = _open_tiles(turn, tiles, closed)
     totals = result.get("totals", {})
     balances: dict[str, int] | None = None
     pot: int | None = None
@@ -286,7 +303,7 @@ TV_CLOCK_NOTES = {
     "unknown": N_("Some times may be wrong: the clock was not known"),
 }
 """The TV's short line for each clock state (the pages' whole sentence is
-:data:`shutbox_hw.store.tonight.CLOCK_NOTES`): read from across the room, it
+:data:`shutbox_hw.store.read.tonight.CLOCK_NOTES`): read from across the room, it
 must leave the high scores their room."""
 
 

@@ -22,7 +22,7 @@ taken the event it refused, if it refused one).
 Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.config.network.default_box_id`):
 
 - ``shutbox/<box>/event``: every event, QoS 1, ``{"box", "epoch", "seq", "at", "event", ...}``
-  (``epoch``: the record's, :mod:`shutbox_hw.store.epoch`);
+  (``epoch``: the record's, :mod:`shutbox_hw.store.tables.epoch`);
 - ``shutbox/<box>/state``: retained, the live summary (:mod:`.live`) with the
   ``seq`` of the last event it includes, the faults and the outbox; after each
   burst of events, and when its figures change with the clock (tonight's window);
@@ -30,7 +30,7 @@ Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.config.network.
   ``offline`` as the last will (or on a clean stop): plain words, Home
   Assistant's availability (the one message without the epoch);
 - ``shutbox/<box>/game``: each ended game whole, QoS 1, for the league
-  (:mod:`shutbox_hw.store.game_record`), queued in the outbox with the events;
+  (:mod:`shutbox_hw.store.tables.game_record`), queued in the outbox with the events;
   the state's ``latest_game`` is the newest ended game's id, its ``last_backup``
   when the newest ``[backup]`` copy was taken (ISO 8601, null: none or off),
   published again when the worker takes one (:meth:`Publisher.follow_backups`);
@@ -54,15 +54,15 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..base.events import InputFault
 from ..config.network import NetworkConfig
-from ..store.backup import stamp
-from ..store.epoch import epoch_of
-from ..store.game_record import latest_ended
-from ..store.outbox import waiting
+from ..store.disk.backup import stamp
+from ..store.tables.epoch import epoch_of
+from ..store.tables.game_record import latest_ended
+from ..store.tables.outbox import waiting
 from .health import PART, Health
 from .session import MAX_INCOMING, Session
 
 if TYPE_CHECKING:
-    from ..store.backup import BackupWorker
+    from ..store.disk.backup import BackupWorker
 
 log = logging.getLogger("shutbox_hw.mqtt")
 
@@ -112,7 +112,7 @@ class Publisher:
         self.client_id = f"shutbox-{self.box}-{secrets.token_hex(4)}"
         self.topics = topics(self.box)
         self.db_path = Path(db_path)
-        self.epoch = ""                      # the record's (store/epoch.py), read at start
+        self.epoch = ""                      # the record's (store/tables/epoch.py), read at start
         self.v5 = True                       # until the broker says it speaks only 3.1.1
         self.grace_s = grace_s
         self.refresh_s = refresh_s

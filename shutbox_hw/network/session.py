@@ -10,7 +10,7 @@ so under 3.1.1 the ACL must allow ``shutbox/<box>/#`` (docs/network/mqtt.md).
 
 Nothing from the broker swells the box: the box subscribes only to its
 ``shutbox/<box>/resend`` (the league asking for games again, answered from
-the record: :mod:`shutbox_hw.store.game_record`), and it takes no packet
+the record: :mod:`shutbox_hw.store.tables.game_record`), and it takes no packet
 over :data:`MAX_INCOMING` bytes. It says so to an MQTT 5 broker (the
 CONNECT's Maximum Packet Size: a broker keeps to it), and a broker that sends
 a larger one anyway (a hostile one, or one impersonated on plain
@@ -38,8 +38,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..config.network import Broker, NetworkConfig, private_file_problem, read_secret
-from ..store.game_record import queue_resend, resend_request
-from ..store.outbox import newest_seq, oldest, outbox_figures, sent, shrink
+from ..store.tables.game_record import queue_resend, resend_request
+from ..store.tables.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
 from .live import Kept
 
@@ -84,7 +84,7 @@ class Owner(Protocol):
     v5: bool
     refresh_s: float
     drained: threading.Event
-    epoch: str                # the record's (store/epoch.py), on every message
+    epoch: str                # the record's (store/tables/epoch.py), on every message
     resent: int               # games queued again on the league's request
 
     @property

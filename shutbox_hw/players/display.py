@@ -18,8 +18,8 @@ from typing import Any
 from ..base.spelling import SPELLED
 from .names import is_seat_label, tidy
 
-# where a name sits in the events' JSON (game/events.py: the outbox, rounds.result),
-# the live summary and the pages' data (network/live.py, store/history.py): a name,
+# where a name sits in the events' JSON (game/model/events.py: the outbox, rounds.result),
+# the live summary and the pages' data (network/live.py, store/read/history.py): a name,
 # a list of names, a table keyed by names ("shut" is a list in a round, a table in
 # a game of the history)
 NAME_KEYS = frozenset({"player", "name"})

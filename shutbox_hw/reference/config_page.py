@@ -19,7 +19,7 @@ from typing import Any
 from ..base.validate import Address, Spec, Subtable
 from ..config.config_file import BACKUP, BOX, SIM, STORAGE, TABLES
 from ..config.network import NETWORK, WEB
-from ..game.config import GAME
+from ..game.model.config import GAME
 from ..hal.contracts.config import DICE, DISPLAY, EXPANDER, HARDWARE
 from ..players.config import PLAYERS
 from ..rules.ruleset import DEFAULT_PRESET, KEYS, PRESETS, describe_key

@@ -12,7 +12,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from ..game.screens import (
+from ..game.display.screens import (
     AttractScreen,
     ConfirmScreen,
     MenuScreen,

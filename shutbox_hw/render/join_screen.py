@@ -7,7 +7,7 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from ..base.i18n import ngettext, tr
-from ..game.screens import AttractScreen
+from ..game.display.screens import AttractScreen
 from . import qr, text
 from .fonts import role
 from .high_scores import draw_high_score

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from ..base.i18n import tr
-from ..game.screens import PlayScreen, TurnEndScreen
+from ..game.display.screens import PlayScreen, TurnEndScreen
 from . import text, widgets
 from .fonts import role
 from .widgets import BOTTOM, DIE, RIGHT, TILE_H

@@ -19,7 +19,7 @@ from dataclasses import replace
 from PIL import ImageDraw
 
 from ..base.i18n import N_, tr
-from ..game.screens import ResultScreen, ScoreboardScreen, ScoreRow
+from ..game.display.screens import ResultScreen, ScoreboardScreen, ScoreRow
 from . import text, widgets
 from .fonts import NARROW, Font, role
 from .widgets import BOTTOM, RIGHT

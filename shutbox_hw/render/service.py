@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
-from ..game.screens import MenuScreen, SwitchTestScreen
+from ..game.display.screens import MenuScreen, SwitchTestScreen
 from . import text, widgets
 from .fonts import NARROW, role
 from .widgets import BOTTOM, RIGHT

@@ -7,7 +7,7 @@ from PIL import ImageDraw
 
 from ..base.events import Tonight
 from ..base.i18n import ngettext, tr
-from ..game.screens import AttractScreen, ConfirmScreen, NoticeScreen, ShutScreen
+from ..game.display.screens import AttractScreen, ConfirmScreen, NoticeScreen, ShutScreen
 from . import text, widgets
 from .fonts import Font, role
 from .high_scores import draw_high_score
@@ -55,7 +55,7 @@ def _tonight(canvas: ImageDraw.ImageDraw, t: Tonight) -> None:
     """Rows 0..30 of the idle screen: "tonight" between two rules, then
     the figures in two 10 px lines."""
     small, _ = role("secondary")
-    # counted by the box's clock, which may not be set (store/tonight.py): it says so
+    # counted by the box's clock, which may not be set (store/read/tonight.py): it says so
     label = {"set": tr("tonight"), "not set": tr("tonight (clock unset)")}.get(
         t.clock, tr("tonight (clock?)"))
     w = text.width(label, small)

@@ -138,10 +138,10 @@ class SelfTest:
     # -- the record's folder -----------------------------------------------------------
 
     def check_storage(self) -> None:
-        """Whether the record would survive a power-off (store/mounts.py)."""
+        """Whether the record would survive a power-off (store/disk/mounts.py)."""
         if self.record is None:
             return
-        from ..store.mounts import advice
+        from ..store.disk.mounts import advice
         problem = advice(self.record, self.mountinfo)
         if problem is None:
             self.out(f"storage: the record {self.record} is kept on a disk: ok")

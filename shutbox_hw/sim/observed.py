@@ -3,7 +3,7 @@
 The simulated person (the script's presses and flaps, the test players)
 decides from three things the box gives out, never from the controller's
 state: the JSON events it printed (the journal, ``sim --script``'s output),
-the screen the daemon last sent to the display (the :mod:`~shutbox_hw.game.screens`
+the screen the daemon last sent to the display (the :mod:`~shutbox_hw.game.display.screens`
 value, before it became pixels) and the LED frame the lights were last sent.
 Where a person reads the lights, they read the frame: "blinking" is what the
 box asked of the LED, not the level of its pin at one instant. What the box
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.leds import LedFrame
-from ..game.screens import (
+from ..game.display.screens import (
     AttractScreen,
     ConfirmScreen,
     MenuScreen,

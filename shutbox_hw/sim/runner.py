@@ -5,11 +5,16 @@
 buttons through the simulated switches (which bounce, like real ones), lets
 virtual time pass, and can cut the power. Both the scripted and the
 interactive simulator drive this one class.
+
+It wires what the daemon on a Pi wires (``commands/box/run.py``): a rater (``rater``)
+and the phones' claims socket (``claims_path``); the sim command passes both when it
+has a ``--db``, and a test that does not want one leaves it out.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,10 +24,11 @@ from PIL import Image
 
 from .. import render as render_package
 from ..base.events import ButtonPressed, FlapChanged, ServiceRequested
+from ..claims.server import ClaimServer, ClaimsUnavailable
 from ..config.config_file import Config
 from ..daemon.daemon import STORE_RETRY_MS, Daemon
-from ..game.advice import Advisor
-from ..game.screens import PlayScreen, Screen
+from ..game.display.screens import PlayScreen, Screen
+from ..game.referee.advice import Advisor
 from ..hal.contracts.debounce import SERVICE_HOLD_MS
 from ..hal.contracts.poll import run_loop
 from ..skill.hints import ready_advisor_for as solver_advisor
@@ -53,9 +59,10 @@ class SimRunner:
                  realtime: bool = False,
                  shut: tuple[int, ...] | list[int] = (),
                  outbox: Callable[[], None] | None = None,
-                 rater: RaterPort | None = None) -> None:
+                 rater: RaterPort | None = None,
+                 claims_path: str | None = None) -> None:
         self.config = config
-        self.rater = rater      # the move accuracy (skill/rater.py's InlineRater): optional
+        self.rater = rater      # the move accuracy (skill/rater.py): None, no ratings
         self.outbox = outbox    # [network] mqtt: the store's outbox hook (network/hookup.py)
         self.realtime = realtime
         self._epoch: tuple[float, int] | None = None   # (monotonic s, virtual ms) paired
@@ -67,12 +74,42 @@ class SimRunner:
         self.world = self.sim.world
         self.disk = SimDisk(self.world, random.Random(seed))
         self.power_cuts = 0
+        self._woken = threading.Event()   # a phone's claim (or the web) came: step now
+        self.claims: ClaimServer | None = None
+        self.claims_problem: str | None = None   # why the socket is off (None: it is not)
+        if claims_path is not None:
+            self._listen(claims_path)
         if shut:  # the flaps as a person left them before the power came
             for tile in shut:
                 self.sim.shut.add(tile)
                 self.sim.flaps[tile].setter(True)
             self.sim.power_cut()
         self._boot()
+
+    # ------------------------------------------------------------------ the phones
+
+    def _listen(self, path: str) -> None:
+        """The phones' claims socket, on the virtual clock (the box plays on without
+        it when it cannot be: :attr:`claims_problem` says why)."""
+        server = ClaimServer(path, self.wake, self.world.now_ms,
+                             self.config.network.web_url)
+        try:
+            server.start()
+        except ClaimsUnavailable as error:
+            self.claims_problem = str(error)
+            return
+        self.claims = server
+
+    def wake(self) -> None:
+        """Another thread (the claims socket's) has something for the loop: with
+        ``realtime`` the wait for the next deadline is cut short. Never blocks."""
+        self._woken.set()
+
+    def close(self) -> None:
+        """The claims socket closed (its file removed); the rest is the caller's."""
+        if self.claims is not None:
+            self.claims.close()
+            self.claims = None
 
     # ------------------------------------------------------------------ power
 
@@ -83,7 +120,8 @@ class SimRunner:
                 store.outbox = self.outbox
                 self.daemon = Daemon(self.config, self.sim.box, store, self.world.clock,
                                      advisor_for=self.advisor_for, on_event=self._printed,
-                                     render=self._render, rater=self.rater)
+                                     render=self._render, rater=self.rater,
+                                     claims=self.claims)
                 self.daemon.start()
                 break
             except PowerCut as cut:
@@ -150,19 +188,27 @@ class SimRunner:
         # a step may have moved time on itself (the person putting things right
         # after a power cut): never go back
         stop_ms = max(stop_ms, self.world.now_ms())
-        self._pace(stop_ms)
-        self.world.advance_to(stop_ms)
+        self.world.advance_to(self._pace(stop_ms))
 
-    def _pace(self, stop_ms: int) -> None:
-        """``--realtime``: wait until the wall clock reaches virtual time ``stop_ms``."""
+    def _pace(self, stop_ms: int) -> int:
+        """``--realtime``: wait until the wall clock reaches virtual time ``stop_ms``, or
+        until :meth:`wake` (a phone's claim): the virtual time the wait reached."""
         if not self.realtime:
-            return
+            return stop_ms
         if self._epoch is None:
             self._epoch = (time.monotonic(), self.world.now_ms())
         wall, virtual = self._epoch
         delay = wall + (stop_ms - virtual) / 1000 - time.monotonic()
-        if delay > 0:
+        if delay <= 0:
+            return stop_ms
+        if self.claims is None:   # nothing can wake it
             time.sleep(delay)
+            return stop_ms
+        if not self._woken.wait(delay):
+            return stop_ms
+        self._woken.clear()
+        reached = virtual + int((time.monotonic() - wall) * 1000)
+        return max(self.world.now_ms(), min(stop_ms, reached))
 
     def _settle_after(self, last_edge_ms: int) -> None:
         self.advance(last_edge_ms - self.world.now_ms() + self.sim.debounce_ms + SETTLE_MARGIN_MS)
@@ -327,7 +373,7 @@ class SimRunner:
             if not self.daemon.unsaved:
                 break
             self.advance(STORE_RETRY_MS)
-        from ..store.game_rows import NOT_STORED
+        from ..store.write.game_rows import NOT_STORED
         return sum(not isinstance(e, NOT_STORED) for e in self.daemon.unsaved)
 
     def bounce(self, tile: int, edges: int) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from PIL import Image
 
 from ..config.config_file import Config
+from ..skill.rater import RatingWorker
 from .runner import SimRunner
 
 FLAP_KEYS = "1234567890-="   # tiles 1..12
@@ -188,17 +189,28 @@ def warnings_in_the_pane() -> Iterator[PaneLog]:
 def run_terminal(config: Config, db: Path, *, seed: int | None,
                  frames_dir: Path | None, kept: bool,
                  outbox: Callable[[], None] | None = None,
-                 pane: PaneLog | None = None) -> int:
-    """The interactive simulator; ``kept``: ``db`` outlives it (``--db``), so it is named."""
+                 pane: PaneLog | None = None, rater: RatingWorker | None = None,
+                 claims_path: str | None = None) -> int:
+    """The interactive simulator; ``kept``: ``db`` outlives it (``--db``), so it is named.
+    ``rater`` and ``claims_path``: the parts the box has beside it (:class:`SimRunner`);
+    the rater's thread, not yet started, starts once the box has made its record (the
+    caller stops it)."""
     log: deque[str] = pane.pane if pane is not None else deque(maxlen=6)
     runner = SimRunner(config, db, seed=seed if seed is not None else time.time_ns(),
                        on_event=lambda event: log.append(json.dumps(event)),
-                       frames_dir=frames_dir, outbox=outbox)
+                       frames_dir=frames_dir, outbox=outbox, rater=rater,
+                       claims_path=claims_path)
+    if rater is not None:
+        rater.start()
+    if runner.claims_problem is not None:   # said in the pane, and again at the end
+        logging.getLogger("shutbox_hw").warning("seats from a phone are off: %s",
+                                                runner.claims_problem)
     try:
         curses.wrapper(_main, runner, log)
     except KeyboardInterrupt:
         pass
     finally:
+        runner.close()
         runner.daemon.store.close()
     if kept:
         print(f"game record kept in {db}")

@@ -2,7 +2,7 @@
 
 A thread with its own SQLite connection. The daemon wakes it after every step
 that ends a turn; it then rates the turns ended since its mark
-(:func:`~shutbox_hw.store.ratings.rate_new`, one transaction with the mark) and
+(:func:`~shutbox_hw.store.tables.ratings.rate_new`, one transaction with the mark) and
 hands what it rated back through :meth:`RatingWorker.reports` (the daemon takes
 them on its next step; ``wake_box`` wakes the loop for it). While nothing new
 waits it backfills the older record, :data:`BACKFILL_BATCH` turns a transaction
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..rules import RuleSet
-from ..store import ratings
+from ..store.tables import ratings
 from ..strategy.rating import Rater, Tables, Tally, rater_for_record
 
 log = logging.getLogger("shutbox_hw.rater")

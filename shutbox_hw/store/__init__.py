@@ -1,6 +1,6 @@
 """SQLite persistence: every game event recorded, unfinished games resumed."""
 
-from .faults import StorageFault, StoreError
-from .sqlite import Store
+from .disk.faults import StorageFault, StoreError
+from .write.sqlite import Store
 
 __all__ = ["StorageFault", "Store", "StoreError"]

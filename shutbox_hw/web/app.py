@@ -45,23 +45,23 @@ from ..base.errors import UserError
 from ..base.i18n import DEFAULT as DEFAULT_LANGUAGE
 from ..base.i18n import N_, tr
 from ..base.textfile import os_problem
-from ..store.audit import audits
-from ..store.fault_log import recent_faults
-from ..store.history import DamagedGame, recent_games, scorecard
-from ..store.readonly import connect_readonly
-from ..store.schema import sqlite_problem
-from . import exports, pages, views
-from .assets import LIVE_JS, STYLE
-from .feed import LiveFeed, Snapshot
-from .forms import form_fields
-from .guard import box_names, line, secure
+from ..store.disk.fault_log import recent_faults
+from ..store.read.audit import audits
+from ..store.read.history import DamagedGame, recent_games, scorecard
+from ..store.read.readonly import connect_readonly
+from ..store.tables.schema import sqlite_problem
+from .content import exports, pages, views
+from .content.assets import LIVE_JS, STYLE
+from .content.feed import LiveFeed, Snapshot
+from .content.language import BoxLanguage, speaking_pages
+from .content.reader import LOCK_WAIT_S, Reader, Readers, Unavailable
+from .gate.forms import form_fields
+from .gate.guard import box_names, line, secure
+from .gate.limits import AddressLimit
+from .gate.query import whole as _whole
+from .gate.refusals import Refused
 from .join import Join
-from .language import BoxLanguage, speaking_pages
-from .limits import AddressLimit
 from .players.routes import routes as player_routes
-from .query import whole as _whole
-from .reader import LOCK_WAIT_S, Reader, Readers, Unavailable
-from .refusals import Refused
 
 log = logging.getLogger("shutbox_hw.web")
 
@@ -251,7 +251,7 @@ def _csv(name: str, chunks: Iterator[str]) -> Response:
 async def _closing(chunks: Iterator[str]) -> AsyncIterator[str]:
     """An export's chunks, each read in a worker thread; the export closed (its read
     transaction ended) the moment the answer ends, sent or dropped (a client gone, or
-    one that stopped reading: web/protocol.py SEND_TIMEOUT_S), not whenever the
+    one that stopped reading: web/gate/protocol.py SEND_TIMEOUT_S), not whenever the
     garbage collector comes."""
     try:
         while (chunk := await anyio.to_thread.run_sync(next, chunks, None)) is not None:

@@ -11,18 +11,18 @@ from ..base.i18n import N_, language, tr
 
 # hal/adapters/dice_source.py, hal/adapters/oled_display.py, hal/contracts/debounce.py,
 # hal/adapters/expander.py, daemon.py,
-# store/mounts.py ("record"), store/backup.py ("backup")
+# store/disk/mounts.py ("record"), store/disk/backup.py ("backup")
 DEVICES = frozenset((N_("dice module"), N_("display"), N_("storage"), N_("record"),
                      N_("backup"), N_("software")))
 MESSAGES = frozenset((N_("switch chattering"), N_("switch settled again"),
                       N_("no answer: software dice"), N_("answers again"),
                       N_("registers were reset (brownout?)"), N_("reconfigured after reset"),
                       N_("answering again"), N_("saved"),
-                      # store/mounts.py, store/salvage.py, store/backup.py
+                      # store/disk/mounts.py, store/disk/salvage.py, store/disk/backup.py
                       N_("kept in RAM, lost at power-off"),
                       N_("record damaged: no games recovered"), N_("copy taken")))
-# what follows "cannot save: " (store/faults.py fault_text, daemon.py) and a backup's
-# "failed: " (store/backup.py _short; an operating system's own words stay as they are)
+# what follows "cannot save: " (store/disk/faults.py fault_text, daemon.py) and a backup's
+# "failed: " (store/disk/backup.py _short; an operating system's own words stay as they are)
 CAUSES = frozenset((N_("disk full"), N_("database locked"), N_("disk error"),
                     N_("SD card read-only"), N_("record damaged"),
                     N_("record no longer a database"), N_("record's folder gone"),

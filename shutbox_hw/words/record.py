@@ -60,16 +60,18 @@ def _rules(table: Any) -> RuleSet | None:
     if not isinstance(table, Mapping):
         return None
     try:
-        return _rules_of(tuple(sorted(table.items())))
+        # each value with its type: True and 1, 9 and 9.0 are equal in Python (and
+        # so one key of the cache) but not the same rule (1 is refused)
+        return _rules_of(tuple(sorted((k, type(v), v) for k, v in table.items())))
     except TypeError:     # a value that cannot be a rule's (a list, a table)
         return None
 
 
 @lru_cache(maxsize=64)
-def _rules_of(items: tuple[tuple[str, Any], ...]) -> RuleSet | None:
+def _rules_of(items: tuple[tuple[str, type, Any], ...]) -> RuleSet | None:
     """(Every page and the live summary name a few rule sets again and again.)"""
     try:
-        return rules_from_dict(dict(items))
+        return rules_from_dict({k: v for k, _type, v in items})
     except (RulesError, UserError, TypeError, ValueError):
         return None
 

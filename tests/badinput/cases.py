@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from shutbox_hw.store.schema import VERSION
+from shutbox_hw.store.tables.schema import VERSION
 
 LONG = "x" * 5000                      # a value far longer than any message may quote
 DIGITS = "9" * 30                      # beyond 64 bits
@@ -213,9 +213,9 @@ def make(tmp: Path, spec: tuple, hold: list) -> None:
 
 
 def make_db(path: Path, kind: str, hold: list) -> None:
-    from shutbox_hw.game.events import GameStarted
+    from shutbox_hw.game.model.events import GameStarted
     from shutbox_hw.store import Store
-    from shutbox_hw.store.schema import APP_ID, VERSION
+    from shutbox_hw.store.tables.schema import APP_ID, VERSION
     if kind in ("foreign", "lookalike", "stamped-empty"):
         con = sqlite3.connect(path)
         if kind == "foreign":

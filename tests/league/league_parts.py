@@ -36,8 +36,8 @@ from loopback import free_port, wait_for
 from mqtt_broker import MOSQUITTO, Broker
 from other_user import NOBODY, setpriv
 
-from shutbox_hw.store.epoch import epoch_of
-from shutbox_hw.store.game_record import content, game_record
+from shutbox_hw.store.tables.epoch import epoch_of
+from shutbox_hw.store.tables.game_record import content, game_record
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"

@@ -6,6 +6,7 @@ nothing missing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import subprocess
@@ -231,9 +232,20 @@ def test_a_bridge_down_for_an_evening(league):
     play more than the bridge's queue holds (``max_queued_messages 5`` on this pub's
     broker), then mended: what the bridge
     dropped is asked for on shutbox/<box>/resend and the boxes answer from their
-    records."""
+    records. A season runs from the start, the seats are named: the games that came
+    late take their place in the ratings' order, and the values the ingests kept equal
+    ``league rebuild``'s."""
     pub = league.pubs["pubA"]
     link = Link(league.central.port)
+    today = dt.datetime.now(dt.UTC).date()
+    made = subprocess.run([*SB, "league", "season", "--dsn", league.pg.dsn, "--name", "Eve",
+                           "--from", str(today - dt.timedelta(days=1)),
+                           "--to", str(today + dt.timedelta(days=1))],
+                          capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    for box, names in (("a1", '["Anna", "Ben"]'), ("a2", '["Ben", "Cleo"]')):
+        config = league.configs[box]
+        config.write_text(config.read_text() + f"[game]\nplayer_names = {names}\n")
     try:
         pub.kill()    # nothing played yet: its bridge through the link, its queue small
         conf = pub.folder / "mosquitto.conf"
@@ -267,6 +279,17 @@ def test_a_bridge_down_for_an_evening(league):
         assert {(r["box"], r["games"], r["latest"]) for r in rows} == {("a1", 5, 5),
                                                                       ("a2", 4, 4)}
         assert set_aside(league) == []
+
+        def rebuilt() -> dict:
+            out = subprocess.run([*SB, "league", "rebuild", "--dsn", league.pg.dsn, "--json"],
+                                 capture_output=True, text=True, timeout=60)
+            assert out.returncode in (0, 1), out.stderr
+            return json.loads(out.stdout)
+        assert wait_for(lambda: rebuilt()["equal"] and rebuilt()["games"] == 9, 30), \
+            (rebuilt(), league.logs())
+        # Ben sat at all nine, Anna at a1's five, Cleo at a2's four
+        assert league.pg.query("SELECT player, rating_games FROM kept_ratings"
+                               " ORDER BY player") == [("anna", 5), ("ben", 9), ("cleo", 4)]
     finally:
         link.cut()
 

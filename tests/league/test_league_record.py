@@ -10,7 +10,7 @@ from league_parts import Postgres, need_parts
 
 from shutbox_hw.league.record import LEFT_OUT, write, write_batch
 from shutbox_hw.league.schema import migrate
-from shutbox_hw.store.game_record import content
+from shutbox_hw.store.tables.game_record import content
 
 pytestmark = [pytest.mark.league, pytest.mark.other_user]
 

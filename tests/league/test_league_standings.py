@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+import statistics
 import subprocess
 import unicodedata
 from collections import Counter
@@ -154,6 +155,120 @@ def truth(dbs: dict[str, Path], starts: dt.date, ends: dt.date, rules: set[str] 
     return rows
 
 
+def ratings_truth(dbs: dict[str, Path], starts: dt.date, ends: dt.date, rules: set[str],
+                  band_games: int) -> dict[str, dict]:
+    """The season's two ratings from the boxes' own tables, as docs/network/league.md
+    defines them: the games in the order (end, box, epoch, game id), a player's rank 1
+    among the winners, else 2; openskill's Plackett-Luce itself called here; the band
+    from the median of the games' accuracies, never dropping once given."""
+    from openskill.models import PlackettLuce
+    games = []
+    for box, db in dbs.items():
+        con = sqlite3.connect(db)
+        try:
+            epoch, = con.execute("SELECT epoch FROM record WHERE id = 1").fetchone()
+            for game_id, ended, winners, abandoned, rules_json in con.execute(
+                    "SELECT id, ended_at, winners, abandoned, rules FROM games"
+                    " WHERE ended_at IS NOT NULL"):
+                day = dt.datetime.fromtimestamp(ended, dt.UTC).date()
+                if abandoned or not starts <= day <= ends or \
+                        json.loads(rules_json)["preset"] not in rules:
+                    continue
+                players: dict[str, int] = {}
+                for seat, shown in con.execute("SELECT seat, name FROM players WHERE"
+                                               " game_id = ? ORDER BY seat", (game_id,)):
+                    if shown not in ("P1", "P2"):
+                        players.setdefault(key(shown), seat)
+                accuracy = {}
+                for name, seat in players.items():
+                    losses = [loss for loss, in con.execute(
+                        "SELECT m.loss FROM move_ratings m JOIN throws th ON th.id ="
+                        " m.throw_id JOIN turns t ON t.id = th.turn_id WHERE t.game_id = ?"
+                        " AND t.seat = ?", (game_id, seat))]
+                    if losses:
+                        accuracy[name] = 100 * sum(x == 0 for x in losses) / len(losses)
+                won = {key(w) for w in json.loads(winners or "[]")}
+                games.append(((ended, box, epoch, game_id), list(players), won, accuracy))
+        finally:
+            con.close()
+    games.sort(key=lambda g: g[0])
+    model = PlackettLuce()
+    state: dict[str, object] = {}
+    out: dict[str, dict] = {}
+    for _, players, won, accuracy in games:
+        if len(players) >= 2:
+            rated = model.rate([[state.get(p) or model.rating()] for p in players],
+                               ranks=[1 if p in won else 2 for p in players])
+            for p, (after,) in zip(players, rated, strict=True):
+                state[p] = after
+                mine = out.setdefault(p, {"rating_games": 0, "accs": [], "band": None})
+                mine.update(mu=after.mu, sigma=after.sigma,
+                            rating=round(after.mu - 3 * after.sigma, 2))
+                mine["rating_games"] += 1
+        for p, acc in accuracy.items():
+            mine = out.setdefault(p, {"rating_games": 0, "accs": [], "band": None})
+            mine["accs"].append(acc)
+            if len(mine["accs"]) >= band_games:
+                m = statistics.median(mine["accs"])
+                now = "A" if m >= 90 else "B" if m >= 75 else "C" if m >= 55 else "D"
+                mine["band"] = min(now, mine["band"] or "D")     # A < B < C < D
+    for mine in out.values():
+        accs = mine.pop("accs")
+        mine["band_accuracy"] = round(statistics.median(accs), 1) if accs else None
+        mine["accuracy_games"] = len(accs)
+    return out
+
+
+RATING_FIELDS = ("rating", "mu", "sigma", "rating_games", "band", "band_accuracy",
+                 "accuracy_games", "luck", "luck_turns")
+
+
+def luck_truth(dbs: dict[str, Path], season_games: set[tuple[str, int]]) -> dict[str, tuple]:
+    """Per player, the season's luck and turns from the boxes' own tables, by the docs'
+    identity per turn: the solver's expected score from the full board, plus the points
+    the player's moves lost (the box's own ratings), minus the score the turn ended with."""
+    from shutbox_hw.rules import mask_of, rules_from_dict, turn_score
+    from shutbox_hw.strategy.cache import solver_for
+    from shutbox_hw.strategy.rating import objective_for
+    luck: dict[str, list] = {}
+    for box, db in dbs.items():
+        con = sqlite3.connect(db)
+        try:
+            for game_id, rules_json in con.execute("SELECT id, rules FROM games"):
+                if (box, game_id) not in season_games:
+                    continue
+                rules = rules_from_dict(json.loads(rules_json))
+                assert objective_for(rules) == "min-score"
+                start = float(solver_for(rules).expected_score("min-score", 2 ** 12 - 1))
+                names: dict[int, str] = {}
+                for seat, shown in con.execute("SELECT seat, name FROM players WHERE"
+                                               " game_id = ? ORDER BY seat", (game_id,)):
+                    if shown not in ("P1", "P2") and key(shown) not in names.values():
+                        names[seat] = key(shown)
+                for turn_id, seat, open_tiles in con.execute(
+                        "SELECT id, seat, open_tiles FROM turns WHERE game_id = ?",
+                        (game_id,)):
+                    if seat not in names:
+                        continue
+                    lost = con.execute("SELECT coalesce(sum(m.loss), 0) FROM move_ratings m"
+                                       " JOIN throws th ON th.id = m.throw_id"
+                                       " WHERE th.turn_id = ?", (turn_id,)).fetchone()[0]
+                    ended = turn_score(rules, mask_of(json.loads(open_tiles)))
+                    mine = luck.setdefault(names[seat], [0.0, 0])
+                    mine[0] += start + lost - ended
+                    mine[1] += 1
+        finally:
+            con.close()
+    return {name: (total, turns) for name, (total, turns) in luck.items()}
+
+
+def rebuild(dsn: str) -> tuple[int, dict]:
+    out = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn, "--json"],
+                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    assert out.returncode in (0, 1), out.stderr
+    return out.returncode, json.loads(out.stdout)
+
+
 def standings(dsn: str, *args: str) -> list[dict]:
     out = subprocess.run([*SB, "league", "standings", "--dsn", dsn, "--json", *args],
                          capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
@@ -203,7 +318,8 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     days = sorted(dt.datetime.fromtimestamp(at, dt.UTC).date()
                   for at, in league.pg.query("SELECT ended_at FROM games"))
     starts, ends = days[0] - dt.timedelta(days=1), days[-1] + dt.timedelta(days=1)
-    for args in (["--name", "Winter", "--rules", "crafthouse-12", "--min-games", "2"],
+    for args in (["--name", "Winter", "--rules", "crafthouse-12", "--min-games", "2",
+                  "--band-games", "2"],
                  ["--name", "Crown cup", "--venue", "Crown", "--min-games", "1"],
                  ["--name", "Gone", "--min-games", "1"]):
         extra = (["--from", str(starts), "--to", str(ends)] if args[1] != "Gone" else
@@ -216,6 +332,9 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
 
     def without_season(rows: list[dict]) -> list[dict]:
         assert all(row.pop("season") for row in rows)
+        for row in rows:
+            for name in RATING_FIELDS:
+                row.pop(name, None)
         return rows
     dsn = league.pg.dsn
     winter = truth(dbs, starts, ends, {"crafthouse-12"}, None, 2)
@@ -225,7 +344,24 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     assert [(r["player"], r["games"], r["wins"], r["points"], r["rank"]) for r in winter] \
         == [("Ben", 7, 4, 12, 1), ("Anna", 5, 2, 6, 2), ("Cleo", 2, 1, 3, 3)]
     assert 0 < winter[0]["accuracy"] < 100 and winter[1]["accuracy"] == 100.0
-    assert without_season(standings(dsn, "--season", "Winter")) == winter
+    shown = standings(dsn, "--season", "Winter")
+    # the two ratings beside the standings, equal to the truth; every one banded
+    rated = ratings_truth(dbs, starts, ends, {"crafthouse-12"}, 2)
+    lucky = luck_truth(dbs, {(box, g) for box, db in dbs.items() for g, ended, rules in
+                             sqlite3.connect(db).execute(
+                                 "SELECT id, ended_at, rules FROM games WHERE ended_at IS NOT"
+                                 " NULL AND abandoned = 0")
+                             if starts <= dt.datetime.fromtimestamp(ended, dt.UTC).date()
+                             <= ends and json.loads(rules)["preset"] == "crafthouse-12"})
+    for row in shown:      # the luck: equal to the truth but for the box's rounding
+        total, turns = lucky[key(row["player"])]
+        assert abs(row.pop("luck") - total) < 0.011 and row.pop("luck_turns") == turns, \
+            (row, total, turns)
+    assert {r["player"]: {k: r[k] for k in RATING_FIELDS[:-2]} for r in shown} == {
+        r["player"]: rated[key(r["player"])] for r in winter}
+    assert [(r["player"], r["rating_games"], r["band"]) for r in shown] == [
+        ("Ben", 7, "A"), ("Anna", 5, "A"), ("Cleo", 2, "A")], shown
+    assert without_season(shown) == winter
     anchor = truth(dbs, starts, ends, {"crafthouse-12"}, None, 2, venue="Anchor")
     assert [(r["player"], r["points"], r["rank"]) for r in anchor] == [
         ("ANNA", 3, 1), ("Bén", 3, 1)]       # equal on every tie-break: one rank shared
@@ -243,3 +379,34 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     lines = table.stdout.splitlines()
     assert lines[0].startswith("season Winter") and len(lines) == 2 + len(winter)
     assert [line.split()[1] for line in lines[2:]] == [r["player"] for r in winter]
+    # kept equals rebuilt; a kept value changed behind the league's back is found, and
+    # league ratings keeps the rebuilt values again
+    # nine finished games; ratings: Winter and Crown cup, three players each; standings:
+    # Winter 3 + Crown 3 + Anchor 2, Crown cup 3 + Crown 3; luck: two players in each
+    # of the eight named games
+    assert rebuild(dsn) == (0, {"equal": True, "games": 9, "ratings": 6,
+                                "standings": 14, "luck": 16,
+                                "differences": []})
+    league.pg.query("UPDATE kept_ratings SET mu = mu + 1 WHERE player = 'anna'"
+                    " AND season = 'Winter'")
+    code, found = rebuild(dsn)
+    assert code == 1 and [(d["season"], d["player"], d["field"]) for d in found[
+        "differences"]] == [("Winter", "anna", "mu")]
+    assert found["differences"][0]["kept"] == rated["anna"]["mu"] + 1
+    text = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn], capture_output=True,
+                          text=True, timeout=60, cwd=CHECKOUT)
+    assert text.returncode == 1 and text.stdout.splitlines()[0] == (
+        f"ratings season 'Winter' player 'anna': mu kept {rated['anna']['mu'] + 1}, "
+        f"rebuilt {rated['anna']['mu']}"), text.stdout
+    assert "1 difference(s) from what was kept" in text.stdout
+    kept = subprocess.run([*SB, "league", "ratings", "--dsn", dsn], capture_output=True,
+                          text=True, timeout=60, cwd=CHECKOUT)
+    assert kept.returncode == 0 and "from 9 finished game(s)" in kept.stdout, kept.stderr
+    assert rebuild(dsn)[0] == 0
+    # a game arriving after the seasons were made (the box on, answering the league's
+    # requests as between games): the ingest keeps the values current
+    with Answering({"a2": configs["a2"]}, {"a2": dbs["a2"]}):
+        play_script(configs["a2"], dbs["a2"], swap)
+        assert wait_for(lambda: rebuild(dsn) == (0, {
+            "equal": True, "games": 10, "ratings": 6, "standings": 14, "luck": 18,
+            "differences": []}), 60), (rebuild(dsn), league.logs())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shutbox_hw.game.events import (
+from shutbox_hw.game.model.events import (
     GameEnded,
     GameStarted,
     Rolled,
@@ -13,7 +13,7 @@ from shutbox_hw.game.events import (
     TurnStarted,
 )
 from shutbox_hw.rules import build_rules
-from shutbox_hw.store.sqlite import Store
+from shutbox_hw.store.write.sqlite import Store
 
 Throw = tuple[tuple[int, ...] | None, Sequence[int] | None]   # dice, closed (None: no move)
 

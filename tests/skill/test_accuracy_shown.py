@@ -18,7 +18,7 @@ from shutbox_hw.sim.runner import SimRunner, check_steps
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.skill.rater import InlineRater
 from shutbox_hw.strategy import solver_for
-from shutbox_hw.web.views import with_accuracy
+from shutbox_hw.web.content.views import with_accuracy
 
 SCRIPT = Path(__file__).parent.parent / "scripts" / "two-player-klappenspiel.txt"
 

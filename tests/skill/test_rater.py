@@ -17,9 +17,9 @@ import pytest
 from recorded import end, expected, random_turn, start, turn
 
 from shutbox_hw.skill.rater import RatingWorker, _connect
-from shutbox_hw.store import ratings, roster
-from shutbox_hw.store.ratings import player_accuracy, turn_accuracy
-from shutbox_hw.store.sqlite import Store
+from shutbox_hw.store.tables import ratings, roster
+from shutbox_hw.store.tables.ratings import player_accuracy, turn_accuracy
+from shutbox_hw.store.write.sqlite import Store
 from shutbox_hw.strategy import solver_for
 from shutbox_hw.strategy.rating import rater_for_record
 

@@ -7,8 +7,8 @@ import pytest
 from rating_truth import closure_loss, full
 from recorded import end, expected, start, turn
 
-from shutbox_hw.store import ratings, roster
-from shutbox_hw.store.ratings import (
+from shutbox_hw.store.tables import ratings, roster
+from shutbox_hw.store.tables.ratings import (
     LAST_GAMES,
     game_accuracy,
     player_accuracy,

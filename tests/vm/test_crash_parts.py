@@ -112,8 +112,8 @@ def test_the_simulated_boot_the_real_daemon_is_held_to_resumes_where_the_disk_is
 
 SYNC_PROBE = """
 import sys
-from shutbox_hw.store.shown import publish
-from shutbox_hw.store.sqlite import Store
+from shutbox_hw.store.read.shown import publish
+from shutbox_hw.store.write.sqlite import Store
 store = Store(sys.argv[1])
 before = store.db.execute("PRAGMA synchronous").fetchone()[0]
 assert publish(store, {"screen": "probe"})

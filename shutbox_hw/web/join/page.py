@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from ...base.i18n import tr
-from ..pages import layout
+from ..content.pages import layout
 from .words import said
 
 

@@ -22,12 +22,12 @@ from ...claims import client
 from ...claims.desk import CODE_LENGTH, CODE_LETTERS, join_url
 from ...players.names import MAX_NAME_CHARS, name_problem, tidy
 from ...render import qr
-from ...store.roster import recent
-from ...store.shown import read_shown
-from ..forms import form_fields
-from ..limits import AddressLimit
-from ..reader import Reader
-from ..refusals import Refused
+from ...store.read.shown import read_shown
+from ...store.tables.roster import recent
+from ..content.reader import Reader
+from ..gate.forms import form_fields
+from ..gate.limits import AddressLimit
+from ..gate.refusals import Refused
 from .page import answer_page, join_page, refusal_page
 
 log = logging.getLogger("shutbox_hw.web")

@@ -19,7 +19,7 @@ from functools import cache
 from ...base.i18n import N_, tr
 
 SENTENCES = (
-    # the join code and the table (game/join.py, game/setup.py)
+    # the join code and the table (game/model/join.py, game/referee/setup.py)
     N_("this code has expired: scan the box again"),
     N_("this is not the box's code: scan the box again"),
     N_("too many claims at once: try again in a few seconds"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from ..numbers import decimal
+from ..content.numbers import decimal
 
 WIDTH, HEIGHT = 640, 200
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 28     # the margins around the plot

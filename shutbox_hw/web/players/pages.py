@@ -13,11 +13,11 @@ from urllib.parse import quote
 
 from ...base.i18n import N_, tr
 from ...rules.ruleset import PRESET_TITLES
-from ...store.highscores import Table
-from ...store.player_stats import SORTS, PlayerStats
+from ...store.read.highscores import Table
+from ...store.tables.player_stats import SORTS, PlayerStats
 from ...words.record import shown
-from .. import pages
-from ..numbers import decimal
+from ..content import pages
+from ..content.numbers import decimal
 from .charts import line_chart
 
 # the leaderboard's columns: (sort key or None, heading)

@@ -19,13 +19,14 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ...base.i18n import N_, tr
-from ...store import player_games, player_stats
-from ...store.highscores import accuracy_of, high_scores
-from ...store.roster import find
-from ..exports import csv_text
-from ..query import whole
-from ..reader import Reader, Unavailable
-from ..refusals import Refused
+from ...store.read import player_games
+from ...store.read.highscores import accuracy_of, high_scores
+from ...store.tables import player_stats
+from ...store.tables.roster import find
+from ..content.exports import csv_text
+from ..content.reader import Reader, Unavailable
+from ..gate.query import whole
+from ..gate.refusals import Refused
 from . import pages
 
 SCHEMA = 7              # the first schema with players

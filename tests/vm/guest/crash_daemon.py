@@ -55,8 +55,8 @@ def preload() -> list[str]:
     import gpiozero  # noqa: F401
     import smbus2  # noqa: F401
 
+    import shutbox_hw.commands.box.run  # noqa: F401
     import shutbox_hw.commands.cli  # noqa: F401
-    import shutbox_hw.commands.run  # noqa: F401
     import shutbox_hw.config.boot_config  # noqa: F401
     import shutbox_hw.config.config_file  # noqa: F401
     import shutbox_hw.daemon.daemon  # noqa: F401
@@ -64,7 +64,7 @@ def preload() -> list[str]:
     import shutbox_hw.hal.adapters.display  # noqa: F401
     import shutbox_hw.hal.adapters.gpio  # noqa: F401
     import shutbox_hw.network.hookup  # noqa: F401
-    import shutbox_hw.store.lock  # noqa: F401
+    import shutbox_hw.store.disk.lock  # noqa: F401
     if "lgpio" in sys.modules:
         raise RuntimeError("the zygote imported lgpio: its thread would not survive a fork")
     return ["lgpio"]

@@ -1,0 +1,1 @@
+"""Commands about the game itself: rules, moves, solve, the simulator."""

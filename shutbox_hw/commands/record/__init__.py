@@ -1,0 +1,1 @@
+"""Commands that read the record: history, players, audit."""

@@ -1,0 +1,1 @@
+"""Commands that serve others: the web pages, the league's server."""

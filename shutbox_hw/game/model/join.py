@@ -1,0 +1,95 @@
+"""A seat claimed from a phone: whether the referee takes the claim at all.
+
+The daemon hands the controller the current join code
+(:class:`~shutbox_hw.base.events.JoinCode`: made with ``secrets`` whenever the box
+is set up, valid until ``until_ms``); a phone's claim
+(:class:`~shutbox_hw.base.events.SeatClaim` with ``source`` "phone") names the code
+its page was opened with. The claim is refused, with a sentence for the phone
+and never a flash on the box, when that code is not the current one or has
+expired (checked first, in every phase: a wrong code counts towards nothing),
+when a game is under way, when more than :data:`CLAIMS_PER_WINDOW` claims with
+the right code came within :data:`CLAIM_WINDOW_MS` (decided from the claims'
+own ``at_ms``: pure), and when the phone's address (``SeatClaim.phone``, said
+by the web) has a seat at this table already: one seat a phone a game, the
+others join from their own phone or on the box. A claim let through goes on
+to the one rule for a seat (:func:`.setup.claim_seat`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ...base.events import JoinCode, SeatClaim
+
+CLAIMS_PER_WINDOW = 8      # a whole table scanning at once is let through ...
+CLAIM_WINDOW_MS = 10_000   # ... within this long; more wait a moment
+
+OLD_CODES = 16            # codes of the setups before: "expired" rather than "wrong"
+
+EXPIRED = "this code has expired: scan the box again"
+WRONG = "this is not the box's code: scan the box again"
+BUSY = "too many claims at once: try again in a few seconds"
+UNDER_WAY = "a game is under way: join the next one"
+ONE_SEAT = ("this phone has a seat at this table already: the next player joins "
+            "from their own phone, or chooses a name on the box")
+
+
+@dataclass
+class JoinDesk:
+    """The current code (None: none handed in yet, or spent by a game that
+    started), when the recent phone claims came, and the name each phone address
+    claimed in this setup."""
+    code: JoinCode | None = None
+    recent: deque[int] = field(default_factory=deque)
+    old: deque[str] = field(default_factory=lambda: deque(maxlen=OLD_CODES))
+    phones: dict[str, str] = field(default_factory=dict)
+
+    def hand_in(self, code: JoinCode) -> None:
+        """The daemon's new code: the one before it is stale from now on."""
+        self.spend()
+        self.code = code
+
+    def spend(self) -> None:
+        """A game started: its code joins nobody any more (the next setup gets a new one)."""
+        if self.code is not None:
+            self.old.append(self.code.code)
+        self.code = None
+        self.phones.clear()
+
+    def url(self, now: int) -> str | None:
+        """The join page's address for the QR code while the code is good."""
+        code = self.code
+        return code.url if code is not None and now < code.until_ms else None
+
+    def refusal(self, claim: SeatClaim, now: int, setting_up: bool,
+                seated: Callable[[str], bool]) -> str | None:
+        """Why a phone's claim is not even looked at (None: on to the seat's rule).
+        The code first: only a claim with the right one counts towards the rate
+        limit. ``setting_up``: the box is set up (phase idle); ``seated(name)``:
+        that name has a seat at the table now."""
+        given = (claim.code or "").upper()
+        code = self.code
+        if code is None or given != code.code:
+            if given in self.old and not setting_up:
+                return UNDER_WAY
+            return EXPIRED if given in self.old else WRONG
+        if now >= code.until_ms:
+            return EXPIRED
+        if not setting_up:
+            return UNDER_WAY
+        while self.recent and self.recent[0] <= now - CLAIM_WINDOW_MS:
+            self.recent.popleft()
+        if len(self.recent) >= CLAIMS_PER_WINDOW:
+            return BUSY
+        self.recent.append(now)
+        taken = self.phones.get(claim.phone or "")
+        if taken is not None and seated(taken):
+            return ONE_SEAT
+        return None
+
+    def seated(self, claim: SeatClaim, name: str) -> None:
+        """A phone's claim took a seat as ``name``: its address has had its seat."""
+        if claim.phone:
+            self.phones[claim.phone] = name

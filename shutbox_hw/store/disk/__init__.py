@@ -1,0 +1,1 @@
+"""The disk's care: its faults in words, the fault log, salvage, mounts, backups, the lock."""

@@ -1,0 +1,2 @@
+"""What a request passes before a page: the guard and the limits, refusals, forms and query
+values, the HTTP protocol's timeouts."""
