@@ -119,15 +119,18 @@ def stand_in_wheel(name: str, version: str, dest: Path) -> Path:
     return out
 
 
-def make_wheel_folder(checkout: Path, dest: Path, target_version: str) -> str | None:
-    """Fill ``dest``; None when done, else why it cannot be done here."""
+def make_wheel_folder(checkout: Path, dest: Path, target_version: str,
+                      extras: tuple[str, ...] = ("pi",)) -> str | None:
+    """Fill ``dest`` (the project, its dependencies and those of ``extras``); None when
+    done, else why it cannot be done here."""
     here = "{}.{}".format(*sys.version_info[:2])
     if here != target_version:
         return (f"the installer's Python is {target_version} and the tests run on {here}: "
                 "the installed dependencies cannot be packed for it")
     project = tomllib.loads((checkout / "pyproject.toml").read_text())["project"]
-    wanted = [Requirement(r) for r in project["dependencies"]
-              + project["optional-dependencies"]["pi"]]
+    wanted = [Requirement(r) for r in project["dependencies"]]
+    for extra in extras:
+        wanted += [Requirement(r) for r in project["optional-dependencies"][extra]]
     installed = {_normal(d.metadata["Name"]): d for d in md.distributions()}
     done: set[str] = set()
     while wanted:
@@ -145,6 +148,12 @@ def make_wheel_folder(checkout: Path, dest: Path, target_version: str) -> str | 
         if not req.specifier.contains(dist.version, prereleases=True):
             return f"{req.name} {dist.version} is installed here, the project wants {req}"
         installed_wheel(dist, dest)
-        wanted += [Requirement(r) for r in dist.requires or ()]
+        for text in dist.requires or ():
+            # its own extras' requirements only when asked for (psycopg[binary])
+            sub = Requirement(text)
+            if sub.marker is not None and any(sub.marker.evaluate({"extra": e})
+                                              for e in req.extras):
+                sub.marker = None
+            wanted.append(sub)
     project_wheel(checkout, dest)
     return None

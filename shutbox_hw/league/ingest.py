@@ -52,6 +52,10 @@ log = logging.getLogger("shutbox_hw.league")
 
 GROUP = "league"
 BATCH = 200               # messages written in one transaction at most
+# the QoS 1 messages the broker may give this process before it acknowledges any
+# (MQTT 5's Receive Maximum, sent when connecting; Mosquitto's own default, its
+# max_inflight_messages, is 20): what the process holds unacknowledged, at most
+WINDOW = 2 * BATCH
 BACKOFF_S = (0.5, 1, 2, 5, 10)
 ASK_MAX = 200             # game ids in one resend request
 GAP_LOCK = 4041           # the advisory lock of the gap round
@@ -110,8 +114,11 @@ class Ingest:
         client.reconnect_delay_set(1, 5)
         client.on_connect = self._on_connect
         client.on_message = lambda c, u, message: self.inbox.put((self.generation, message))
+        properties = importlib.import_module("paho.mqtt.properties").Properties(
+            importlib.import_module("paho.mqtt.packettypes").PacketTypes.CONNECT)
+        properties.ReceiveMaximum = WINDOW
         client.connect_async(self.broker.host, self.broker.port, keepalive=30,
-                             clean_start=True)
+                             clean_start=True, properties=properties)
         client.loop_start()
         return client
 

@@ -219,9 +219,12 @@ def test_a_pub_broker_killed_with_a_queue(league):
     assert {(r["box"], r["games"]) for r in rows} == {("a1", 3), ("a2", 2)}
 
 
-# Mosquitto's max_inflight_messages (the central broker keeps its default): the QoS 1
-# messages it gives one client before that client acknowledges any
+# the QoS 1 messages the broker gives an ingest before it acknowledges any: the ingest's
+# Receive Maximum (ingest.WINDOW), made this small here so that a few games fill it
 BROKER_WINDOW = 20
+SMALL_WINDOW = ("import sys\nimport shutbox_hw.league.ingest as ingest\n"
+                f"ingest.WINDOW = {BROKER_WINDOW}\n"
+                "from shutbox_hw.commands.cli import main\nsys.exit(main())\n")
 
 
 def test_a_bridge_down_for_an_evening(league):
@@ -308,7 +311,7 @@ def test_postgresql_away_for_minutes(league):
     broker holds the rest, unacknowledged), and every game arrives once after."""
     for ingest in list(league.ingests):
         ingest.stop()
-    ingests = [league.start_ingest(retry_max_s=0.5) for _ in range(2)]
+    ingests = [league.start_ingest(code=SMALL_WINDOW, retry_max_s=0.5) for _ in range(2)]
     dbs = {box: [league.db(box)] for box in ("a1", "b1")}
     play(league.configs["a1"], league.db("a1"), games=1)
     settled(league, {"a1": [league.db("a1")]})

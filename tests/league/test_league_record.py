@@ -8,8 +8,9 @@ import json
 import pytest
 from league_parts import Postgres, need_parts
 
-from shutbox_hw.league.record import write, write_batch
+from shutbox_hw.league.record import LEFT_OUT, write, write_batch
 from shutbox_hw.league.schema import migrate
+from shutbox_hw.store.tables.game_record import content
 
 pytestmark = [pytest.mark.league, pytest.mark.other_user]
 
@@ -37,6 +38,8 @@ BATCH = [
     ("shutbox/bar/game", b'{"box": "bar", "epo'),     # truncated
     message({**game("bar", 4), "state": "won"}),      # not a game message
     message(game("pub", 7)),                          # new, another box
+    ("shutbox/pub/game", json.dumps(game("pub", 8)).encode("utf-16")),   # JSON in UTF-16
+    ("shutbox/pub/game", b"\xef\xbb\xbf" + json.dumps(game("pub", 9)).encode()),  # a BOM
 ]
 BEFORE = [message(game("bar", 2)), message(game("bar", 3))]
 
@@ -81,9 +84,17 @@ def test_a_batch_writes_what_its_messages_one_by_one_would(pg):
     assert results["batch"] == results["one"]
     kinds = [k for k, _, _ in results["batch"][0]]
     assert kinds == ["stored", "duplicate", "differs", "duplicate", "ratings", "other box",
-                     "unreadable", "unreadable", "stored"]
+                     "unreadable", "unreadable", "stored", "stored", "stored"]
     games = results["batch"][1]["games"]
     assert [(b, g, r["result"]["winners"], len(ra)) for b, _, g, _, r, ra in games] == [
         ("bar", 1, ["Anna"], 0), ("bar", 2, ["Anna"], 0), ("bar", 3, ["Anna"], 2),
-        ("pub", 7, ["Anna"], 0)]
-    assert results["batch"][1]["epochs"] == [("bar", "e1", 3), ("pub", "e1", 7)]
+        ("pub", 7, ["Anna"], 0), ("pub", 8, ["Anna"], 0), ("pub", 9, ["Anna"], 0)]
+    assert results["batch"][1]["epochs"] == [("bar", "e1", 3), ("pub", "e1", 9)]
+
+
+def test_the_batch_leaves_out_what_content_leaves_out():
+    """The batch drops LEFT_OUT from the message in SQL; content() is what the
+    one-by-one write and the box compare: the same keys."""
+    record = {**game("bar", 1, ratings=2), "extra": {"kept": True}}
+    assert content(record) == {k: v for k, v in record.items() if k not in LEFT_OUT}
+    assert set(record) - set(content(record)) == set(LEFT_OUT)
