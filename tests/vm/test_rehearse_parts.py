@@ -15,7 +15,8 @@ from journal import parse_event  # noqa: E402
 def test_rehearse_refuses_an_unknown_mode() -> None:
     out = subprocess.run([str(HERE / "rehearse"), "slow"], capture_output=True, text=True)
     assert out.returncode == 2
-    assert out.stderr.strip() == "rehearse: unknown mode 'slow' (quick, full, crash, storage or arm)"
+    assert out.stderr.strip() == (
+        "rehearse: unknown mode 'slow' (quick, full, crash, storage or arm)")
 
 
 def test_rehearse_help_names_every_mode() -> None:
