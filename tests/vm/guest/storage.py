@@ -286,8 +286,8 @@ class StorageCheck:
         self.before = self.measure("mirror-on-card", RUNTIME_ON_CARD)
         self.after = self.measure("card", None)
         b, a = self.before, self.after
-        # issue 38's target, at most half of "before": a figure, not a check (five
-        # throws' bytes vary from run to run; the figures go to benchmarks/README.md)
+        # issue 38's target, at most half of "before": a figure, not a check (the same to
+        # the byte in two runs, 0.52: missed; benchmarks/README.md has it, the lead decides)
         ratio = a[0] / max(b[0], 1)
         self.r.report.figure(
             "card bytes per throw, mirror in RAM against on the card",
