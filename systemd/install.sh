@@ -247,11 +247,16 @@ if ((UNINSTALL)); then
     rm -rf "$OPT"
     if ((PURGE)); then
         rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/var/cache/$NAME" "$MODULES"
+        # shutbox-web first: it is a member of the group shutbox, which userdel keeps
+        # while a member is left (a later install then failed: "group shutbox exists")
+        if [[ -n $ROOT ]] || id shutbox-web >/dev/null 2>&1; then
+            system userdel shutbox-web || true
+        fi
         if [[ -n $ROOT ]] || id shutbox >/dev/null 2>&1; then
             system userdel shutbox || true
         fi
-        if [[ -n $ROOT ]] || id shutbox-web >/dev/null 2>&1; then
-            system userdel shutbox-web || true
+        if [[ -n $ROOT ]] || getent group shutbox >/dev/null 2>&1; then
+            system groupdel shutbox || true
         fi
         say "removed the service, $OPT, $ETC and the database; I2C stays enabled in config.txt"
     else

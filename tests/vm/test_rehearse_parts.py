@@ -15,13 +15,14 @@ from journal import parse_event  # noqa: E402
 def test_rehearse_refuses_an_unknown_mode() -> None:
     out = subprocess.run([str(HERE / "rehearse"), "slow"], capture_output=True, text=True)
     assert out.returncode == 2
-    assert out.stderr.strip() == "rehearse: unknown mode 'slow' (quick, full, crash or arm)"
+    assert out.stderr.strip() == (
+        "rehearse: unknown mode 'slow' (quick, full, crash, storage or arm)")
 
 
 def test_rehearse_help_names_every_mode() -> None:
     out = subprocess.run([str(HERE / "rehearse"), "--help"], capture_output=True, text=True)
     assert out.returncode == 0
-    assert all(f"  {mode} " in out.stdout for mode in ("quick", "full", "crash", "arm"))
+    assert all(f"  {mode} " in out.stdout for mode in ("quick", "full", "crash", "storage", "arm"))
 
 
 def test_event_lines_as_json_and_as_python_dicts() -> None:

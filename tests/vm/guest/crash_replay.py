@@ -345,7 +345,12 @@ def real_daemon_at(daemon: Any, name: str, found: Path, shut: tuple[int, ...],
         why.append(f"exit {booted['rc']} on SIGTERM")
     if booted["complaints"]:
         why.append(booted["complaints"][-1][:150])
-    got = booted["events"]
+    # the point's copy is in the VM's RAM (/tmp is a tmpfs): the real box rightly says from
+    # its first frame that its record would be lost at power-off (store/mounts.py, issue 38);
+    # the simulated box is not asked where its record is. That one fault is left out.
+    got = [e for e in booted["events"]
+           if not (e["event"] == "fault" and e.get("device") == "record"
+                   and e.get("detail") == "kept in RAM, lost at power-off")]
     tally["resumed"] += any(e["event"] == "resumed" for e in got)
     if got != want:
         diff = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),

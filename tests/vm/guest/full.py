@@ -621,7 +621,13 @@ class Rehearsal:
                 self.crash()
             refusals.kernel_pins(self)
         self.mcp()
+        self.storage()
         self.figures()
+
+    def storage(self) -> None:
+        """The SD card's failures (guest/storage.py), after the rest: the box installed again."""
+        from storage import StorageCheck
+        StorageCheck(self).run()
 
     def crash(self) -> None:
         """The crash check (guest/crash.py) on the installed gpio-9 box."""
