@@ -346,7 +346,7 @@ def real_daemon_at(daemon: Any, name: str, found: Path, shut: tuple[int, ...],
     if booted["complaints"]:
         why.append(booted["complaints"][-1][:150])
     # the point's copy is in the VM's RAM (/tmp is a tmpfs): the real box rightly says from
-    # its first frame that its record would be lost at power-off (store/mounts.py, issue 38);
+    # its first frame that its record would be lost at power-off (store/disk/mounts.py, issue 38);
     # the simulated box is not asked where its record is. That one fault is left out.
     got = [e for e in booted["events"]
            if not (e["event"] == "fault" and e.get("device") == "record"

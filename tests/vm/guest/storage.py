@@ -208,7 +208,7 @@ class StorageCheck:
         """The throws' closures in the record, in order, read as the web reads it (a
         reader's connection, which also works on a card ext4 made read-only)."""
         code = ("import json, sys; from pathlib import Path\n"
-                "from shutbox_hw.store.readonly import connect_readonly\n"
+                "from shutbox_hw.store.read.readonly import connect_readonly\n"
                 "con, _ = connect_readonly(Path(sys.argv[1]), 2.0)\n"
                 "rows = con.execute('SELECT closed FROM throws ORDER BY id').fetchall()\n"
                 "print(json.dumps([json.loads(r[0]) for r in rows if r[0]]))\n")
@@ -459,7 +459,7 @@ class StorageCheck:
             f"{STATE} on {fs}: " + " ".join(said.split())[-200:]))
         # the box under its unit there: a note, not a check. Its upper folder is out of
         # sight here (the initramfs keeps it), and the unit sees its StateDirectory as a
-        # bind mount of the overlay: store/mounts.py then takes it for a real disk (a fix
+        # bind mount of the overlay: store/disk/mounts.py then takes it for a real disk (a fix
         # waits on the branch sdvm-overlay-bind: with it the red light stays on through
         # full's gpio-9 checks, which need an ext4 state folder first)
         shown = self.forgets_fault()
