@@ -387,18 +387,26 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     assert rebuild(dsn) == (0, {"equal": True, "games": 9, "ratings": 6,
                                 "standings": 14, "luck": 16,
                                 "differences": []})
-    league.pg.query("UPDATE kept_ratings SET mu = mu + 1 WHERE player = 'anna'"
-                    " AND season = 'Winter'")
-    code, found = rebuild(dsn)
-    assert code == 1 and [(d["season"], d["player"], d["field"]) for d in found[
-        "differences"]] == [("Winter", "anna", "mu")]
-    assert found["differences"][0]["kept"] == rated["anna"]["mu"] + 1
-    text = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn], capture_output=True,
-                          text=True, timeout=60, cwd=CHECKOUT)
-    assert text.returncode == 1 and text.stdout.splitlines()[0] == (
-        f"ratings season 'Winter' player 'anna': mu kept {rated['anna']['mu'] + 1}, "
-        f"rebuilt {rated['anna']['mu']}"), text.stdout
-    assert "1 difference(s) from what was kept" in text.stdout
+    # (the ingests still run, and a late resend they write starts a refresh that would put
+    # the value back between the two rebuilds: the refresh's own lock is held meanwhile)
+    import psycopg
+
+    from shutbox_hw.league.ratings import REFRESH_LOCK
+    with psycopg.connect(dsn, autocommit=True) as held:
+        held.execute("SELECT pg_advisory_lock(%s)", (REFRESH_LOCK,))
+        league.pg.query("UPDATE kept_ratings SET mu = mu + 1 WHERE player = 'anna'"
+                        " AND season = 'Winter'")
+        code, found = rebuild(dsn)
+        assert code == 1 and [(d["season"], d["player"], d["field"]) for d in found[
+            "differences"]] == [("Winter", "anna", "mu")]
+        assert found["differences"][0]["kept"] == rated["anna"]["mu"] + 1
+        text = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn], capture_output=True,
+                              text=True, timeout=60, cwd=CHECKOUT)
+        assert text.returncode == 1 and text.stdout.splitlines()[0] == (
+            f"ratings season 'Winter' player 'anna': mu kept {rated['anna']['mu'] + 1}, "
+            f"rebuilt {rated['anna']['mu']}"), text.stdout
+        assert "1 difference(s) from what was kept" in text.stdout
+        held.execute("SELECT pg_advisory_unlock(%s)", (REFRESH_LOCK,))
     kept = subprocess.run([*SB, "league", "ratings", "--dsn", dsn], capture_output=True,
                           text=True, timeout=60, cwd=CHECKOUT)
     assert kept.returncode == 0 and "from 9 finished game(s)" in kept.stdout, kept.stderr
