@@ -2,7 +2,8 @@
 
 In: ``{"claim": {"name": "Anna", "code": "K7M2QD", "phone": "192.168.1.31"}}`` (a
 seat for the game being set up; ``phone``, optional: the address the web heard
-it from, one seat each a game) or ``{"web": {"url": "http://192.168.1.20:8080/"}}``
+it from, one seat each a game; ``secret``, optional: a league player's card code)
+or ``{"web": {"url": "http://192.168.1.20:8080/"}}``
 (the web pages are running at that address: the QR codes point there).
 Out: ``{"ok": true, "seat": 0,
 "player": "Anna", "players": ["Anna", "P2"]}`` or ``{"ok": false, "reason": "..."}``,

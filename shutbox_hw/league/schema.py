@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 4
+VERSION = 5
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -76,6 +76,17 @@ STEPS: dict[int, tuple[str, ...]] = {
         " FOREIGN KEY (box, epoch, game) REFERENCES games ON DELETE CASCADE)",
         "ALTER TABLE kept_ratings ADD COLUMN luck double precision,"
         " ADD COLUMN luck_turns integer NOT NULL DEFAULT 0",
+    ),
+    # 5: the league's players (issue 41, item 1): a name (unique as the roster compares
+    # names: ``key``) and what verifies their secret (a salted scrypt hash, its
+    # parameters), never the secret itself; published to the boxes as the roster
+    # (league/players.py)
+    5: (
+        "CREATE TABLE league_players (id serial PRIMARY KEY, name text NOT NULL,"
+        " key text NOT NULL UNIQUE CHECK (key <> ''), salt bytea NOT NULL,"
+        " hash bytea NOT NULL, n integer NOT NULL, r integer NOT NULL, p integer NOT NULL,"
+        " created_at timestamptz NOT NULL DEFAULT now(),"
+        " changed_at timestamptz NOT NULL DEFAULT now())",
     ),
 }
 

@@ -18,12 +18,14 @@ from typing import Any
 from ...base.errors import TransientError, UserError, quoted
 from ...config.network import parse_broker, read_secret
 
-ACTIONS = ("migrate", "ingest", "status", "season", "standings", "ratings", "rebuild")
+ACTIONS = ("migrate", "ingest", "status", "season", "standings", "ratings", "rebuild",
+           "players")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
-                       "database (migrate, ingest, status, season, standings, ratings, rebuild)")
+                       "database (migrate, ingest, status, season, standings, ratings, rebuild, "
+                   "players)")
     p.add_argument("action", choices=ACTIONS, help="migrate: create or upgrade the "
                    "league's tables; ingest: write the boxes' game messages into the league "
                    "(any number at once, sharing one subscription); status: per box and "
@@ -31,7 +33,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "standings: a season's ranked players; ratings: compute every season's "
                    "ratings and standings from the games and keep them (the ingest does "
                    "it as games arrive); rebuild: compute them again and compare with "
-                   "what was kept (exit 0 only when equal)")
+                   "what was kept (exit 0 only when equal); players add NAME: a league "
+                   "player, whose secret (a card code) is printed once")
+    p.add_argument("words", nargs="*", metavar="add NAME", help="players: add, then the "
+                   "player's name (in quotes if it has a space)")
     p.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
     p.add_argument("--mqtt", metavar="URL", help="ingest (required): the league's broker, "
                    "mqtt://host[:port] or mqtts://host[:port]")
@@ -70,6 +75,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.words and args.action != "players":
+        raise UserError(f"league {args.action} takes no more words "
+                        f"({quoted(' '.join(args.words))})")
     if args.action != "ingest":
         given = [f for f, v in (("--mqtt", args.mqtt), ("--credentials", args.credentials),
                                 ("--ca", args.ca)) if v is not None]
@@ -90,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--venue goes with league season or standings, not {args.action}")
     return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status,
             "season": run_season, "standings": run_standings, "ratings": run_ratings,
-            "rebuild": run_rebuild}[args.action](args)
+            "rebuild": run_rebuild, "players": run_players}[args.action](args)
 
 
 def _date(text: str) -> dt.date:
@@ -294,6 +302,27 @@ def run_rebuild(args: argparse.Namespace) -> int:
                  f"{len(found)} difference(s) from what was kept (shutbox-hw league "
                  "ratings --dsn DSN keeps the rebuilt values)"))
     return 0 if not found else 1
+
+
+def run_players(args: argparse.Namespace) -> int:
+    from ...league.players import PlayerError, add_player
+    from ...league.schema import LeagueSchemaError, check
+    from ...players.league_secret import shown
+    if not args.words or args.words[0] != "add":
+        raise UserError("league players needs: add NAME")
+    if len(args.words) != 2:
+        raise UserError("league players add takes one NAME (in quotes if it has a space)")
+    conn = _connect(args.dsn)
+    try:
+        check(conn)
+        added = add_player(conn, args.words[1])
+    except (LeagueSchemaError, PlayerError) as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    print(f"league player {added.name} (id {added.player}); their secret, shown this once "
+          f"(the league keeps only its hash): {shown(added.code)}")
+    return 0
 
 
 def _ids(ids: list[int], shown: int = 10) -> str:
