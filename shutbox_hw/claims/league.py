@@ -38,6 +38,7 @@ NEEDS_SECRET = ("{name} is a league player's name: type their secret (the code o
                 "card) as well, or choose another name")
 WRONG_SECRET = "that is not {name}'s secret: check the code on the card"
 TOO_MANY = "too many wrong secrets for {name}: wait a minute and try again"
+UNREADABLE = "the box cannot read the league's roster now: try again in a moment"
 NOT_IN_LEAGUE = ("{name} is not in the league's roster on this box: leave the secret out "
                  "to play as a guest")
 
@@ -60,7 +61,7 @@ class Vetting:
             db = sqlite3.connect(self.db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as error:
             log.warning("league roster: the record cannot be read (%s)", error)
-            return "the box cannot read the league's roster now: try again in a moment"
+            return UNREADABLE
         try:
             try:
                 entry = league_entry(db, name)

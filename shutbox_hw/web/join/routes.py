@@ -29,7 +29,7 @@ from ..content.reader import Reader
 from ..gate.forms import form_fields
 from ..gate.limits import AddressLimit
 from ..gate.refusals import Refused
-from .page import answer_page, join_page, refusal_page
+from .page import MAX_SECRET_CHARS, answer_page, join_page, refusal_page
 
 log = logging.getLogger("shutbox_hw.web")
 
@@ -103,12 +103,14 @@ class Join:
             return HTMLResponse(refusal_page(code, TOO_MANY, again=False), status_code=429)
         fields = await form_fields(request, MAX_FORM_BYTES)
         name = (fields.get("pick") or fields.get("name") or [""])[0]
+        secret = (fields.get("secret") or [""])[0].strip()    # a league player's card code
         problem = name_problem(name)
         if problem is not None:
             return HTMLResponse(refusal_page(code, problem), status_code=400)
         try:
             answer = await anyio.to_thread.run_sync(client.claim, path, tidy(name), code,
-                                                    address, limiter=self.asks)
+                                                    address, secret[:MAX_SECRET_CHARS],
+                                                    limiter=self.asks)
         except client.BoxNotAnswering as error:
             log.warning("a seat from a phone: %s", error)
             return HTMLResponse(refusal_page(code, NOT_ANSWERING), status_code=503)
