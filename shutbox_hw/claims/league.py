@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from ..players.league_secret import verify
+from ..players.league_secret import Entry, verify
 from ..players.names import name_key
 from ..store.tables.league import league_entry, note_verified
 
@@ -38,6 +38,7 @@ NEEDS_SECRET = ("{name} is a league player's name: type their secret (the code o
                 "card) as well, or choose another name")
 WRONG_SECRET = "that is not {name}'s secret: check the code on the card"
 TOO_MANY = "too many wrong secrets for {name}: wait a minute and try again"
+BUSY = "the box is busy: try again in a moment"     # as claims/server.py says it
 UNREADABLE = "the box cannot read the league's roster now: try again in a moment"
 NOT_IN_LEAGUE = ("{name} is not in the league's roster on this box: leave the secret out "
                  "to play as a guest")
@@ -55,34 +56,38 @@ class Vetting:
         self._lock = threading.Lock()
         self._wrong: dict[str, deque[float]] = {}
 
-    def __call__(self, name: str, secret: str) -> str | None:
-        secret = secret.strip()
+    def __call__(self, name: str, secret: str) -> tuple[str | None, str]:
+        """(None, the name to seat) or (the refusal, ``name``)."""
+        refusal, entry = self._vet(name, secret.strip())
+        return refusal, name if entry is None or refusal is not None else entry.name
+
+    def _vet(self, name: str, secret: str) -> tuple[str | None, Entry | None]:
         try:
             db = sqlite3.connect(self.db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as error:
             log.warning("league roster: the record cannot be read (%s)", error)
-            return UNREADABLE
+            return UNREADABLE, None
         try:
             try:
                 entry = league_entry(db, name)
             except sqlite3.OperationalError:      # a record not migrated yet (the box starting)
                 entry = None
             if entry is None:
-                return NOT_IN_LEAGUE.format(name=name) if secret else None
+                return (NOT_IN_LEAGUE.format(name=name) if secret else None), None
             if not secret:
-                return NEEDS_SECRET.format(name=entry.name)
+                return NEEDS_SECRET.format(name=entry.name), entry
             key, now = name_key(name), self._clock()
             if self._refused(key, now):
-                return TOO_MANY.format(name=entry.name)
+                return TOO_MANY.format(name=entry.name), entry
             if len(secret) > MAX_SECRET or not verify(entry, secret):
                 self._count_wrong(key, now)
-                return WRONG_SECRET.format(name=entry.name)
+                return WRONG_SECRET.format(name=entry.name), entry
             try:
                 note_verified(db, entry, now)
             except sqlite3.Error as error:
                 log.warning("league roster: a verified claim could not be noted (%s)", error)
-                return "the box is busy: try again in a moment"
-            return None
+                return BUSY, entry
+            return None, entry
         finally:
             db.close()
 

@@ -78,9 +78,10 @@ class ClaimServer(Closable):
 
     def __init__(self, path: str, wake: Callable[[], None],
                  clock_ms: Callable[[], int], web_url: str | None = None,
-                 vet: Callable[[str, str], str | None] | None = None) -> None:
-        """``vet(name, secret)``: None lets a claim go on to the loop, else its refusal
-        (the league's names and their secrets, network/league_roster.py; None: no check)."""
+                 vet: Callable[[str, str], tuple[str | None, str]] | None = None) -> None:
+        """``vet(name, secret)``: (None, the name to seat: a league player's as the league
+        spells it) lets a claim go on to the loop, else (its refusal, name) (the league's
+        names and their secrets, claims/league.py; None: no check)."""
         self.path = path
         self.vet = vet
         self.fixed_url = web_url or None   # [network] web_url: the address, whatever is said
@@ -201,7 +202,7 @@ class ClaimServer(Closable):
         if not (isinstance(secret, str) and len(secret) <= MAX_SECRET):
             return refused("not understood: the secret")
         if self.vet is not None:
-            refusal = self.vet(name, secret)
+            refusal, name = self.vet(name, secret)
             if refusal is not None:
                 return refused(refusal)
         pending = Pending(name, code, phone)

@@ -53,6 +53,14 @@ def league_entry(db: sqlite3.Connection, name: str) -> Entry | None:
         return None
 
 
+def league_keys(db: sqlite3.Connection) -> set[str]:
+    """The league players' names as the roster compares them (none before schema 9)."""
+    try:
+        return {key for key, in db.execute("SELECT key FROM league_roster")}
+    except sqlite3.OperationalError:
+        return set()
+
+
 def roster_size(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT count(*) FROM league_roster").fetchone()[0])
 
