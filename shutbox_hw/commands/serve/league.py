@@ -22,7 +22,32 @@ ACTIONS = ("migrate", "ingest", "status", "season", "standings", "ratings", "reb
            "players")
 
 
+class _Intermixed(argparse.ArgumentParser):
+    """The league's parser: its words may come after the options
+    (``league players add --dsn DSN NAME``), as argparse's intermixed parsing reads them."""
+
+    _inside = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._inside:
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    made_by = sub._parser_class
+    sub._parser_class = type("LeagueParser", (_Intermixed, made_by), {})
+    try:
+        _add_parser(sub)
+    finally:
+        sub._parser_class = made_by
+
+
+def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
                        "database (migrate, ingest, status, season, standings, ratings, rebuild, "
                    "players)")
