@@ -10,7 +10,7 @@ on the league's broker when it connects and whenever the table changes
 brokers, whose boxes subscribe to it (:mod:`shutbox_hw.network.league_roster`).
 
 One message per player, not one for the roster: a box takes no packet over 4 KB
-from its broker (network/session.py), a player's entry is about 250 bytes, and a
+from its broker (network/session.py), a player's entry is about 200 bytes, and a
 league of a thousand players would be a quarter of a megabyte in one message. A
 player's message changes alone (a new code), and a player removed from the league
 is an empty retained message on their topic (the box forgets them).

@@ -5,7 +5,7 @@ The box subscribes to ``shutbox/league/roster/+`` on its pub's broker
 bridge brings in from the league's broker (docs/network/league.md). Each is kept
 in the record (:func:`take`, store/tables/league.py), replacing the one before;
 an empty one removes the player. Nothing swells the box: each message is one
-player (about 250 bytes, under the 4 KB the box takes in one packet), and an
+player (about 200 bytes, under the 4 KB the box takes in one packet), and an
 entry whose scrypt parameters ask for more than a box computes is refused
 (:func:`shutbox_hw.players.league_secret.parse_entry`).
 

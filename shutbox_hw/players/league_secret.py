@@ -10,7 +10,7 @@ is down (:func:`verify`). 10 characters of 32 are 50 bits: a roster copied off a
 pub's broker cannot be searched for the codes (2**50 scrypt hashes; a PIN of 6
 digits would fall to 10**6 of them in an hour on one core).
 
-The parameters (n 2**12, r 8, p 1: 4 MiB of memory) are chosen for the box's
+The parameters (n 2**11, r 8, p 1: 2 MiB of memory) are chosen for the box's
 slowest computer, a Pi Zero, to verify a code in well under a second
 (``benchmarks/league_secret.py`` prints the time on the machine it runs on).
 A roster entry whose parameters ask for more than :data:`MAX_N`, :data:`MAX_R`,
@@ -33,7 +33,7 @@ from .names import name_key, name_problem
 
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"   # the join codes' alphabet (claims/desk.py)
 CODE_LENGTH = 10
-N, R, P = 2 ** 12, 8, 1          # scrypt's cost: 128 * N * R bytes = 4 MiB
+N, R, P = 2 ** 11, 8, 1          # scrypt's cost: 128 * N * R bytes = 2 MiB
 DKLEN = 32
 SALT_BYTES = 16
 MAX_N, MAX_R, MAX_P = 2 ** 15, 16, 2   # what a box agrees to compute (32 MiB at most)
