@@ -123,6 +123,16 @@ def test_only_a_roster_topic_names_a_player():
         assert roster_player(topic) is None, topic
 
 
+def test_no_box_may_take_the_league_s_own_topics(tmp_path):
+    from shutbox_hw.config.config_file import ConfigError
+    path = tmp_path / "box.toml"
+    path.write_text('[network]\nmqtt = "mqtt://127.0.0.1"\nbox = "league"\n')
+    with pytest.raises(ConfigError, match="'league' is the league's own topic"):
+        load_config(path)
+    path.write_text('[network]\nmqtt = "mqtt://127.0.0.1"\nbox = "leagues"\n')
+    assert load_config(path).network.box_id == "leagues"
+
+
 # ---------------------------------------------------------------- the box's roster
 
 
