@@ -245,10 +245,14 @@ class Session:
         self._look = True
 
     def _roster(self, topic: str, payload: bytes) -> None:
+        """A roster entry kept; one the record cannot take now (the daemon's write holds
+        it past the timeout, or the record is not yet upgraded to schema 9) ends this
+        connection: the broker gives every retained entry again on the next."""
         try:
             problem = take_roster(self.db, topic, payload, self.pub.now())
-        except sqlite3.Error as error:   # the daemon's write holds the lock: sent again
-            problem = f"the league's roster could not be kept ({error})"   # on reconnect
+        except sqlite3.Error as error:
+            problem = f"the league's roster could not be kept now ({error}): connecting again"
+            self.lost = True
         if problem is not None:
             self.pub.roster_problem(problem)
 

@@ -276,3 +276,31 @@ def test_a_claim_on_the_box_then_the_game_s_message_says_the_seat_was_verified(t
             con.close()
         finally:
             runner.close()
+
+
+def test_the_join_page_asks_a_league_player_for_their_secret(tmp_path):
+    """The real web process and the box's loop: the page's field for the secret, the
+    league player's name no longer a button, and the claims refused or seated."""
+    from test_join_web import Pub
+    from web_server import need_web
+    need_web()
+    with short_folder() as folder:
+        pub = Pub(tmp_path, folder)
+        try:
+            code = pub.code()
+            status, _, page = pub.web.get(f"/join/{code}")
+            assert status == 200 and b'value="Anna"' in page and b'name="secret"' in page
+            con = sqlite3.connect(pub.box.db, isolation_level=None)
+            take(con, "shutbox/league/roster/7", entry_message(7, "Anna", ANNA_CODE), 1.0)
+            con.close()
+            status, _, page = pub.web.get(f"/join/{code}")
+            assert status == 200 and b'value="Anna"' not in page and b'value="Bob"' in page
+            status, text = pub.post(code, name="Anna")
+            assert status == 409 and "league player&#x27;s name" in text, text
+            status, text = pub.post(code, name="Anna", secret="K7M2Q-DX4PB")
+            assert status == 409 and "not Anna&#x27;s secret" in text, text
+            status, text = pub.post(code, name="anna", secret="k7m2q-dx4pa")
+            assert status == 200 and "Anna: seat 1" in text, text
+            assert pub.box.daemon.controller.screen().players[0] == "Anna"
+        finally:
+            assert "Traceback" not in pub.close()

@@ -20,10 +20,11 @@ from starlette.routing import Route
 from ...base.i18n import N_
 from ...claims import client
 from ...claims.desk import CODE_LENGTH, CODE_LETTERS, join_url
-from ...players.names import MAX_NAME_CHARS, name_problem, tidy
+from ...players.names import MAX_NAME_CHARS, name_key, name_problem, tidy
 from ...render import qr
 from ...store.read.shown import read_shown
 from ...store.tables.capability import Capability, offers
+from ...store.tables.league import league_keys
 from ...store.tables.roster import recent
 from ..content.reader import Reader
 from ..gate.forms import form_fields
@@ -82,6 +83,9 @@ class Join:
             picture = read_shown(db, reader.schema)
             names = [p.name for p in recent(db, RECENT_NAMES)] \
                 if offers(reader.schema, Capability.PLAYERS) else []
+            if offers(reader.schema, Capability.LEAGUE):   # claimed with a secret, typed
+                league = league_keys(db)
+                names = [n for n in names if name_key(n) not in league]
             return picture, names
         picture, names = await self.read(work)
         current = (picture or {}).get("join") or {}
