@@ -79,6 +79,24 @@ def add_player(conn: Any, name: str) -> Added:
     return Added(int(player), clean, code)
 
 
+def renew_code(conn: Any, name: str) -> Added:
+    """A new code for the league player called ``name`` (a lost card): the old one
+    stops working at each box as the new entry reaches it; PlayerError for no such
+    player."""
+    code = new_code()
+    with conn.transaction():
+        row = conn.execute("SELECT id, name FROM league_players WHERE key = %s FOR UPDATE",
+                           (name_key(tidy(name)),)).fetchone()
+        if row is None:
+            raise PlayerError(f"the league has no player called {tidy(name)[:40]}")
+        player, spelled = int(row[0]), str(row[1])
+        entry = make_entry(player, spelled, code)
+        conn.execute("UPDATE league_players SET salt = %s, hash = %s, n = %s, r = %s, p = %s,"
+                     " changed_at = clock_timestamp() WHERE id = %s",
+                     (entry.salt, entry.hash, entry.n, entry.r, entry.p, player))
+    return Added(player, spelled, code)
+
+
 def roster(conn: Any) -> list[Entry]:
     """Every league player as the boxes know them (no secrets), by id."""
     return [Entry(int(i), name, bytes(salt), bytes(digest), n, r, p)

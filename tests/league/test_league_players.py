@@ -88,6 +88,15 @@ def league_seats(league, game: int) -> list[dict] | None:
     return rows[0][0] if rows else None
 
 
+def roster_entry(db: Path) -> str:
+    con = sqlite3.connect(db)
+    try:
+        return str(con.execute("SELECT entry FROM league_roster WHERE player = 1")
+                   .fetchone()[0])
+    finally:
+        con.close()
+
+
 def outbox_games(db: Path) -> int:
     con = sqlite3.connect(db)
     try:
@@ -158,6 +167,21 @@ def test_a_league_player_claims_a_seat_online_offline_and_after_a_restart(league
             wait_for(lambda: False, 6)            # three gap rounds
             status, = [r for r in league_status(pg.dsn) if r["box"] == "a1"]
             assert status["missing"] == [] and status["asked"] == 0, status
+
+            # a lost card: a new secret; the old one stops working when the entry arrives
+            entry_before = roster_entry(db)
+            renewed = league_cli("players", "renew", "--dsn", pg.dsn, "ANNA")
+            assert renewed.returncode == 0, renewed.stderr
+            assert "league player Anna (id 1); their new secret" in renewed.stdout
+            old_code, code = code, renewed.stdout.split()[-1]
+            assert code != old_code
+            assert wait_for(lambda: roster_entry(db) != entry_before, 30), league.logs()
+            assert claim(runner, sock, "Anna", old_code)["reason"] == \
+                WRONG_SECRET.format(name="Anna")
+            assert claim(runner, sock, "Anna", code)["ok"]
+            nobody = league_cli("players", "renew", "--dsn", pg.dsn, "Zed")
+            assert nobody.returncode == 2 and "the league has no player called Zed" in \
+                nobody.stderr
 
         with box(league.configs["a1"], db, sock) as runner:
             # the pub cut off from the league again: its broker is there, the league's not

@@ -59,9 +59,10 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "ratings and standings from the games and keep them (the ingest does "
                    "it as games arrive); rebuild: compute them again and compare with "
                    "what was kept (exit 0 only when equal); players add NAME: a league "
-                   "player, whose secret (a card code) is printed once")
-    p.add_argument("words", nargs="*", metavar="add NAME", help="players: add, then the "
-                   "player's name (in quotes if it has a space)")
+                   "player, whose secret (a card code) is printed once; players renew NAME: "
+                   "a new secret for a lost card")
+    p.add_argument("words", nargs="*", metavar="add|renew NAME", help="players: add or "
+                   "renew, then the player's name (in quotes if it has a space)")
     p.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
     p.add_argument("--mqtt", metavar="URL", help="ingest (required): the league's broker, "
                    "mqtt://host[:port] or mqtts://host[:port]")
@@ -330,23 +331,25 @@ def run_rebuild(args: argparse.Namespace) -> int:
 
 
 def run_players(args: argparse.Namespace) -> int:
-    from ...league.players import PlayerError, add_player
+    from ...league.players import PlayerError, add_player, renew_code
     from ...league.schema import LeagueSchemaError, check
     from ...players.league_secret import shown
-    if not args.words or args.words[0] != "add":
-        raise UserError("league players needs: add NAME")
+    if not args.words or args.words[0] not in ("add", "renew"):
+        raise UserError("league players needs: add NAME, or renew NAME")
+    verb = args.words[0]
     if len(args.words) != 2:
-        raise UserError("league players add takes one NAME (in quotes if it has a space)")
+        raise UserError(f"league players {verb} takes one NAME (in quotes if it has a space)")
     conn = _connect(args.dsn)
     try:
         check(conn)
-        added = add_player(conn, args.words[1])
+        done = (add_player if verb == "add" else renew_code)(conn, args.words[1])
     except (LeagueSchemaError, PlayerError) as error:
         raise UserError(str(error)) from None
     finally:
         conn.close()
-    print(f"league player {added.name} (id {added.player}); their secret, shown this once "
-          f"(the league keeps only its hash): {shown(added.code)}")
+    print(f"league player {done.name} (id {done.player}); their "
+          + ("" if verb == "add" else "new ") + "secret, shown this once "
+          f"(the league keeps only its hash): {shown(done.code)}")
     return 0
 
 
