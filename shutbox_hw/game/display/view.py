@@ -63,6 +63,9 @@ def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     shown = shown if shown is not None else Presentation()
     if state.service is not None:
         return service_view.screen(state.service, state.rules.tiles, state.audits)
+    if state.phase == "idle" and state.join.question is not None:   # game/referee/phones.py
+        return ConfirmScreen(tr("Same phone: seat {name}?").format(
+            name=oled_name(state.join.question.claim.name, "?")))
     if state.phase == "idle" and state.picking is not None:
         return roster_screen(state, shown)
     if state.phase == "idle":
