@@ -127,6 +127,12 @@ def test_next_refuses_the_second_seat_and_a_long_press_answers_nothing():
     assert c.state.join.take_settled() == join.DECLINED
     assert c.screen().players == ("Anna", "P2") and c.player_count == 2   # NEXT: no seat,
     assert c.state.picking is None                                        # nothing else
+    # that phone is not asked about again this setup: a guest cannot keep the box asking
+    assert from_(c, "192.168.1.31", "Cleo", 1500) == [] and c.last_claim == join.DECLINED
+    assert c.state.join.question is None and isinstance(c.screen(), AttractScreen)
+    assert from_(c, "192.168.1.32", "Dan", 1600)[0].seat == 1      # other phones as ever
+    c.handle(ButtonPressed("roll", False, 2000))                   # the next game: anew
+    assert c.state.join.declined == set()
 
 
 def test_a_question_nobody_answers_lapses_refused_and_the_bar_says_so():
@@ -186,10 +192,10 @@ def test_one_seat_a_phone_holds_for_the_whole_setup_whatever_its_codes():
     c.handle(JoinCode("NEW234", 600_000, 300_000, URL))
     assert from_(c, "192.168.1.31", "Bob", 300_100, code="NEW234") == []
     assert isinstance(c.last_claim, join.Asking) and c.screen().question.endswith("Bob?")
-    c.handle(ButtonPressed("next", False, 300_200))
+    c.handle(Tick(300_100 + join.QUESTION_MS))          # it lapses (may be asked again)
     # the web going or coming hands in the same code again: nothing is forgotten either
-    c.handle(JoinCode("NEW234", 600_000, 300_300, None))
-    assert from_(c, "192.168.1.31", "Cleo", 300_400, code="NEW234") == []
+    c.handle(JoinCode("NEW234", 600_000, 310_000, None))
+    assert from_(c, "192.168.1.31", "Cleo", 310_100, code="NEW234") == []
     assert isinstance(c.last_claim, join.Asking)
 
 

@@ -19,6 +19,8 @@ name, NEXT refuses, and nobody answering within :data:`QUESTION_MS` (the events'
 own time: no clock) refuses too. One such question at a time; the phone is told
 it waits (:class:`Asking`), and the outcome once it is known
 (:meth:`JoinDesk.settle`, taken by the daemon with :meth:`JoinDesk.take_settled`).
+A phone the players said no to is refused at once for the rest of the setup: it
+cannot keep the box asking (and its ROLL answering instead of starting the game).
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class JoinDesk:
     phones: dict[str, str] = field(default_factory=dict)
     question: Question | None = None
     settled: SeatClaimed | str | None = None
+    declined: set[str] = field(default_factory=set)   # phones the players said no to
 
     def hand_in(self, code: JoinCode) -> None:
         """The daemon's new code: the one before it is stale from now on. The setup
@@ -97,6 +100,7 @@ class JoinDesk:
             self.old.append(self.code.code)
         self.code = None
         self.phones.clear()
+        self.declined.clear()
         if self.question is not None:
             self.settle(UNDER_WAY)
 
@@ -128,6 +132,8 @@ class JoinDesk:
         self.recent.append(now)
         taken = self.phones.get(claim.phone or "")
         if taken is not None and seated(taken):
+            if claim.phone in self.declined:    # said no once: not asked again this setup
+                return DECLINED
             return ASKING_OTHER if self.question is not None else ONE_SEAT
         return None
 
@@ -143,7 +149,11 @@ class JoinDesk:
         return Asking(ASKING.format(name=claim.name))
 
     def settle(self, outcome: SeatClaimed | str) -> None:
-        """The question is answered (a seat, or why not): the phone is told next."""
+        """The question is answered (a seat, or why not): the phone is told next. A
+        phone the players said no to is not asked about again in this setup (it
+        cannot keep the box's buttons busy answering it)."""
+        if outcome == DECLINED and self.question is not None and self.question.claim.phone:
+            self.declined.add(self.question.claim.phone)
         self.question = None
         self.settled = outcome
 
