@@ -260,17 +260,20 @@ def test_a_second_seat_from_one_phone_is_put_to_the_box_and_the_phone_told(pub):
     assert status == 200 and "Bob: seat 2" in page
     assert controller.screen().players == ("Anna", "Bob") and controller.phase == "idle"
 
-    url = second("Cleo")
-    pub.box.press("next")                         # ... and no
-    status, page = outcome(url)
-    assert status == 409 and "The players on the box said no" in page
-    assert controller.screen().players == ("Anna", "Bob")
-
-    url = second("Dan")                           # nobody answers: it lapses, refused
+    url = second("Cleo")                          # nobody answers: it lapses, refused
     status, page = outcome(url)
     assert status == 409 and "Nobody answered on the box" in page
     assert controller.screen().players == ("Anna", "Bob")
     assert controller.screen().message == "no answer: no seat"
+
+    url = second("Dan")
+    pub.box.press("next")                         # ... and no
+    status, page = outcome(url)
+    assert status == 409 and "The players on the box said no" in page
+    assert controller.screen().players == ("Anna", "Bob")
+    status, page = pub.post(code, name="Eve")     # that phone is not asked about again
+    assert status == 409 and "The players on the box said no" in page
+    assert not isinstance(controller.screen(), ConfirmScreen)
     status, _, body = pub.web.get(f"/join/{code}/asked/AAAAAAAAAAAAAAAA")   # a made-up ticket
     assert status == 409 and b"no longer knows this question" in body
     assert pub.web.get(f"/join/{code}/asked/..%2Fetc")[0] == 404
