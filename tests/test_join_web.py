@@ -124,11 +124,14 @@ def test_scan_the_box_claim_a_seat_in_the_browser_and_the_box_shows_it(pub, brow
     assert {"event": "seat_claimed", "seat": 0, "player": "Zoë", "source": "phone",
             "players": ["Zoë", "P2"]} in pub.box.events
     assert pub.box.daemon.controller.screen().players == ("Zoë", "P2")
-    # the same phone picks a second name: one seat a phone, said in words
+    # the same phone picks a second name: the box asks its players, the phone waits
     browser.get(from_tv)
     browser.find_element("css selector", "button.name[value='Anna']").click()
-    assert wait_for(lambda: heading(browser) == "No seat", 10), heading(browser)
-    assert "own phone" in browser.find_element("css selector", ".reason").text
+    assert wait_for(lambda: heading(browser) == "Waiting for the box", 10), heading(browser)
+    assert wait_for(lambda: isinstance(pub.box.daemon.controller.screen(), ConfirmScreen), 10)
+    pub.box.press("next")                   # no: the page, looking again by itself, says so
+    assert wait_for(lambda: heading(browser) == "No seat", 15), heading(browser)
+    assert "said no" in browser.find_element("css selector", ".reason").text
     assert pub.box.daemon.controller.screen().players == ("Zoë", "P2")
     # a friend's phone (another address) picks a name of the roster with its button
     status, _, body = pub.web.get(f"/join/{code}", "POST", b"pick=Anna", FORM,
