@@ -209,6 +209,23 @@ def test_a_crowd_of_claims_from_one_address_is_bounded_and_each_gets_an_answer(p
         statuses.count(200)
 
 
+def test_guesses_from_a_handful_of_addresses_never_keep_the_right_code_out(pub):
+    """Issue 43, finding 2: bursts of wrong codes from several addresses counted towards
+    the box's 8 claims in 10 s, and the phone with the right code read "too many
+    claims at once" for as long as they ran. The code is checked first now."""
+    code = pub.code()
+    wrong = "ABCDE2" if code != "ABCDE2" else "ABCDE3"
+
+    def guess(address: str) -> int:
+        return pub.web.get(f"/join/{wrong}", "POST", b"name=Guest", FORM, source=address)[0]
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(guess, [f"127.0.0.{10 + i // 8}" for i in range(5 * 8)]))
+    assert answers == [409] * 40                       # each refused: not the box's code
+    status, _, body = pub.web.get(f"/join/{code}", "POST", b"name=Anna", FORM,
+                                  source="127.0.0.99")
+    assert status == 200 and b"Anna: seat 1" in body, body
+
+
 def test_a_claim_from_another_site_s_page_is_refused(pub):
     code = pub.code()
     host = f"127.0.0.1:{pub.web.port}"
