@@ -304,3 +304,45 @@ def test_the_join_page_asks_a_league_player_for_their_secret(tmp_path):
             assert pub.box.daemon.controller.screen().players[0] == "Anna"
         finally:
             assert "Traceback" not in pub.close()
+
+
+class _Owner:
+    """What a session asks of its publisher when a message comes (network/session.py)."""
+    topics = {"resend": "shutbox/a1/resend"}
+    epoch = "e1"
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def roster_problem(self, text: str) -> None:
+        self.problems.append(text)
+
+    def now(self) -> float:
+        return 5.0
+
+
+def test_the_session_keeps_roster_messages_and_connects_again_when_it_cannot(record, tmp_path):
+    from types import SimpleNamespace
+
+    from shutbox_hw.network.session import Session
+    path, db = record
+    owner = _Owner()
+    session = Session(owner, db)       # type: ignore[arg-type]
+    message = SimpleNamespace(topic="shutbox/league/roster/7",
+                              payload=entry_message(7, "Anna", ANNA_CODE))
+    session._on_message(None, None, message)
+    assert Vetting(path)("Anna", ANNA_CODE) == (None, "Anna") and not session.lost
+    hostile = json.loads(message.payload)
+    hostile["r"] = 1000
+    session._on_message(None, None, SimpleNamespace(topic=message.topic,
+                                                    payload=json.dumps(hostile).encode()))
+    assert "more than a box computes" in owner.problems[-1] and not session.lost
+    # a record not upgraded yet (schema 8: no roster table): kept nowhere, said, and
+    # the connection ended so that the broker gives the retained entries again
+    old = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    try:
+        session = Session(owner, old)  # type: ignore[arg-type]
+        session._on_message(None, None, message)
+        assert session.lost and "connecting again" in owner.problems[-1]
+    finally:
+        old.close()
