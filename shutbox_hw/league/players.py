@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..players.league_secret import Entry, make_entry, new_code
-from ..players.names import name_key, name_problem, tidy
+from ..players.names import is_seat_label, name_key, name_problem, tidy
 
 log = logging.getLogger("shutbox_hw.league")
 
@@ -52,15 +52,21 @@ class Added:
     code: str           # the secret: printed once, kept nowhere
 
 
-def add_player(conn: Any, name: str) -> Added:
-    """A new league player called ``name`` with a fresh code (inside its own
-    transaction); PlayerError for a name the boxes would refuse or one taken."""
+def checked_name(name: str) -> str:
+    """``name`` as the league keeps it (tidied); PlayerError for one the boxes refuse."""
     problem = name_problem(name)
     if problem is not None:
         raise PlayerError(f"NAME: {problem}")
     clean = tidy(name)
-    if clean[0] == "P" and clean[1:].isdigit():
+    if is_seat_label(clean):
         raise PlayerError(f"NAME: {clean} is a seat's label, not a player's name")
+    return clean
+
+
+def add_player(conn: Any, name: str) -> Added:
+    """A new league player called ``name`` with a fresh code (inside its own
+    transaction); PlayerError for a name the boxes would refuse or one taken."""
+    clean = checked_name(name)
     key = name_key(clean)
     code = new_code()
     with conn.transaction():

@@ -346,3 +346,20 @@ def test_the_session_keeps_roster_messages_and_connects_again_when_it_cannot(rec
         assert session.lost and "connecting again" in owner.problems[-1]
     finally:
         old.close()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["players", "--dsn", "x"], "league players needs: add NAME, or renew NAME"),
+    (["players", "remove", "--dsn", "x", "Anna"], "league players needs: add NAME"),
+    (["players", "add", "--dsn", "x"], "league players add takes one NAME"),
+    (["players", "add", "--dsn", "x", "Anna", "Bob"], "league players add takes one NAME"),
+    (["players", "add", "--dsn", "x", "P3"], "NAME: P3 is a seat's label"),
+    (["players", "add", "--dsn", "x", "x" * 20], "NAME: a name has at most 16 characters"),
+    (["players", "add", "--dsn", "x", "Bo\x1bb"], "NAME: a name cannot hold control"),
+    (["status", "--dsn", "x", "Anna"], "league status takes no more words ('Anna')"),
+])
+def test_the_players_command_s_mistakes_are_one_line_each(args, words):
+    from cli_inprocess import run_cli
+    out = run_cli("league", *args)
+    assert out.returncode == 2 and words in out.stderr, out.stderr
+    assert len(out.stderr.splitlines()) == 1 and "Traceback" not in out.stderr

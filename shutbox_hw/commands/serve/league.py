@@ -331,7 +331,7 @@ def run_rebuild(args: argparse.Namespace) -> int:
 
 
 def run_players(args: argparse.Namespace) -> int:
-    from ...league.players import PlayerError, add_player, renew_code
+    from ...league.players import PlayerError, add_player, checked_name, renew_code
     from ...league.schema import LeagueSchemaError, check
     from ...players.league_secret import shown
     if not args.words or args.words[0] not in ("add", "renew"):
@@ -339,6 +339,10 @@ def run_players(args: argparse.Namespace) -> int:
     verb = args.words[0]
     if len(args.words) != 2:
         raise UserError(f"league players {verb} takes one NAME (in quotes if it has a space)")
+    try:
+        checked_name(args.words[1])
+    except PlayerError as error:
+        raise UserError(str(error)) from None
     conn = _connect(args.dsn)
     try:
         check(conn)
