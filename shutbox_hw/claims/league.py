@@ -46,9 +46,13 @@ NOT_IN_LEAGUE = ("{name} is not in the league's roster on this box: leave the se
 
 class Vetting:
     """A claim's name and secret checked against the roster in the record at ``db_path``
-    (called on the claims socket's peer threads): None lets the claim go on to the
-    referee, else the refusal for the phone. A league name verified is noted for the
-    game being set up (its message says so)."""
+    (called on the claims socket's peer threads): (None, the name to seat) lets the
+    claim go on to the referee, else (the refusal for the phone, the name). A league
+    name verified is noted for the game being set up (its message says so).
+
+    It runs before the referee checks the join code (the code is the loop's), so
+    anyone who reaches the claims socket through the web (10 tries a minute an
+    address) can spend a name's five wrong secrets and close it for a minute."""
 
     def __init__(self, db_path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.db_path = str(db_path)

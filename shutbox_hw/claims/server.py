@@ -16,7 +16,7 @@ never sends its line is dropped after :data:`~.wire.READ_TIMEOUT_S`; at most
 :data:`MAX_PEERS` peers are served at once, the rest are told at once that the
 box is busy; nothing a peer sends reaches the loop but a name, a code and the phone's
 address (a league player's secret is checked on the peer's thread by ``vet``,
-network/league_roster.py, and goes no further); where ``[network] web_url`` is
+claims/league.py, and goes no further); where ``[network] web_url`` is
 set, the address the web says is not taken (the QR codes point at the configured
 one); a line is parsed only when it is short and shallow (:mod:`.wire`).
 """
