@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from ..game.model.join import WRONG
 from ..players.league_secret import Entry, verify
 from ..players.names import name_key
 from ..store.tables.league import league_entry, note_verified
@@ -38,6 +39,7 @@ NEEDS_SECRET = ("{name} is a league player's name: type their secret (the code o
                 "card) as well, or choose another name")
 WRONG_SECRET = "that is not {name}'s secret: check the code on the card"
 TOO_MANY = "too many wrong secrets for {name}: wait a minute and try again"
+WRONG_CODE = WRONG     # the referee's words for a code not the current one
 BUSY = "the box is busy: try again in a moment"     # as claims/server.py says it
 UNREADABLE = "the box cannot read the league's roster now: try again in a moment"
 NOT_IN_LEAGUE = ("{name} is not in the league's roster on this box: leave the secret out "
@@ -50,9 +52,9 @@ class Vetting:
     claim go on to the referee, else (the refusal for the phone, the name). A league
     name verified is noted for the game being set up (its message says so).
 
-    It runs before the referee checks the join code (the code is the loop's), so
-    anyone who reaches the claims socket through the web (10 tries a minute an
-    address) can spend a name's five wrong secrets and close it for a minute."""
+    It runs before the referee checks the join code, against the code the loop last
+    told the socket (claims/desk.py): a claim without it never has its secret looked
+    at, so only a phone at the table can spend a name's five wrong secrets."""
 
     def __init__(self, db_path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.db_path = str(db_path)
@@ -60,12 +62,16 @@ class Vetting:
         self._lock = threading.Lock()
         self._wrong: dict[str, deque[float]] = {}
 
-    def __call__(self, name: str, secret: str) -> tuple[str | None, str]:
-        """(None, the name to seat) or (the refusal, ``name``)."""
-        refusal, entry = self._vet(name, secret.strip())
+    def __call__(self, name: str, secret: str, code_ok: bool = True) -> tuple[str | None, str]:
+        """(None, the name to seat) or (the refusal, ``name``). ``code_ok``: the claim
+        bears the box's current join code; without it a league player's name is refused
+        as the referee refuses the code, before any secret is looked at (nobody without
+        the code spends a name's wrong secrets), and a guest's goes on to the referee,
+        which refuses the code in its own words."""
+        refusal, entry = self._vet(name, secret.strip(), code_ok)
         return refusal, name if entry is None or refusal is not None else entry.name
 
-    def _vet(self, name: str, secret: str) -> tuple[str | None, Entry | None]:
+    def _vet(self, name: str, secret: str, code_ok: bool) -> tuple[str | None, Entry | None]:
         try:
             db = sqlite3.connect(self.db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as error:
@@ -77,7 +83,9 @@ class Vetting:
             except sqlite3.OperationalError:      # a record not migrated yet (the box starting)
                 entry = None
             if entry is None:
-                return (NOT_IN_LEAGUE.format(name=name) if secret else None), None
+                return (NOT_IN_LEAGUE.format(name=name) if secret and code_ok else None), None
+            if not code_ok:
+                return WRONG_CODE, entry
             if not secret:
                 return NEEDS_SECRET.format(name=entry.name), entry
             key, now = name_key(name), self._clock()

@@ -81,12 +81,16 @@ class ClaimServer(Closable):
 
     def __init__(self, path: str, wake: Callable[[], None],
                  clock_ms: Callable[[], int], web_url: str | None = None,
-                 vet: Callable[[str, str], tuple[str | None, str]] | None = None) -> None:
-        """``vet(name, secret)``: (None, the name to seat: a league player's as the league
-        spells it) lets a claim go on to the loop, else (its refusal, name) (the league's
-        names and their secrets, claims/league.py; None: no check)."""
+                 vet: Callable[[str, str, bool], tuple[str | None, str]] | None = None
+                 ) -> None:
+        """``vet(name, secret, code_ok)``: (None, the name to seat: a league player's as
+        the league spells it) lets a claim go on to the loop, else (its refusal, name)
+        (the league's names and their secrets, claims/league.py; None: no check).
+        ``code_ok``: the claim bears the code the loop last said is current
+        (:meth:`say_code`), or the loop has said none yet."""
         self.path = path
         self.vet = vet
+        self._code: tuple[str | None] | None = None   # (the current code,) once said
         self.fixed_url = web_url or None   # [network] web_url: the address, whatever is said
         self._wake = wake
         self._clock_ms = clock_ms
@@ -124,6 +128,16 @@ class ClaimServer(Closable):
             self._asked.move_to_end(ticket)
             while len(self._asked) > KEPT_ANSWERS:
                 self._asked.popitem(last=False)
+
+    def say_code(self, code: str | None) -> None:
+        """The join code a claim must bear now (None: none, a game is under way)."""
+        with self._lock:
+            self._code = (code,)
+
+    def _bears_code(self, code: str) -> bool:
+        with self._lock:
+            said = self._code
+        return said is None or said[0] == code.upper()
 
     def web_url(self, now_ms: int, fresh_ms: int) -> str | None:
         """The web pages' address, if they said they run within the last ``fresh_ms``:
@@ -222,7 +236,7 @@ class ClaimServer(Closable):
         if not (isinstance(secret, str) and len(secret) <= MAX_SECRET):
             return refused("not understood: the secret")
         if self.vet is not None:
-            refusal, name = self.vet(name, secret)
+            refusal, name = self.vet(name, secret, self._bears_code(code))
             if refusal is not None:
                 return refused(refusal)
         pending = Pending(name, code, phone)

@@ -20,6 +20,7 @@ from shutbox_hw.claims.league import (
     NEEDS_SECRET,
     NOT_IN_LEAGUE,
     TOO_MANY,
+    WRONG_CODE,
     WRONG_MAX,
     WRONG_SECRET,
     WRONG_WINDOW_S,
@@ -182,6 +183,19 @@ def test_five_wrong_secrets_close_the_name_for_a_minute(record):
     assert vet("Anna", ANNA_CODE) == (None, "Anna")
 
 
+def test_without_the_box_s_join_code_no_secret_is_looked_at(record):
+    path, db = record
+    take(db, "shutbox/league/roster/7", entry_message(7, "Anna", ANNA_CODE), 1.0)
+    vet = Vetting(path, Clock())
+    for _ in range(3 * WRONG_MAX):     # a stranger without the code: the name stays open
+        assert vet("Anna", "AAAAAAAAAA", False) == (WRONG_CODE, "Anna")
+    assert vet("Anna", ANNA_CODE, False) == (WRONG_CODE, "Anna")   # not even the right one
+    assert vet("Bob", "", False) == (None, "Bob")      # the referee refuses the code itself
+    assert vet("Bob", "XYZ", False) == (None, "Bob")
+    assert vet("Anna", ANNA_CODE, True) == (None, "Anna")
+    assert db.execute("SELECT count(*) FROM league_claims").fetchone() == (1,)
+
+
 def test_the_roster_is_replaced_per_player_removed_by_an_empty_message_and_kept_on_disk(record):
     path, db = record
     take(db, "shutbox/league/roster/7", entry_message(7, "Anna", ANNA_CODE), 1.0)
@@ -221,14 +235,16 @@ def test_the_box_s_setup_roster_leaves_league_players_out(record, tmp_path):
 # ---------------------------------------------------------------- through the claims socket
 
 
-def claim(runner: SimRunner, sock: Path, name: str, secret: str) -> dict:
-    """A phone's claim over the real socket while the box's loop runs."""
+def claim(runner: SimRunner, sock: Path, name: str, secret: str,
+          join_code: str | None = None) -> dict:
+    """A phone's claim over the real socket while the box's loop runs (with the box's
+    current join code unless ``join_code`` says another)."""
     code = runner.daemon.controller.state.join.code
     assert code is not None
     answer: dict = {}
     asking = threading.Thread(target=lambda: answer.update(
-        client.claim(str(sock), name, code.code, "10.0.0.9" if name == "Bob" else None,
-                     secret=secret)))
+        client.claim(str(sock), name, join_code or code.code,
+                     "10.0.0.9" if name == "Bob" else None, secret=secret)))
     asking.start()
     while asking.is_alive():
         runner.advance(50)
@@ -246,6 +262,12 @@ def test_a_claim_on_the_box_then_the_game_s_message_says_the_seat_was_verified(t
         try:
             con = sqlite3.connect(db, isolation_level=None)
             take(con, "shutbox/league/roster/7", entry_message(7, "Anna", ANNA_CODE), 1.0)
+            for _ in range(WRONG_MAX):    # no code, no secret looked at: Anna's stays open
+                stranger = claim(runner, sock, "Anna", "K7M2QDX4PB", join_code="ZZZZ22")
+                assert stranger == {"ok": False, "reason": WRONG_CODE}
+            guest = claim(runner, sock, "Zed", "", join_code="ZZZZ22")   # the referee's words
+            assert guest == {"ok": False,
+                             "reason": "this is not the box's code: scan the box again"}
             wrong = claim(runner, sock, "Anna", "K7M2QDX4PB")
             assert wrong == {"ok": False, "reason": WRONG_SECRET.format(name="Anna")}
             bare = claim(runner, sock, "anna", "")
