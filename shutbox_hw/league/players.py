@@ -176,5 +176,6 @@ class RosterPublisher:
             sent += 1
         self._published = {e.player for e in entries}
         self._mark = mark
-        log.info("league ingest: published the roster (%d player(s))", len(entries))
+        if sent:
+            log.info("league ingest: published the roster (%d player(s))", len(entries))
         return sent
