@@ -44,7 +44,7 @@ from typing import Any
 from ..base.errors import UserError
 from ..players.names import is_seat_label, name_key, tidy
 from .schema import LeagueSchemaError, check
-from .standings import SEASON_COLUMNS, Season, counts, season_of, standings
+from .standings import NOT_EXCLUDED, SEASON_COLUMNS, Season, counts, season_of, standings
 
 log = logging.getLogger("shutbox_hw.league")
 
@@ -242,6 +242,7 @@ def slim(record: dict[str, Any], ratings: list[Any]) -> dict[str, Any]:
     games at once: their throws and times stay behind)."""
     rules = record.get("rules")
     return {"game": record.get("game"), "state": record.get("state"),
+            "dice": record.get("dice"),
             "ended_at": record.get("ended_at"),
             "rules": {"preset": rules.get("preset")} if isinstance(rules, dict) else None,
             "seats": record.get("seats"), "result": record.get("result"),
@@ -271,7 +272,7 @@ def load(conn: Any, known: LuckOf | None = None) -> tuple[list[Season], list[Row
         for venue, box, epoch, record, ratings in cur.stream(
                 "SELECT coalesce(b.venue, g.box), g.box, g.epoch, g.record, g.ratings"
                 " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
-                " AND g.ended_at >= %s AND g.ended_at < %s",
+                f" AND g.ended_at >= %s AND g.ended_at < %s AND {NOT_EXCLUDED}",
                 (start.timestamp(), end.timestamp())):
             where = (box, epoch, int(record["game"]))
             found = (known or {}).get(where)
@@ -306,8 +307,8 @@ def read_kept(conn: Any) -> Kept:
     for season, venue, player, row in conn.execute(
             "SELECT season, venue, player, row FROM kept_standings"):
         kept.standings[(season, venue, player)] = row
-    for box, epoch, game, player, luck, turns in conn.execute(
-            "SELECT box, epoch, game, player, luck, turns FROM kept_luck"):
+    for box, epoch, game, player, luck, turns in conn.execute(   # excluded: counts nowhere
+            f"SELECT box, epoch, game, player, luck, turns FROM kept_luck g WHERE {NOT_EXCLUDED}"):
         kept.luck[(box, epoch, game, player)] = (luck, turns)
     found = conn.execute("SELECT games FROM kept_state").fetchone()
     kept.games = int(found[0]) if found else 0
@@ -347,6 +348,8 @@ def refresh(conn: Any) -> Kept:
                  if where[:3] not in known])
         conn.execute("INSERT INTO kept_state (games, refreshed_at) VALUES (%s, now())",
                      (kept.games,))
+        from .trust import detect
+        detect(conn)         # the trust marks' flags brought up to date (league/trust.py)
     return kept
 
 
