@@ -35,7 +35,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import median
@@ -252,10 +252,15 @@ def slim(record: dict[str, Any], ratings: list[Any]) -> dict[str, Any]:
                         for r in ratings if isinstance(r, dict)]}
 
 
-def load(conn: Any, known: LuckOf | None = None) -> tuple[list[Season], list[Row], LuckOf]:
+Seen = Callable[[str, str, str, dict[str, Any]], None]
+
+
+def load(conn: Any, known: LuckOf | None = None, seen: Seen | None = None
+         ) -> tuple[list[Season], list[Row], LuckOf]:
     """The seasons, the league's finished games some season may count as (venue, box,
     epoch, :func:`slim` record) and their luck (``known``: games already measured,
-    taken as they are; every other game is measured as it is read)."""
+    taken as they are; every other game is measured as it is read; ``seen``: called
+    with each game's venue, box, epoch and whole record as it is read)."""
     from .luck import Meters, game_luck
     seasons = [season_of(row) for row in conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons ORDER BY name")]
@@ -279,13 +284,16 @@ def load(conn: Any, known: LuckOf | None = None) -> tuple[list[Season], list[Row
             luck[where] = found if found is not None else game_luck(
                 record, players_of(record), meters)
             games.append((venue, box, epoch, slim(record, ratings)))
+            if seen is not None:
+                seen(venue, box, epoch, record)
     return seasons, games, luck
 
 
-def compute(conn: Any, known: LuckOf | None = None) -> Kept:
+def compute(conn: Any, known: LuckOf | None = None, seen: Seen | None = None) -> Kept:
     """Every kept value, from the seasons and the games alone (``known``: the luck of
-    games already measured, taken as it is; every other game's is measured)."""
-    seasons, games, luck = load(conn, known)
+    games already measured, taken as it is; every other game's is measured; ``seen``:
+    see :func:`load`)."""
+    seasons, games, luck = load(conn, known, seen)
     counted, = conn.execute("SELECT count(*) FROM games WHERE state = 'finished'").fetchone()
     kept = Kept(games=int(counted))
     for where, players in luck.items():
@@ -327,7 +335,9 @@ def refresh(conn: Any) -> Kept:
         for box, epoch, game, player, luck, turns in conn.execute(
                 "SELECT box, epoch, game, player, luck, turns FROM kept_luck"):
             known.setdefault((box, epoch, game), {})[player] = (luck, turns)
-        kept = compute(conn, known)
+        from .trust import Collector, detect
+        collected = Collector()           # the trust marks' flags, from the same read
+        kept = compute(conn, known, collected.add)
         conn.execute("DELETE FROM kept_ratings")
         conn.execute("DELETE FROM kept_standings")
         conn.execute("DELETE FROM kept_state")
@@ -348,8 +358,7 @@ def refresh(conn: Any) -> Kept:
                  if where[:3] not in known])
         conn.execute("INSERT INTO kept_state (games, refreshed_at) VALUES (%s, now())",
                      (kept.games,))
-        from .trust import detect
-        detect(conn)         # the trust marks' flags brought up to date (league/trust.py)
+        detect(conn, collected)   # the flags brought up to date (league/trust.py)
     return kept
 
 

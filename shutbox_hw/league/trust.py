@@ -191,47 +191,70 @@ def dice_flags(season: Season, seen: Iterable[_Seen]) -> list[Flag]:
     return flags
 
 
-def find(conn: Any) -> list[Flag]:
-    """Every flag the games some season may count give now (excluded games left out)."""
-    from .ratings import players_of
-    from .standings import NOT_EXCLUDED
-    seasons = [season_of(row) for row in conn.execute(
+class Collector:
+    """What detection keeps of each game as the games are read (:meth:`add`: one game;
+    the refresh's own read of the games calls it, so nothing is read twice)."""
+
+    def __init__(self) -> None:
+        self.flags: list[Flag] = []
+        self.seen: list[_Seen] = []
+
+    def add(self, venue: str, box: str, epoch: str, record: dict[str, Any]) -> None:
+        from .ratings import players_of
+        players = players_of(record)
+        if not players:
+            return
+        game = int(record["game"])
+        flag = fast_flag(box, epoch, game, record, players)
+        if flag is not None:
+            self.flags.append(flag)
+        rules = record.get("rules")
+        self.seen.append(_Seen(venue, (box, epoch, game), {
+            "state": record.get("state"), "ended_at": record.get("ended_at"),
+            "dice": record.get("dice"),
+            "rules": {"preset": rules.get("preset")} if isinstance(rules, dict) else None},
+            faces_of(record, players)))
+
+    def found(self, seasons: Iterable[Season]) -> list[Flag]:
+        """Every flag: the fast games', then each season's dice."""
+        flags = sorted(self.flags, key=lambda f: f.key)
+        for season in seasons:
+            flags += dice_flags(season, self.seen)
+        return flags
+
+
+def _seasons(conn: Any) -> list[Season]:
+    return [season_of(row) for row in conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons ORDER BY name")]
+
+
+def find(conn: Any) -> list[Flag]:
+    """Every flag the games some season may count give now (excluded games left out),
+    from a read of their own."""
+    from .standings import NOT_EXCLUDED
+    seasons = _seasons(conn)
     if not seasons:
         return []
     start = dt.datetime.combine(min(s.starts for s in seasons), dt.time(), dt.UTC)
     end = dt.datetime.combine(max(s.ends for s in seasons) + dt.timedelta(days=1), dt.time(),
                               dt.UTC)
-    flags: list[Flag] = []
-    seen: list[_Seen] = []
+    collected = Collector()
     with conn.cursor() as cur:
-        for venue, box, epoch, game, record in cur.stream(
-                "SELECT coalesce(b.venue, g.box), g.box, g.epoch, g.game, g.record"
+        for venue, box, epoch, record in cur.stream(
+                "SELECT coalesce(b.venue, g.box), g.box, g.epoch, g.record"
                 " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
-                f" AND g.ended_at >= %s AND g.ended_at < %s AND {NOT_EXCLUDED}"
-                " ORDER BY g.box, g.epoch, g.game", (start.timestamp(), end.timestamp())):
-            players = players_of(record)
-            if not players:
-                continue
-            flag = fast_flag(box, epoch, int(game), record, players)
-            if flag is not None:
-                flags.append(flag)
-            rules = record.get("rules")
-            seen.append(_Seen(venue, (box, epoch, int(game)), {
-                "state": record.get("state"), "ended_at": record.get("ended_at"),
-                "dice": record.get("dice"),
-                "rules": {"preset": rules.get("preset")} if isinstance(rules, dict) else None},
-                faces_of(record, players)))
-    for season in seasons:
-        flags += dice_flags(season, seen)
-    return flags
+                f" AND g.ended_at >= %s AND g.ended_at < %s AND {NOT_EXCLUDED}",
+                (start.timestamp(), end.timestamp())):
+            collected.add(venue, box, epoch, record)
+    return collected.found(seasons)
 
 
-def detect(conn: Any) -> tuple[int, int]:
+def detect(conn: Any, collected: Collector | None = None) -> tuple[int, int]:
     """Bring the kept flags up to date (inside the caller's transaction): new ones added,
     undecided ones updated or, when they no longer hold, dropped; decided ones kept as
-    they are. (flags found, new)."""
-    found = find(conn)
+    they are (``collected``: the games as a refresh read them; without, read here).
+    (flags found, new)."""
+    found = find(conn) if collected is None else collected.found(_seasons(conn))
     keys = [f.key for f in found]
     conn.execute("DELETE FROM flags WHERE decision IS NULL AND NOT (key = ANY(%s))", (keys,))
     new = 0
