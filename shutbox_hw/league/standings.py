@@ -235,15 +235,25 @@ def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
 
 def season_games(conn: Any, season: Season) -> list[tuple[str, dict[str, Any]]]:
     """The league's finished games ended within ``season``'s dates (none the operator
-    excluded), as (venue, record with the stored ratings); :func:`counts` decides the
-    rest."""
+    excluded), as (venue, the parts of its record the standings read, with the stored
+    ratings: each turn's seat, score and shut, each rating's seat and loss);
+    :func:`counts` decides the rest."""
     start = dt.datetime.combine(season.starts, dt.time(), dt.UTC).timestamp()
     end = dt.datetime.combine(season.ends + dt.timedelta(days=1), dt.time(),
                               dt.UTC).timestamp()
+    # only what the standings read of each game (its throws stay in the database)
     rows = conn.execute(
-        "SELECT coalesce(b.venue, g.box), g.record, g.ratings FROM games g"
-        " JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
+        "SELECT coalesce(b.venue, g.box), jsonb_build_object('game', g.record->'game',"
+        " 'state', g.record->'state', 'ended_at', g.record->'ended_at', 'rules',"
+        " jsonb_build_object('preset', g.record->'rules'->'preset'), 'dice',"
+        " g.record->'dice', 'seats', g.record->'seats', 'result', g.record->'result',"
+        " 'turns', coalesce((SELECT jsonb_agg(jsonb_build_object('seat', t->'seat', 'score',"
+        " t->'score', 'shut', t->'shut')) FROM jsonb_array_elements(CASE WHEN"
+        " jsonb_typeof(g.record->'turns') = 'array' THEN g.record->'turns' ELSE '[]' END)"
+        " t), '[]'), 'ratings', coalesce((SELECT jsonb_agg(jsonb_build_object('seat',"
+        " r->'seat', 'loss', r->'loss')) FROM jsonb_array_elements(CASE WHEN"
+        " jsonb_typeof(g.ratings) = 'array' THEN g.ratings ELSE '[]' END) r), '[]'))"
+        " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
         f" AND g.ended_at >= %s AND g.ended_at < %s AND {NOT_EXCLUDED}"
-        " ORDER BY g.box, g.epoch, g.game",
-        (start, end)).fetchall()
-    return [(venue, {**record, "ratings": ratings}) for venue, record, ratings in rows]
+        " ORDER BY g.box, g.epoch, g.game", (start, end)).fetchall()
+    return [(venue, record) for venue, record in rows]

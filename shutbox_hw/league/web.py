@@ -66,6 +66,7 @@ h1{font-size:1.4rem;margin:.8rem 0}h2{font-size:1.15rem;margin:1.2rem 0 .4rem}
 table{border-collapse:collapse;min-width:100%}
 th,td{padding:.35rem .5rem;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td[data-field=player],th[data-field=player]{position:sticky;left:0;background:#fafafa}
 .note{color:#555;font-size:.9rem}a{color:#0645ad}
 @media (max-width:600px){body{font-size:.95rem}th,td{padding:.3rem .35rem}}
 """

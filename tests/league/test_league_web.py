@@ -313,3 +313,10 @@ def test_the_gate_and_read_only(night):
     finally:
         conn.close()
     assert night["pg"].query("SELECT count(*) FROM seasons") == [(1,)]
+    # at most 20 downloads a minute from one address (the tests above may have taken
+    # some): the 21st is refused, and every one after it
+    codes = [get(base, "/players/Anna/games.json")[0] for _ in range(21)]
+    assert 429 in codes and set(codes[codes.index(429):]) == {429}
+    assert set(codes[:codes.index(429)]) <= {200}
+    status, _, text = get(base, "/players/Anna/games.csv")
+    assert status == 429 and text.startswith("429 at most 20 downloads a minute")
