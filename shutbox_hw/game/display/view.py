@@ -57,14 +57,24 @@ def join_next_ms(state: GameState) -> int | None:
     return code.until_ms
 
 
+def _over_setup(state: GameState, shown: Presentation) -> Screen | None:
+    """What covers the setup screen: the box asking about a second seat from one
+    phone (game/referee/phones.py), else the roster when it is open."""
+    question = state.join.question
+    if question is not None:
+        return ConfirmScreen(tr("Same phone: seat {name}?").format(
+            name=oled_name(question.claim.name, "?")))
+    return roster_screen(state, shown) if state.picking is not None else None
+
+
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     """The screen for the game now, with what the view side holds (``shown``:
     none by default, e.g. in tests of the game alone)."""
     shown = shown if shown is not None else Presentation()
     if state.service is not None:
         return service_view.screen(state.service, state.rules.tiles, state.audits)
-    if state.phase == "idle" and state.picking is not None:
-        return roster_screen(state, shown)
+    if state.phase == "idle" and (over := _over_setup(state, shown)) is not None:
+        return over
     if state.phase == "idle":
         page = attract.page(state)
         if page == attract.FAULT and _flashing(state, shown) is None:

@@ -51,6 +51,7 @@ from ...rules import (
 from ..display import end_screens, service_view, view
 from ..display.presentation import Presentation, quick_show_ms
 from ..display.screens import Screen
+from ..model import join
 from ..model.config import MAX_PLAYERS, GameConfig
 from ..model.events import (
     Fault,
@@ -64,7 +65,7 @@ from ..model.events import (
 from ..model.saved import SavedGame
 from ..model.service import ServiceMenu
 from ..model.state import DEFAULT_PLAYERS, GameState, Phase, Turn
-from . import advice, setup
+from . import advice, phones, setup
 from .advice import Advisor
 from .effects import Effect, Emit, Lights, Show
 from .turns import Turns
@@ -139,6 +140,7 @@ class Controller:
     def handle(self, event: Event) -> list[Effect]:
         self.state.now = max(self.state.now, event.at_ms)
         out: list[Effect] = self._question_lapsed()   # before anything it was asked for
+        phones.lapse(self.state, self.shown)           # a second seat from one phone too
         if isinstance(event, (FlapChanged, ButtonPressed, DiceRolled)):
             self._ends_give_way(event)
         if isinstance(event, FlapChanged):
@@ -178,7 +180,7 @@ class Controller:
         asked = s.asked_at + QUESTION_MS if s.phase == "confirm" else None
         times = (asked, s.turn.settle_at if s.turn else None, self._head_until(),
                  view.chase_next_ms(s, shown), view.flash_next_ms(s, shown),
-                 view.attract_next_ms(s), view.join_next_ms(s))
+                 view.attract_next_ms(s), view.join_next_ms(s), phones.lapses_at(s))
         return min((t for t in times if t is not None), default=None)
 
     def dice_wanted(self) -> int | None:
@@ -234,8 +236,8 @@ class Controller:
         if phone:
             refused = s.join.refusal(claim, s.now, s.phase == "idle",
                                      lambda name: setup.seat_of(s, name) is not None)
-            if refused:
-                self.last_claim = refused
+            if refused:     # one seat a phone: a second is put to the box (phones.py)
+                self.last_claim = phones.ask(s, claim) if refused == join.ONE_SEAT else refused
                 return []
         self.last_claim = claimed = setup.claim_seat(s, claim.name, claim.source)
         if isinstance(claimed, setup.Refusal):
@@ -394,6 +396,8 @@ class Controller:
         """NEXT chooses how many play (one more), a long NEXT opens the roster;
         ROLL starts the game, a long ROLL makes it one player fewer."""
         s = self.state
+        if s.join.question is not None:
+            return phones.answer(s, self.shown, button, long)
         if s.picking is not None:
             return self._roster_button(button, long)
         if button == "next" and long:
