@@ -47,6 +47,17 @@ def league(*args: str) -> subprocess.CompletedProcess[str]:
      "expected seconds 0..86400", 2),
     (["ingest", "--dsn", "x", "--mqtt", "mqtt://a", "--retry-max", "soon"],
      "expected seconds 0..86400", 2),
+    (["web", "--dsn", "x", "--listen", "nope"], "--listen: expected host:port", 2),
+    (["web", "--dsn", "host=/nonexistent", "--listen", "127.0.0.1:1"],
+     "cannot reach the league's database", 75),
+    (["status", "--dsn", "x", "--listen", "127.0.0.1:1"], "--listen go(es) with league web", 2),
+    (["status", "--dsn", "x", "--host", "a"], "--host go(es) with league web", 2),
+    (["standings", "--dsn", "x", "--checked-dice"],
+     "--checked-dice goes with league season, not standings", 2),
+    (["flags", "--dsn", "x", "--clear", "1", "--exclude", "2"],
+     "league flags takes one decision at a time", 2),
+    (["flags", "--dsn", "x", "--clear", "0"], "expected a flag's number", 2),
+    (["flags", "--dsn", "host=/nonexistent"], "cannot reach the league's database", 75),
 ])
 def test_mistakes_are_one_line(args, words, code):
     pytest.importorskip("psycopg")
