@@ -37,14 +37,14 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from statistics import median
 from typing import Any
 
 from ..base.errors import UserError
-from ..players.names import is_seat_label, name_key, tidy
 from .schema import LeagueSchemaError, check
+from .seats import players_of, seat_key
 from .standings import NOT_EXCLUDED, SEASON_COLUMNS, Season, counts, season_of, standings
+from .trust import Collector, detect
 
 log = logging.getLogger("shutbox_hw.league")
 
@@ -64,32 +64,13 @@ def order(box: str, epoch: str, record: dict[str, Any]) -> tuple[float, str, str
             int(record.get("game") or 0))
 
 
-@lru_cache(maxsize=65536)
-def _key(name: str) -> tuple[str, bool]:
-    """A seat's name: its key as the roster compares names, and whether it is a seat
-    label (P1, P2, ...): a league's few names, many games."""
-    shown = tidy(name)
-    return name_key(shown), is_seat_label(shown)
-
-
-def players_of(record: dict[str, Any]) -> dict[int, str]:
-    """seat -> the player's key, for the seats league players sat in (a seat label
-    such as P1 is casual; a name twice in a game counts at its first seat)."""
-    found: dict[int, str] = {}
-    for seat in record.get("seats") or []:
-        key, label = _key(str(seat.get("name", "")))
-        if key and not label and key not in found.values():
-            found[int(seat["seat"])] = key
-    return found
-
-
 def ranks(record: dict[str, Any]) -> dict[str, int] | None:
     """player key -> rank in the game (1: among the winners, 2: the rest); None when
     fewer than two league players sat at it (no result between players)."""
     keys = list(players_of(record).values())
     if len(keys) < 2:
         return None
-    winners = {_key(str(w))[0] for w in (record.get("result") or {}).get("winners")
+    winners = {seat_key(str(w))[0] for w in (record.get("result") or {}).get("winners")
                or []}
     return {key: 1 if key in winners else 2 for key in keys}
 
@@ -335,7 +316,6 @@ def refresh(conn: Any) -> Kept:
         for box, epoch, game, player, luck, turns in conn.execute(
                 "SELECT box, epoch, game, player, luck, turns FROM kept_luck"):
             known.setdefault((box, epoch, game), {})[player] = (luck, turns)
-        from .trust import Collector, detect
         collected = Collector()           # the trust marks' flags, from the same read
         kept = compute(conn, known, collected.add)
         conn.execute("DELETE FROM kept_ratings")

@@ -41,7 +41,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .standings import SEASON_COLUMNS, Season, counts, season_of
+from .seats import players_of
+from .standings import NOT_EXCLUDED, SEASON_COLUMNS, Season, counts, season_of
 
 FAST_FIRST_S = 0.25       # the first flap of a closure, from the dice shown
 FAST_MORE_S = 0.10        # each further flap
@@ -200,7 +201,6 @@ class Collector:
         self.seen: list[_Seen] = []
 
     def add(self, venue: str, box: str, epoch: str, record: dict[str, Any]) -> None:
-        from .ratings import players_of
         players = players_of(record)
         if not players:
             return
@@ -231,7 +231,6 @@ def _seasons(conn: Any) -> list[Season]:
 def find(conn: Any) -> list[Flag]:
     """Every flag the games some season may count give now (excluded games left out),
     from a read of their own."""
-    from .standings import NOT_EXCLUDED
     seasons = _seasons(conn)
     if not seasons:
         return []

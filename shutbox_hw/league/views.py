@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..players.names import is_seat_label, name_key, tidy
-from .ratings import players_of
+from .seats import players_of
 from .standings import POINTS_SHARED, POINTS_WIN, SEASON_COLUMNS, Season, season_of
 
 # a player's games, one row each (the CSV's columns, the JSON's keys, in this order)
