@@ -1,6 +1,6 @@
 """What the league's pages read (issue 41, item 5): the seasons, the venues, the
 players and each player's games across every box. Every function only reads (the
-pages' connections are read-only as well: :mod:`.web`).
+pages' connections are read-only as well: commands/serve/league_web.py).
 
 A league player is a seat's name as the roster compares names (:func:`name_key`: case
 and accents folded), shown under the spelling their games use most, as in the

@@ -305,7 +305,7 @@ def test_the_gate_and_read_only(night):
     # the pages' connections refuse to write
     import psycopg
 
-    from shutbox_hw.league.web import _connect
+    from shutbox_hw.commands.serve.league_web import _connect
     conn = _connect(night["pg"].dsn)
     try:
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):

@@ -373,7 +373,7 @@ def run_web(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401  (installed? the web extra)
 
-        from ...league.web import make_app
+        from .league_web import make_app
     except ImportError:
         raise UserError("shutbox-hw league web needs the web extra: "
                         "pip install 'shutbox-hw[web,league]'") from None

@@ -10,7 +10,11 @@ check, the guarded protocol's per-address connections and send timeout, an
 - ``/players/<name>``: the player across every box: each season's row, their latest
   games; ``/players/<name>/games.csv`` and ``games.json``: all of them, streamed;
 - ``/flags``: the games flagged as unlikely, the reason and the decision
-  (:mod:`.trust`; ``league flags`` decides).
+  (league/trust.py; ``league flags`` decides).
+
+Here, among the commands, because it is the one place that may lean on both the box
+web's gate and the league (tests/test_layers.py: the web and the league are
+independent surfaces); what the pages read is in league/ (views.py, tables.py).
 
 Read-only: each connection is opened with ``default_transaction_read_only`` on, and
 no page writes. Reads run in worker threads (:data:`PAGE_READS` at once). English
@@ -39,13 +43,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..players.names import name_key
-from ..web.gate.guard import line, secure
-from ..web.gate.limits import AddressLimit
-from .standings import SeasonError
-from .tables import season_table
-from .trust import flags as kept_flags
-from .views import GAME_FIELDS, player_games, players, seasons, spellings, venues
+from ...league.standings import SeasonError
+from ...league.tables import season_table
+from ...league.trust import flags as kept_flags
+from ...league.views import GAME_FIELDS, player_games, players, seasons, spellings, venues
+from ...players.names import name_key
+from ...web.gate.guard import line, secure
+from ...web.gate.limits import AddressLimit
 
 log = logging.getLogger("shutbox_hw.league")
 T = TypeVar("T")
