@@ -97,38 +97,38 @@ def spellings(conn: Any, name: str) -> tuple[str, list[str]]:
     return key, sorted(n for n in names if name_key(n) == key and not is_seat_label(tidy(n)))
 
 
+def _numbers(seat: int, record: dict[str, Any], ratings: list[Any]) -> dict[str, Any]:
+    """The seat's turns, average turn score, boxes shut, rated moves and best ones."""
+    turns = [t for t in record.get("turns") or [] if isinstance(t, dict)
+             and t.get("seat") == seat]
+    scores = [t["score"] for t in turns if isinstance(t.get("score"), (int, float))]
+    losses = [r["loss"] for r in ratings if isinstance(r, dict) and r.get("seat") == seat
+              and isinstance(r.get("loss"), (int, float))]
+    return {"turns": len(scores),
+            "turn_score": round(sum(scores) / len(scores), 2) if scores else None,
+            "boxes_shut": sum(1 for t in turns if t.get("shut") is True),
+            "rated": len(losses), "best": sum(1 for loss in losses if loss <= 1e-9)}
+
+
 def game_row(key: str, box: str, venue: str, epoch: str, record: dict[str, Any],
              ratings: list[Any], luck: float | None, excluded: bool) -> dict[str, Any] | None:
     """One game of the player ``key`` as a row of :data:`GAME_FIELDS` (None: they did
     not sit at it as a league player)."""
-    seats = players_of(record)
-    mine = next((seat for seat, k in seats.items() if k == key), None)
+    mine = next((seat for seat, k in players_of(record).items() if k == key), None)
     if mine is None:
         return None
     names = {int(s["seat"]): str(s.get("name")) for s in record.get("seats") or []}
-    result = record.get("result") or {}
-    winners = [str(w) for w in result.get("winners") or []]
-    won = key in {name_key(w) for w in winners}
+    winners = [str(w) for w in (record.get("result") or {}).get("winners") or []]
     state = record.get("state")
-    scores = [t["score"] for t in record.get("turns") or []
-              if t.get("seat") == mine and isinstance(t.get("score"), (int, float))]
-    shut = sum(1 for t in record.get("turns") or [] if t.get("seat") == mine
-               and t.get("shut") is True)
-    losses = [r["loss"] for r in ratings if isinstance(r, dict) and r.get("seat") == mine
-              and isinstance(r.get("loss"), (int, float))]
+    won = state == "finished" and key in {name_key(w) for w in winners}
     rules = record.get("rules")
     return {"ended_at": iso(record.get("ended_at")), "box": box, "venue": venue,
             "epoch": epoch, "game": int(record.get("game") or 0), "state": state,
             "rules": rules.get("preset") if isinstance(rules, dict) else None,
             "dice": record.get("dice"), "seat": mine, "name": names.get(mine),
-            "players": [names[s] for s in sorted(names)], "winners": winners,
-            "won": won and state == "finished",
-            "points": (POINTS_WIN if len(winners) == 1 else POINTS_SHARED)
-            if won and state == "finished" else 0,
-            "turns": len(scores),
-            "turn_score": round(sum(scores) / len(scores), 2) if scores else None,
-            "boxes_shut": shut, "rated": len(losses),
-            "best": sum(1 for loss in losses if loss <= 1e-9),
+            "players": [names[s] for s in sorted(names)], "winners": winners, "won": won,
+            "points": (POINTS_WIN if len(winners) == 1 else POINTS_SHARED) if won else 0,
+            **_numbers(mine, record, ratings),
             "luck": None if luck is None else round(float(luck), 2), "excluded": excluded}
 
 
