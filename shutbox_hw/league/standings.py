@@ -93,6 +93,11 @@ def counts(season: Season, venue: str, record: dict[str, Any]) -> bool:
     return not season.venues or venue in season.venues
 
 
+def win_points(winners: int) -> int:
+    """The points of a win among ``winners`` players who won (the game's result)."""
+    return POINTS_WIN if winners == 1 else POINTS_SHARED
+
+
 @dataclass
 class _Tally:
     games: int = 0
@@ -128,7 +133,7 @@ def _tally_game(tallies: dict[str, _Tally], record: dict[str, Any],
         tally.games += 1
         if key in winners:
             tally.wins += 1
-            tally.points += POINTS_WIN if len(winners) == 1 else POINTS_SHARED
+            tally.points += win_points(len(winners))
     for turn in record.get("turns") or []:
         player = names.get(turn.get("seat", -1))
         if player is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..players.names import is_seat_label, name_key, tidy
 from .seats import players_of
-from .standings import POINTS_SHARED, POINTS_WIN, SEASON_COLUMNS, Season, season_of
+from .standings import BEST, SEASON_COLUMNS, Season, season_of, win_points
 
 # a player's games, one row each (the CSV's columns, the JSON's keys, in this order)
 GAME_FIELDS = ("ended_at", "box", "venue", "epoch", "game", "state", "rules", "dice",
@@ -107,7 +107,7 @@ def _numbers(seat: int, record: dict[str, Any], ratings: list[Any]) -> dict[str,
     return {"turns": len(scores),
             "turn_score": round(sum(scores) / len(scores), 2) if scores else None,
             "boxes_shut": sum(1 for t in turns if t.get("shut") is True),
-            "rated": len(losses), "best": sum(1 for loss in losses if loss <= 1e-9)}
+            "rated": len(losses), "best": sum(1 for loss in losses if loss <= BEST)}
 
 
 def game_row(key: str, box: str, venue: str, epoch: str, record: dict[str, Any],
@@ -120,14 +120,15 @@ def game_row(key: str, box: str, venue: str, epoch: str, record: dict[str, Any],
     names = {int(s["seat"]): str(s.get("name")) for s in record.get("seats") or []}
     winners = [str(w) for w in (record.get("result") or {}).get("winners") or []]
     state = record.get("state")
-    won = state == "finished" and key in {name_key(w) for w in winners}
+    won_by = {name_key(w) for w in winners}
+    won = state == "finished" and key in won_by
     rules = record.get("rules")
     return {"ended_at": iso(record.get("ended_at")), "box": box, "venue": venue,
             "epoch": epoch, "game": int(record.get("game") or 0), "state": state,
             "rules": rules.get("preset") if isinstance(rules, dict) else None,
             "dice": record.get("dice"), "seat": mine, "name": names.get(mine),
             "players": [names[s] for s in sorted(names)], "winners": winners, "won": won,
-            "points": (POINTS_WIN if len(winners) == 1 else POINTS_SHARED) if won else 0,
+            "points": win_points(len(won_by)) if won else 0,
             **_numbers(mine, record, ratings),
             "luck": None if luck is None else round(float(luck), 2), "excluded": excluded}
 

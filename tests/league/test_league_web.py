@@ -320,3 +320,14 @@ def test_the_gate_and_read_only(night):
     assert set(codes[:codes.index(429)]) <= {200}
     status, _, text = get(base, "/players/Anna/games.csv")
     assert status == 429 and text.startswith("429 at most 20 downloads a minute")
+    # PostgreSQL away: one line, 503, and the pages back when it is
+    night["pg"].stop()
+    try:
+        for path in ("/venues", "/standings", "/players/Anna"):
+            status, headers, text = get(base, path)
+            assert status == 503 and text.startswith("503 the league's database cannot be "
+                                                     "reached right now"), (path, text)
+            assert headers["x-frame-options"] == "DENY"
+    finally:
+        night["pg"].start()
+    assert wait_for(lambda: get(base, "/venues")[0] == 200, 30)

@@ -98,11 +98,15 @@ class Database:
         self.limiter = anyio.CapacityLimiter(size)
 
     def _take(self) -> Any:
-        import psycopg
         with self.lock:
             conn = self.idle.pop() if self.idle else None
         if conn is not None and not conn.closed:
             return conn
+        return self.open()
+
+    def open(self) -> Any:
+        """A new read-only connection (:class:`Unavailable` when it cannot be had)."""
+        import psycopg
         try:
             return _connect(self.dsn)
         except psycopg.OperationalError as error:
@@ -370,12 +374,18 @@ class LeagueApp:
             raise HTTPException(429, f"at most {DOWNLOADS} downloads a minute from one "
                                      "address: try again in a minute")
 
-    def _stream(self, key: str, names: list[str], make: Callable[[dict[str, Any]], str],
-                head: str, tail: str, joiner: str) -> Iterator[str]:
-        """The player's games, a batch at a time, from a connection of their own
-        (closed at the end, or when the client goes: the guarded protocol drops a
-        client that takes nothing for its send timeout)."""
-        conn = _connect(self.dsn)
+    async def _own_connection(self) -> Any:
+        """A connection of a download's own (its read may outlast a page's), opened
+        before the answer starts: a database away is a 503, not a cut-off file."""
+        return await anyio.to_thread.run_sync(self.db.open, limiter=self.db.limiter)
+
+    @staticmethod
+    def _stream(conn: Any, key: str, names: list[str],
+                make: Callable[[dict[str, Any]], str], head: str, tail: str,
+                joiner: str) -> Iterator[str]:
+        """The player's games, a batch at a time, from ``conn`` (closed at the end, or
+        when the client goes: the guarded protocol drops a client that takes nothing
+        for its send timeout)."""
         try:
             yield head
             first = True
@@ -389,7 +399,8 @@ class LeagueApp:
     async def games_csv(self, request: Request) -> Response:
         key, names = await self._who(request)
         self._limited(request)
-        chunks = self._stream(key, names, lambda g: _csv_line([g[f] for f in GAME_FIELDS]),
+        chunks = self._stream(await self._own_connection(), key, names,
+                              lambda g: _csv_line([g[f] for f in GAME_FIELDS]),
                               _csv_line(list(GAME_FIELDS)), "", "")
         return StreamingResponse(chunks, media_type="text/csv; charset=utf-8", headers={
             "content-disposition": f'attachment; filename="{_file_name(names[0])}-games.csv"'})
@@ -399,7 +410,8 @@ class LeagueApp:
         self._limited(request)
         head = '{"player": ' + json.dumps(key, ensure_ascii=False) + ', "names": ' \
             + json.dumps(names, ensure_ascii=False) + ', "games": ['
-        chunks = self._stream(key, names, lambda g: "\n" + json.dumps(g, ensure_ascii=False),
+        chunks = self._stream(await self._own_connection(), key, names,
+                              lambda g: "\n" + json.dumps(g, ensure_ascii=False),
                               head, "\n]}\n", ",")
         return StreamingResponse(chunks, media_type="application/json", headers={
             "content-disposition": f'attachment; filename="{_file_name(names[0])}-games.json"'})
