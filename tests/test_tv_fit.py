@@ -125,10 +125,11 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
 
 @pytest.mark.parametrize("code, words", [
     ("de", {"title": "Pub-Pool · Runde 12", "pot": "Pott 24", "last": "Letzte Partie: Pub-Pool",
-            "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen"}),
+            "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen",
+            "next": "Als Nächstes: dj bob"}),
     ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
             "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
-            "no_winner": "Nessuno ha vinto"}),
+            "no_winner": "Nessuno ha vinto", "next": "Tocca poi a dj bob"}),
 ])
 def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code, words):
     """The rule set's title as the box says it (not the record's English), the pot's
@@ -145,6 +146,9 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     playing["player"] = playing["players"][-1]["name"] = "dj bob"
     draw(browser, playing)
     assert "dj bob" in text(browser, "turn")            # a name keeps its own spelling
+    playing["turn_over"] = True                         # who plays next: any player's form
+    draw(browser, playing)                              # (never "als Nächster" for Anna)
+    assert text(browser, "turn") == words["next"]
     assert text(browser, "pot").lower() == words["pot"].lower()
     between = states["between: 3 players, clock unknown"]
     between["last_result"]["title"] = "Pub Pool"

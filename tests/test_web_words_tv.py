@@ -30,7 +30,7 @@ def box(tmp_path_factory):
 @pytest.mark.parametrize("path, lang, heading, sentence", [
     ("/players/Nobody", "de", "Nicht gefunden", "Es gibt niemanden namens Nobody."),
     ("/players/Nobody", "it", None, "Non c’è nessuno di nome Nobody."),
-    ("/game/99", "de", "Nicht gefunden", "Es gibt kein Spiel 99."),
+    ("/game/99", "de", "Nicht gefunden", "Es gibt keine Partie 99."),
     ("/game/99", "it", None, "Non esiste la partita 99."),
     ("/no/such/page", "de", "Nicht gefunden", "Nicht gefunden."),
     ("/history?limit=0", "de", None, "Limit: erwartet eine ganze Zahl 1..{top}."),
@@ -82,6 +82,36 @@ def test_numbers_are_written_as_the_language_writes_them(code, average, share):
         assert decimal(19.8) == average and decimal(2026) == "2026"   # no grouping
         assert player_pages._value("accuracy", 97.5) == share
         assert player_pages._figure(19.8) == average
+
+
+@pytest.mark.parametrize("code, share", [("en", "96.2%"), ("de", "96,2%"), ("it", "96,2%")])
+def test_the_oled_writes_a_decimal_as_the_language_does(code, share):
+    """The idle screen's best-moves table: "96,2%" on a German or Italian box (it said
+    "96.2%" in every language), drawn with the comma's own glyph."""
+    from shutbox_hw.base.events import HighScores
+    from shutbox_hw.base.i18n import speaking
+    from shutbox_hw.render.fonts import role
+    from shutbox_hw.render.high_scores import place_lines
+    table = HighScores("all_time", "accuracy", (("Wolfgang-Amadeus", 96.2), ("Bo", 88.0)))
+    with speaking(code):
+        lines = place_lines(table, 128)
+    assert [figure for _, figure in lines] == [share, "88%"]
+    font, _ = role("figures")
+    assert font.normalise(share) == share          # no sign left out or spelled otherwise
+
+
+@pytest.mark.parametrize("code", ("en", "de", "it"))
+def test_a_box_without_babel_writes_numbers_as_babel_does(code):
+    """The daemon needs no web extra: its own table of decimal signs gives what
+    Babel's CLDR data gives, to two decimals, never grouped."""
+    pytest.importorskip("babel", reason="Babel (the web extra) is not installed")
+    from shutbox_hw.base.i18n import speaking
+    from shutbox_hw.words.numbers import decimal, plain_decimal
+    values = (96.2, 19.75, 0.5, -1.5, 3, 100.0, 2026, 1234567, 12.3456)
+    with speaking(code):
+        assert [plain_decimal(v) for v in values] == [decimal(v) for v in values]
+        sign = "." if code == "en" else ","
+        assert plain_decimal(19.8) == f"19{sign}8" and plain_decimal(1234567) == "1234567"
 
 
 # --- the TV page's own words: the live summary is one for TVs of every language ---
