@@ -172,14 +172,16 @@ NIGHT = (   # a preset, its players (the longest names the box takes) and a refu
                        "Carla Esposito-R", "Dorothea Lindqvi")),
     ("pub", ("Maximilian-Georg", "Anna-Katharina W", "Bartholomew Finn", "Carla Esposito-R",
              "Dorothea Lindqvi", "Emanuele Ferraro", "Friederike Sauer", "Giovanni Battist")),
+    ("pub", ("Anna", "Bob", "Carla")),
 )
 
 
-@pytest.mark.parametrize("code", ("en", "de"))
+@pytest.mark.parametrize("code", LANGUAGES)
 def test_a_played_night_of_every_preset_fits_the_tv(browser, tmp_path, code):
     """The summaries the box's record gives (network/live.py), not made by hand: each
-    preset played on the simulated box with its players named, mid-turn with a
-    refused flap, then stopped; each drawn at both sizes and checked as above."""
+    preset played on the simulated box with its players named (2, 5, 8 and a pool of
+    3), mid-turn with a refused flap, then stopped; each drawn at both sizes in every
+    language and checked as above."""
     import time
 
     from shutbox_hw.config.config_file import load_config
@@ -207,6 +209,7 @@ def test_a_played_night_of_every_preset_fits_the_tv(browser, tmp_path, code):
         runner.daemon.store.close()
     assert [s["playing"] for _, s in summaries] == [True, False] * len(NIGHT)
     assert summaries[0][1]["problem"] and summaries[4][1]["pot"] == 8   # 8 stakes of 1
+    assert summaries[6][1]["pot"] == 3 and summaries[7][1]["last_result"]["balances"]
     found = []
     for size in SIZES:
         open_page(browser, tmp_path, code, size)
