@@ -126,10 +126,11 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
 @pytest.mark.parametrize("code, words", [
     ("de", {"title": "Pub-Pool · Runde 12", "pot": "Pott 24", "last": "Letzte Partie: Pub-Pool",
             "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen",
-            "next": "Als Nächstes: dj bob"}),
+            "next": "Als Nächstes: dj bob", "one": "Heute Abend: 1 Partie, 1x alle zu, "}),
     ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
             "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
-            "no_winner": "Nessuno ha vinto", "next": "Tocca poi a dj bob"}),
+            "no_winner": "Nessuno ha vinto", "next": "Tocca poi a dj bob",
+            "one": "Stasera: 1 partita, 1 scatola chiusa, "}),
 ])
 def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code, words):
     """The rule set's title as the box says it (not the record's English), the pot's
@@ -158,6 +159,9 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     assert lines[:2] == [words["last"], words["win"]]
     assert text(browser, "tonight")[0].isupper()
     assert words["score"] in text(browser, "scores")
+    between["tonight"].update(games=1, boxes_shut=1)    # a count of one in its own form
+    draw(browser, between)                              # (never "1 alle Klappen zu")
+    assert text(browser, "tonight").startswith(words["one"])
     between["last_result"]["winners"] = []
     draw(browser, between)
     assert text(browser, "last").split("\n")[1] == words["no_winner"]

@@ -275,3 +275,54 @@ def test_why_the_tv_is_not_live_is_said_in_its_language(browser, tmp_path, code)
     assert text(browser, "stale") == want["none"]
     if code != "en":
         assert want["none"] != NO_DATABASE and "database" not in want["damaged"]
+
+
+# --- the words a German and an Italian pub use, reviewed as such (issue 42 item 3) ---
+
+def _catalogue(code: str) -> list[tuple[str, list[str]]]:
+    """(the English words, their translations) of every entry of a shipped catalogue."""
+    from babel.messages.pofile import read_po
+
+    from shutbox_hw.base import i18n
+    with (i18n.LOCALE_DIR / code / "LC_MESSAGES" / f"{i18n.DOMAIN}.po").open("rb") as f:
+        entries = [m for m in read_po(f) if m.id]
+    return [(" ".join([m.id] if isinstance(m.id, str) else m.id),
+             [m.string] if isinstance(m.string, str) else list(m.string)) for m in entries]
+
+
+# a player's turn and a move (one decision a throw) are two things: each language's
+# word for the one never stands for the other (German said "Zug" for both)
+TURN_VS_MOVE = {"de": (r"\bZ(ug|üge)\b", r"Durchg[aä]ng"),
+                "it": (r"\bmoss[ae]\b", r"\bturn[oi]\b")}
+
+
+@pytest.mark.parametrize("code", sorted(TURN_VS_MOVE))
+def test_a_turn_is_never_called_a_move_nor_a_move_a_turn(code):
+    import re
+    move_word, turn_word = TURN_VS_MOVE[code]
+    wrong = []
+    for english, said in _catalogue(code):
+        turn = re.search(r"\bturns?\b", english) is not None
+        move = re.search(r"\bmoves?\b", english) is not None and "NEXT: move" not in english
+        for text in said:
+            if turn and not move and re.search(move_word, text, re.I):
+                wrong.append(f"{english!r} (a turn) -> {text!r}")
+            if move and not turn and re.search(turn_word, text, re.I):
+                wrong.append(f"{english!r} (a move) -> {text!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+# words that give a named player a man's form (or a woman's): the OLED called
+# every winner "SIEGER", the TV said "Anna ist als Nächster dran"
+GENDERED = {"de": r"\b(Sieger(in)?|Gewinner(in)?|Nächster|Nächste|Erster|Letzter|Spieler(in)?)\b",
+            "it": r"\b(vincitor[ei]|vincitrice|prim[oa]|ultim[oa]|giocat(ore|rice))\b"}
+
+
+@pytest.mark.parametrize("code", sorted(GENDERED))
+def test_a_named_player_is_never_given_a_gender(code):
+    import re
+    wrong = [f"{english!r} -> {text!r}" for english, said in _catalogue(code)
+             if re.search(r"\{(player|name|names)\}|^WINNERS?$", english)
+             for text in said if re.search(GENDERED[code], text, re.I)]
+    assert not wrong, "\n".join(wrong)
+
