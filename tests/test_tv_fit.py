@@ -170,6 +170,42 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     assert "the box" not in text(browser, "stale") and text(browser, "stale")
 
 
+# where a line of "name +2 · name 0 · ..." wraps: a dot at the start of a line, seen
+# as its left edge at the line box's left
+DOT_STARTS_A_LINE = """
+const found = [];
+for (const line of document.querySelectorAll("#last .standings")) {
+  const left = line.getBoundingClientRect().left;
+  for (const node of line.childNodes) {
+    if (node.nodeType !== Node.TEXT_NODE) continue;
+    const at = node.textContent.indexOf("\u00b7");
+    const range = document.createRange();
+    range.setStart(node, at); range.setEnd(node, at + 1);
+    const r = range.getClientRects()[0];
+    if (r && r.left - left < 2) found.push(Math.round(r.top));
+  }
+}
+return found;
+"""
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_wrapped_line_of_balances_never_starts_with_its_dot(browser, tmp_path, code):
+    """Eight long names' balances wrap: each line ends with its dot ("Finn 0 ·"), the
+    next starts with a name (it began "· Maximilian-Georg +2")."""
+    with speaking(code):
+        summary = dict(night())["between: pool, 8 long names, join, clock not set"]
+    for size in SIZES:
+        open_page(browser, tmp_path, code, size)
+        draw(browser, summary)
+        lines = browser.execute_script(
+            "const l = document.querySelector('#last .standings');"
+            " return Math.round(l.getBoundingClientRect().height / parseFloat("
+            "getComputedStyle(l).lineHeight || getComputedStyle(l).fontSize))")
+        assert lines >= 2, "the balances fit one line: nothing to check"
+        assert browser.execute_script(DOT_STARTS_A_LINE) == [], (code, size)
+
+
 NIGHT = (   # a preset, its players (the longest names the box takes) and a refused flap
     ("klappenspiel", ("Anna", "Bob")),
     ("crafthouse-12", ("Maximilian-Georg", "Anna-Katharina W", "Bartholomew Finn",

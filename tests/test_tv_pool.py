@@ -150,7 +150,7 @@ def test_the_tv_draws_the_box_s_words(night, browser, tmp_path):
     draw(browser, night["live"])                      # between games: the settled result
     lines = text(browser, "last").split("\n")
     assert lines[1] == "P1 won"
-    assert lines[2] == " \u00b7 ".join(f"{p} {signed(b)}" for p, b in
+    assert lines[2] == "\u00a0\u00b7 ".join(f"{p} {signed(b)}" for p, b in
                                        zip(PLAYERS, settled, strict=True))
 
 

@@ -151,11 +151,12 @@ function clockNote(t) {
 }
 // a pool's balance as the OLED writes it: +2, 0, -3
 function signed(n) { return n > 0 ? "+" + n : String(n); }
-// "name value" pairs on a line, kept apart (spaces would collapse in HTML), never split
+// "name value" pairs on a line, kept apart (spaces would collapse in HTML), never split;
+// where the line wraps, the dot ends a line (a no-break space before it), never starts one
 function standings(values, fmt) {
   const line = el("div", "standings");
   Object.entries(values).forEach(([n, v], i) => {
-    if (i) line.appendChild(document.createTextNode(" \u00b7 "));
+    if (i) line.appendChild(document.createTextNode("\u00a0\u00b7 "));
     line.appendChild(el("span", "", n + " " + fmt(v)));
   });
   return line;
