@@ -326,3 +326,18 @@ def test_a_named_player_is_never_given_a_gender(code):
              for text in said if re.search(GENDERED[code], text, re.I)]
     assert not wrong, "\n".join(wrong)
 
+
+
+@pytest.mark.parametrize("code", ("en", "de", "it"))
+def test_a_high_score_period_is_named_alike_on_the_oled_and_the_tv(code):
+    """The TV's (and the pages') column of high scores and the OLED's table name a
+    period with the same word (the OLED's may be the shorter): German said
+    "Aller Zeiten" on the TV and "insgesamt" on the box."""
+    from shutbox_hw.base.i18n import speaking, tr
+    from shutbox_hw.render.high_scores import PERIODS
+    from shutbox_hw.words.record import HIGH_SCORE_PERIODS
+    assert set(PERIODS) == set(HIGH_SCORE_PERIODS)
+    with speaking(code):
+        for period, title in HIGH_SCORE_PERIODS.items():
+            tv, oled = tr(title).lower(), tr(PERIODS[period]).lower()
+            assert oled in tv, (period, tv, oled)
