@@ -150,7 +150,7 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     playing["turn_over"] = True                         # who plays next: any player's form
     draw(browser, playing)                              # (never "als Nächster" for Anna)
     assert text(browser, "turn") == words["next"]
-    assert text(browser, "pot").lower() == words["pot"].lower()
+    assert text(browser, "pot") == words["pot"]              # a line: "Piatto 24"
     between = states["between: 3 players, clock unknown"]
     between["last_result"]["title"] = "Pub Pool"
     between["high_scores"]["tonight"]["accuracy"][0]["value"] = 97.5

@@ -212,7 +212,7 @@ function show(s) {
     });
     $("problem").textContent = s.problem || "";
     const pool = s.players.some((p) => p.balance !== null);
-    $("pot").textContent = s.pot !== null && s.pot !== undefined ? w("pot {pot}", {pot: s.pot}) : "";
+    $("pot").textContent = s.pot !== null && s.pot !== undefined ? wc("pot {pot}", {pot: s.pot}) : "";
     const body = $("players"); body.replaceChildren();
     const head = el("tr");
     ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", w(h))));
