@@ -272,3 +272,27 @@ def test_the_reconnecting_notice_takes_its_line_and_the_game_still_fits(browser,
     browser.execute_script("stale(arguments[0])", "the database is locked by another program "
                            "for longer than 1 s: the live page waits for the next change")
     assert problems(browser, f"{GAME}, {LINKS}, #stale") == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_before_the_first_game_the_missing_database_s_notice_is_whole(browser, tmp_path,
+                                                                       code, size):
+    """Before the box made its database the TV has no summary to draw, only why: that
+    notice, in the TV's language, whole on the screen (it was cut off), and again
+    under the first game's between-games screen once a summary comes."""
+    open_page(browser, tmp_path, code, size)
+    browser.execute_script("stale(arguments[0], 'unavailable')",
+                           "no games yet: the box has not made its database")
+    from tv_page import text
+    with speaking(code):
+        from shutbox_hw.base.i18n import tr
+        said = tr("no games yet: the box has not made its database")
+    assert text(browser, "stale") == said
+    assert problems(browser, f"#stale, {LINKS}") == []
+    with speaking(code):
+        first = dict(night())["between: the first game"]
+    draw(browser, first)
+    browser.execute_script("stale(arguments[0], 'unavailable')",
+                           "no games yet: the box has not made its database")
+    assert problems(browser, f"{BETWEEN}, {LINKS}, #stale") == []
