@@ -341,3 +341,32 @@ def test_a_high_score_period_is_named_alike_on_the_oled_and_the_tv(code):
         for period, title in HIGH_SCORE_PERIODS.items():
             tv, oled = tr(title).lower(), tr(PERIODS[period]).lower()
             assert oled in tv, (period, tv, oled)
+
+
+@pytest.mark.parametrize("code, sign", [("en", "."), ("de", ","), ("it", ",")])
+def test_the_audits_write_a_decimal_as_the_language_does(code, sign, tmp_path):
+    """The average score a turn and the database's size: "6,5" and "0,1 MB" on a
+    German or Italian box's audits screen and /audits page (they were "6.5")."""
+    import sqlite3
+
+    from shutbox_hw.base.i18n import speaking
+    from shutbox_hw.game.display import service_view
+    from shutbox_hw.game.model.service import ServiceMenu
+    from shutbox_hw.store.read.audit import audits
+    from shutbox_hw.web.content.pages import audits_page
+    lines = ("avg score a turn", "Klappenspiel\t6.5", "storage", "database\t0.1 MB",
+             "played\t12", "P1 2026-12-05\t3")
+    with speaking(code):
+        shown = service_view.screen(ServiceMenu(values={}, page="audits"), 9, lines)
+    assert shown.values == ("", f"6{sign}5", "", f"0{sign}1 MB", "12", "3")
+    db = tmp_path / "box.db"
+    assert main(["sim", "--db", str(db), "--script", str(SCRIPT)]) == 0
+    connection = sqlite3.connect(db)
+    try:
+        figures = audits(connection)
+    finally:
+        connection.close()
+    figures["average_score"] = {"klappenspiel": 6.5}
+    with speaking(code):
+        page = audits_page(figures)
+    assert f"<td>6{sign}5</td>" in page and (sign == "." or "6.5" not in page)

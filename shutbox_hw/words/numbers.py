@@ -24,3 +24,12 @@ def plain_decimal(value: float | int) -> str:
     """:func:`decimal` without Babel."""
     text = f"{value:.2f}".rstrip("0").rstrip(".")
     return text.replace(".", DECIMAL_SIGN.get(language(), "."))
+
+
+def figure_in_language(figure: str) -> str:
+    """A figure already written as the record's English lines write it ("6.5", "0.1 MB",
+    "12") with the language's decimal sign ("6,5", "0,1 MB"); anything else as it is."""
+    whole, dot, rest = figure.partition(".")
+    if not (dot and whole.lstrip("-").isdigit() and rest[:1].isdigit()):
+        return figure
+    return whole + DECIMAL_SIGN.get(language(), ".") + rest

@@ -17,6 +17,7 @@ from ...network.live import TV_CLOCK_NOTES
 from ...rules.ruleset import HOUSE_RULES, PRESET_TITLES, preset_title
 from ...words import rules as rule_words
 from ...words.devices import device
+from ...words.numbers import decimal
 from ...words.record import (
     HIGH_SCORE_PERIODS,
     HIGH_SCORE_TABLES,
@@ -284,7 +285,7 @@ def audits_page(a: dict[str, Any]) -> str:
     figures = [[tr("Games finished"), str(a["games"])], [tr("Rounds played"), str(a["rounds"])],
                [tr("Boxes shut"), str(a["boxes_shut"])]]
     figures += [[tr("Average score a turn, {rules} and its house rules").format(
-                     rules=escape(shown(preset_title(p)))), str(v)]
+                     rules=escape(shown(preset_title(p)))), decimal(v)]
                 for p, v in a["average_score"].items()]
     best = [[str(b["score"]), escape(b["name"]),
              f'<a href="/game/{b["game"]}">' + tr("Game {id}").format(id=b["game"]) + "</a>",
