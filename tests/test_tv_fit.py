@@ -126,11 +126,13 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
 @pytest.mark.parametrize("code, words", [
     ("de", {"title": "Pub-Pool · Runde 12", "pot": "Pott 24", "last": "Letzte Partie: Pub-Pool",
             "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen",
-            "next": "Als Nächstes: dj bob", "one": "Heute Abend: 1 Partie, 1x alle zu, "}),
+            "next": "Als Nächstes: dj bob", "one": "Heute Abend: 1 Partie, 1x alle zu, ",
+            "heads": ["Spieler", "Diese Runde", "Saldo"]}),
     ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
             "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
             "no_winner": "Nessuno ha vinto", "next": "Tocca poi a dj bob",
-            "one": "Stasera: 1 partita, 1 scatola chiusa, "}),
+            "one": "Stasera: 1 partita, 1 scatola chiusa, ",
+            "heads": ["Giocatore", "Questo round", "Saldo"]}),
 ])
 def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code, words):
     """The rule set's title as the box says it (not the record's English), the pot's
@@ -144,6 +146,9 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     draw(browser, playing)
     assert text(browser, "title") == words["title"]
     assert text(browser, "turn")[0].isupper()           # "Tocca a ...", never "tocca a"
+    assert browser.execute_script(                      # the table's heads too
+        "return [...document.querySelectorAll('#players th')].map(e => e.innerText)"
+    ) == words["heads"]
     playing["player"] = playing["players"][-1]["name"] = "dj bob"
     draw(browser, playing)
     assert "dj bob" in text(browser, "turn")            # a name keeps its own spelling

@@ -215,7 +215,8 @@ function show(s) {
     $("pot").textContent = s.pot !== null && s.pot !== undefined ? wc("pot {pot}", {pot: s.pot}) : "";
     const body = $("players"); body.replaceChildren();
     const head = el("tr");
-    ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", w(h))));
+    // column heads start with a capital like every line ("Diese Runde" beside "Spieler")
+    ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", wc(h))));
     body.appendChild(head);
     s.players.forEach((p) => {
       const tr = el("tr", p.name === s.player ? "now" : "");
