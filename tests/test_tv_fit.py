@@ -126,12 +126,12 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
 @pytest.mark.parametrize("code, words", [
     ("de", {"title": "Pub-Pool · Runde 12", "pot": "Pott 24", "last": "Letzte Partie: Pub-Pool",
             "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen",
-            "next": "Als Nächstes: dj bob", "one": "Heute Abend: 1 Partie, 1x alle zu, ",
+            "next": "Als Nächstes: dj bob", "one": "Heute Abend: 1 Partie, 1x alle zu, bestes Ergebnis 0 von ",
             "heads": ["Spieler", "Diese Runde", "Saldo"]}),
     ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
             "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
             "no_winner": "Nessuno ha vinto", "next": "Tocca poi a dj bob",
-            "one": "Stasera: 1 partita, 1 scatola chiusa, ",
+            "one": "Stasera: 1 partita, 1 scatola chiusa, miglior turno 0 di ",
             "heads": ["Giocatore", "Questo round", "Saldo"]}),
 ])
 def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code, words):
