@@ -126,7 +126,8 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
 @pytest.mark.parametrize("code, words", [
     ("de", {"title": "Pub-Pool · Runde 12", "pot": "Pott 24", "last": "Letzte Partie: Pub-Pool",
             "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen",
-            "next": "Als Nächstes: dj bob", "one": "Heute Abend: 1 Partie, 1x alle zu, bestes Ergebnis 0 von ",
+            "next": "Als Nächstes: dj bob",
+            "one": "Heute Abend: 1 Partie, 1x alle zu, bestes Ergebnis 0 von ",
             "heads": ["Spieler", "Diese Runde", "Saldo"]}),
     ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
             "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
