@@ -370,3 +370,29 @@ def test_the_audits_write_a_decimal_as_the_language_does(code, sign, tmp_path):
     with speaking(code):
         page = audits_page(figures)
     assert f"<td>6{sign}5</td>" in page and (sign == "." or "6.5" not in page)
+
+
+@pytest.mark.parametrize("lang, sentence", [
+    ("de", "Die Daten der Box können gerade nicht gelesen werden."),
+    ("it", "I dati della scatola non si possono leggere ora.")])
+def test_a_record_that_cannot_be_read_is_said_in_the_page_s_language(tmp_path, lang, sentence):
+    """A 503 whose reason has no words in the catalogue (a file that is no database):
+    the page says the record's state in its language and quotes the box's line as
+    code; it said "Gerade nicht verfügbar" over "The database is not a shutbox-hw
+    database (not an SQLite file)."."""
+    need_web()
+    from words_night import english_left, visible
+    junk = tmp_path / "box.db"
+    junk.write_bytes(bytes(range(256)) * 16)
+    server = InProcessServer(junk)
+    try:
+        status, _, body = server.get(f"/history?lang={lang}", headers=HTML)
+        _, _, english = server.get("/history?lang=en", headers=HTML)
+        _, _, line = server.get("/history")
+    finally:
+        server.stop()
+    page = body.decode()
+    assert status == 503 and f'lang="{lang}"' in page and sentence in page, page
+    reason = line.decode().split(" ", 1)[1].strip()
+    assert reason.startswith("the database is not") and f"<code>{reason}</code>" in page
+    assert not english_left(lang, visible(page), visible(english.decode())), visible(page)

@@ -312,7 +312,7 @@ def _wants_page(request: Request) -> bool:
 async def _unavailable(request: Request, error: Exception) -> Response:
     detail = " ".join(str(error).split())[:200]
     if _wants_page(request):     # e.g. before the box made its database: in the design
-        return HTMLResponse(pages.error_page(503, tr(detail)), status_code=503)
+        return HTMLResponse(pages.unavailable_page(detail), status_code=503)
     return line(503, detail)
 
 
