@@ -396,3 +396,29 @@ def test_a_record_that_cannot_be_read_is_said_in_the_page_s_language(tmp_path, l
     reason = line.decode().split(" ", 1)[1].strip()
     assert reason.startswith("the database is not") and f"<code>{reason}</code>" in page
     assert not english_left(lang, visible(page), visible(english.decode())), visible(page)
+
+
+@pytest.mark.parametrize("lang, sentence", [
+    ("de", "Partie 1 ist beschädigt: ihre Aufzeichnung lässt sich nicht lesen"),
+    ("it", "La partita 1 è danneggiata: la sua registrazione non si può leggere")])
+def test_a_damaged_game_s_page_is_said_in_the_page_s_language(tmp_path, lang, sentence):
+    """A scorecard whose record cannot be read back (a 409): its reason translated (it
+    was "Kann nicht angezeigt werden" over "Game 1 is damaged: ..."); a script still
+    gets the English line."""
+    import sqlite3
+    need_web()
+    db = tmp_path / "box.db"
+    assert main(["sim", "--db", str(db), "--script", str(SCRIPT)]) == 0
+    connection = sqlite3.connect(db)
+    with connection:
+        connection.execute("UPDATE games SET rules = '[1' WHERE id = 1")
+    connection.close()
+    server = InProcessServer(db)
+    try:
+        status, _, body = server.get(f"/game/1?lang={lang}", headers=HTML)
+        _, _, line = server.get("/game/1")
+    finally:
+        server.stop()
+    assert status == 409 and sentence in body.decode(), body.decode()
+    assert line.startswith(b"409 game 1 is damaged: its record cannot be read back (")
+    assert b"is damaged" not in body

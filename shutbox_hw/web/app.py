@@ -156,8 +156,10 @@ class Site:
             raise Refused(404, N_("there is no game {game}"), game=str(game)[:20])
         try:
             card = await self.read(lambda r: scorecard(r.connection(), game, r.schema))
-        except DamagedGame as error:
-            raise HTTPException(409, str(error)) from None
+        except DamagedGame as error:      # said in the page's language to a person
+            why = str(error).rpartition("(")[2].rstrip(")")
+            raise Refused(409, N_("game {game} is damaged: its record cannot be read back"
+                                  " ({why})"), game=game, why=why) from None
         if card is None:
             raise Refused(404, N_("there is no game {game}"), game=game)
         return card
