@@ -422,3 +422,31 @@ def test_a_damaged_game_s_page_is_said_in_the_page_s_language(tmp_path, lang, se
     assert status == 409 and sentence in body.decode(), body.decode()
     assert line.startswith(b"409 game 1 is damaged: its record cannot be read back (")
     assert b"is damaged" not in body
+
+
+@pytest.mark.parametrize("lang, heading, sentence", [
+    ("de", "Etwas ist schiefgegangen", "Interner Fehler (das Journal der Box hat die"),
+    ("it", "Qualcosa è andato storto", "Errore interno (i dettagli sono nel registro")])
+def test_a_page_that_failed_says_so_in_the_page_s_language(tmp_path, monkeypatch, lang,
+                                                           heading, sentence):
+    """A page the web failed to make (a bug: a 500) is the design's page in the page's
+    language, not a bare English line; a script still gets the line."""
+    need_web()
+    from shutbox_hw.web.content import views
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    db = tmp_path / "box.db"
+    assert main(["sim", "--db", str(db), "--script", str(SCRIPT)]) == 0
+    monkeypatch.setattr(views, "history_html", broken)
+    server = InProcessServer(db)
+    try:
+        status, headers, body = server.get(f"/history?lang={lang}", headers=HTML)
+        _, _, line = server.get("/history")
+    finally:
+        server.stop()
+    page = body.decode()
+    assert status == 500 and headers["content-type"].startswith("text/html")
+    assert f"<h1>{heading}</h1>" in page and sentence in page, page
+    assert line == b"500 internal error (the box's journal has the details)\n"

@@ -318,9 +318,14 @@ async def _unavailable(request: Request, error: Exception) -> Response:
     return line(503, detail)
 
 
+CRASHED = N_("internal error (the box's journal has the details)")
+
+
 async def _crash(request: Request, error: Exception) -> Response:
     log.error("%s %s failed", request.method, request.url.path, exc_info=error)
-    return line(500, "internal error (the box's journal has the details)")
+    if _wants_page(request):     # a person: the design and the page's language
+        return HTMLResponse(pages.error_page(500, tr(CRASHED)), status_code=500)
+    return line(500, CRASHED)
 
 
 def _static(text: str, media: str) -> Callable[[Request], Awaitable[Response]]:
