@@ -302,3 +302,22 @@ def test_before_the_first_game_the_missing_database_s_notice_is_whole(browser, t
     browser.execute_script("stale(arguments[0], 'unavailable')",
                            "no games yet: the box has not made its database")
     assert problems(browser, f"{BETWEEN}, {LINKS}, #stale") == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_join_address_wraps_at_a_slash_never_inside_the_code(browser, tmp_path, size):
+    """Read from across the room to be typed: "http://shutbox.local:8080/join/" then
+    "K7Q2" on its own line, never "join/K" and "7Q2"."""
+    from tv_page import text
+    open_page(browser, tmp_path, "it", size)
+    with speaking("it"):
+        summary = dict(night())["between: the first game"]
+    draw(browser, summary)
+    assert text(browser, "joinurl") == summary["join"]["url"]
+    tops = browser.execute_script(
+        "const n = document.getElementById('joinurl'), code = arguments[0], r = document"
+        ".createRange(); const last = [...n.childNodes].filter(c => c.nodeType === 3).pop();"
+        " const at = last.textContent.indexOf(code);"
+        " return [...code].map((_, i) => { r.setStart(last, at + i); r.setEnd(last, at + i + 1);"
+        " return Math.round(r.getBoundingClientRect().top); })", summary["join"]["code"])
+    assert len(set(tops)) == 1, tops

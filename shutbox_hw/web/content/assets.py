@@ -84,7 +84,7 @@ body.live { font-size: 4vmin; overflow: hidden; height: 100vh; display: flex;
 .joinbox img { width: 42vmin; height: 42vmin; background: #fff; image-rendering: pixelated;
   display: block; }
 .joinbox .scan { font-size: 4.5vmin; font-weight: 800; color: var(--hi); margin-top: 1vmin; }
-.joinbox .note { font-size: 2.6vmin; overflow-wrap: anywhere; }
+.joinbox .note { font-size: 2.6vmin; overflow-wrap: anywhere; }   /* past a slash only if a part is too long */
 /* the join page, on a phone */
 .join h1 { font-size: 1.6em; margin: .2em 0 .6em; }
 .join form { display: flex; flex-wrap: wrap; gap: .6em; margin: 1em 0; }
@@ -256,7 +256,12 @@ function showJoin(j) {
   if (!j) return;
   const img = $("joinqr");
   if (img.dataset.code !== j.code) { img.src = "/join/" + encodeURIComponent(j.code) + "/qr.svg"; img.dataset.code = j.code; }
-  $("joinurl").textContent = j.url;
+  // the address may wrap after a slash, never inside a part of it (the code stays whole)
+  const url = $("joinurl"); url.replaceChildren();
+  j.url.split("/").forEach((part, i, all) => {
+    url.appendChild(document.createTextNode(part + (i < all.length - 1 ? "/" : "")));
+    if (i < all.length - 1) url.appendChild(document.createElement("wbr"));
+  });
 }
 
 // the high scores between games: a column a period, the first three of each table
