@@ -15,6 +15,7 @@ import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
@@ -291,6 +292,9 @@ def test_the_flags_page_equals_league_flags(night):
     rows = tables(html)[0]
     assert [(int(r["id"]), r["kind"], r["decision"]) for r in rows] == [
         (f["id"], f["kind"], "undecided") for f in listed]
+    for flag in listed:      # each with its reason, in words that wrap on a phone
+        assert f'<p id="flag-{flag["id"]}" data-field="reason"><b>#{flag["id"]} ' \
+            f'{flag["kind"]}</b>: {escape(flag["reason"])}</p>' in html
     named = {(g["box"], g["game"]) for games in record_games(night["dbs"]).values()
              for g in games if g["state"] == "finished"}
     assert {(f["box"], f["game"]) for f in listed if f["kind"] == "fast"} == named
