@@ -50,6 +50,7 @@ from ..disk.faults import (
 )
 from ..disk.mounts import forgets
 from ..disk.salvage import Salvage, quick_check, salvage
+from ..disk.wal import make_room, tune
 from ..read.audit import Tally, audit_lines, reset_audits, tonight
 from ..read.highscores import high_scores
 from ..read.readonly import connect_readonly
@@ -162,6 +163,7 @@ class Store(Closable):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
+            tune(db)   # a WAL of one size: a throw's sync writes no metadata (store/disk/wal.py)
             row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
                              " ORDER BY id DESC LIMIT 1").fetchone()
         except BaseException:
@@ -171,6 +173,8 @@ class Store(Closable):
         # left from before): said now, from the first frame, not at the first write
         self.db, self.fault = db, READ_ONLY if read_only(self.path) else None
         self._ident = _identity(self.path)
+        if self.fault is None:
+            make_room(db, self.path)
         if row:
             self.game_id = int(row[0])
 
