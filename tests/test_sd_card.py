@@ -13,6 +13,7 @@ mounting tests are skipped.
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import sqlite3
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from storage_box import OPENING, play, recoveries, storage_faults, throws_on_disk
+from web_server import WebServer, need_web
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
@@ -183,6 +185,71 @@ def test_a_start_on_a_read_only_folder_then_writable_saves_what_was_held(tmpfs, 
     assert recoveries(events) and runner.daemon.unsaved == []
     assert runner.sim.view.screen.message is None
     assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]"), (2, "[6, 2]", "[8]")]
+    no_traceback(caplog)
+
+
+# ---------------------------------------------------------------- the TV during a storage fault
+
+
+def tv_problem(server: WebServer) -> str | None:
+    """What the TV draws under the flaps: ``problem`` of the real web's /live.json."""
+    status, _, body = server.get("/live.json")
+    assert status == 200, body
+    summary = json.loads(body)
+    assert summary["playing"], summary
+    return summary["problem"]
+
+
+def test_the_tv_shows_a_card_gone_read_only_as_the_oled_does(card, caplog):
+    """The screen's mirror is in RAM: written while the store is degraded, so the real
+    web process reading it says the fault in the OLED's words while the box plays on."""
+    need_web()
+    db = card.root / "box.db"
+    runner, _ = box(db)
+    play(runner, OPENING)
+    server = WebServer(db)
+    try:
+        assert tv_problem(server) is None
+        card.fail()
+        with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+            play(runner, "dice 6 2\nroll\nclose 8\n")
+        oled = runner.sim.view.screen.message
+        assert oled is not None and "SD card read-only" in oled
+        assert runner.daemon.store.fault == "SD card read-only"
+        assert [e.name for e in runner.daemon.unsaved][-1] == "throw_committed"   # held
+        assert tv_problem(server) == oled
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
+    no_traceback(caplog)
+
+
+def test_the_tv_clears_the_storage_fault_when_the_disk_takes_the_held_events(tmpfs, caplog):
+    """A start on a read-only folder (the store degraded from the first frame), then
+    writable: the TV said the fault, and says nothing once the held throw is written."""
+    need_web()
+    db = tmpfs.root / "box.db"
+    runner, events = box(db)
+    play(runner, OPENING)
+    runner.daemon.store.close()
+    tmpfs.read_only(True)
+    server = WebServer(db)
+    try:
+        with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+            runner.restart()
+            play(runner, "dice 6 2\nroll\nclose 8\n")
+            oled = runner.sim.view.screen.message
+            assert oled is not None and "SD card read-only" in oled
+            assert tv_problem(server) == oled
+            tmpfs.read_only(False)
+            play(runner, WAIT)
+        assert recoveries(events) and runner.daemon.unsaved == []
+        assert runner.sim.view.screen.message is None
+        assert tv_problem(server) is None
+        assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]"), (2, "[6, 2]", "[8]")]
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
     no_traceback(caplog)
 
 
