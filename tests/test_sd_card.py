@@ -31,7 +31,7 @@ from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.store import Store
 from shutbox_hw.store.disk.faults import fault_text, read_only
-from shutbox_hw.store.disk.wal import ROOM_PAGES
+from shutbox_hw.store.disk.wal import ROOM_PAGES, make_room
 
 WAIT = f"wait {STORE_RETRY_MS / 1000 + 0.1}\n"
 
@@ -554,6 +554,7 @@ def test_the_wal_keeps_one_size_on_the_card_and_its_room_is_never_read_as_a_reco
     runner = SimRunner(config, db, on_event=lambda e: None)
     play(runner, "start 2\ndice 3 4\nroll\nclose 3 4\n")
     assert wal.stat().st_size == room
+    assert runner.daemon.store.db.execute("PRAGMA synchronous").fetchone() == (2,)   # FULL
     cut = crash_copy(db, tmp_path / "cut1")
     con = sqlite3.connect(cut)
     assert con.execute("SELECT number, dice, closed FROM throws").fetchall() == [
@@ -580,6 +581,28 @@ def test_the_wal_keeps_one_size_on_the_card_and_its_room_is_never_read_as_a_reco
     assert con.execute("SELECT number, dice, closed FROM throws ORDER BY id").fetchall() == played
     con.close()
     runner.daemon.store.close()
+
+
+def test_a_room_refused_by_another_programs_lock_leaves_every_commit_synced(tmp_path):
+    """The room waits for no lock: another writer holding the record, none is made,
+    and the connection keeps ``synchronous=FULL`` (the room is written unsynced)."""
+    db = tmp_path / "box.db"
+    Store(db).close()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    con = sqlite3.connect(db, isolation_level=None, timeout=0.1)
+    con.execute("PRAGMA synchronous=FULL")
+    try:
+        assert make_room(con, db) == 0
+        assert con.execute("PRAGMA synchronous").fetchone() == (2,)
+        assert not con.in_transaction
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert make_room(con, db) > 0   # the lock gone: made
+    assert con.execute("PRAGMA synchronous").fetchone() == (2,)
+    assert con.execute("SELECT name FROM sqlite_master WHERE name = 'wal_room'").fetchall() == []
+    con.close()
 
 
 def test_no_room_is_taken_on_a_nearly_full_disk(tmpfs):

@@ -22,7 +22,9 @@ So the box keeps the WAL inside a size it reaches once per start:
   a transaction larger than its cache into the WAL, uncommitted, and a rollback
   leaves them there, ignored (no frame of it is a commit, so no reader and no
   recovery after a power cut ever takes one). Nothing in the record changes, and
-  no sync is asked for: the next real commit writes its frames over them;
+  no sync is asked for (``synchronous=OFF`` for that transaction alone, FULL again
+  before anything else: about 1 ms here, not a sync of the disk): the next real
+  commit writes the WAL's header again and its frames over them, synced;
 - ``journal_size_limit``: a WAL that one big transaction (a migration, a player
   removed) grew past the room is cut back to it when it starts again.
 
@@ -83,8 +85,12 @@ def make_room(db: sqlite3.Connection, path: Path) -> int:
     if have >= want or db.in_transaction or not _plenty(path, ROOM_FREE * want):
         return 0
     cache = db.execute("PRAGMA cache_size").fetchone()[0]
+    synchronous = int(db.execute("PRAGMA synchronous").fetchone()[0])
     try:
         db.execute("PRAGMA cache_size=1")   # every page past the first goes to the WAL
+        # nothing of it is to last: no sync of the WAL's header (the next commit
+        # writes the header again and syncs it with its frames)
+        db.execute("PRAGMA synchronous=OFF")
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute("CREATE TABLE wal_room (room BLOB)")
@@ -95,10 +101,9 @@ def make_room(db: sqlite3.Connection, path: Path) -> int:
         log.info("storage: the WAL keeps its size (%s)", error)
         return 0
     finally:
-        try:
-            db.execute(f"PRAGMA cache_size={int(cache)}")
-        except sqlite3.Error:
-            pass
+        # the record's own setting back (FULL): every later commit synced as before
+        db.execute(f"PRAGMA synchronous={synchronous}")
+        db.execute(f"PRAGMA cache_size={int(cache)}")
     try:
         return max(0, wal.stat().st_size - have)
     except OSError:
