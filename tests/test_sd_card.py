@@ -28,6 +28,7 @@ from web_server import WebServer, need_web
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
+from shutbox_hw.game.display.view import fault_notice
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.store import Store
 from shutbox_hw.store.disk.faults import fault_text, read_only
@@ -247,6 +248,39 @@ def test_the_tv_clears_the_storage_fault_when_the_disk_takes_the_held_events(tmp
         assert runner.sim.view.screen.message is None
         assert tv_problem(server) is None
         assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]"), (2, "[6, 2]", "[8]")]
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
+    no_traceback(caplog)
+
+
+def test_between_games_the_tv_says_the_storage_fault_as_the_oled_s_fault_page(tmpfs, caplog):
+    """No game under way: the OLED's idle screen has a page for the fault (its part
+    and what is wrong); the TV between games says the same in one line, and nothing
+    once the card takes writes again."""
+    need_web()
+    db = tmpfs.root / "box.db"
+    runner, events = box(db)
+    play(runner, WAIT)
+    runner.daemon.store.close()
+    tmpfs.read_only(True)
+    server = WebServer(db)
+    try:
+        with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+            runner.restart()
+            play(runner, WAIT)
+            assert runner.daemon.controller.phase == "idle"
+            page = fault_notice(runner.daemon.controller.state)   # the OLED's fault page
+            assert "SD card read-only" in page.lines[0]
+            status, _, body = server.get("/live.json")
+            summary = json.loads(body)
+            assert status == 200 and not summary["playing"], summary
+            assert summary["problem"] == f"{page.title}: {page.lines[0]}"
+            tmpfs.read_only(False)
+            play(runner, WAIT)
+        assert recoveries(events)
+        status, _, body = server.get("/live.json")
+        assert json.loads(body)["problem"] is None
     finally:
         log = server.stop()
     assert "Traceback" not in log, log

@@ -336,6 +336,12 @@ def message(state: GameState, shown: Presentation | None = None) -> str | None:
         return ngettext("{flaps} was shut earlier: shut it again",
                         "{flaps} were shut earlier: shut them again",
                         len(reopened)).format(flaps=flaps_word(reopened))
+    return fault_line(state)
+
+
+def fault_line(state: GameState) -> str | None:
+    """The box's first fault as the problem bar says it ("storage: cannot save: SD
+    card read-only"), or None."""
     if state.faults:
         source, text = next(iter(state.faults.items()))
         return device_words.fault(source, text)
