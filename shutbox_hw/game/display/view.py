@@ -4,6 +4,7 @@ lights and the texts on them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,9 @@ from ...players.names import same_player, seat_label
 from ...rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
 from ...words import devices as device_words
 from ...words import rules as rule_words
+from ..model import modes
 from ..model.flaps import flap_states, open_tiles
+from ..model.modes import turn_begun
 from ..model.state import GameState, Turn
 from . import attract, service_view
 from .presentation import Presentation
@@ -59,44 +62,65 @@ def join_next_ms(state: GameState) -> int | None:
 
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     """The screen for the game now, with what the view side holds (``shown``:
-    none by default, e.g. in tests of the game alone)."""
+    none by default, e.g. in tests of the game alone): the screen of the top
+    mode of the stack (game/model/modes.py)."""
     shown = shown if shown is not None else Presentation()
-    if state.service is not None:
-        return service_view.screen(state.service, state.rules.tiles, state.audits)
-    if state.phase == "idle" and state.picking is not None:
-        return roster_screen(state, shown)
-    if state.phase == "idle":
-        page = attract.page(state)
-        if page == attract.FAULT and _flashing(state, shown) is None:
-            return fault_notice(state)
-        tonight = page if isinstance(page, Tonight) else None
-        if tonight is not None and tonight.best is not None:
-            tonight = replace(tonight, best=(oled_name(tonight.best[0], ""), tonight.best[1]))
-        high_score = page if isinstance(page, HighScores) else None
-        if high_score is not None:
-            high_score = replace(high_score, entries=tuple(
-                (oled_name(name, ""), value) for name, value in high_score.entries))
-        return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
-                             players=on_oled(state.names(state.player_count)),
-                             tonight=tonight, high_score=high_score,
-                             message=_flashing(state, shown),
-                             join=state.join.url(state.now))
-    if state.phase == "confirm":
-        return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
-                             else tr("New game?"))
+    return SCREENS[modes.on_screen(state, bool(shown.queue))](state, shown)
+
+
+def service_screen(state: GameState, shown: Presentation) -> Screen:
+    """The operator menu's screen."""
+    assert state.service is not None
+    return service_view.screen(state.service, state.rules.tiles, state.audits)
+
+
+def attract_screen(state: GameState, shown: Presentation) -> Screen:
+    """The idle screen's page now: the rule set, tonight, a high score, a fault."""
+    page = attract.page(state)
+    if page == attract.FAULT and _flashing(state, shown) is None:
+        return fault_notice(state)
+    tonight = page if isinstance(page, Tonight) else None
+    if tonight is not None and tonight.best is not None:
+        tonight = replace(tonight, best=(oled_name(tonight.best[0], ""), tonight.best[1]))
+    high_score = page if isinstance(page, HighScores) else None
+    if high_score is not None:
+        high_score = replace(high_score, entries=tuple(
+            (oled_name(name, ""), value) for name, value in high_score.entries))
+    return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
+                         players=on_oled(state.names(state.player_count)),
+                         tonight=tonight, high_score=high_score,
+                         message=_flashing(state, shown),
+                         join=state.join.url(state.now))
+
+
+def confirm_screen(state: GameState, shown: Presentation) -> Screen:
+    """The question a long NEXT asked."""
+    return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
+                         else tr("New game?"))
+
+
+def ends_screen(state: GameState, shown: Presentation) -> Screen:
+    """The step of an end now on the screen."""
+    return _queued(state, shown.queue[0])
+
+
+def result_screen(state: GameState, shown: Presentation) -> Screen:
+    """The match's result; a new game starts with every flap open: until they
+    are, that is what to do."""
     match = state.match
     assert match is not None
-    step = end_step(state, shown)
-    if step is not None:
-        return _queued(state, step)
-    if state.phase == "over":
-        # a new game starts with every flap open: until they are, that is what to do
-        still_shut = tiles_of(state.shut & state.board)
-        return ResultScreen(winners=tuple(oled_player(state, p) for p in match.winners),
-                            rows=score_rows(state, match.rounds[-1] if match.rounds else None),
-                            **({"prompt": tr("lift {flaps}").format(flaps=tile_ranges(still_shut))}
-                               if still_shut
-                               else {}))
+    still_shut = tiles_of(state.shut & state.board)
+    return ResultScreen(winners=tuple(oled_player(state, p) for p in match.winners),
+                        rows=score_rows(state, match.rounds[-1] if match.rounds else None),
+                        **({"prompt": tr("lift {flaps}").format(flaps=tile_ranges(still_shut))}
+                           if still_shut
+                           else {}))
+
+
+def play_screen(state: GameState, shown: Presentation) -> Screen:
+    """A match in play: the turn, or what to do between two turns."""
+    match = state.match
+    assert match is not None
     turn = state.turn
     if turn is None:
         to_open = _to_open(state)
@@ -219,14 +243,6 @@ def title(rules: RuleSet) -> str:
     """The preset's name, unless overrides changed its rules (the rules line
     below says what they are)."""
     return rule_words.title(rules)
-
-
-def turn_begun(state: GameState) -> bool:
-    """The turn under way has begun: a throw, or a flap shut in it. The screen is
-    then this turn's own, never a step of the last end."""
-    turn = state.turn
-    return state.phase == "play" and turn is not None and (
-        turn.throw is not None or turn.throws > 0 or bool(turn.committed | state.shut))
 
 
 def end_step(state: GameState, shown: Presentation) -> Screen | None:
@@ -453,3 +469,11 @@ def _lit_hint(state: GameState) -> Mask:
     if turn is None or not state.hint_visible(turn):
         return 0
     return (turn.hint or 0) & ~state.shut
+
+
+SCREENS: dict[modes.ModeName, Callable[[GameState, Presentation], Screen]] = {
+    "service": service_screen, "confirm": confirm_screen, "ends": ends_screen,
+    "result": result_screen, "play": play_screen, "roster": roster_screen,
+    "attract": attract_screen,
+}
+"""Each mode's screen (the stack's order is game/model/modes.py's)."""

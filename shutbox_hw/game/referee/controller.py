@@ -15,7 +15,7 @@ queued to be seen, a flashing reason) in :mod:`.presentation`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...base.events import (
@@ -51,6 +51,7 @@ from ...rules import (
 from ..display import end_screens, service_view, view
 from ..display.presentation import Presentation, quick_show_ms
 from ..display.screens import Screen
+from ..model import modes
 from ..model.config import MAX_PLAYERS, GameConfig
 from ..model.events import (
     Fault,
@@ -61,6 +62,7 @@ from ..model.events import (
     SeatClaimed,
     ServiceEntered,
 )
+from ..model.modes import ModeName
 from ..model.saved import SavedGame
 from ..model.service import ServiceMenu
 from ..model.state import DEFAULT_PLAYERS, GameState, Phase, Turn
@@ -90,6 +92,11 @@ class Controller:
         self._last_screen: Screen | None = None
         self._last_leds: LedFrame | None = None
         self.last_claim: SeatClaimed | str | None = None   # the answer to the last claim
+        self._buttons: dict[ModeName, Callable[[str, bool], list[Effect]]] = {
+            "service": self._service_button_pressed, "confirm": self._confirm_button,
+            "ends": self._ends_button, "result": self._result_button,
+            "play": self._play_button, "roster": self._roster_button,
+            "attract": self._idle_button}   # each mode's buttons (the stack's order: modes.py)
 
     def configure(self, rules: RuleSet, game: GameConfig, advisor: Advisor | None,
                   settings: Mapping[str, Any]) -> None:
@@ -354,23 +361,29 @@ class Controller:
     # ------------------------------------------------------------------ buttons
 
     def _button(self, button: str, long: bool) -> list[Effect]:
-        """ROLL or NEXT, short or long: what it means depends on the phase."""
-        s, shown = self.state, self.shown
-        if shown.queue and (s.phase == "over" or (s.phase == "play" and s.turn is None)):
-            self._next_step_seen()   # the press only moves on to the next step
-            return []
-        if s.service is not None:
-            return self._service_button(s.service, button, long)
-        if s.phase == "idle":
-            return self._idle_button(button, long)
-        if s.phase == "over":
-            if button == "roll" and not long:
-                s.phase = "idle"
-                s.rules = self._box_rules   # a resumed game's own rules end with it
-                s.shut &= s.board
-            return []
-        if s.phase == "confirm":
-            return self._confirm_button(button, long)
+        """ROLL or NEXT, short or long: what it means is the business of the mode
+        that owns the buttons now (game/model/modes.py: the one priority chain)."""
+        owner = modes.buttons(self.state, bool(self.shown.queue))
+        return self._buttons[owner](button, long)
+
+    def _ends_button(self, button: str, long: bool) -> list[Effect]:
+        """The steps of an end on the screen: a press only moves on to the next."""
+        self._next_step_seen()
+        return []
+
+    def _result_button(self, button: str, long: bool) -> list[Effect]:
+        """The result: ROLL goes back to setting up the next game."""
+        s = self.state
+        if button == "roll" and not long:
+            s.phase = "idle"
+            s.rules = self._box_rules   # a resumed game's own rules end with it
+            s.shut &= s.board
+        return []
+
+    def _play_button(self, button: str, long: bool) -> list[Effect]:
+        """A match: a long NEXT asks to stop, ROLL throws or takes the closure,
+        NEXT (unseen dice) says there is no move."""
+        s = self.state
         if button == "next" and long:
             s.phase, s.asked_at = "confirm", s.now
             return []
@@ -380,6 +393,10 @@ class Controller:
             self.turns.disarm(s.turn)
             return self.turns.roll(s.turn, long)
         return self.turns.next_pressed(s.turn)
+
+    def _service_button_pressed(self, button: str, long: bool) -> list[Effect]:
+        assert self.state.service is not None
+        return self._service_button(self.state.service, button, long)
 
     def _next_step_seen(self) -> None:
         """A press while an end's steps are queued: the next one, once this one was
@@ -394,8 +411,6 @@ class Controller:
         """NEXT chooses how many play (one more), a long NEXT opens the roster;
         ROLL starts the game, a long ROLL makes it one player fewer."""
         s = self.state
-        if s.picking is not None:
-            return self._roster_button(button, long)
         if button == "next" and long:
             if s.roster:
                 s.picking = 0
