@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from ..base.events import JoinCode, SeatClaim
 from ..base.scheduler import Timer
+from ..game.machine.controller import Controller
 from ..game.model.events import SeatClaimed
-from ..game.referee.controller import Controller
 from .server import ClaimServer, Pending
 from .wire import refused
 

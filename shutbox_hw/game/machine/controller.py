@@ -66,10 +66,10 @@ from ..model.modes import ModeName
 from ..model.saved import SavedGame
 from ..model.service import ServiceMenu
 from ..model.state import DEFAULT_PLAYERS, GameState, Phase, Turn
-from . import advice, setup
-from .advice import Advisor
-from .effects import Effect, Emit, Lights, Show
-from .turns import Turns
+from ..referee import advice, setup
+from ..referee.advice import Advisor
+from ..referee.effects import Effect, Emit, Lights, Show
+from ..referee.turns import Turns
 
 QUESTION_MS = 8000
 """A question ("New game?", "Stop and settle?") nobody answers lapses after this
