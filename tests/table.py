@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from shutbox_hw.base.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.machine.controller import Controller
+from shutbox_hw.game.machine.effects import Emit, Lights, RollDice, Show
 from shutbox_hw.game.model.config import GameConfig
-from shutbox_hw.game.referee.effects import Emit, Lights, RollDice, Show
 from shutbox_hw.rules import build_rules
 
 

@@ -33,8 +33,8 @@ LAYERS: dict[str, float] = {    # a folder of the package (or a name at its top)
     "hal/simulated": 1.4,   # register-level simulated parts the adapters drive
     "words": 1.5,           # what every surface says: rule sets, devices, the record
     "game/model": 2,        # what the referee knows: the state, the [game] table, the events
-    "game/display": 2.1,    # what is shown, as pure functions of the referee's state
-    "game/referee": 2.2,    # the referee: the controller and a turn's flow (it calls the display)
+    "game/referee": 2.1,    # the referee: the state machine and a turn's flow (it shows nothing)
+    "game/display": 2.2,    # what is shown, as pure functions of the referee's state
     "game/machine": 2.3,    # the controller: the referee and the display stepped together
     "game": 2.4,            # (its __init__ only)
     "strategy": 2,

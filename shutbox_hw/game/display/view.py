@@ -13,15 +13,17 @@ from ...base.i18n import ngettext, tr
 from ...base.leds import LedFrame, LedState
 from ...players.display import oled_name
 from ...players.names import same_player, seat_label
-from ...rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
+from ...rules import Mask, Position, RoundResult, RuleSet, dice_choice, tiles_of
 from ...words import devices as device_words
 from ...words import rules as rule_words
 from ..model import modes
 from ..model.flaps import flap_states, open_tiles
 from ..model.modes import turn_begun
 from ..model.state import GameState, Turn
+from ..referee import reasons
 from . import attract, service_view
 from .presentation import Presentation
+from .reason_words import misfit_text
 from .screens import (
     AttractScreen,
     ConfirmScreen,
@@ -35,7 +37,7 @@ from .screens import (
     ShutScreen,
     TurnEndScreen,
 )
-from .text import flaps_word, shut_text, throw_sum_text, throw_text, tile_ranges
+from .text import flaps_word, shut_text, tile_ranges
 
 ATTRACT_PAGE_MS = attract.ATTRACT_PAGE_MS
 attract_next_ms = attract.next_ms
@@ -214,31 +216,6 @@ def _bar(state: GameState, shown: Presentation, problem: str | None = None) -> s
     return shown.flash if phase % 2 == 0 or phase >= 4 else None
 
 
-def why_not(state: GameState, button: str) -> str:
-    """Why a press of ``button`` cannot act now, in a few words."""
-    rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
-    if rejected:
-        return tr("lift {flaps} first").format(flaps=tile_ranges(rejected))
-    if reopened:
-        return tr("shut {flaps} again first").format(flaps=tile_ranges(reopened))
-    turn = state.turn
-    if turn is None:
-        shut = tiles_of(state.shut)
-        return (tr("lift {flaps} first").format(flaps=tile_ranges(shut)) if shut
-                else tr("lift all flaps first"))
-    if button == "next" and not state.unseen_dice:
-        return (tr("hold NEXT to settle up") if state.rules.match == "pool"
-                else tr("hold NEXT to stop"))
-    throw = turn.throw
-    if isinstance(throw, Throw):
-        if not turn.pending:
-            return tr("{shut} first").format(shut=shut_text(state.rules, throw.dice))
-        more = [sum(tiles_of(c & ~turn.pending)) for c in throw.legal_closures()
-                if c != turn.pending and c & turn.pending == turn.pending]
-        return tr("shut {n} more").format(n=min(more)) if more else tr("not a whole move yet")
-    return tr("not a whole move yet")
-
-
 def title(rules: RuleSet) -> str:
     """The preset's name, unless overrides changed its rules (the rules line
     below says what they are)."""
@@ -367,37 +344,10 @@ def prompt(state: GameState, turn: Turn) -> str:
 
 def misfit(state: GameState, tile: int, throw: Position | None,
            pending: Mask) -> tuple[str, tuple[int, ...]]:
-    """Why ``tile`` may not join the flaps shut since the throw, and the flaps
-    among those it conflicts with (lifting them would let it fit)."""
-    if throw is None:
-        return (tr("{tile}: press ROLL as you throw") if state.unseen_dice
-                else tr("{tile} was shut before the roll")).format(tile=tile), ()
-    conflicts = conflicting(throw, tile, pending)
-    if isinstance(throw, Throw):
-        if not conflicts:
-            return tr("{tile} doesn't fit {throw}").format(
-                tile=tile, throw=throw_text(state.rules, throw.dice)), ()
-        return tr("{tile} doesn't fit with {flaps}: {sum}").format(
-            tile=tile, flaps=tile_ranges(conflicts),
-            sum=throw_sum_text(state.rules, throw.dice)), conflicts
-    if not conflicts:
-        return tr("{tile} doesn't fit any throw").format(tile=tile), ()
-    return tr("{tile} doesn't fit with {flaps}").format(tile=tile,
-                                                        flaps=tile_ranges(conflicts)), conflicts
-
-
-def conflicting(throw: Position, tile: int, pending: Mask) -> tuple[int, ...]:
-    """The flaps of ``pending`` that keep ``tile`` out: each one it cannot go
-    with; all of them when only together they do. None when ``tile`` fits no
-    closure of this throw at all."""
-    bit = tile_bit(tile)
-    if not throw.can_complete(bit):
-        return ()
-    clash = [p for p in tiles_of(pending) if not throw.can_complete(bit | tile_bit(p))]
-    rest = pending & ~sum(tile_bit(p) for p in clash)
-    if not throw.can_complete(bit | rest):
-        return tuple(tiles_of(pending))
-    return tuple(clash)
+    """Why ``tile`` may not join the flaps shut since the throw, in words, and the
+    flaps among those it conflicts with (lifting them would let it fit)."""
+    reason = reasons.misfit(state.unseen_dice, tile, throw, pending)
+    return misfit_text(state, reason), reason.conflicts
 
 
 def _pool_fields(state: GameState, player: int | None) -> dict[str, Any]:
