@@ -390,6 +390,14 @@ def chase_next_ms(state: GameState, shown: Presentation) -> int | None:
     return shown.since + steps * CHASE_MS
 
 
+def lights(state: GameState, shown: Presentation) -> LedFrame:
+    """The lights of the mode on top of the stack: the operator menu's own, else the game's."""
+    if modes.on_screen(state, bool(shown.queue)) == "service":
+        assert state.service is not None
+        return service_view.leds(state.service, state.rules.tiles)
+    return leds(state, shown)
+
+
 def leds(state: GameState, shown: Presentation | None = None) -> LedFrame:
     """Blinking flaps to fix, the hint lit, green for all well, red for a problem;
     a light running round the flaps while a shut box is shown."""

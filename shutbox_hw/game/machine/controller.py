@@ -20,7 +20,7 @@ from typing import Any
 from ...base.events import Event
 from ...base.leds import LedFrame
 from ...rules import Mask, RuleSet
-from ..display import service_view, view
+from ..display import view
 from ..display.presentation import Presentation
 from ..display.presenter import Presenter
 from ..display.screens import Screen
@@ -126,9 +126,7 @@ class Controller:
         if screen != self._last_screen:
             self._last_screen = screen
             out.append(Show(screen))
-        s = self.state
-        leds = (view.leds(s, self.shown) if s.service is None
-                else service_view.leds(s.service, s.rules.tiles))
+        leds = view.lights(self.state, self.shown)
         if leds != self._last_leds:
             self._last_leds = leds
             out.append(Lights(leds))

@@ -6,7 +6,7 @@ over the steps of an end being shown, over the result, over a match in play,
 over the setup's roster, over the idle (attract) screen. Each mode says in
 which states it is active; the highest active mode owns the screen, and the
 highest active mode that takes a press owns the buttons. The chain is written
-here once: the referee (:mod:`shutbox_hw.game.machine.controller`) hands a
+here once: the referee (:mod:`shutbox_hw.game.referee.referee`) hands a
 press to the owner's handler, the display (:mod:`shutbox_hw.game.display.view`)
 draws the top mode's screen. A new mode goes in :data:`MODES` at its priority,
 with a handler for its buttons in the referee and a screen in the display.
