@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -90,3 +91,15 @@ class RunningBox:
         code = self.daemon.controller.state.join.code
         assert code is not None
         return code.code
+
+    def press(self, button: str) -> None:
+        """A short press of ``button`` ("roll", "next") on the box's (mock) Pi pins: the
+        pin pulled low past the debounce, then let go; the loop reads it as the box does."""
+        for source in self.box.buttons._switches.sources:
+            device = getattr(source, "_devices", {}).get(button)
+            if device is not None:
+                device.pin.drive_low()
+                time.sleep(0.2)       # held well past the debounce, well short of a long press
+                device.pin.drive_high()
+                return
+        raise AssertionError(f"no pin for {button}")

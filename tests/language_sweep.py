@@ -268,6 +268,10 @@ def extra_screens(names: tuple[str, ...]) -> list[Screen]:
         TurnEndScreen(names[2], 78, tuple(range(1, 13)), False,
                       note=i18n.tr("reached {threshold}: out").format(threshold=999)),
         ConfirmScreen(i18n.tr("Stop and settle?")),
+        # a second seat from one phone, put to the box (game/referee/phones.py)
+        ConfirmScreen(i18n.tr("Same phone: seat {name}?").format(name=names[3])),
+        AttractScreen(i18n.tr("House rules"), i18n.tr("{n} tiles").format(n=12), names[:2],
+                      message=i18n.tr("no answer: no seat")),
         ResultScreen((), ()),
         *(replace(big, message=device_words.fault(source, problem))
           for source, problem in FAULTS),

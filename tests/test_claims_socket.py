@@ -129,9 +129,22 @@ def test_one_phone_address_takes_one_seat_over_the_socket(running):
     code = running.code()
     assert client.claim(running.sock, "Anna", code, "192.168.1.31")["seat"] == 0
     second = client.claim(running.sock, "Bob", code, "192.168.1.31")
-    assert second == {"ok": False, "reason": join.ONE_SEAT}
-    assert client.claim(running.sock, "Bob", code, "192.168.1.32")["seat"] == 1
-    assert running.daemon.controller.screen().players == ("Anna", "Bob")
+    ticket = second["asking"]                    # put to the box: the phone waits
+    assert second == {"ok": False, "asking": ticket,
+                      "reason": join.ASKING.format(name="Bob")}
+    assert client.asked(running.sock, ticket) == second
+    assert client.claim(running.sock, "Cleo", code, "192.168.1.32")["seat"] == 1
+    assert running.daemon.controller.screen().question == "Same phone: seat Bob?"
+    running.press("next")                        # the box's players say no
+    for _ in range(1000):
+        if "asking" not in client.asked(running.sock, ticket):
+            break
+        threading.Event().wait(0.01)
+    assert client.asked(running.sock, ticket) == {"ok": False, "reason": join.DECLINED}
+    assert client.asked(running.sock, "x" * 16) == {"ok": False,
+                                                    "reason": server.UNKNOWN_TICKET}
+    assert client.asked(running.sock, "x" * 65)["reason"].startswith("not understood")
+    assert running.daemon.controller.screen().players == ("Anna", "Cleo")
 
 
 def test_the_web_saying_where_it_runs_puts_the_qr_code_on_the_setup_screen(running):

@@ -4,7 +4,7 @@ code, while the game is set up, and not too many at once (game/model/join.py).""
 from __future__ import annotations
 
 from shutbox_hw.base.events import ButtonPressed, JoinCode, SeatClaim, ServiceRequested, Tick
-from shutbox_hw.game.display.screens import AttractScreen
+from shutbox_hw.game.display.screens import AttractScreen, ConfirmScreen
 from shutbox_hw.game.display.shown import shown
 from shutbox_hw.game.machine.controller import Controller
 from shutbox_hw.game.model import join
@@ -86,22 +86,133 @@ def test_wrong_codes_count_towards_nothing_and_never_keep_the_right_one_out():
     assert c.state.join.recent == type(c.state.join.recent)([1100])
 
 
-def test_a_phone_takes_one_seat_a_game_and_a_second_is_refused_in_words():
-    c = box()
+def from_(c: Controller, address: str, name: str, at: int, code: str = "K7M2QD") -> list:
+    effects = c.handle(SeatClaim(name, "phone", at, code, address))
+    return [e.event for e in effects if hasattr(e, "event")]
 
-    def from_(address: str, name: str, at: int) -> list[object]:
-        effects = c.handle(SeatClaim(name, "phone", at, "K7M2QD", address))
-        return [e.event for e in effects if hasattr(e, "event")]
-    assert from_("192.168.1.31", "Anna", 1000)[0].seat == 0
-    for i, name in enumerate(["Bob", "Cleo", "Dan"]):
-        assert from_("192.168.1.31", name, 1100 + i) == [] and c.last_claim == join.ONE_SEAT
-    assert c.screen().players == ("Anna", "P2") and c.shown.flash == ""
-    assert from_("192.168.1.32", "Bob", 1200)[0].seat == 1      # another phone: its own seat
+
+def test_a_phone_s_second_claim_is_put_to_the_box_and_roll_seats_it():
+    c = box()
+    assert from_(c, "192.168.1.31", "Anna", 1000)[0].seat == 0
+    assert from_(c, "192.168.1.31", "Bob", 1100) == []          # not seated on its own say
+    assert isinstance(c.last_claim, join.Asking) and "seat Bob too" in c.last_claim
+    screen = c.screen()                                          # the OLED asks, as "New game?"
+    assert isinstance(screen, ConfirmScreen) and screen.question == "Same phone: seat Bob?"
+    assert screen.prompt == "ROLL: yes  NEXT: no"
+    assert c.state.players == () and c.state.names(2) == ("Anna", "P2")
+    assert c.next_deadline_ms() == 1100 + 8000                   # it lapses on its own
+    # one question at a time: the same phone again waits; another phone is seated
+    assert from_(c, "192.168.1.31", "Cleo", 1200) == [] and c.last_claim == join.ASKING_OTHER
+    assert from_(c, "192.168.1.32", "Dan", 1300)[0].seat == 1
+    assert c.shown.flash == ""                                   # nothing flashed for a phone
+    [seated] = [e.event for e in c.handle(ButtonPressed("roll", False, 2000))
+                if hasattr(e, "event")]
+    assert seated == SeatClaimed(seat=2, player="Bob", source="phone",
+                                 players=("Anna", "Dan", "Bob"))
+    assert c.state.join.take_settled() == seated and c.state.join.take_settled() is None
+    assert isinstance(c.screen(), AttractScreen) and c.screen().players == ("Anna", "Dan", "Bob")
+    assert c.phase == "idle"                                     # the press started no game
+    # the phone still holds Anna's seat: a third claim is asked again
+    assert from_(c, "192.168.1.31", "Eve", 2100) == [] and isinstance(c.last_claim, join.Asking)
+
+
+def test_next_refuses_the_second_seat_and_a_long_press_answers_nothing():
+    c = box()
+    from_(c, "192.168.1.31", "Anna", 1000)
+    from_(c, "192.168.1.31", "Bob", 1100)
+    c.handle(ButtonPressed("next", True, 1200))
+    c.handle(ButtonPressed("roll", True, 1300))
+    assert c.state.join.question is not None and c.state.picking is None
+    assert [e for e in c.handle(ButtonPressed("next", False, 1400)) if hasattr(e, "event")] == []
+    assert c.state.join.take_settled() == join.DECLINED
+    assert c.screen().players == ("Anna", "P2") and c.player_count == 2   # NEXT: no seat,
+    assert c.state.picking is None                                        # nothing else
+    # that phone is not asked about again this setup: a guest cannot keep the box asking
+    assert from_(c, "192.168.1.31", "Cleo", 1500) == [] and c.last_claim == join.DECLINED
+    assert c.state.join.question is None and isinstance(c.screen(), AttractScreen)
+    assert from_(c, "192.168.1.32", "Dan", 1600)[0].seat == 1      # other phones as ever
+    c.handle(ButtonPressed("roll", False, 2000))                   # the next game: anew
+    assert c.state.join.declined == set()
+
+
+def test_a_question_nobody_answers_lapses_refused_and_the_bar_says_so():
+    c = box()
+    from_(c, "192.168.1.31", "Anna", 1000)
+    from_(c, "192.168.1.31", "Bob", 1100)
+    c.handle(Tick(1100 + 7999))
+    assert c.state.join.question is not None and c.state.join.take_settled() is None
+    c.handle(Tick(1100 + 8000))
+    assert c.state.join.question is None and c.state.join.take_settled() == join.LAPSED
+    assert c.shown.flash == "no answer: no seat"
+    assert isinstance(c.screen(), AttractScreen) and c.screen().players == ("Anna", "P2")
+    # a ROLL after it lapsed is a ROLL again: the game starts, Bob is not in it
+    c.handle(ButtonPressed("roll", False, 20_000))
+    assert c.phase == "play" and c.state.players == ("Anna", "P2")
+
+
+def test_the_box_asks_in_its_own_language():
+    from shutbox_hw.base.i18n import speaking
+    c = box()
+    from_(c, "192.168.1.31", "Anna", 1000)
+    from_(c, "192.168.1.31", "Bob", 1100)
+    with speaking("de"):
+        assert c.screen() == ConfirmScreen("Gleiches Handy: Bob dazu?", "ROLL: ja  NEXT: nein")
+        c.handle(Tick(1100 + 8000))
+        assert c.shown.flash == "keine Antwort: kein Platz"
+    from_(c, "192.168.1.31", "Cleo", 20_000)
+    with speaking("it"):
+        assert c.screen().question == "Stesso telefono: Cleo gioca?"
+        c.handle(Tick(20_000 + 8000))
+        assert c.screen().message == "nessuna risposta: niente posto"
+
+
+def test_a_name_that_could_not_be_seated_is_refused_at_once_not_asked():
+    c = box()
+    from_(c, "192.168.1.31", "Anna", 1000)
+    assert from_(c, "192.168.1.31", "ANNA", 1100) == []
+    assert c.last_claim == "ANNA is already at the table" and c.state.join.question is None
+    assert from_(c, "192.168.1.31", "P3", 1200) == [] and "seat's label" in c.last_claim
+
+
+def test_the_table_changed_while_it_asked_roll_says_why_on_the_box():
+    c = box()
+    from_(c, "192.168.1.31", "Anna", 1000)
+    from_(c, "192.168.1.31", "Bob", 1100)
+    c.handle(SeatClaim("bob", "box", 1200))           # Bob seated on the box meanwhile
+    assert c.handle(ButtonPressed("roll", False, 1300))
+    assert c.state.join.take_settled() == "Bob is already at the table"
+    assert c.shown.flash == "already at the table" and c.screen().players == ("Anna", "bob")
+
+
+def test_one_seat_a_phone_holds_for_the_whole_setup_whatever_its_codes():
+    """A setup outlasting its code (5 minutes) gets a new one: the phones' seats
+    still count (before, the new code forgot them and a phone took a second seat)."""
+    c = box()
+    from_(c, "192.168.1.31", "Anna", 1000)
+    c.handle(JoinCode("NEW234", 600_000, 300_000, URL))
+    assert from_(c, "192.168.1.31", "Bob", 300_100, code="NEW234") == []
+    assert isinstance(c.last_claim, join.Asking) and c.screen().question.endswith("Bob?")
+    c.handle(Tick(300_100 + join.QUESTION_MS))          # it lapses (may be asked again)
+    # the web going or coming hands in the same code again: nothing is forgotten either
+    c.handle(JoinCode("NEW234", 600_000, 310_000, None))
+    assert from_(c, "192.168.1.31", "Cleo", 310_100, code="NEW234") == []
+    assert isinstance(c.last_claim, join.Asking)
+
+
+def test_the_seated_player_gets_up_and_their_phone_may_claim_again():
+    c = box()
+    assert from_(c, "192.168.1.31", "Anna", 1000)[0].seat == 0
     assert c.handle(SeatClaim("Cleo", "box", 1300))             # the box seats anyone
-    # Anna gets up on the box: her phone may seat someone (her) again
     from shutbox_hw.game.referee import setup
     setup.leave_seat(c.state, "Anna", "box")
-    assert from_("192.168.1.31", "Ann", 1400)[0].player == "Ann"
+    assert from_(c, "192.168.1.31", "Ann", 1400)[0].player == "Ann"
+
+
+def test_a_new_game_gives_every_phone_a_seat_again():
+    c = box()
+    from_(c, "192.168.1.31", "Anna", 1000)
+    c.handle(ButtonPressed("roll", False, 2000))                 # the game starts
+    assert c.state.join.phones == {} and c.state.join.question is None
 
 
 def test_a_phone_s_claim_during_a_game_is_refused_without_a_flash_whatever_its_code():

@@ -5,6 +5,7 @@ import itertools
 
 import pytest
 
+from shutbox_hw.base.events import SeatClaim
 from shutbox_hw.game.model import modes
 from shutbox_hw.game.model.config import GameConfig
 from shutbox_hw.game.model.service import ServiceMenu
@@ -12,7 +13,7 @@ from shutbox_hw.game.model.state import GameState, Turn
 from shutbox_hw.rules import build_rules, mask_of, new_match
 
 
-def a_state(phase, turn, begun, picking, queued_shut):
+def a_state(phase, turn, begun, picking, queued_shut, asked=False):
     state = GameState(rules=build_rules("pub"), game=GameConfig(), phase=phase,
                       players=("Ann", "Ben"), match=new_match(2))
     if phase == "service":
@@ -21,6 +22,8 @@ def a_state(phase, turn, begun, picking, queued_shut):
         state.turn = Turn(player=0, throws=1 if begun else 0)
     state.picking = 0 if picking else None
     state.shut = mask_of([3]) if queued_shut else 0
+    if asked:     # a phone with a seat asked for a second one
+        state.join.ask(SeatClaim("Bob", "phone", 0, code="1234", phone="10.0.0.5"), 0)
     return state
 
 
@@ -31,6 +34,8 @@ def by_hand_buttons(state, queued):
     if state.service is not None:
         return "service"
     if state.phase == "idle":
+        if state.join.question is not None:
+            return "second-seat"
         return "roster" if state.picking is not None else "attract"
     return {"over": "result", "confirm": "confirm", "play": "play"}[state.phase]
 
@@ -40,6 +45,8 @@ def by_hand_screen(state, queued):
     if state.service is not None:
         return "service"
     if state.phase == "idle":
+        if state.join.question is not None:
+            return "second-seat"
         return "roster" if state.picking is not None else "attract"
     if state.phase == "confirm":
         return "confirm"
@@ -53,22 +60,23 @@ def by_hand_screen(state, queued):
 
 CASES = [case for case in itertools.product(("idle", "play", "confirm", "over", "service"),
                                            (False, True), (False, True), (False, True),
-                                           (False, True), (False, True))
-         if case[0] in ("play", "confirm") or not case[1]]   # a turn only in a match
+                                           (False, True), (False, True), (False, True))
+         if (case[0] in ("play", "confirm") or not case[1])      # a turn only in a match
+         and (case[0] in ("idle", "service") or not case[6])]    # asked while setting up
 
 
-@pytest.mark.parametrize("phase,turn,begun,picking,shut,queued", CASES)
-def test_the_stack_answers_as_the_chains_did(phase, turn, begun, picking, shut, queued):
-    state = a_state(phase, turn, begun, picking, shut)
+@pytest.mark.parametrize("phase,turn,begun,picking,shut,queued,asked", CASES)
+def test_the_stack_answers_as_the_chains_did(phase, turn, begun, picking, shut, queued, asked):
+    state = a_state(phase, turn, begun, picking, shut, asked)
     assert modes.buttons(state, queued) == by_hand_buttons(state, queued)
     assert modes.on_screen(state, queued) == by_hand_screen(state, queued)
 
 
 def test_the_stack_is_ordered_by_priority_and_names_each_mode_once():
     priorities = [m.priority for m in modes.MODES]
-    assert priorities == sorted(priorities, reverse=True) and len(set(priorities)) == 7
+    assert priorities == sorted(priorities, reverse=True) and len(set(priorities)) == 8
     assert [m.name for m in modes.MODES] == ["service", "confirm", "ends", "result", "play",
-                                            "roster", "attract"]
+                                            "second-seat", "roster", "attract"]
 
 
 def test_a_waiting_turn_takes_the_press_while_the_last_end_is_still_shown():

@@ -45,6 +45,9 @@ def _served_alongside(served: Served, server, game, tv: Stream) -> None:
     """The TV that follows keeps following, a new TV and a phone are served."""
     phone = server.get("/", headers={"Accept": "text/html"}, source="127.0.0.200")
     assert phone[0] == 200, phone
+    # a phone opening the join page gets the page's own answer (a game is under way)
+    status, _, page = server.get("/join/K7M2QD", source="127.0.0.201")
+    assert status == 409 and b"Join the game" in page and b"under way" in page, (status, page)
     new_tv = served.stream(server.port)
     assert wait_for(lambda: new_tv.data(), 10)
     seen = len(tv.data())

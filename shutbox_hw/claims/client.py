@@ -66,6 +66,12 @@ def claim(path: str, name: str, code: str, phone: str | None = None) -> dict[str
     return ask(path, {"claim": message})
 
 
+def asked(path: str, ticket: str) -> dict[str, Any]:
+    """What became of the claim the box is (or was) asking its players about:
+    ``{"ok": false, "asking": ticket, ...}`` while it asks, then the seat or why not."""
+    return ask(path, {"asked": {"ticket": ticket}})
+
+
 def say_web(path: str, url: str) -> None:
     """Tell the daemon the web pages run at ``url`` (the QR codes point there)."""
     ask(path, {"web": {"url": url}})

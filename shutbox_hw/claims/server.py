@@ -29,7 +29,7 @@ import selectors
 import socket
 import stat
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,9 +46,12 @@ ACCEPT_PAUSE_S = 0.5      # after a failed accept (no descriptors left), before 
 TAKEN_WAIT_S = 1.0        # ... and once more when the loop took it just then
 MAX_URL = 200
 MAX_PHONE = 64           # an IPv6 address and its zone at most
+MAX_TICKET = 64
+KEPT_ANSWERS = 32        # the outcomes of the last questions put to the box, by ticket
 SOCKET_MODE = 0o660
 BUSY = "the box is busy: try again in a moment"
 NOT_ANSWERING = "the box is not answering"
+UNKNOWN_TICKET = "the box no longer knows this question: scan the box again"
 
 
 class ClaimsUnavailable(Exception):
@@ -84,6 +87,7 @@ class ClaimServer(Closable):
         self._inbox: deque[Pending] = deque()
         self._peers = threading.BoundedSemaphore(MAX_PEERS)
         self._web: tuple[str, int] | None = None     # the web's address, and when it said so
+        self._asked: OrderedDict[str, dict[str, Any]] = OrderedDict()   # by ticket
         self._listener: socket.socket | None = None
         self._stop_r, self._stop_w = socket.socketpair()
         self._thread: threading.Thread | None = None
@@ -104,6 +108,15 @@ class ClaimServer(Closable):
             for pending in taken:
                 pending.state = "taken"
         return taken
+
+    def remember(self, ticket: str, answer: dict[str, Any]) -> None:
+        """What a phone that asks with ``ticket`` is told (a question on the box:
+        waiting, then its outcome); the last :data:`KEPT_ANSWERS` are kept."""
+        with self._lock:
+            self._asked[ticket] = answer
+            self._asked.move_to_end(ticket)
+            while len(self._asked) > KEPT_ANSWERS:
+                self._asked.popitem(last=False)
 
     def web_url(self, now_ms: int, fresh_ms: int) -> str | None:
         """The web pages' address, if they said they run within the last ``fresh_ms``:
@@ -171,7 +184,13 @@ class ClaimServer(Closable):
             self._peers.release()
 
     def _handle(self, message: dict[str, Any]) -> dict[str, Any]:
-        claim, web = message.get("claim"), message.get("web")
+        claim, web, asked = message.get("claim"), message.get("web"), message.get("asked")
+        if isinstance(asked, dict):
+            ticket = asked.get("ticket")
+            if not (isinstance(ticket, str) and 0 < len(ticket) <= MAX_TICKET):
+                return refused("not understood: the question's ticket")
+            with self._lock:
+                return dict(self._asked.get(ticket) or refused(UNKNOWN_TICKET))
         if isinstance(web, dict):
             url = web.get("url")
             if not (isinstance(url, str) and url.startswith(("http://", "https://"))
@@ -184,7 +203,8 @@ class ClaimServer(Closable):
                 self._wake()     # the QR codes at once, not at the loop's next look
             return {"ok": True}
         if not isinstance(claim, dict):
-            return refused('not understood: expected {"claim": ...} or {"web": ...}')
+            return refused('not understood: expected {"claim": ...}, {"asked": ...} '
+                           'or {"web": ...}')
         name, code, phone = claim.get("name"), claim.get("code"), claim.get("phone")
         if not isinstance(name, str) or not isinstance(code, str):
             return refused("not understood: a claim has a name and a code, both text")

@@ -3,11 +3,15 @@
 In: ``{"claim": {"name": "Anna", "code": "K7M2QD", "phone": "192.168.1.31"}}`` (a
 seat for the game being set up; ``phone``, optional: the address the web heard
 it from, one seat each a game) or ``{"web": {"url": "http://192.168.1.20:8080/"}}``
-(the web pages are running at that address: the QR codes point there).
-Out: ``{"ok": true, "seat": 0,
+(the web pages are running at that address: the QR codes point there), or
+``{"asked": {"ticket": "..."}}`` (what became of a claim the box asked its players
+about). Out: ``{"ok": true, "seat": 0,
 "player": "Anna", "players": ["Anna", "P2"]}`` or ``{"ok": false, "reason": "..."}``,
-the reason a sentence for the phone. A line is at most :data:`MAX_LINE` bytes and
-:data:`MAX_BRACKETS` brackets (never parsed past that: no recursion).
+the reason a sentence for the phone; a second claim from one phone is answered
+``{"ok": false, "asking": "<ticket>", "reason": "..."}`` while the box asks its
+players (the same answer to ``asked`` until they have answered). A line is at
+most :data:`MAX_LINE` bytes and :data:`MAX_BRACKETS` brackets (never parsed past
+that: no recursion).
 """
 
 from __future__ import annotations

@@ -66,10 +66,12 @@ def name_problem(name: object) -> str | None:
 
 
 def _most_marks(name: str) -> int:
-    """The most combining marks on one letter of ``name``."""
+    """The most combining marks on one letter of ``name``: every mark (categories Mn,
+    Mc, Me), not only those with a combining class (an enclosing circle U+20DD, a
+    spacing sign U+0903 have class 0 and stack all the same)."""
     most = run = 0
     for ch in unicodedata.normalize("NFD", name):
-        run = run + 1 if unicodedata.combining(ch) else 0
+        run = run + 1 if unicodedata.category(ch).startswith("M") else 0
         most = max(most, run)
     return most
 

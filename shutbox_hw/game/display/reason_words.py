@@ -16,6 +16,7 @@ from .text import shut_text, throw_sum_text, throw_text, tile_ranges, wrong_dice
 REMARKS: dict[RemarkKind, str] = {
     "no-names": N_("no names yet: play with names"),
     "question-lapsed": N_("no answer: play on"),
+    "seat-question-lapsed": N_("no answer: no seat"),
     "dice-flaps-wrong": N_("dice ignored: fix the flaps first"),
     "dice-mid-throw": N_("dice ignored: finish this throw first"),
     "bad-throw": N_("bad throw: roll again"),

@@ -62,6 +62,14 @@ def join_next_ms(state: GameState) -> int | None:
     return code.until_ms
 
 
+def second_seat_screen(state: GameState, shown: Presentation) -> Screen:
+    """The box asking about a second seat from one phone (game/referee/phones.py)."""
+    question = state.join.question
+    assert question is not None
+    return ConfirmScreen(tr("Same phone: seat {name}?").format(
+        name=oled_name(question.claim.name, "?")))
+
+
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     """The screen for the game now, with what the view side holds (``shown``:
     none by default, e.g. in tests of the game alone): the screen of the top
@@ -431,7 +439,7 @@ def _lit_hint(state: GameState) -> Mask:
 
 SCREENS: dict[modes.ModeName, Callable[[GameState, Presentation], Screen]] = {
     "service": service_screen, "confirm": confirm_screen, "ends": ends_screen,
-    "result": result_screen, "play": play_screen, "roster": roster_screen,
-    "attract": attract_screen,
+    "result": result_screen, "play": play_screen, "second-seat": second_seat_screen,
+    "roster": roster_screen, "attract": attract_screen,
 }
 """Each mode's screen (the stack's order is game/model/modes.py's)."""

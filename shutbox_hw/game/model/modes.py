@@ -3,7 +3,8 @@
 The box is always in one of a few modes, stacked by priority the way the
 Mission Pinball Framework stacks its modes: the operator menu over a question,
 over the steps of an end being shown, over the result, over a match in play,
-over the setup's roster, over the idle (attract) screen. Each mode says in
+over a second seat from one phone asked on the box, over the setup's roster,
+over the idle (attract) screen. Each mode says in
 which states it is active; the highest active mode owns the screen, and the
 highest active mode that takes a press owns the buttons. The chain is written
 here once: the referee (:mod:`shutbox_hw.game.referee.referee`) hands a
@@ -23,7 +24,8 @@ from typing import Literal
 
 from .state import GameState
 
-ModeName = Literal["service", "confirm", "ends", "result", "play", "roster", "attract"]
+ModeName = Literal["service", "confirm", "ends", "result", "play", "second-seat", "roster",
+                   "attract"]
 
 
 def turn_begun(state: GameState) -> bool:
@@ -63,6 +65,8 @@ MODES: tuple[Mode, ...] = tuple(sorted((
     Mode("ends", 400, _ends_shown, _between_turns),                 # an end's steps
     Mode("result", 300, lambda s, q: s.phase == "over"),            # the match's result
     Mode("play", 200, lambda s, q: s.phase == "play"),              # a match's turns
+    Mode("second-seat", 150,      # "Same phone: seat NAME?" (game/referee/phones.py)
+         lambda s, q: s.phase == "idle" and s.join.question is not None),
     Mode("roster", 100, lambda s, q: s.phase == "idle" and s.picking is not None),
     Mode("attract", 0, lambda s, q: s.phase == "idle"),             # the idle screen
 ), key=lambda m: -m.priority))

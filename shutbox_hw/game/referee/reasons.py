@@ -84,6 +84,7 @@ class SeatRefused:
 RemarkKind = Literal[
     "no-names",          # a long NEXT with no players in the record yet
     "question-lapsed",   # nobody answered "New game?"
+    "seat-question-lapsed",   # nobody answered "Same phone: seat NAME?"
     "dice-flaps-wrong",  # the dice module thrown while flaps must be fixed
     "dice-mid-throw",    # the dice module thrown while a throw is being taken
     "bad-throw",         # faces that are no die's

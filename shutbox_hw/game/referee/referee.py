@@ -49,7 +49,7 @@ from ...rules import (
     new_match,
     rules_from_dict,
 )
-from ..model import modes
+from ..model import join, modes
 from ..model.config import MAX_PLAYERS, GameConfig
 from ..model.events import (
     Fault,
@@ -64,7 +64,7 @@ from ..model.modes import ModeName
 from ..model.saved import SavedGame
 from ..model.service import ServiceMenu
 from ..model.state import DEFAULT_PLAYERS, GameState, Phase, Turn
-from . import advice, setup
+from . import advice, phones, setup
 from .advice import Advisor
 from .effects import Effect, Emit
 from .observer import Observer, Unseen
@@ -94,6 +94,7 @@ class Referee:
             "service": self._service_button_pressed, "confirm": self._confirm_button,
             "ends": self._ends_button, "result": self._result_button,
             "play": self._play_button, "roster": self._roster_button,
+            "second-seat": self._second_seat_button,
             "attract": self._idle_button}   # each mode's buttons (the stack's order: modes.py)
 
     def configure(self, rules: RuleSet, game: GameConfig, advisor: Advisor | None,
@@ -144,6 +145,7 @@ class Referee:
     def handle(self, event: Event) -> list[Effect]:
         self.state.now = max(self.state.now, event.at_ms)
         out: list[Effect] = self._question_lapsed()   # before anything it was asked for
+        phones.lapse(self.state, self.observer)        # a second seat from one phone too
         if isinstance(event, (FlapChanged, ButtonPressed, DiceRolled)):
             self._ends_give_way(event)
         if isinstance(event, FlapChanged):
@@ -178,10 +180,11 @@ class Referee:
 
     def next_deadline_ms(self) -> int | None:
         """When the referee next needs a :class:`Tick`: a question's lapse, the
-        settle timer (the display has deadlines of its own)."""
+        settle timer, a second seat's question lapsing (the display has deadlines
+        of its own)."""
         s = self.state
         asked = s.asked_at + QUESTION_MS if s.phase == "confirm" else None
-        times = (asked, s.turn.settle_at if s.turn else None)
+        times = (asked, s.turn.settle_at if s.turn else None, phones.lapses_at(s))
         return min((t for t in times if t is not None), default=None)
 
     def dice_wanted(self) -> int | None:
@@ -228,8 +231,8 @@ class Referee:
         if phone:
             refused = s.join.refusal(claim, s.now, s.phase == "idle",
                                      lambda name: setup.seat_of(s, name) is not None)
-            if refused:
-                self.last_claim = refused
+            if refused:     # one seat a phone: a second is put to the box (phones.py)
+                self.last_claim = phones.ask(s, claim) if refused == join.ONE_SEAT else refused
                 return []
         self.last_claim = claimed = setup.claim_seat(s, claim.name, claim.source)
         if isinstance(claimed, setup.Refusal):
@@ -378,6 +381,10 @@ class Referee:
     def _service_button_pressed(self, button: str, long: bool) -> list[Effect]:
         assert self.state.service is not None
         return self._service_button(self.state.service, button, long)
+
+    def _second_seat_button(self, button: str, long: bool) -> list[Effect]:
+        """The box asks about a second seat from one phone: ROLL seats, NEXT refuses."""
+        return phones.answer(self.state, self.observer, button, long)
 
     def _idle_button(self, button: str, long: bool) -> list[Effect]:
         """NEXT chooses how many play (one more), a long NEXT opens the roster;

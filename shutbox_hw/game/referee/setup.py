@@ -34,6 +34,18 @@ class Refusal(str):
 def claim_seat(state: GameState, name: str, source: str) -> SeatClaimed | Refusal:
     """Give ``name`` the next free seat of the game being set up: the event, or
     why not (a sentence for the phone, a few words for the box: :class:`Refusal`)."""
+    seat = free_seat(state, name)
+    if isinstance(seat, Refusal):
+        return seat
+    name = tidy(name)
+    state.claimed[seat] = name
+    state.player_count = max(state.player_count, seat + 1)
+    return SeatClaimed(seat=seat, player=name, source=source,
+                       players=state.names(state.player_count))
+
+
+def free_seat(state: GameState, name: str) -> int | Refusal:
+    """The seat ``name`` would claim now, or why it cannot (nothing changes)."""
     if state.phase != "idle":
         return Refusal("a game is under way: join the next one", N_("a game is under way"))
     problem = name_problem(name)
@@ -50,10 +62,7 @@ def claim_seat(state: GameState, name: str, source: str) -> SeatClaimed | Refusa
     if seat >= MAX_PLAYERS:
         return Refusal(f"every seat is taken ({MAX_PLAYERS} players)",
                        N_("every seat is taken"))
-    state.claimed[seat] = name
-    state.player_count = max(state.player_count, seat + 1)
-    return SeatClaimed(seat=seat, player=name, source=source,
-                       players=state.names(state.player_count))
+    return seat
 
 
 def seat_of(state: GameState, name: str) -> int | None:

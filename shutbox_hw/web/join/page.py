@@ -53,3 +53,19 @@ def refusal_page(code: str, reason: str, again: bool = True) -> str:
     back = f'<p><a href="/join/{escape(code)}">{again_text}</a></p>' if again else ""
     return _page(f"<h1>{heading}</h1>"
                  f'<p class="reason">{escape(reason[:1].upper() + reason[1:])}.</p>{back}')
+
+
+def waiting_page(code: str, ticket: str, reason: str) -> str:
+    """The box asks its players about this seat: what the phone waits for (the
+    reason, said in the page's language), and a link to look again (the answer's
+    ``Refresh`` header follows it by itself)."""
+    heading, again = tr("Waiting for the box"), tr("Look again")
+    reason = said(reason)
+    return _page(f'<h1 class="waiting">{heading}</h1>'
+                 f'<p class="reason">{escape(reason[:1].upper() + reason[1:])}.</p>'
+                 f'<p><a href="{escape(asked_path(code, ticket))}">{again}</a></p>')
+
+
+def asked_path(code: str, ticket: str) -> str:
+    """Where the phone asks what became of its claim the box is asking about."""
+    return f"/join/{code}/asked/{ticket}"

@@ -1,6 +1,8 @@
 """The join page's routes: ``GET`` the page, ``POST`` the claim (handed to the daemon
 over the claims socket, in a worker thread, at most :data:`ASKS_AT_ONCE` at a time),
-and the TV's QR code as SVG."""
+``GET .../asked/<ticket>`` what became of a claim the box asks its players about (a
+second seat from one phone: the phone waits, looking again every
+:data:`LOOK_AGAIN_S`), and the TV's QR code as SVG."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from ..content.reader import Reader
 from ..gate.forms import form_fields
 from ..gate.limits import AddressLimit
 from ..gate.refusals import Refused
-from .page import answer_page, join_page, refusal_page
+from .page import answer_page, asked_path, join_page, refusal_page, waiting_page
 
 log = logging.getLogger("shutbox_hw.web")
 
@@ -38,7 +40,9 @@ TRIES_PER_ADDRESS = 10     # POSTs from one address ...
 TRIES_WINDOW_S = 60.0      # ... within this long; more are 429
 MAX_FORM_BYTES = 8192      # a name of 500 characters still gets its reason, not a 413
 RECENT_NAMES = 12          # the roster's names offered as buttons
+LOOK_AGAIN_S = 2           # a phone waiting for the box's players looks again this often
 CODE = re.compile(f"[{CODE_LETTERS}]{{{CODE_LENGTH}}}")
+TICKET = re.compile("[A-Za-z0-9_-]{16}")      # claims/desk.py: new_ticket
 NOT_ANSWERING = "the box is not answering"
 CROSS_SITE = "this form was sent from another site: scan the box's code with your phone"
 TOO_MANY = "too many tries from this phone: wait a minute and scan the box again"
@@ -59,7 +63,8 @@ class Join:
         # the QR code holds the address in capitals (render/qr.py): both spellings
         return [Route(f"/{j}/{{code}}", self.page, methods=["GET"]) for j in ("join", "JOIN")] + \
             [Route(f"/{j}/{{code}}", self.claim, methods=["POST"]) for j in ("join", "JOIN")] + \
-            [Route("/join/{code}/qr.svg", self.qr_svg)]
+            [Route("/join/{code}/qr.svg", self.qr_svg),
+             Route("/join/{code}/asked/{ticket}", self.asked, methods=["GET"])]
 
     @staticmethod
     def _code(request: Request) -> str:
@@ -106,12 +111,32 @@ class Join:
         problem = name_problem(name)
         if problem is not None:
             return HTMLResponse(refusal_page(code, problem), status_code=400)
+        return await self._answered(code, client.claim, path, tidy(name), code, address)
+
+    async def asked(self, request: Request) -> Response:
+        """What became of the claim the box asks its players about (the ticket its
+        answer gave): still waiting, the seat, or why not."""
+        code = self._code(request)
+        path = self._on()
+        ticket = str(request.path_params["ticket"])
+        if not TICKET.fullmatch(ticket):
+            raise Refused(404, N_("the box no longer knows this question: scan the box again"))
+        return await self._answered(code, client.asked, path, ticket)
+
+    async def _answered(self, code: str, ask: Callable[..., dict[str, Any]],
+                        *args: Any) -> Response:
+        """The daemon asked (in a worker thread) and its answer as the phone's page."""
         try:
-            answer = await anyio.to_thread.run_sync(client.claim, path, tidy(name), code,
-                                                    address, limiter=self.asks)
+            answer = await anyio.to_thread.run_sync(ask, *args, limiter=self.asks)
         except client.BoxNotAnswering as error:
             log.warning("a seat from a phone: %s", error)
             return HTMLResponse(refusal_page(code, NOT_ANSWERING), status_code=503)
+        ticket = answer.get("asking")
+        if not answer["ok"] and isinstance(ticket, str) and TICKET.fullmatch(ticket):
+            reason = str(answer.get("reason") or "")
+            return HTMLResponse(waiting_page(code, ticket, reason), status_code=202,
+                                headers={"Refresh": f"{LOOK_AGAIN_S}; url="
+                                         f"{asked_path(code, ticket)}"})
         if not answer["ok"]:
             reason = str(answer.get("reason") or "refused")
             return HTMLResponse(refusal_page(code, reason, again="scan" not in reason),

@@ -26,6 +26,14 @@ SENTENCES = (
     N_("a game is under way: join the next one"),
     N_("this phone has a seat at this table already: the next player joins from "
        "their own phone, or chooses a name on the box"),
+    N_("this phone has a seat at this table already: the box asks its players to "
+       "seat {name} too (ROLL on the box: yes, NEXT: no)"),
+    N_("the box is asking its players about another seat: try again in a few seconds"),
+    N_("the players on the box said no: the next player joins from their own "
+       "phone, or chooses a name on the box"),
+    N_("nobody answered on the box: the next player joins from their own phone, "
+       "or chooses a name on the box"),
+    N_("the box no longer knows this question: scan the box again"),
     N_("{name} is a seat's label: choose a name"),
     N_("{name} is already at the table"),
     N_("every seat is taken ({n} players)"),
