@@ -1,7 +1,7 @@
 """A turn's flow: the flaps, the dice, the commits, the settle timer and the
 ends they lead to.
 
-Part of the referee (:mod:`.controller`, which owns one :class:`Turns` and
+Part of the referee (:mod:`.referee`, which owns one :class:`Turns` and
 hands it the inputs of a match in play). Pure like it: time is ``state.now``,
 dice arrive as faces.
 """
