@@ -80,15 +80,15 @@ def active(state: GameState, queued: bool) -> tuple[Mode, ...]:
 
 def on_screen(state: GameState, queued: bool) -> ModeName:
     """The mode whose screen is shown: the highest active one."""
-    modes = active(state, queued)
-    if not modes:
-        raise ValueError(f"no mode is active in phase {state.phase!r}")
-    return modes[0].name
+    for mode in MODES:
+        if mode.active(state, queued):
+            return mode.name
+    raise ValueError(f"no mode is active in phase {state.phase!r}")
 
 
 def buttons(state: GameState, queued: bool) -> ModeName:
     """The mode a press of ROLL or NEXT goes to: the highest active one that takes it."""
-    for mode in active(state, queued):
-        if mode.takes_buttons(state):
+    for mode in MODES:
+        if mode.active(state, queued) and mode.takes_buttons(state):
             return mode.name
     raise ValueError(f"no mode takes the buttons in phase {state.phase!r}")
