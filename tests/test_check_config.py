@@ -197,7 +197,7 @@ def test_a_game_word_of_the_wrong_kind_is_shown_as_typed(tmp_path, capsys):
 @pytest.mark.parametrize("token, mode, words", [
     ("s3cret-Token-for-the-backup", 0o644, "can be read by everyone"),
     ("s3cret-Token-for-the-backup", 0o640, "can be read by its group"),
-    ("x", 0o600, "has 1 characters, at least 16"),
+    ("x", 0o600, "has 1 character, at least 16"),
     ("short-token", 0o600, "at least 16")])
 def test_a_weak_or_readable_backup_token_is_refused(tmp_path, capsys, token, mode, words):
     """Issue 43: the token file is checked like the MQTT credentials (owner only) and

@@ -271,7 +271,8 @@ def read_token(path: str) -> str:
         raise ValueError(problem)
     token = read_secret(path, "token file")
     if len(token) < MIN_TOKEN_CHARS:
-        raise ValueError(f"the token in {path} has {len(token)} characters, at least "
+        n = len(token)
+        raise ValueError(f"the token in {path} has {n} character{'' if n == 1 else 's'}, at least "
                          f"{MIN_TOKEN_CHARS} are needed: openssl rand -hex 16 > {path}")
     return token
 
