@@ -84,3 +84,15 @@ def test_a_waiting_turn_takes_the_press_while_the_last_end_is_still_shown():
     assert modes.on_screen(state, True) == "ends"      # the end is on the screen ...
     assert modes.buttons(state, True) == "play"        # ... the press is the turn's
     assert [m.name for m in modes.active(state, True)] == ["ends", "play"]
+
+
+def test_every_mode_has_its_buttons_and_its_screen():
+    from typing import get_args
+
+    from shutbox_hw.game.display import view
+    from shutbox_hw.game.referee.referee import Referee
+
+    names = set(get_args(modes.ModeName))
+    assert {m.name for m in modes.MODES} == names
+    assert set(view.SCREENS) == names
+    assert set(Referee(build_rules("pub"))._buttons) == names
