@@ -32,6 +32,7 @@ from ...base.lifecycle import Closable
 from ...base.textfile import os_problem
 from ...game.model.events import AnyGameEvent, GameEnded, GameStarted
 from ...game.model.saved import SavedGame
+from ...players.names import name_key
 from ...rules import rules_from_dict
 from ..disk.backup import BackupWorker
 from ..disk.faults import (
@@ -50,11 +51,13 @@ from ..disk.faults import (
 )
 from ..disk.mounts import forgets
 from ..disk.salvage import Salvage, quick_check, salvage
+from ..disk.wal import make_room, tune
 from ..read.audit import Tally, audit_lines, reset_audits, tonight
 from ..read.highscores import high_scores
 from ..read.readonly import connect_readonly
 from ..tables.capability import Capability, offers
 from ..tables.game_record import queue_games, unfinished
+from ..tables.league import league_keys
 from ..tables.outbox import limits_of, make_shrinkable, queue
 from ..tables.roster import recent
 from ..tables.schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
@@ -162,14 +165,18 @@ class Store(Closable):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
+            tune(db)   # a WAL of one size: a throw's sync writes no metadata (store/disk/wal.py)
             row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
                              " ORDER BY id DESC LIMIT 1").fetchone()
+            # a card ext4 remounted read-only still opens and reads (with its -shm file
+            # left from before): said now, from the first frame, not at the first write
+            fault = READ_ONLY if read_only(self.path) else None
+            if fault is None:
+                make_room(db, self.path)   # the WAL's size for the night (store/disk/wal.py)
         except BaseException:
             db.close()  # a refused file is not held open
             raise
-        # a card ext4 remounted read-only still opens and reads (with its -shm file
-        # left from before): said now, from the first frame, not at the first write
-        self.db, self.fault = db, READ_ONLY if read_only(self.path) else None
+        self.db, self.fault = db, fault
         self._ident = _identity(self.path)
         if row:
             self.game_id = int(row[0])
@@ -420,9 +427,13 @@ class Store(Closable):
 
     def roster(self) -> tuple[str, ...]:
         """The players the record knows, most recently seen first (the setup
-        screen's roster and the menu's; read through ``roster_last_seen``)."""
+        screen's roster and the menu's; read through ``roster_last_seen``), without
+        the league's players: their seat is claimed with their secret, from a phone
+        (store/tables/league.py)."""
         try:
-            return tuple(p.name for p in recent(self._conn()))
+            conn = self._conn()
+            league = league_keys(conn)
+            return tuple(p.name for p in recent(conn) if name_key(p.name) not in league)
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 
