@@ -284,7 +284,6 @@ SEAT_JOIN_LEFT = {
     "store/tables/player_stats.py",   # a player's tally: what a scored turn adds
     "store/tables/ratings.py",        # the moves rated, by player
     "store/read/highscores.py",       # tonight's and the week's best turns, by player
-    "store/read/player_games.py",     # one player's turns (the charts)
     "store/read/audit.py",            # the best turns' names
     "store/read/history.py",          # the scorecard's throws and its unfinished round
 }

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from ...rules import settle_pot
@@ -39,9 +40,12 @@ NEWEST = 2**63 - 1     # above every game's id: "before" the newest
 @dataclass(frozen=True)
 class Seat:
     """One seat of a game, in the order the players sat."""
+    number: int         # the seat (0: the first)
     name: str
     total: int          # the final scores of its turns in the rounds that ended
     boxes_shut: int     # its turns that shut the box
+    turns: int          # its turns ended with a score
+    score_sum: int      # their scores (before any doubling)
     balance: int | None = None   # a pool's: after the last finished round (settled: paid out)
 
 
@@ -70,6 +74,10 @@ class GameSummary:
     @property
     def players(self) -> list[str]:
         return [s.name for s in self.seats]
+
+    def seat(self, number: int) -> Seat:
+        """The seat ``number`` (0: the first)."""
+        return next(s for s in self.seats if s.number == number)
 
     @property
     def pool(self) -> bool:
@@ -136,28 +144,41 @@ def summary(db: sqlite3.Connection, game_id: int,
         f"{_synced_columns(version)} FROM games WHERE id = ?", (game_id,)).fetchall())), None)
 
 
+def summaries_of(db: sqlite3.Connection, ids: list[int],
+                 version: int = VERSION) -> dict[int, GameSummary]:
+    """The games ``ids`` by id (a player's games: their page and their downloads)."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return {game.id: game for game in _made(db, db.execute(
+        "SELECT id, started_at, ended_at, rules, winners, abandoned, "
+        f"{_synced_columns(version)} FROM games WHERE id IN ({marks})", ids).fetchall())}
+
+
 def _made(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[GameSummary]:
     """The projection of the games ``rows``: the one function that makes it."""
     if not rows:
         return []
     ids = [int(r[0]) for r in rows]
     marks = ",".join("?" * len(ids))
-    seats: dict[int, list[tuple[str, int, int]]] = {i: [] for i in ids}
+    seats: dict[int, list[Seat]] = {i: [] for i in ids}
     # each seat with its turns that ended: the one seat join of the projection
-    for game_id, name, total, shut in db.execute(
-            "SELECT p.game_id, p.name, COALESCE(SUM(t.final_score), 0),"
-            " COALESCE(SUM(t.shut), 0) FROM players p LEFT JOIN turns t"
+    for game_id, number, name, total, shut, turns, score_sum in db.execute(
+            "SELECT p.game_id, p.seat, p.name, COALESCE(SUM(t.final_score), 0),"
+            " COALESCE(SUM(t.shut), 0), COUNT(t.score), COALESCE(SUM(t.score), 0)"
+            " FROM players p LEFT JOIN turns t"
             " ON t.game_id = p.game_id AND t.seat = p.seat AND t.ended_at IS NOT NULL"
             f" WHERE p.game_id IN ({marks}) GROUP BY p.game_id, p.seat"
             " ORDER BY p.game_id, p.seat", ids):
-        seats[int(game_id)].append((str(name), int(total), int(shut)))
+        seats[int(game_id)].append(Seat(int(number), str(name), int(total), int(shut),
+                                        int(turns), int(score_sum)))
     rounds = dict.fromkeys(ids, 0) | {int(g): int(n) for g, n in db.execute(
         f"SELECT game_id, COUNT(*) FROM rounds WHERE game_id IN ({marks}) GROUP BY game_id",
         ids)}
     return [_game(db, row, seats[int(row[0])], rounds[int(row[0])]) for row in rows]
 
 
-def _game(db: sqlite3.Connection, row: tuple[Any, ...], seated: list[tuple[str, int, int]],
+def _game(db: sqlite3.Connection, row: tuple[Any, ...], seated: list[Seat],
           rounds: int) -> GameSummary:
     game_id, started, ended, rules_json, winners_json, abandoned, s_synced, e_synced = row
     finished = is_finished(ended, abandoned)
@@ -166,13 +187,13 @@ def _game(db: sqlite3.Connection, row: tuple[Any, ...], seated: list[tuple[str, 
     winners: tuple[str, ...] = ()
     balances: dict[str, int] = {}
     damage = None
-    names = [name for name, _, _ in seated]
+    names = [seat.name for seat in seated]
     try:
         table = json.loads(rules_json)
         if not isinstance(table, dict):
             raise TypeError("rules")
         rules = table
-        title = rules_named(table)
+        title = _title(str(rules_json))
         winners = tuple(_winners(winners_json, abandoned))
         if table.get("match") == "pool":
             balances = balances_of(db, int(game_id), names, settled=finished)
@@ -180,10 +201,17 @@ def _game(db: sqlite3.Connection, row: tuple[Any, ...], seated: list[tuple[str, 
         winners, damage = (), type(error).__name__
     return GameSummary(
         id=int(game_id), rules_json=str(rules_json), rules=rules, title=title,
-        seats=tuple(Seat(name, total, shut, balances.get(name)) for name, total, shut in seated),
+        seats=tuple(replace(seat, balance=balances.get(seat.name)) for seat in seated),
         winners=winners, finished=finished, abandoned=bool(abandoned), rounds=rounds,
         started_at=started, ended_at=ended, started_synced=s_synced, ended_synced=e_synced,
         damage=damage)
+
+
+@lru_cache(maxsize=64)
+def _title(rules_json: str) -> str:
+    """The rule set's title in the record's words (English): a page names a few
+    rule sets again and again."""
+    return rules_named(json.loads(rules_json))
 
 
 def _winners(stored: str | None, abandoned: int) -> list[str]:
