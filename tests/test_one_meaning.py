@@ -280,8 +280,7 @@ def totals_summed_or_read(tree: ast.Module) -> list[int]:
 SEAT_JOIN_LEFT = {
     "web/content/exports.py",         # the turns CSV: one row per turn, named
     "sim/observed.py",                # the simulator's own check of what was written
-    "store/tables/figures.py",        # the audits' tally: what a scored turn adds
-    "store/tables/player_stats.py",   # a player's tally: what a scored turn adds
+    "store/tables/tally.py",          # the kept tallies: which turns count (SCORED)
     "store/tables/ratings.py",        # the moves rated, by player
     "store/read/highscores.py",       # tonight's and the week's best turns, by player
     "store/read/audit.py",            # the best turns' names
@@ -306,3 +305,19 @@ def test_the_seat_join_is_written_nowhere_new():
     assert PROJECTION in found
     assert seat_joins(ast.parse('q = "FROM turns t JOIN players p ON p.game_id = t.game_id'
                                 ' AND p.seat = t.seat"')) == [1]
+
+
+def test_the_kept_tallies_share_one_mechanism():
+    """The audits and each player's statistics are tallies of store/tables/tally.py:
+    the writer tells both at once, and neither says again which turns count."""
+    from shutbox_hw.store.tables import figures, player_stats, tally
+    from shutbox_hw.store.write.game_rows import KEPT
+    assert KEPT == (figures.AUDITS, player_stats.PLAYERS)
+    for kept in KEPT:
+        assert all(callable(getattr(kept, name)) for name in ("add_turn", "add_game", "rebuild"))
+    modules = dict(_modules())
+    for path in ("store/tables/figures.py", "store/tables/player_stats.py"):
+        assert sql_fragments(modules[path], "t.score IS NOT NULL") == [], path
+        assert seat_joins(modules[path]) == [], path
+    assert sql_fragments(modules["store/tables/tally.py"], "t.score IS NOT NULL") != []
+    assert "t.score IS NOT NULL" in tally.SCORED
