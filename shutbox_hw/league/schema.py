@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 4
+VERSION = 5
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -76,6 +76,22 @@ STEPS: dict[int, tuple[str, ...]] = {
         " FOREIGN KEY (box, epoch, game) REFERENCES games ON DELETE CASCADE)",
         "ALTER TABLE kept_ratings ADD COLUMN luck double precision,"
         " ADD COLUMN luck_turns integer NOT NULL DEFAULT 0",
+    ),
+    # 5: trust marks (issue 41, item 7): a season that counts only games whose dice the
+    # box saw (software or module); the games flagged as unlikely (a closure faster than
+    # a hand, a player's dice far from fair over a season), the games each flag names,
+    # and the operator's decision (cleared, or excluded: its games count nowhere)
+    5: (
+        "ALTER TABLE seasons ADD COLUMN checked_dice boolean NOT NULL DEFAULT false",
+        "CREATE TABLE flags (id bigserial PRIMARY KEY, key text NOT NULL UNIQUE,"
+        " kind text NOT NULL CHECK (kind IN ('fast', 'dice')), box text, epoch text,"
+        " game integer, season text REFERENCES seasons ON DELETE CASCADE, player text,"
+        " reason text NOT NULL, found_at timestamptz NOT NULL DEFAULT now(),"
+        " decision text CHECK (decision IN ('cleared', 'excluded')), decided_at timestamptz)",
+        "CREATE TABLE flag_games (flag bigint NOT NULL REFERENCES flags ON DELETE CASCADE,"
+        " box text NOT NULL, epoch text NOT NULL, game integer NOT NULL,"
+        " PRIMARY KEY (flag, box, epoch, game))",
+        "CREATE INDEX flag_games_game ON flag_games (box, epoch, game)",
     ),
 }
 
