@@ -29,7 +29,6 @@ from ..game.model.flaps import open_tiles
 from ..store.read import game_summary
 from ..store.read.audit import tonight
 from ..store.read.highscores import as_json, high_scores
-from ..store.read.history import recent_games
 from ..store.read.shown import mirror_bytes, read_shown
 from ..store.read.tonight import started_since_sql, tonight_since, week_since
 from ..store.tables.capability import Capability, offers, stamped
@@ -179,12 +178,12 @@ def _last_result(db: sqlite3.Connection, newest: tuple[Any, ...] | None
     if newest is None:
         return None
     under_way = newest[2] is None and not newest[3]
-    games = recent_games(db, 1, before=int(newest[0]) if under_way else None)
-    last = next((g for g in games if g["finished"] or g["abandoned"]), None)
-    if last is not None:     # its title's words as data, for the TV's own language
-        row = db.execute("SELECT rules FROM games WHERE id = ?", (last["id"],)).fetchone()
-        last["title_parts"] = None if row is None else \
-            _copy(_titles(str(row[0]), language())["title_parts"])
+    games = game_summary.summaries(db, 1, before=int(newest[0]) if under_way else None)
+    ended = next((g for g in games if g.finished or g.abandoned), None)
+    if ended is None:
+        return None
+    last = ended.as_json()      # as history lists it, with its title's words as data
+    last["title_parts"] = _copy(_titles(ended.rules_json, language())["title_parts"])
     return last
 
 
@@ -268,8 +267,8 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     """The game under way: its seats, totals or balances from the one projection
     (:mod:`..store.read.game_summary`); its turn from the box's picture where the box
     has drawn one, else from the record (:func:`_turn_recorded`)."""
-    rules, tiles = _parsed(rules_json)
     game = game_summary.summary(db, game_id)     # the one projection: seats, totals
+    rules, tiles = _parsed(rules_json)
     names = [] if game is None else game.players
     turn = _turn_shown(picture) if picture is not None else \
         _turn_recorded(db, game_id, tiles, names)
@@ -279,7 +278,7 @@ def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
     balances: dict[str, int] | None = None
     pot: int | None = None
     if game is not None and game.pool:   # as the record's pages and the OLED have them
-        standing = game_summary.pool_now(db, game)
+        standing = game_summary.pool_now(game)
         balances, pot = standing["balances"], standing["pot"]
     seats = () if game is None else game.seats
     return {

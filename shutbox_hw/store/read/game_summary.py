@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...rules import settle_pot
 from ...words.record import game_state, rules_named
@@ -37,9 +37,9 @@ from ..tables.schema import VERSION
 NEWEST = 2**63 - 1     # above every game's id: "before" the newest
 
 
-@dataclass(frozen=True)
-class Seat:
-    """One seat of a game, in the order the players sat."""
+class Seat(NamedTuple):
+    """One seat of a game, in the order the players sat (a named tuple: a page
+    makes many, and a tuple is made in a fraction of a frozen dataclass's time)."""
     number: int         # the seat (0: the first)
     name: str
     total: int          # the final scores of its turns in the rounds that ended
@@ -65,6 +65,7 @@ class GameSummary:
     ended_at: float | None
     started_synced: int | None
     ended_synced: int | None
+    pot_left: int | None = None       # a pool's: what the last round left in the pot
     damage: str | None = None         # what could not be read back (an error's name)
 
     @property
@@ -121,9 +122,13 @@ class GameSummary:
         return {**game, "state": game_state(game)}
 
 
-def _synced_columns(version: int) -> str:
-    return ("started_synced, ended_synced" if offers(version, Capability.CLOCK_SYNC)
-            else "NULL, NULL")
+def _columns(version: int) -> str:
+    """A game's row as :func:`_game` takes it (its rounds that ended counted beside it)."""
+    synced = ("started_synced, ended_synced" if offers(version, Capability.CLOCK_SYNC)
+              else "NULL, NULL")
+    return ("SELECT id, started_at, ended_at, rules, winners, abandoned, "
+            f"{synced}, (SELECT COUNT(*) FROM rounds r WHERE r.game_id = games.id)"
+            " FROM games")
 
 
 def summaries(db: sqlite3.Connection, limit: int = 20, before: int | None = None,
@@ -131,8 +136,7 @@ def summaries(db: sqlite3.Connection, limit: int = 20, before: int | None = None
     """The newest ``limit`` games, newest recorded first (only those whose id is
     below ``before`` when it is given: the next page)."""
     return _made(db, db.execute(
-        "SELECT id, started_at, ended_at, rules, winners, abandoned, "
-        f"{_synced_columns(version)} FROM games WHERE id < ? ORDER BY id DESC LIMIT ?",
+        f"{_columns(version)} WHERE id < ? ORDER BY id DESC LIMIT ?",
         (NEWEST if before is None else before, limit)).fetchall())
 
 
@@ -140,8 +144,7 @@ def summary(db: sqlite3.Connection, game_id: int,
             version: int = VERSION) -> GameSummary | None:
     """One game (None: no such game)."""
     return next(iter(_made(db, db.execute(
-        "SELECT id, started_at, ended_at, rules, winners, abandoned, "
-        f"{_synced_columns(version)} FROM games WHERE id = ?", (game_id,)).fetchall())), None)
+        f"{_columns(version)} WHERE id = ?", (game_id,)).fetchall())), None)
 
 
 def summaries_of(db: sqlite3.Connection, ids: list[int],
@@ -151,8 +154,7 @@ def summaries_of(db: sqlite3.Connection, ids: list[int],
         return {}
     marks = ",".join("?" * len(ids))
     return {game.id: game for game in _made(db, db.execute(
-        "SELECT id, started_at, ended_at, rules, winners, abandoned, "
-        f"{_synced_columns(version)} FROM games WHERE id IN ({marks})", ids).fetchall())}
+        f"{_columns(version)} WHERE id IN ({marks})", ids).fetchall())}
 
 
 def _made(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[GameSummary]:
@@ -161,33 +163,30 @@ def _made(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[GameSumma
         return []
     ids = [int(r[0]) for r in rows]
     marks = ",".join("?" * len(ids))
-    seats: dict[int, list[Seat]] = {i: [] for i in ids}
+    seats: dict[int, list[tuple[int, str, int, int, int, int]]] = {i: [] for i in ids}
     # each seat with its turns that ended: the one seat join of the projection
-    for game_id, number, name, total, shut, turns, score_sum in db.execute(
+    for row in db.execute(
             "SELECT p.game_id, p.seat, p.name, COALESCE(SUM(t.final_score), 0),"
             " COALESCE(SUM(t.shut), 0), COUNT(t.score), COALESCE(SUM(t.score), 0)"
             " FROM players p LEFT JOIN turns t"
             " ON t.game_id = p.game_id AND t.seat = p.seat AND t.ended_at IS NOT NULL"
             f" WHERE p.game_id IN ({marks}) GROUP BY p.game_id, p.seat"
             " ORDER BY p.game_id, p.seat", ids):
-        seats[int(game_id)].append(Seat(int(number), str(name), int(total), int(shut),
-                                        int(turns), int(score_sum)))
-    rounds = dict.fromkeys(ids, 0) | {int(g): int(n) for g, n in db.execute(
-        f"SELECT game_id, COUNT(*) FROM rounds WHERE game_id IN ({marks}) GROUP BY game_id",
-        ids)}
-    return [_game(db, row, seats[int(row[0])], rounds[int(row[0])]) for row in rows]
+        seats[row[0]].append(row[1:])
+    return [_game(db, row, seats[int(row[0])]) for row in rows]
 
 
-def _game(db: sqlite3.Connection, row: tuple[Any, ...], seated: list[Seat],
-          rounds: int) -> GameSummary:
-    game_id, started, ended, rules_json, winners_json, abandoned, s_synced, e_synced = row
+def _game(db: sqlite3.Connection, row: tuple[Any, ...],
+          seated: list[tuple[int, str, int, int, int, int]]) -> GameSummary:
+    (game_id, started, ended, rules_json, winners_json, abandoned, s_synced, e_synced,
+     rounds) = row
     finished = is_finished(ended, abandoned)
     rules: dict[str, Any] | None = None
     title = "unknown rules"
     winners: tuple[str, ...] = ()
     balances: dict[str, int] = {}
+    pot_left: int | None = None
     damage = None
-    names = [seat.name for seat in seated]
     try:
         table = json.loads(rules_json)
         if not isinstance(table, dict):
@@ -196,15 +195,17 @@ def _game(db: sqlite3.Connection, row: tuple[Any, ...], seated: list[Seat],
         title = _title(str(rules_json))
         winners = tuple(_winners(winners_json, abandoned))
         if table.get("match") == "pool":
-            balances = balances_of(db, int(game_id), names, settled=finished)
+            last = last_round(db, int(game_id))
+            balances = _balances(last, [seat[1] for seat in seated], settled=finished)
+            pot_left = int(last.get("pot") or 0)
     except (ValueError, TypeError, AttributeError) as error:
         winners, damage = (), type(error).__name__
     return GameSummary(
         id=int(game_id), rules_json=str(rules_json), rules=rules, title=title,
-        seats=tuple(replace(seat, balance=balances.get(seat.name)) for seat in seated),
-        winners=winners, finished=finished, abandoned=bool(abandoned), rounds=rounds,
+        seats=tuple(Seat(*seat, balances.get(seat[1])) for seat in seated),
+        winners=winners, finished=finished, abandoned=bool(abandoned), rounds=int(rounds),
         started_at=started, ended_at=ended, started_synced=s_synced, ended_synced=e_synced,
-        damage=damage)
+        pot_left=pot_left, damage=damage)
 
 
 @lru_cache(maxsize=64)
@@ -228,13 +229,12 @@ def last_round(db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     return result if isinstance(result, dict) else {}
 
 
-def balances_of(db: sqlite3.Connection, game_id: int, players: list[str], *,
-                settled: bool = False) -> dict[str, int]:
-    """A pool's balances after its last finished round (what the players play for;
-    the score totals mean nothing there); ``settled`` (the players stopped it):
+def _balances(last: dict[str, Any], players: list[str], *,
+              settled: bool = False) -> dict[str, int]:
+    """A pool's balances after its last finished round ``last`` (what the players
+    play for; the score totals mean nothing there); ``settled`` (the game is over):
     with the coins an uneven split left in the pot paid out as the box did
     (:func:`shutbox_hw.rules.settle_pot`)."""
-    last = last_round(db, game_id)
     balances = last.get("balances") or {}
     values = [int(balances.get(p, 0)) for p in players]
     if settled:
@@ -243,12 +243,11 @@ def balances_of(db: sqlite3.Connection, game_id: int, players: list[str], *,
     return dict(zip(players, values, strict=True))
 
 
-def pool_now(db: sqlite3.Connection, game: GameSummary) -> dict[str, Any]:
+def pool_now(game: GameSummary) -> dict[str, Any]:
     """A pool being played, as the box shows it: each player's balance after the
     last finished round, and the pot of the round being played (every player's
     stake, paid as the round starts, on top of what an uneven split left: the
     OLED's "pot"). The TV, ``/live.json`` and Home Assistant's state take them here."""
-    last = last_round(db, game.id)
     stake = int((game.rules or {}).get("stake") or 1)
     return {"balances": game.balances or {},
-            "pot": int(last.get("pot") or 0) + stake * len(game.seats)}
+            "pot": (game.pot_left or 0) + stake * len(game.seats)}
