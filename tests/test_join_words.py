@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from shutbox_hw.base.i18n import speaking
-from shutbox_hw.claims import server
+from shutbox_hw.claims import league, server
 from shutbox_hw.claims.desk import Desk
 from shutbox_hw.game.model import join
 from shutbox_hw.game.model.config import GameConfig
@@ -69,6 +69,11 @@ REFUSALS = {
     "blank": (name_problem("   "), ()),
     "too long": (name_problem("x" * 30), (str(MAX_NAME_CHARS), "30")),
     "no letter": (name_problem("!!!"), ()),
+    "league name": (league.NEEDS_SECRET.format(name="Anna"), ("Anna",)),
+    "wrong secret": (league.WRONG_SECRET.format(name="Anna"), ("Anna",)),
+    "wrong secrets": (league.TOO_MANY.format(name="Anna"), ("Anna",)),
+    "not in league": (league.NOT_IN_LEAGUE.format(name="Zoe"), ("Zoe",)),
+    "roster unread": (league.UNREADABLE, ()),
 }
 
 

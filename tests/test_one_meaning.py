@@ -114,6 +114,7 @@ HOLDS = {
     Capability.SHOWN: lambda db: {"shown", "fault_log"} <= _tables(db),
     Capability.PLAYERS: lambda db: {"roster", "player_stats"} <= _tables(db),
     Capability.EPOCH: lambda db: "record" in _tables(db) and "topic" in _columns(db, "outbox"),
+    Capability.LEAGUE: lambda db: {"league_roster", "league_claims"} <= _tables(db),
 }
 
 

@@ -57,12 +57,15 @@ def _connect(sock: socket.socket, path: str, deadline: float) -> None:
             time.sleep(0.02)
 
 
-def claim(path: str, name: str, code: str, phone: str | None = None) -> dict[str, Any]:
+def claim(path: str, name: str, code: str, phone: str | None = None,
+          secret: str | None = None) -> dict[str, Any]:
     """A seat for ``name`` with ``code``; ``phone``: the address the claim came from
-    (one seat a phone a game)."""
+    (one seat a phone a game); ``secret``: a league player's (their card code)."""
     message = {"name": name, "code": code}
     if phone is not None:
         message["phone"] = phone
+    if secret:
+        message["secret"] = secret
     return ask(path, {"claim": message})
 
 

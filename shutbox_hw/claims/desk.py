@@ -80,10 +80,14 @@ class Desk:
 
     def schedule(self, controller: Controller) -> None:
         """The loop's next look: when the code expires, while the box is set up (the web
-        saying where it runs wakes the loop itself: claims/server.py)."""
+        saying where it runs wakes the loop itself: claims/server.py); and the socket
+        told the current code."""
         code = controller.state.join.code
         self.timer.at(code.until_ms if controller.phase == "idle" and code is not None
                       else None)
+        # the code a claim must bear: the socket checks a league player's secret only then
+        self.server.say_code(code.code if controller.phase == "idle" and code is not None
+                             else None)
 
     def answer(self, pending: Pending, decided: SeatClaimed | str | None) -> None:
         if isinstance(decided, Asking):

@@ -15,9 +15,10 @@ replaced (one a live process answers on is left alone and said); a peer that
 never sends its line is dropped after :data:`~.wire.READ_TIMEOUT_S`; at most
 :data:`MAX_PEERS` peers are served at once, the rest are told at once that the
 box is busy; nothing a peer sends reaches the loop but a name, a code and the phone's
-address; where ``[network] web_url`` is set, the address the web says is not
-taken (the QR codes point at the configured one); a line is parsed only when it
-is short and shallow (:mod:`.wire`).
+address (a league player's secret is checked on the peer's thread by ``vet``,
+claims/league.py, and goes no further); where ``[network] web_url`` is
+set, the address the web says is not taken (the QR codes point at the configured
+one); a line is parsed only when it is short and shallow (:mod:`.wire`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ ACCEPT_PAUSE_S = 0.5      # after a failed accept (no descriptors left), before 
 TAKEN_WAIT_S = 1.0        # ... and once more when the loop took it just then
 MAX_URL = 200
 MAX_PHONE = 64           # an IPv6 address and its zone at most
+MAX_SECRET = 64          # a league player's secret (a card code of 10 characters)
 MAX_TICKET = 64
 KEPT_ANSWERS = 32        # the outcomes of the last questions put to the box, by ticket
 SOCKET_MODE = 0o660
@@ -78,8 +80,17 @@ class ClaimServer(Closable):
     :meth:`take` at each step and :meth:`web_url` when it makes a join code."""
 
     def __init__(self, path: str, wake: Callable[[], None],
-                 clock_ms: Callable[[], int], web_url: str | None = None) -> None:
+                 clock_ms: Callable[[], int], web_url: str | None = None,
+                 vet: Callable[[str, str, bool], tuple[str | None, str]] | None = None
+                 ) -> None:
+        """``vet(name, secret, code_ok)``: (None, the name to seat: a league player's as
+        the league spells it) lets a claim go on to the loop, else (its refusal, name)
+        (the league's names and their secrets, claims/league.py; None: no check).
+        ``code_ok``: the claim bears the code the loop last said is current
+        (:meth:`say_code`), or the loop has said none yet."""
         self.path = path
+        self.vet = vet
+        self._code: tuple[str | None] | None = None   # (the current code,) once said
         self.fixed_url = web_url or None   # [network] web_url: the address, whatever is said
         self._wake = wake
         self._clock_ms = clock_ms
@@ -117,6 +128,16 @@ class ClaimServer(Closable):
             self._asked.move_to_end(ticket)
             while len(self._asked) > KEPT_ANSWERS:
                 self._asked.popitem(last=False)
+
+    def say_code(self, code: str | None) -> None:
+        """The join code a claim must bear now (None: none, a game is under way)."""
+        with self._lock:
+            self._code = (code,)
+
+    def _bears_code(self, code: str) -> bool:
+        with self._lock:
+            said = self._code
+        return said is None or said[0] == code.upper()
 
     def web_url(self, now_ms: int, fresh_ms: int) -> str | None:
         """The web pages' address, if they said they run within the last ``fresh_ms``:
@@ -211,6 +232,13 @@ class ClaimServer(Closable):
         if phone is not None and not (isinstance(phone, str) and len(phone) <= MAX_PHONE
                                       and phone.isprintable()):
             return refused("not understood: the phone's address")
+        secret = claim.get("secret", "")
+        if not (isinstance(secret, str) and len(secret) <= MAX_SECRET):
+            return refused("not understood: the secret")
+        if self.vet is not None:
+            refusal, name = self.vet(name, secret, self._bears_code(code))
+            if refusal is not None:
+                return refused(refusal)
         pending = Pending(name, code, phone)
         with self._lock:
             self._inbox.append(pending)

@@ -2,10 +2,10 @@
 
 In: ``{"claim": {"name": "Anna", "code": "K7M2QD", "phone": "192.168.1.31"}}`` (a
 seat for the game being set up; ``phone``, optional: the address the web heard
-it from, one seat each a game) or ``{"web": {"url": "http://192.168.1.20:8080/"}}``
-(the web pages are running at that address: the QR codes point there), or
-``{"asked": {"ticket": "..."}}`` (what became of a claim the box asked its players
-about). Out: ``{"ok": true, "seat": 0,
+it from, one seat each a game; ``secret``, optional: a league player's card code)
+or ``{"web": {"url": "http://192.168.1.20:8080/"}}`` (the web pages are running at
+that address: the QR codes point there), or ``{"asked": {"ticket": "..."}}`` (what
+became of a claim the box asked its players about). Out: ``{"ok": true, "seat": 0,
 "player": "Anna", "players": ["Anna", "P2"]}`` or ``{"ok": false, "reason": "..."}``,
 the reason a sentence for the phone; a second claim from one phone is answered
 ``{"ok": false, "asking": "<ticket>", "reason": "..."}`` while the box asks its

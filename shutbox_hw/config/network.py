@@ -151,9 +151,13 @@ class Parsed(Rule):
 
 
 def _box_id(text: str) -> str:
-    """1-64 letters, digits, - or _; ValueError with the reason."""
+    """1-64 letters, digits, - or _; ValueError with the reason (``league`` is the
+    league's own: its roster's topics are ``shutbox/league/roster/...``)."""
     if not BOX_ID.fullmatch(text):
         raise ValueError(f"expected 1-64 letters, digits, - or _, got {text[:60]!r}")
+    if text.lower() == "league":
+        raise ValueError("'league' is the league's own topic (shutbox/league/roster): "
+                         "choose another box id")
     return text
 
 

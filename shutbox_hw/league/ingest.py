@@ -20,6 +20,10 @@ one process (an advisory lock) notes every game id up to a
 box's latest that the league does not hold, and a game still missing after
 ``grace_s`` is asked for on ``shutbox/<box>/resend`` (``{"epoch", "games"}``),
 again every ``grace_s`` until it comes.
+
+The league's roster (its players' names and what verifies their secrets) is
+published from here too, retained on ``shutbox/league/roster/<id>``, when the
+process connects and within a second of a change (:mod:`.players`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.network import parse_broker
+from .players import UNVERIFIED, RosterPublisher
 from .ratings import Trigger
 from .record import (
     Outcome,
@@ -60,6 +65,7 @@ BACKOFF_S = (0.5, 1, 2, 5, 10)
 ASK_MAX = 200             # game ids in one resend request
 GAP_LOCK = 4041           # the advisory lock of the gap round
 STATE_WRITE_S = 60.0      # a box's state unchanged is written (its last_seen) this often
+ROSTER_LOOK_S = 1.0       # the roster looked at (published if it changed) this often
 
 
 def game_filter(group: str = GROUP) -> str:
@@ -101,6 +107,8 @@ class Ingest:
         # may name another message now; the broker gives the old one again anyway)
         self.generation = 0
         self.ratings = Trigger(options.dsn)   # keeps the ratings current (league/ratings.py)
+        self.roster = RosterPublisher()       # the players the boxes verify (league/players.py)
+        self._next_roster = 0.0
 
     # ---------------------------------------------------------------- MQTT
     def _connect_mqtt(self) -> Any:
@@ -129,6 +137,7 @@ class Ingest:
             return
         self.generation += 1
         client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1)])
+        self.roster.connected(client)
         log.info("league ingest: connected to %s:%d", self.broker.host, self.broker.port)
 
     # ---------------------------------------------------------------- PostgreSQL
@@ -161,6 +170,7 @@ class Ingest:
                         self._write(batch)
                         batch = []
                     self._gaps()
+                    self._roster()
                     self.ratings.tick(self.counts.get("stored", 0) + self.counts.get("ratings", 0))
                     failures = 0
                 except Exception as error:   # PostgreSQL away or refusing: retried
@@ -256,6 +266,12 @@ class Ingest:
             if message.qos > 0 and generation == self.generation:
                 self._client.ack(message.mid, message.qos)
 
+    def _roster(self) -> None:
+        now = time.monotonic()
+        if now >= self._next_roster:
+            self._next_roster = now + ROSTER_LOOK_S
+            self.roster.tick(self._db())
+
     def _gaps(self) -> None:
         now = time.monotonic()
         if now < self._next_gap:
@@ -278,7 +294,9 @@ class Ingest:
                 " FROM epochs e CROSS JOIN LATERAL generate_series(1, e.latest) g"
                 " WHERE e.latest IS NOT NULL AND NOT EXISTS (SELECT 1 FROM games x"
                 " WHERE x.box = e.box AND x.epoch = e.epoch AND x.game = g)"
-                " ON CONFLICT DO NOTHING")
+                " AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.box = e.box"
+                " AND s.epoch = e.epoch AND s.game = g AND s.reason = %s)"
+                " ON CONFLICT DO NOTHING", (UNVERIFIED,))
             grace = self.options.grace_s
             for box, epoch, games in conn.execute(
                     "SELECT box, epoch, (array_agg(game ORDER BY game))[1:%s] FROM missing"

@@ -13,7 +13,10 @@ one bad message never undoes the others of a batch) and says what it did:
   aside and reported (a box writes only its own topics; a bridge that lets one
   through is misconfigured);
 - ``unreadable``: not JSON, or not a game message (truncated, damaged): kept
-  aside and reported.
+  aside and reported;
+- ``unverified``: a seat named as a league player whose secret the box did not
+  verify (issue 41, item 1: :func:`.players.unverified_seats`): kept aside, reason
+  ``unverified league name``, and reported; the gap round does not ask for it again.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..store.tables.game_record import content
+from .players import UNVERIFIED, league_keys, unverified_seats
 
 STATES = ("finished", "abandoned")
 # the keys content() leaves out (the envelope and the ratings): the batch drops them
@@ -43,7 +47,7 @@ class Outcome:
     @property
     def reported(self) -> bool:
         """Whether the organiser must hear of it (kept aside)."""
-        return self.kind in ("differs", "other box", "unreadable")
+        return self.kind in ("differs", "other box", "unreadable", "unverified")
 
     def line(self) -> str:
         where = f"box {self.box}" + (f" epoch {self.epoch}" if self.epoch else "") + (
@@ -126,6 +130,10 @@ def _write(conn: Any, topic: str, payload: bytes) -> Outcome:
         return Outcome("other box", box, epoch, game,
                        f"the message says box {record['box']!r}, its topic is {topic}")
     _seen(conn, box, epoch, game)
+    wrong = unverified_seats(record, league_keys(conn, _names(record)))
+    if wrong:
+        _keep_unverified(conn, [(topic, box, epoch, game, UNVERIFIED, text[:PAYLOAD_KEPT])])
+        return _unverified_outcome(box, epoch, game, wrong)
     kept = content(record)
     ratings = record.get("ratings") if isinstance(record.get("ratings"), list) else []
     row = conn.execute(
@@ -338,6 +346,20 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
             if row is not None:
                 aside.append(row)
     seen_all(conn, _seen_of(games, states))
+    players = league_keys(conn, [n for g in games for n in _names(g.record)])
+    if players:
+        checked = []
+        unverified = []
+        for g in games:
+            wrong = unverified_seats(g.record, players)
+            if wrong:
+                outcomes[g.index] = _unverified_outcome(g.box, g.epoch, g.game, wrong)
+                unverified.append((g.topic, g.box, g.epoch, g.game, UNVERIFIED,
+                                   g.text[:PAYLOAD_KEPT]))
+            else:
+                checked.append(g)
+        games = checked
+        _keep_unverified(conn, unverified)
     if games:
         for g in _insert_new(conn, games):
             outcomes[g.index] = Outcome("stored", g.box, g.epoch, g.game)
@@ -350,6 +372,29 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
                             " VALUES (%s, %s, %s, %s, %s, %s)", aside)
     assert all(o is not None for o in outcomes)
     return [o for o in outcomes if o is not None]
+
+
+def _names(record: dict[str, Any]) -> list[str]:
+    return [s["name"] for s in record.get("seats") or []
+            if isinstance(s, dict) and isinstance(s.get("name"), str)]
+
+
+def _unverified_outcome(box: str, epoch: str, game: int, names: list[str]) -> Outcome:
+    return Outcome("unverified", box, epoch, game,
+                   f"{', '.join(names)}: a league player's name the box did not verify")
+
+
+def _keep_unverified(conn: Any, rows: list[tuple[Any, ...]]) -> None:
+    """Games with an unverified league name kept aside (once each: a redelivery is not
+    kept twice), and no longer missing (the gap round does not ask for them again)."""
+    for row in rows:
+        topic, box, epoch, game = row[:4]
+        conn.execute("INSERT INTO set_aside (topic, box, epoch, game, reason, payload)"
+                     " SELECT %s, %s, %s, %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM set_aside"
+                     " WHERE box = %s AND epoch = %s AND game = %s AND reason = %s)",
+                     (*row, box, epoch, game, UNVERIFIED))
+        conn.execute("DELETE FROM missing WHERE box = %s AND epoch = %s AND game = %s",
+                     (box, epoch, game))
 
 
 def _number(value: Any) -> float | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 5
+VERSION = 6
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -92,6 +92,17 @@ STEPS: dict[int, tuple[str, ...]] = {
         " box text NOT NULL, epoch text NOT NULL, game integer NOT NULL,"
         " PRIMARY KEY (flag, box, epoch, game))",
         "CREATE INDEX flag_games_game ON flag_games (box, epoch, game)",
+    ),
+    # 6: the league's players (issue 41, item 1): a name (unique as the roster compares
+    # names: ``key``) and what verifies their secret (a salted scrypt hash, its
+    # parameters), never the secret itself; published to the boxes as the roster
+    # (league/players.py)
+    6: (
+        "CREATE TABLE league_players (id serial PRIMARY KEY, name text NOT NULL,"
+        " key text NOT NULL UNIQUE CHECK (key <> ''), salt bytea NOT NULL,"
+        " hash bytea NOT NULL, n integer NOT NULL, r integer NOT NULL, p integer NOT NULL,"
+        " created_at timestamptz NOT NULL DEFAULT now(),"
+        " changed_at timestamptz NOT NULL DEFAULT now())",
     ),
 }
 

@@ -132,6 +132,7 @@ class Publisher:
         self.sent = 0                        # messages accepted since start
         self.resent = 0                      # games queued again on the league's request
         self.refused = 0                     # events the broker refused (they stay queued)
+        self.roster_refused = 0              # league roster entries not kept
         self.restarts = 0                    # times the supervisor started the work again
         # [backup]: when the newest copy was taken (None here: backups are off)
         self.last_backup: Callable[[], float | None] | None = None
@@ -350,6 +351,12 @@ class Publisher:
         if it changed) each time ``worker`` takes one: no loop of its own."""
         self.last_backup = lambda: worker.last
         worker.on_copy = self.wake
+
+    def roster_problem(self, text: str) -> None:
+        """A league roster entry not kept (the league's to mend: logged, the box plays
+        on with the roster it holds)."""
+        self.roster_refused += 1
+        log.warning("MQTT: %s", text)
 
     def now(self) -> float:
         """The wall clock (the time a resent game is queued at)."""

@@ -10,7 +10,9 @@ so under 3.1.1 the ACL must allow ``shutbox/<box>/#`` (docs/network/mqtt.md).
 
 Nothing from the broker swells the box: the box subscribes only to its
 ``shutbox/<box>/resend`` (the league asking for games again, answered from
-the record: :mod:`shutbox_hw.store.tables.game_record`), and it takes no packet
+the record: :mod:`shutbox_hw.store.tables.game_record`) and to the league's
+roster, one small retained message per league player
+(``shutbox/league/roster/+``: :mod:`.league_roster`), and it takes no packet
 over :data:`MAX_INCOMING` bytes. It says so to an MQTT 5 broker (the
 CONNECT's Maximum Packet Size: a broker keeps to it), and a broker that sends
 a larger one anyway (a hostile one, or one impersonated on plain
@@ -41,6 +43,8 @@ from ..config.network import Broker, NetworkConfig, private_file_problem, read_s
 from ..store.tables.game_record import queue_resend, resend_request
 from ..store.tables.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
+from .league_roster import ROSTER_FILTER, roster_player
+from .league_roster import take as take_roster
 from .live import Kept
 
 WINDOW = 20              # messages in flight at once (paho's own default)
@@ -98,6 +102,7 @@ class Owner(Protocol):
     def working(self) -> None: ...
     def acknowledged(self, seqs: list[int]) -> None: ...
     def note_event(self, event: str) -> None: ...
+    def roster_problem(self, text: str) -> None: ...
     def now(self) -> float: ...
     def state(self, db: sqlite3.Connection,
               live: Callable[[sqlite3.Connection, float], dict[str, Any]],
@@ -197,6 +202,7 @@ class Session:
         self._publish_state()
         self._publish(pub.topics["status"], "online", retain=True)
         client.subscribe(pub.topics["resend"], qos=1)   # the league asks for games
+        client.subscribe(ROSTER_FILTER, qos=1)          # the league's players (retained)
         if pub.network.homeassistant:
             for topic, payload in discovery_messages(pub.box, pub.topics, pub.network):
                 self._publish(topic, payload, retain=True)
@@ -220,7 +226,11 @@ class Session:
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         """A resend request from the league: the games it names queued again from
-        the record (a request for another epoch, or not a list of ids, ignored)."""
+        the record (a request for another epoch, or not a list of ids, ignored); or an
+        entry of the league's roster, kept in the record."""
+        if roster_player(message.topic) is not None:
+            self._roster(message.topic, message.payload)
+            return
         if message.topic != self.pub.topics["resend"]:
             return
         wanted = resend_request(message.payload, self.pub.epoch)
@@ -233,6 +243,18 @@ class Session:
             return
         self.pub.resent += count
         self._look = True
+
+    def _roster(self, topic: str, payload: bytes) -> None:
+        """A roster entry kept; one the record cannot take now (the daemon's write holds
+        it past the timeout, or the record is not yet upgraded to schema 9) ends this
+        connection: the broker gives every retained entry again on the next."""
+        try:
+            problem = take_roster(self.db, topic, payload, self.pub.now())
+        except sqlite3.Error as error:
+            problem = f"the league's roster could not be kept now ({error}): connecting again"
+            self.lost = True
+        if problem is not None:
+            self.pub.roster_problem(problem)
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> Any:
         """One message, QoS 1; a refusal by paho (not connected, its queue full)

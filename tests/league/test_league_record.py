@@ -98,3 +98,46 @@ def test_the_batch_leaves_out_what_content_leaves_out():
     record = {**game("bar", 1, ratings=2), "extra": {"kept": True}}
     assert content(record) == {k: v for k, v in record.items() if k not in LEFT_OUT}
     assert set(record) - set(content(record)) == set(LEFT_OUT)
+
+
+def test_a_league_name_the_box_did_not_verify_is_kept_aside_once_by_both_writes(pg):
+    """Issue 41, item 1: Ben is a league player; Anna is not. The same outcomes and
+    tables one by one and in a batch."""
+    import psycopg
+
+    from shutbox_hw.league.players import add_player
+
+    def seats(mark: dict | None) -> list[dict]:
+        ben = {"seat": 1, "name": "BEN"} | ({"league": mark} if mark else {})
+        return [{"seat": 0, "name": "Anna"}, ben]
+    results = {}
+    for name in ("one2", "batch2"):
+        pg.query(f"CREATE DATABASE {name}")
+        with psycopg.connect(pg.dsn.replace("dbname=postgres", f"dbname={name}"),
+                             autocommit=True) as conn:
+            migrate(conn)
+            ben = add_player(conn, "Ben").player
+            batch = [
+                message({**game("bar", 1), "seats": seats(None)}),          # not verified
+                message({**game("bar", 1), "seats": seats(None)}),          # again
+                message({**game("bar", 2), "seats": seats({"player": ben, "verified": True})}),
+                message({**game("bar", 3), "seats": seats({"player": ben + 1,
+                                                           "verified": True})}),  # another id
+                message({**game("bar", 4), "seats": seats({"player": ben, "verified": 1})}),
+                message({**game("bar", 5), "seats": [{"seat": 0, "name": "Anna"}]}),  # casual
+            ]
+            with conn.transaction():
+                if name == "one2":
+                    outcomes = [write(conn, t, p) for t, p in batch]
+                else:
+                    outcomes = write_batch(conn, batch)
+            results[name] = ([(o.kind, o.game, o.reported) for o in outcomes], tables(conn))
+    assert results["batch2"] == results["one2"]
+    assert results["batch2"][0] == [("unverified", 1, True), ("unverified", 1, True),
+                                    ("stored", 2, False), ("unverified", 3, True),
+                                    ("unverified", 4, True), ("stored", 5, False)]
+    held = results["batch2"][1]
+    assert [g for _, _, g, *_ in held["games"]] == [2, 5]
+    assert [(g, reason) for _, _, _, g, reason, _ in held["set_aside"]] == [
+        (1, "unverified league name"), (3, "unverified league name"),
+        (4, "unverified league name")]

@@ -15,6 +15,7 @@ import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
@@ -250,14 +251,17 @@ def test_venues_players_and_each_players_games(night):
     # each player's page: their row of the season's table, their games in CSV and JSON
     as_json = {key(r["player"]): r for r in standings_json(night["pg"].dsn, "--season",
                                                             "Winter 26")}
+    assert set(as_json) == {"anna", "ben", "cleo"}
     for player in ("Anna", "bén", "Cleo"):
         status, _, html = get(base, "/players/" + quote(player))
         assert status == 200, html
         found = tables(html)
-        if key(player) in as_json:
-            want = as_json[key(player)]
-            assert [(r["season"], r["points"], r["rank"]) for r in found[0]] == [
-                ("Winter 26", str(want["points"]), str(want["rank"]))]
+        want = as_json[key(player)]          # their row of the season's table
+        assert [r["season"] for r in found[0]] == ["Winter 26"]
+        for field in (f for f in FIELDS if f != "player"):
+            value = want[field]
+            assert found[0][0][field] == (f"{value:.1f}" if field == "accuracy"
+                                          and value is not None else shown(value)), field
         status, headers, text = get(base, "/players/" + quote(player) + "/games.csv")
         assert status == 200 and headers["content-type"].startswith("text/csv")
         rows = list(csv.DictReader(io.StringIO(text)))
@@ -288,6 +292,9 @@ def test_the_flags_page_equals_league_flags(night):
     rows = tables(html)[0]
     assert [(int(r["id"]), r["kind"], r["decision"]) for r in rows] == [
         (f["id"], f["kind"], "undecided") for f in listed]
+    for flag in listed:      # each with its reason, in words that wrap on a phone
+        assert f'<p id="flag-{flag["id"]}" data-field="reason"><b>#{flag["id"]} ' \
+            f'{flag["kind"]}</b>: {escape(flag["reason"])}</p>' in html
     named = {(g["box"], g["game"]) for games in record_games(night["dbs"]).values()
              for g in games if g["state"] == "finished"}
     assert {(f["box"], f["game"]) for f in listed if f["kind"] == "fast"} == named

@@ -151,7 +151,7 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
         if isinstance(store.outbox, Outbox):   # the newest copy's time in the MQTT state
             store.outbox.follow_backups(store.backups)
         store.backups.start()
-    claims = _claims_server(config, clock, waker)
+    claims = _claims_server(config, clock, waker, store.path)
     # the box's adjustments over the config
     daemon = Daemon(config, box, store, clock, rater=rater, claims=claims)
     daemon.start()
@@ -175,15 +175,19 @@ def _serve_box(args: argparse.Namespace, config: Config, box: Box, store: Store,
     return 0
 
 
-def _claims_server(config: Config, clock: MonotonicClock, waker: Waker
-                   ) -> ClaimServer | None:
+def _claims_server(config: Config, clock: MonotonicClock, waker: Waker,
+                   db: str | Path | None = None) -> ClaimServer | None:
     """The phones' claims socket, listening (None: off, or it cannot be: said once,
     and the box plays as it does without it)."""
     from ...claims.server import ClaimServer, ClaimsUnavailable
+    from ...config.config_file import default_db_path
     path = config.network.claims_path
     if path is None:
         return None
-    server = ClaimServer(path, waker.wake, clock.now_ms, config.network.web_url)
+    from ...claims.league import Vetting
+    server = ClaimServer(path, waker.wake, clock.now_ms, config.network.web_url,
+                         # league names and their secrets, against the record's roster
+                         vet=Vetting(db or config.db or default_db_path()))
     try:
         server.start()
     except ClaimsUnavailable as error:

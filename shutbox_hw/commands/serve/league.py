@@ -19,13 +19,38 @@ from ...base.errors import TransientError, UserError, quoted
 from ...config.network import parse_broker, read_secret
 
 ACTIONS = ("migrate", "ingest", "status", "season", "standings", "ratings", "rebuild",
-           "flags", "web")
+           "flags", "web", "players")
+
+
+class _Intermixed(argparse.ArgumentParser):
+    """The league's parser: its words may come after the options
+    (``league players add --dsn DSN NAME``), as argparse's intermixed parsing reads them."""
+
+    _inside = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._inside:
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    made_by = sub._parser_class
+    sub._parser_class = type("LeagueParser", (_Intermixed, made_by), {})
+    try:
+        _add_parser(sub)
+    finally:
+        sub._parser_class = made_by
+
+
+def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
                        "database (migrate, ingest, status, season, standings, ratings, rebuild,"
-                       " flags, web)")
+                       " flags, web, players)")
     p.add_argument("action", choices=ACTIONS, help="migrate: create or upgrade the "
                    "league's tables; ingest: write the boxes' game messages into the league "
                    "(any number at once, sharing one subscription); status: per box and "
@@ -35,7 +60,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "it as games arrive); rebuild: compute them again and compare with "
                    "what was kept (exit 0 only when equal); flags: the games flagged as "
                    "unlikely, and the operator's decision on one; web: the league's own "
-                   "pages (read-only)")
+                   "pages (read-only); players add NAME: a league player, whose secret (a "
+                   "card code) is printed once; players renew NAME: a new secret for a lost "
+                   "card")
+    p.add_argument("words", nargs="*", metavar="add|renew NAME", help="players: add or "
+                   "renew, then the player's name (in quotes if it has a space)")
     p.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
     p.add_argument("--mqtt", metavar="URL", help="ingest (required): the league's broker, "
                    "mqtt://host[:port] or mqtts://host[:port]")
@@ -86,6 +115,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.words and args.action != "players":
+        raise UserError(f"league {args.action} takes no more words "
+                        f"({quoted(' '.join(args.words))})")
     if args.action != "ingest":
         given = [f for f, v in (("--mqtt", args.mqtt), ("--credentials", args.credentials),
                                 ("--ca", args.ca)) if v is not None]
@@ -119,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--venue goes with league season or standings, not {args.action}")
     return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status,
             "season": run_season, "standings": run_standings, "ratings": run_ratings,
-            "rebuild": run_rebuild, "flags": run_flags, "web": run_web}[args.action](args)
+            "rebuild": run_rebuild, "flags": run_flags, "web": run_web,
+            "players": run_players}[args.action](args)
 
 
 def _date(text: str) -> dt.date:
@@ -396,6 +429,33 @@ def run_web(args: argparse.Namespace) -> int:
     logging.getLogger("shutbox_hw.league").info("the league's pages on http://%s:%d/",
                                                 host, port)
     make_server(make_app(args.dsn, box_names(host, args.host))).run(sockets=[sock])
+    return 0
+
+
+def run_players(args: argparse.Namespace) -> int:
+    from ...league.players import PlayerError, add_player, checked_name, renew_code
+    from ...league.schema import LeagueSchemaError, check
+    from ...players.league_secret import shown
+    if not args.words or args.words[0] not in ("add", "renew"):
+        raise UserError("league players needs: add NAME, or renew NAME")
+    verb = args.words[0]
+    if len(args.words) != 2:
+        raise UserError(f"league players {verb} takes one NAME (in quotes if it has a space)")
+    try:
+        checked_name(args.words[1])
+    except PlayerError as error:
+        raise UserError(str(error)) from None
+    conn = _connect(args.dsn)
+    try:
+        check(conn)
+        done = (add_player if verb == "add" else renew_code)(conn, args.words[1])
+    except (LeagueSchemaError, PlayerError) as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    print(f"league player {done.name} (id {done.player}); their "
+          + ("" if verb == "add" else "new ") + "secret, shown this once "
+          f"(the league keeps only its hash): {shown(done.code)}")
     return 0
 
 

@@ -70,7 +70,7 @@ h1{font-size:1.4rem;margin:.8rem 0}h2{font-size:1.15rem;margin:1.2rem 0 .4rem}
 table{border-collapse:collapse;min-width:100%}
 th,td{padding:.35rem .5rem;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-td[data-field=player],th[data-field=player]{position:sticky;left:0;background:#fafafa}
+.who{position:sticky;left:0;background:#fafafa}
 .note{color:#555;font-size:.9rem}a{color:#0645ad}
 @media (max-width:600px){body{font-size:.95rem}th,td{padding:.3rem .35rem}}
 """
@@ -176,14 +176,16 @@ def table(rows: list[dict[str, Any]], columns: list[tuple[str, str]],
           link: str | None = None) -> str:
     """An HTML table of ``rows``: ``columns`` (field, heading); ``link``: the field whose
     cell links to the player's page."""
-    head = "".join(f'<th data-field="{escape(f)}">{escape(h)}</th>' for f, h in columns)
+    head = "".join(f'<th data-field="{escape(f)}"' + (' class="who"' if f == link else "")
+                   + f">{escape(h)}</th>" for f, h in columns)
     body = []
     for row in rows:
         cells = []
         for f, _ in columns:
             cell = _cell(row.get(f), f)
             if f == link and row.get(f) is not None:
-                cell = (f'<td data-field="{escape(f)}"><a href="{escape(player_url(row[f]))}">'
+                cell = (f'<td data-field="{escape(f)}" class="who">'
+                        f'<a href="{escape(player_url(row[f]))}">'
                         f"{escape(str(row[f]))}</a></td>")
             cells.append(cell)
         key = row.get("player")
@@ -329,13 +331,16 @@ class LeagueApp:
         for row in rows:
             row["games"] = [f"{g['box']}/{g['game']}" for g in row["games"]]
             row["decision"] = row["decision"] or "undecided"
+        reasons = "".join(f'<p id="flag-{int(row["id"])}" data-field="reason"><b>#{int(row["id"])}'
+                          f' {escape(row["kind"])}</b>: {escape(row["reason"])}</p>'
+                          for row in rows)
         return page("Flags", '<p class="note">Games the league finds unlikely; the '
                     "operator decides with shutbox-hw league flags --clear ID or --exclude "
                     "ID (excluded games count in no season).</p>"
-                    + table(rows, [("id", "ID"), ("kind", "Kind"), ("season", "Season"),
-                                   ("player", "Player"), ("games", "Games"),
-                                   ("reason", "Reason"), ("decision", "Decision"),
-                                   ("found_at", "Found (UTC)")]))
+                    + table(rows, [("id", "ID"), ("kind", "Kind"), ("decision", "Decision"),
+                                   ("season", "Season"), ("player", "Player"),
+                                   ("games", "Games"), ("found_at", "Found (UTC)")])
+                    + (f"<h2>Why</h2>{reasons}" if rows else ""))
 
     async def _who(self, request: Request) -> tuple[str, list[str]]:
         name = request.path_params["name"]

@@ -27,6 +27,7 @@ class Capability(IntEnum):
     SHOWN = 6          # the box's picture (the mirror) and the fault log
     PLAYERS = 7        # the roster, the move ratings and each player's kept statistics
     EPOCH = 8          # the record's epoch and the outbox's topic
+    LEAGUE = 9         # the league's roster and the league names verified
 
 
 def offers(version: int, capability: Capability) -> bool:

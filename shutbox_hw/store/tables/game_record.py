@@ -13,7 +13,8 @@ The record (keys in this order)::
     {"game": 12, "rules": {...}, "dice": "software",
      "started_at": ..., "ended_at": ..., "clock_synced": {"started": true, "ended": true},
      "state": "finished" | "abandoned",
-     "seats": [{"seat": 0, "name": "Anna"}, ...],
+     "seats": [{"seat": 0, "name": "Anna", "league": {"player": 7, "verified": true}},
+               {"seat": 1, "name": "Bob"}, ...],
      "rounds": [{"number": 1, "ended_at": ..., "result": {...}}, ...],
      "turns": [{"round": 1, "seat": 0, "started_at": ..., "ended_at": ..., "open": [...],
                 "score": 9, "final_score": 9, "shut": false,
@@ -23,6 +24,10 @@ The record (keys in this order)::
      "result": {"winners": ["Anna"], "abandoned": false},
      "ratings": [{"round": 1, "seat": 0, "throw": 1, "kind": "closure",
                   "chosen": [7], "best": [7], "loss": 0.0}, ...]}
+
+A seat's ``league`` is there when the box verified that league player's secret for
+this game (store/tables/league.py): the league keeps aside a game with a league
+player's name on a seat without it.
 
 ``ratings`` are the move ratings the record holds when the message is made: the
 rater rates turns shortly after they end (:mod:`shutbox_hw.skill.rater`), so a
@@ -38,7 +43,9 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ...players.names import name_key
 from ...rules import tiles_of
+from .league import verified
 
 TOPIC = "game"            # the outbox's topic column for a game message
 RESEND_MAX = 200          # game ids one resend request may ask for (the rest ignored)
@@ -69,8 +76,14 @@ def game_record(db: sqlite3.Connection, game_id: int) -> dict[str, Any] | None:
     if row is None or row[3] is None:
         return None
     rules, dice, started, ended, started_synced, ended_synced, winners, abandoned = row
-    seats = [{"seat": int(seat), "name": name} for seat, name in db.execute(
+    seats: list[dict[str, Any]] = [{"seat": int(seat), "name": name} for seat, name in db.execute(
         "SELECT seat, name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
+    league = verified(db, game_id)
+    if league:
+        for seat in seats:
+            player = league.get(name_key(seat["name"]))
+            if player is not None:
+                seat["league"] = {"player": player, "verified": True}
     rounds = [{"number": int(n), "ended_at": at, "result": json.loads(result)}
               for n, at, result in db.execute(
                   "SELECT number, ended_at, result FROM rounds WHERE game_id = ?"

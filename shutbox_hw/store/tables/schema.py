@@ -18,13 +18,14 @@ from ...base.textfile import file_kind, os_problem
 from .epoch import make_epoch
 from .figures import migrate_to_5
 from .game_record import add_topic
+from .league import TABLES as LEAGUE_TABLES
 from .player_stats import migrate_player_stats
 from .ratings import TABLES as RATING_TABLES
 from .ratings import start_mark
 from .roster import migrate_to_7
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 8
+VERSION = 9
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -135,6 +136,10 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # the outbox's topic (NULL: an event; "game": a whole ended game for the league,
     # store/tables/game_record.py)
     7: (make_epoch, add_topic),
+    # 9: the league's players (issue 41, item 1; store/tables/league.py): the last roster the
+    # league sent (names and what verifies their secrets), kept so that a box restarted
+    # offline verifies claims; and each league name verified for a game being set up
+    8: LEAGUE_TABLES,
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

@@ -32,6 +32,7 @@ from ...base.lifecycle import Closable
 from ...base.textfile import os_problem
 from ...game.model.events import AnyGameEvent, GameEnded, GameStarted
 from ...game.model.saved import SavedGame
+from ...players.names import name_key
 from ...rules import rules_from_dict
 from ..disk.backup import BackupWorker
 from ..disk.faults import (
@@ -55,6 +56,7 @@ from ..read.highscores import high_scores
 from ..read.readonly import connect_readonly
 from ..tables.capability import Capability, offers
 from ..tables.game_record import queue_games, unfinished
+from ..tables.league import league_keys
 from ..tables.outbox import limits_of, make_shrinkable, queue
 from ..tables.roster import recent
 from ..tables.schema import SchemaError, migrate, not_a_regular_file, sqlite_problem, version_of
@@ -420,9 +422,13 @@ class Store(Closable):
 
     def roster(self) -> tuple[str, ...]:
         """The players the record knows, most recently seen first (the setup
-        screen's roster and the menu's; read through ``roster_last_seen``)."""
+        screen's roster and the menu's; read through ``roster_last_seen``), without
+        the league's players: their seat is claimed with their secret, from a phone
+        (store/tables/league.py)."""
         try:
-            return tuple(p.name for p in recent(self._conn()))
+            conn = self._conn()
+            league = league_keys(conn)
+            return tuple(p.name for p in recent(conn) if name_key(p.name) not in league)
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 

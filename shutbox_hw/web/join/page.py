@@ -17,8 +17,12 @@ def _page(body: str) -> str:
     return layout(tr("Join the game"), f'<div class="join">{body}</div>')
 
 
+MAX_SECRET_CHARS = 20      # a league player's card code, K7M2Q-DX4PA, with room to spare
+
+
 def join_page(code: str, names: list[str], max_chars: int) -> str:
-    """Recent names as buttons, and a field for a new one; both claim the next seat."""
+    """Recent names as buttons, and a field for a new one (with a league player's
+    secret, left empty by a guest); both claim the next seat."""
     action = f"/join/{escape(code)}"
     buttons = "".join(f'<button class="name" name="pick" value="{escape(n)}">{escape(n)}'
                       "</button>" for n in names)
@@ -27,11 +31,15 @@ def join_page(code: str, names: list[str], max_chars: int) -> str:
     heading = tr("Join the game")
     how = tr("Choose your name, or type a new one: you get the next free seat.")
     label, take = tr("New name"), tr("Take a seat")
+    secret = tr("League players: your secret (the code on your card)")
     return _page(f"<h1>{heading}</h1><p>{how}</p>{picks}"
                  f'<form method="post" action="{action}" class="new">'
                  f'<label for="name">{label}</label>'
                  f'<input id="name" name="name" maxlength="{max_chars}" required '
                  f'autocomplete="nickname" autocapitalize="words">'
+                 f'<label for="secret">{secret}</label>'
+                 f'<input id="secret" name="secret" maxlength="{MAX_SECRET_CHARS}" '
+                 f'autocomplete="off" autocapitalize="characters" spellcheck="false">'
                  f'<button class="take">{take}</button></form>')
 
 

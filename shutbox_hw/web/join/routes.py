@@ -22,16 +22,24 @@ from starlette.routing import Route
 from ...base.i18n import N_
 from ...claims import client
 from ...claims.desk import CODE_LENGTH, CODE_LETTERS, join_url
-from ...players.names import MAX_NAME_CHARS, name_problem, tidy
+from ...players.names import MAX_NAME_CHARS, name_key, name_problem, tidy
 from ...render import qr
 from ...store.read.shown import read_shown
 from ...store.tables.capability import Capability, offers
+from ...store.tables.league import league_keys
 from ...store.tables.roster import recent
 from ..content.reader import Reader
 from ..gate.forms import form_fields
 from ..gate.limits import AddressLimit
 from ..gate.refusals import Refused
-from .page import answer_page, asked_path, join_page, refusal_page, waiting_page
+from .page import (
+    MAX_SECRET_CHARS,
+    answer_page,
+    asked_path,
+    join_page,
+    refusal_page,
+    waiting_page,
+)
 
 log = logging.getLogger("shutbox_hw.web")
 
@@ -87,6 +95,9 @@ class Join:
             picture = read_shown(db, reader.schema)
             names = [p.name for p in recent(db, RECENT_NAMES)] \
                 if offers(reader.schema, Capability.PLAYERS) else []
+            if offers(reader.schema, Capability.LEAGUE):   # claimed with a secret, typed
+                league = league_keys(db)
+                names = [n for n in names if name_key(n) not in league]
             return picture, names
         picture, names = await self.read(work)
         current = (picture or {}).get("join") or {}
@@ -108,10 +119,12 @@ class Join:
             return HTMLResponse(refusal_page(code, TOO_MANY, again=False), status_code=429)
         fields = await form_fields(request, MAX_FORM_BYTES)
         name = (fields.get("pick") or fields.get("name") or [""])[0]
+        secret = (fields.get("secret") or [""])[0].strip()    # a league player's card code
         problem = name_problem(name)
         if problem is not None:
             return HTMLResponse(refusal_page(code, problem), status_code=400)
-        return await self._answered(code, client.claim, path, tidy(name), code, address)
+        return await self._answered(code, client.claim, path, tidy(name), code, address,
+                                    secret[:MAX_SECRET_CHARS])
 
     async def asked(self, request: Request) -> Response:
         """What became of the claim the box asks its players about (the ticket its

@@ -43,6 +43,14 @@ SENTENCES = (
     N_("the box did not decide"),
     N_("this form was sent from another site: scan the box's code with your phone"),
     N_("too many tries from this phone: wait a minute and scan the box again"),
+    # a league player's name and secret (claims/league.py)
+    N_("{name} is a league player's name: type their secret (the code on their card) as "
+       "well, or choose another name"),
+    N_("that is not {name}'s secret: check the code on the card"),
+    N_("too many wrong secrets for {name}: wait a minute and try again"),
+    N_("{name} is not in the league's roster on this box: leave the secret out to play "
+       "as a guest"),
+    N_("the box cannot read the league's roster now: try again in a moment"),
     # a name's problems (players/names.py: name_problem)
     N_("a name must be text"),
     N_("a name cannot hold control characters"),
