@@ -6,9 +6,9 @@ from __future__ import annotations
 from shutbox_hw.base.events import ButtonPressed, JoinCode, SeatClaim, ServiceRequested, Tick
 from shutbox_hw.game.display.screens import AttractScreen, ConfirmScreen
 from shutbox_hw.game.display.shown import shown
+from shutbox_hw.game.machine.controller import Controller
 from shutbox_hw.game.model import join
 from shutbox_hw.game.model.events import SeatClaimed
-from shutbox_hw.game.referee.controller import Controller
 from shutbox_hw.rules import DEFAULT_PRESET, build_rules
 
 URL = "http://192.168.1.20:8080/join/K7M2QD"

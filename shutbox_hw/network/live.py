@@ -136,7 +136,9 @@ def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
                     "best": None if figures.best is None else
                     {"player": figures.best[0], "score": figures.best[1]},
                     "clock": figures.clock, "note": _note(figures.clock)},
-        "last_result": _last_result(db, row), "last_score": _last_score(db)}
+        "last_result": _last_result(db, row), "last_score": _last_score(db),
+        # the box's fault between games, in the OLED's words (a turn's own: _game's)
+        "problem": picture.get("problem") if picture else None}
     if row is not None and row[2] is None:
         game_id = int(row[0])
         if picture is None or picture.get("game") != game_id or \

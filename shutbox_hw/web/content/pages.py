@@ -63,6 +63,7 @@ def live_page() -> str:
             '<div class="flaps" id="flaps"></div><div class="problem" id="problem"></div>'
             '</section>'
             '<section id="between" class="between"><div class="side">'
+            '<div class="problem" id="fault" hidden></div>'
             '<div class="result" id="last"></div>'
             '<div class="result note" id="tonight"></div>'
             '<div class="board tv" id="scores"></div></div>'
