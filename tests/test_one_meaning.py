@@ -285,7 +285,6 @@ SEAT_JOIN_LEFT = {
     "store/tables/ratings.py",        # the moves rated, by player
     "store/read/highscores.py",       # tonight's and the week's best turns, by player
     "store/read/audit.py",            # the best turns' names
-    "store/read/history.py",          # the scorecard's throws and its unfinished round
 }
 
 

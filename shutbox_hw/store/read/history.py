@@ -80,19 +80,20 @@ def _scorecard(db: sqlite3.Connection, game: GameSummary, *,
             entry["balances"] = {p: result["balances"].get(p) for p in players}
             entry["pot"] = result.get("pot")
         rounds.append(entry)
+    names = {seat.number: seat.name for seat in game.seats}   # the projection's seats
     throws = []
-    for rnd, name, number, dice, closed in db.execute(
-            "SELECT t.round, p.name, th.number, th.dice, th.closed FROM throws th"
-            " JOIN turns t ON t.id = th.turn_id JOIN players p ON p.game_id = t.game_id"
-            " AND p.seat = t.seat WHERE t.game_id = ? ORDER BY t.round, t.id, th.number",
-            (game_id,)):
-        throws.append({"round": rnd, "player": name, "throw": number,
-                       "dice": json.loads(dice) if dice else None,
-                       "closed": json.loads(closed) if closed else None})
+    for rnd, seat, number, dice, closed in db.execute(
+            "SELECT t.round, t.seat, th.number, th.dice, th.closed FROM throws th"
+            " JOIN turns t ON t.id = th.turn_id WHERE t.game_id = ?"
+            " ORDER BY t.round, t.id, th.number", (game_id,)):
+        if seat in names:       # (a turn of no seat of the game names nobody)
+            throws.append({"round": rnd, "player": names[seat], "throw": number,
+                           "dice": json.loads(dice) if dice else None,
+                           "closed": json.loads(closed) if closed else None})
     rejected, = db.execute(
         "SELECT COUNT(*) FROM rejected_flaps r JOIN turns t ON t.id = r.turn_id"
         " WHERE t.game_id = ?", (game_id,)).fetchone()
-    unfinished = _unfinished_round(db, game_id, players, {r["round"] for r in rounds})
+    unfinished = _unfinished_round(db, game, {r["round"] for r in rounds})
     rated = game_ratings(db, game_id, throws) if offers(version, Capability.PLAYERS) \
         else {"accuracy": {}}
     # a pool's balances now (settled: the pot paid out)
@@ -104,17 +105,17 @@ def _scorecard(db: sqlite3.Connection, game: GameSummary, *,
             "throws": throws, "rejected_flaps": rejected, **rated}
 
 
-def _unfinished_round(db: sqlite3.Connection, game_id: int, players: list[str],
+def _unfinished_round(db: sqlite3.Connection, game: GameSummary,
                       ended: set[int]) -> dict[str, Any] | None:
     """The round under way (or the one a stop cut short): the scores of its turns
     played so far, None for a player yet to play; None when every round ended."""
+    names = {seat.number: seat.name for seat in game.seats}
     scores: dict[int, dict[str, int | None]] = {}
-    for rnd, name, score in db.execute(
-            "SELECT t.round, p.name, t.score FROM turns t JOIN players p ON"
-            " p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
-            " AND t.ended_at IS NOT NULL ORDER BY t.id", (game_id,)):
-        if rnd not in ended:
-            scores.setdefault(rnd, {p: None for p in players})[name] = score
+    for rnd, seat, score in db.execute(
+            "SELECT round, seat, score FROM turns WHERE game_id = ?"
+            " AND ended_at IS NOT NULL ORDER BY id", (game.id,)):
+        if rnd not in ended and seat in names:
+            scores.setdefault(rnd, dict.fromkeys(game.players))[names[seat]] = score
     if not scores:
         return None
     number = max(scores)
