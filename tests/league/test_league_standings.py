@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from league_parts import CHECKOUT, PRACTICE, SB, Answering, all_in, publish_as
 from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from loopback import wait_for
@@ -66,9 +67,8 @@ def slip(folder: Path) -> Path:
 
 
 def play_script(config: Path, db: Path, script: Path) -> None:
-    out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--db", str(db),
-                          "--script", str(script)], capture_output=True, text=True,
-                         timeout=120, cwd=CHECKOUT)
+    out = run_cli("sim", "--publish", "--config", config, "--db", db, "--script", script,
+                  cwd=CHECKOUT)     # in this process: tests/league/league_parts.py's play
     assert out.returncode == 0, out.stderr
 
 
@@ -263,15 +263,13 @@ def luck_truth(dbs: dict[str, Path], season_games: set[tuple[str, int]]) -> dict
 
 
 def rebuild(dsn: str) -> tuple[int, dict]:
-    out = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn, "--json"],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = run_cli("league", "rebuild", "--dsn", dsn, "--json", cwd=CHECKOUT)
     assert out.returncode in (0, 1), out.stderr
     return out.returncode, json.loads(out.stdout)
 
 
 def standings(dsn: str, *args: str) -> list[dict]:
-    out = subprocess.run([*SB, "league", "standings", "--dsn", dsn, "--json", *args],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = run_cli("league", "standings", "--dsn", dsn, "--json", *args, cwd=CHECKOUT)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 
