@@ -4,6 +4,7 @@ records every message and drops duplicates by ``seq`` as a real one would."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pwd
@@ -11,6 +12,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -105,7 +107,21 @@ class Broker:
 
 
 def _certificates(folder: Path) -> Path:
-    """A CA and a server certificate for 127.0.0.1 signed by it (openssl); the CA's file."""
+    """A CA and a server certificate for 127.0.0.1 signed by it (openssl); the CA's file.
+    Made once per process (two RSA keys cost a second of CPU; each broker of a test
+    has its own folder, with its own copy of them)."""
+    made = _made_certificates()
+    for made_file in made.iterdir():
+        shutil.copy2(made_file, folder / made_file.name)
+    return folder / "ca.pem"
+
+
+@functools.cache
+def _made_certificates() -> Path:
+    scratch = tempfile.TemporaryDirectory(prefix="shutbox-test-ca-")
+    _KEEP.append(scratch)          # removed when the process ends
+    folder = Path(scratch.name)
+
     def openssl(*args: str) -> None:
         subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
@@ -115,7 +131,10 @@ def _certificates(folder: Path) -> Path:
     (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
     openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
             "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext")
-    return folder / "ca.pem"
+    return folder
+
+
+_KEEP: list[tempfile.TemporaryDirectory[str]] = []
 
 
 class Consumer:

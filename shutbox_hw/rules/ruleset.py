@@ -8,6 +8,7 @@ and in ``--set KEY=VALUE`` on the command line.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -53,11 +54,7 @@ class RuleSet:
     def changed_keys(self) -> tuple[str, ...]:
         """The keys whose value is not its preset's (every key: a preset this
         version does not know, e.g. in a game restored from an older box)."""
-        if self.preset not in PRESETS:
-            return KEYS
-        plain = build_rules(self.preset)
-        return tuple(k for k in KEYS if getattr(self, k) != getattr(plain, k)
-                     and self.uses(k))
+        return _changed_keys(self)
 
     def uses(self, key: str) -> bool:
         """Whether ``key`` plays any part under this match: the threshold only in a
@@ -92,6 +89,17 @@ class RuleSet:
         if self.threshold is not None and self.match in ("elimination", "race"):
             parts[-1] += f" {self.threshold}"
         return ", ".join(parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _changed_keys(rules: RuleSet) -> tuple[str, ...]:
+    """(Asked at every step: the screen's title, the mirror's, the live summary's. Equal
+    rule sets, equal answers: the cache is keyed by the rule set's values.)"""
+    if rules.preset not in PRESETS:
+        return KEYS
+    plain = build_rules(rules.preset)
+    return tuple(k for k in KEYS if getattr(rules, k) != getattr(plain, k)
+                 and rules.uses(k))
 
 
 # Each preset follows one seed document. threshold=None means "the default

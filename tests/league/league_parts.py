@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_inprocess import run_cli
 from loopback import free_port, wait_for
 from mqtt_broker import MOSQUITTO, Broker
 from other_user import NOBODY, setpriv
@@ -278,11 +279,12 @@ def box_config(folder: Path, box: str, broker: Broker, password: str) -> Path:
 
 
 def play(config: Path, db: Path, games: int = 1) -> None:
-    """``games`` games of the practice script on the box (one sim run each)."""
+    """``games`` games of the practice script on the box (one ``shutbox-hw sim --publish``
+    run each, in this process: tests/cli_inprocess.py; what the league sees is the box's
+    broker, its messages and its record, which a process of its own would not change)."""
     for _ in range(games):
-        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--db",
-                              str(db), "--script", str(PRACTICE)], capture_output=True,
-                             text=True, timeout=120, cwd=CHECKOUT)
+        out = run_cli("sim", "--publish", "--config", config, "--db", db, "--script",
+                      PRACTICE, cwd=CHECKOUT)
         assert out.returncode == 0, out.stderr
 
 
@@ -309,8 +311,7 @@ def league_games(pg: Postgres, box: str, epoch: str) -> dict[int, Any]:
 
 
 def league_status(dsn: str) -> list[dict[str, Any]]:
-    out = subprocess.run([*SB, "league", "status", "--dsn", dsn, "--json"],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = run_cli("league", "status", "--dsn", dsn, "--json", cwd=CHECKOUT)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 

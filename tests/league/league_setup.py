@@ -8,15 +8,14 @@ function's name (``from league_setup import league_fixture``); pytest finds it a
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_cli
 from league_parts import (
     CHECKOUT,
-    SB,
     IngestProcess,
     LeagueBroker,
     Postgres,
@@ -66,8 +65,7 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
     ingests: list[IngestProcess] = []
     try:
         pg.start()
-        migrated = subprocess.run([*SB, "league", "migrate", "--dsn", pg.dsn],
-                                  capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+        migrated = run_cli("league", "migrate", "--dsn", pg.dsn, cwd=CHECKOUT)
         assert migrated.returncode == 0, migrated.stderr
         users = {LEAGUE_USER: (LEAGUE_PASSWORD, ["topic read shutbox/+/game",
                                                  "topic read shutbox/+/state",

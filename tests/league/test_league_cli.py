@@ -4,17 +4,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
-from league_parts import CHECKOUT, SB, Postgres, need_parts
+from cli_inprocess import Ran, run_cli
+from league_parts import CHECKOUT, Postgres, need_parts
 
 from shutbox_hw.league.schema import VERSION
 
 
-def league(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SB, "league", *args], capture_output=True, text=True,
-                          timeout=60, cwd=CHECKOUT)
+def league(*args: str) -> Ran:
+    """``shutbox-hw league ARGS`` in this process (tests/cli_inprocess.py: its status,
+    stdout and stderr as a process's; each command closes its connection itself)."""
+    return run_cli("league", *args, cwd=CHECKOUT)
 
 
 @pytest.mark.parametrize("args, words, code", [

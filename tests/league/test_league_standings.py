@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 
 import pytest
+from cli_inprocess import run_cli
 from league_parts import CHECKOUT, PRACTICE, SB, Answering, all_in, publish_as
 from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from league_truth import (
@@ -38,15 +39,13 @@ RATING_FIELDS = ("rating", "mu", "sigma", "rating_games", "band", "band_accuracy
 
 
 def rebuild(dsn: str) -> tuple[int, dict]:
-    out = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn, "--json"],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = run_cli("league", "rebuild", "--dsn", dsn, "--json", cwd=CHECKOUT)
     assert out.returncode in (0, 1), out.stderr
     return out.returncode, json.loads(out.stdout)
 
 
 def standings(dsn: str, *args: str) -> list[dict]:
-    out = subprocess.run([*SB, "league", "standings", "--dsn", dsn, "--json", *args],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = run_cli("league", "standings", "--dsn", dsn, "--json", *args, cwd=CHECKOUT)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 

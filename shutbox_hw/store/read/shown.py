@@ -56,14 +56,29 @@ def folder(db_path: str | Path) -> Path:
     finds the box's by its name), else a folder in ``/dev/shm`` (or, without it, the
     temporary directory) named after the record's owner (the box that writes it; the
     web may be another user)."""
+    return _located(db_path)[0]
+
+
+def _located(db_path: str | Path) -> tuple[Path, bool]:
+    """:func:`folder`, and whether it came from :func:`_fallback` (one look at the
+    system each: the box asks at every step, the readers at every read)."""
     if _configured is not None:
-        return _configured
+        return _configured, False
     runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
     if runtime:
-        return Path(runtime)
-    if DEFAULT_FOLDER.is_dir():
-        return DEFAULT_FOLDER
-    return _fallback(db_path)
+        return Path(runtime), False
+    if os.path.isdir(DEFAULT_FOLDER):
+        return DEFAULT_FOLDER, False
+    return _fallback(db_path), True
+
+
+_FALLBACK_PREFIX = "shutbox-hw-run-"
+
+
+def _is_fallback(place: Path, db_path: str | Path) -> bool:
+    """``place == _fallback(db_path)``; without a look at the system when its name says
+    it cannot be."""
+    return place.name.startswith(_FALLBACK_PREFIX) and place == _fallback(db_path)
 
 
 def _fallback(db_path: str | Path) -> Path:
@@ -72,7 +87,7 @@ def _fallback(db_path: str | Path) -> Path:
     except OSError:
         owner = os.getuid()
     shared = SHARED_RAM if _writable_to_all(SHARED_RAM) else Path(tempfile.gettempdir())
-    return shared / f"shutbox-hw-run-{owner}"
+    return shared / f"{_FALLBACK_PREFIX}{owner}"
 
 
 def _writable_to_all(place: Path) -> bool:
@@ -109,30 +124,40 @@ def publish(store: Any, data: dict[str, Any]) -> bool:
     path_of: Path | None = getattr(store, "path", None)
     if path_of is None:
         return False
-    target = mirror_path(path_of)
-    body = json.dumps({"game": store.game_id, "at": store._clock(), "data": data})
-    building = target.with_name(f".{target.name}.{os.getpid()}")
+    where, fallback = _located(path_of)
+    fallback = fallback or _is_fallback(where, path_of)
+    name = _mirror_name(os.fspath(path_of))
+    target = os.path.join(where, name)
+    body = json.dumps({"game": store.game_id, "at": store._clock(), "data": data}).encode()
+    building = os.path.join(where, f".{name}.{os.getpid()}")
     try:
-        if target.parent == _fallback(path_of) and not _ours(target.parent):
-            return False
-        if not target.parent.is_dir():   # a runtime directory is systemd's to make
+        if fallback:
+            if not _ours(where):
+                return False     # (_ours saw a directory: no second look below)
+        elif not os.path.isdir(where):   # a runtime directory is systemd's to make
             return False
         record = os.stat(path_of)
-        building.write_text(body)
-        os.chmod(building, record.st_mode & 0o640)
-        if os.stat(building).st_gid != record.st_gid:
-            # only where it changes something: the box's unit filters chown out
-            # (~@privileged), and a call it filters kills the process
-            try:
-                os.chown(building, -1, record.st_gid)
-            except OSError:
-                pass   # not a member of the record's group: its own group, as before
+        fd = os.open(building, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+        try:
+            written = 0
+            while written < len(body):
+                written += os.write(fd, body[written:])
+            os.fchmod(fd, record.st_mode & 0o640)
+            if os.fstat(fd).st_gid != record.st_gid:
+                # only where it changes something: the box's unit filters chown out
+                # (~@privileged), and a call it filters kills the process
+                try:
+                    os.fchown(fd, -1, record.st_gid)
+                except OSError:
+                    pass   # not a member of the record's group: its own group, as before
+        finally:
+            os.close(fd)
         os.replace(building, target)
     except OSError:
         try:
-            building.unlink(missing_ok=True)
+            os.unlink(building)
         except OSError:
-            pass
+            pass   # (not made, or not ours to remove)
         return False
     return True
 
@@ -141,13 +166,16 @@ def _ours(place: Path) -> bool:
     """The temporary fallback made (mode 0755) if it is not there; written to only
     if this process's user owns it (another user cannot plant it in /tmp)."""
     try:
-        place.mkdir(mode=0o755)
-    except FileExistsError:
-        pass
-    try:
-        st = os.lstat(place)
+        st = os.lstat(place)     # there at every step but the first: looked at first
     except OSError:
-        return False
+        try:
+            place.mkdir(mode=0o755)
+        except FileExistsError:
+            pass
+        try:
+            st = os.lstat(place)
+        except OSError:
+            return False
     if st.st_uid != os.getuid() or not stat.S_ISDIR(st.st_mode):
         return False
     if stat.S_IMODE(st.st_mode) != 0o755:   # the files' own modes say who reads them
@@ -219,7 +247,8 @@ def main_file(db: sqlite3.Connection) -> str | None:
 
 def read_mirror(path: Path) -> dict[str, Any] | None:
     try:
-        found = json.loads(path.read_text())
+        with open(path, "rb") as file:      # (JSON's own UTF-8, as json.dumps wrote it)
+            found = json.loads(file.read())
     except (OSError, ValueError):
         return None
     data = found.get("data") if isinstance(found, dict) else None
