@@ -65,8 +65,8 @@ def test_migrate_once_and_status_of_an_empty_league():
         assert refused.returncode == 2
         assert "run shutbox-hw league migrate --dsn DSN first" in refused.stderr
         first, again = league("migrate", "--dsn", pg.dsn), league("migrate", "--dsn", pg.dsn)
-        assert first.stdout == "league schema 5 (was 0)\n"
-        assert again.stdout == "league schema 5 (already)\n"
+        assert first.stdout == "league schema 6 (was 0)\n"
+        assert again.stdout == "league schema 6 (already)\n"
         assert league("status", "--dsn", pg.dsn).stdout == "no box has reported yet\n"
         assert league("status", "--dsn", pg.dsn, "--json").stdout == ""
         pg.query("INSERT INTO boxes (box) VALUES ('bar')")
@@ -105,7 +105,7 @@ def test_migrate_upgrades_a_league_of_schema_1_and_seasons_are_checked():
         old = league("season", "--dsn", pg.dsn, "--name", "w", "--from", "2026-12-01",
                      "--to", "2027-02-28")
         assert old.returncode == 2 and "run shutbox-hw league migrate" in old.stderr
-        assert league("migrate", "--dsn", pg.dsn).stdout == "league schema 5 (was 1)\n"
+        assert league("migrate", "--dsn", pg.dsn).stdout == "league schema 6 (was 1)\n"
         assert pg.query("SELECT box, venue FROM boxes") == [("bar", "Crown")]   # kept
         nothing = league("standings", "--dsn", pg.dsn)
         assert nothing.returncode == 2 and "no season has started yet" in nothing.stderr
