@@ -181,7 +181,14 @@ def shown_rows(rows: list[dict[str, Any]], private: dict[str, str],
 def export(conn: Any, name: str) -> Iterator[str]:
     """Everything the league holds on the player called ``name``, as pieces of one JSON
     object, each yielded as it is read (a player of a thousand games is never whole in
-    memory); PlayerError (before anything is yielded) for no such player."""
+    memory), all from one snapshot (a read-only repeatable-read transaction);
+    PlayerError (before anything is yielded) for no such player."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield from _export(conn, name)
+
+
+def _export(conn: Any, name: str) -> Iterator[str]:
     row = conn.execute("SELECT id, name, key, privacy, n, r, p, created_at, changed_at"
                        " FROM league_players WHERE key = %s",
                        (name_key(tidy(name)),)).fetchone()
