@@ -28,7 +28,8 @@ AT_LEAST = 10
 # checkout cannot change them, and they cost two minutes; the league's command tests
 # (test_league_cli.py, which start the same cluster) still run from the copy
 APART = {"tests/league/test_league_faults.py", "tests/league/test_league_standings.py",
-         "tests/league/test_league_record.py", "tests/league/test_league_deadlock.py"}
+         "tests/league/test_league_record.py", "tests/league/test_league_deadlock.py",
+         "tests/league/test_league_web.py", "tests/league/test_league_trust.py"}
 
 
 def _pytest(checkout: Path, *args: str) -> subprocess.CompletedProcess:

@@ -125,10 +125,15 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
 
 @pytest.mark.parametrize("code, words", [
     ("de", {"title": "Pub-Pool · Runde 12", "pot": "Pott 24", "last": "Letzte Partie: Pub-Pool",
-            "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen"}),
+            "win": "Sieg: Anna", "score": "97,5 %", "no_winner": "Niemand hat gewonnen",
+            "next": "Als Nächstes: dj bob",
+            "one": "Heute Abend: 1 Partie, 1x alle zu, bestes Ergebnis 0 von ",
+            "heads": ["Spieler", "Diese Runde", "Saldo"]}),
     ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
             "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
-            "no_winner": "Nessuno ha vinto"}),
+            "no_winner": "Nessuno ha vinto", "next": "Tocca poi a dj bob",
+            "one": "Stasera: 1 partita, 1 scatola chiusa, miglior turno 0 di ",
+            "heads": ["Giocatore", "Questo round", "Saldo"]}),
 ])
 def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code, words):
     """The rule set's title as the box says it (not the record's English), the pot's
@@ -142,10 +147,16 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     draw(browser, playing)
     assert text(browser, "title") == words["title"]
     assert text(browser, "turn")[0].isupper()           # "Tocca a ...", never "tocca a"
+    assert browser.execute_script(                      # the table's heads too
+        "return [...document.querySelectorAll('#players th')].map(e => e.innerText)"
+    ) == words["heads"]
     playing["player"] = playing["players"][-1]["name"] = "dj bob"
     draw(browser, playing)
     assert "dj bob" in text(browser, "turn")            # a name keeps its own spelling
-    assert text(browser, "pot").lower() == words["pot"].lower()
+    playing["turn_over"] = True                         # who plays next: any player's form
+    draw(browser, playing)                              # (never "als Nächster" for Anna)
+    assert text(browser, "turn") == words["next"]
+    assert text(browser, "pot") == words["pot"]              # a line: "Piatto 24"
     between = states["between: 3 players, clock unknown"]
     between["last_result"]["title"] = "Pub Pool"
     between["high_scores"]["tonight"]["accuracy"][0]["value"] = 97.5
@@ -154,6 +165,9 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     assert lines[:2] == [words["last"], words["win"]]
     assert text(browser, "tonight")[0].isupper()
     assert words["score"] in text(browser, "scores")
+    between["tonight"].update(games=1, boxes_shut=1)    # a count of one in its own form
+    draw(browser, between)                              # (never "1 alle Klappen zu")
+    assert text(browser, "tonight").startswith(words["one"])
     between["last_result"]["winners"] = []
     draw(browser, between)
     assert text(browser, "last").split("\n")[1] == words["no_winner"]
@@ -162,20 +176,58 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     assert "the box" not in text(browser, "stale") and text(browser, "stale")
 
 
+# where a line of "name +2 · name 0 · ..." wraps: a dot at the start of a line, seen
+# as its left edge at the line box's left
+DOT_STARTS_A_LINE = """
+const found = [];
+for (const line of document.querySelectorAll("#last .standings")) {
+  const left = line.getBoundingClientRect().left;
+  for (const node of line.childNodes) {
+    if (node.nodeType !== Node.TEXT_NODE) continue;
+    const at = node.textContent.indexOf("\u00b7");
+    const range = document.createRange();
+    range.setStart(node, at); range.setEnd(node, at + 1);
+    const r = range.getClientRects()[0];
+    if (r && r.left - left < 2) found.push(Math.round(r.top));
+  }
+}
+return found;
+"""
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_wrapped_line_of_balances_never_starts_with_its_dot(browser, tmp_path, code):
+    """Eight long names' balances wrap: each line ends with its dot ("Finn 0 ·"), the
+    next starts with a name (it began "· Maximilian-Georg +2")."""
+    with speaking(code):
+        summary = dict(night())["between: pool, 8 long names, join, clock not set"]
+    for size in SIZES:
+        open_page(browser, tmp_path, code, size)
+        draw(browser, summary)
+        lines = browser.execute_script(
+            "const l = document.querySelector('#last .standings');"
+            " return Math.round(l.getBoundingClientRect().height / parseFloat("
+            "getComputedStyle(l).lineHeight || getComputedStyle(l).fontSize))")
+        assert lines >= 2, "the balances fit one line: nothing to check"
+        assert browser.execute_script(DOT_STARTS_A_LINE) == [], (code, size)
+
+
 NIGHT = (   # a preset, its players (the longest names the box takes) and a refused flap
     ("klappenspiel", ("Anna", "Bob")),
     ("crafthouse-12", ("Maximilian-Georg", "Anna-Katharina W", "Bartholomew Finn",
                        "Carla Esposito-R", "Dorothea Lindqvi")),
     ("pub", ("Maximilian-Georg", "Anna-Katharina W", "Bartholomew Finn", "Carla Esposito-R",
              "Dorothea Lindqvi", "Emanuele Ferraro", "Friederike Sauer", "Giovanni Battist")),
+    ("pub", ("Anna", "Bob", "Carla")),
 )
 
 
-@pytest.mark.parametrize("code", ("en", "de"))
+@pytest.mark.parametrize("code", LANGUAGES)
 def test_a_played_night_of_every_preset_fits_the_tv(browser, tmp_path, code):
     """The summaries the box's record gives (network/live.py), not made by hand: each
-    preset played on the simulated box with its players named, mid-turn with a
-    refused flap, then stopped; each drawn at both sizes and checked as above."""
+    preset played on the simulated box with its players named (2, 5, 8 and a pool of
+    3), mid-turn with a refused flap, then stopped; each drawn at both sizes in every
+    language and checked as above."""
     import time
 
     from shutbox_hw.config.config_file import load_config
@@ -203,6 +255,7 @@ def test_a_played_night_of_every_preset_fits_the_tv(browser, tmp_path, code):
         runner.daemon.store.close()
     assert [s["playing"] for _, s in summaries] == [True, False] * len(NIGHT)
     assert summaries[0][1]["problem"] and summaries[4][1]["pot"] == 8   # 8 stakes of 1
+    assert summaries[6][1]["pot"] == 3 and summaries[7][1]["last_result"]["balances"]
     found = []
     for size in SIZES:
         open_page(browser, tmp_path, code, size)
@@ -225,3 +278,46 @@ def test_the_reconnecting_notice_takes_its_line_and_the_game_still_fits(browser,
     browser.execute_script("stale(arguments[0])", "the database is locked by another program "
                            "for longer than 1 s: the live page waits for the next change")
     assert problems(browser, f"{GAME}, {LINKS}, #stale") == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_before_the_first_game_the_missing_database_s_notice_is_whole(browser, tmp_path,
+                                                                       code, size):
+    """Before the box made its database the TV has no summary to draw, only why: that
+    notice, in the TV's language, whole on the screen (it was cut off), and again
+    under the first game's between-games screen once a summary comes."""
+    open_page(browser, tmp_path, code, size)
+    browser.execute_script("stale(arguments[0], 'unavailable')",
+                           "no games yet: the box has not made its database")
+    from tv_page import text
+    with speaking(code):
+        from shutbox_hw.base.i18n import tr
+        said = tr("no games yet: the box has not made its database")
+    assert text(browser, "stale") == said
+    assert problems(browser, f"#stale, {LINKS}") == []
+    with speaking(code):
+        first = dict(night())["between: the first game"]
+    draw(browser, first)
+    browser.execute_script("stale(arguments[0], 'unavailable')",
+                           "no games yet: the box has not made its database")
+    assert problems(browser, f"{BETWEEN}, {LINKS}, #stale") == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_join_address_wraps_at_a_slash_never_inside_the_code(browser, tmp_path, size):
+    """Read from across the room to be typed: "http://shutbox.local:8080/join/" then
+    "K7Q2" on its own line, never "join/K" and "7Q2"."""
+    from tv_page import text
+    open_page(browser, tmp_path, "it", size)
+    with speaking("it"):
+        summary = dict(night())["between: the first game"]
+    draw(browser, summary)
+    assert text(browser, "joinurl") == summary["join"]["url"]
+    tops = browser.execute_script(
+        "const n = document.getElementById('joinurl'), code = arguments[0], r = document"
+        ".createRange(); const last = [...n.childNodes].filter(c => c.nodeType === 3).pop();"
+        " const at = last.textContent.indexOf(code);"
+        " return [...code].map((_, i) => { r.setStart(last, at + i); r.setEnd(last, at + i + 1);"
+        " return Math.round(r.getBoundingClientRect().top); })", summary["join"]["code"])
+    assert len(set(tops)) == 1, tops

@@ -141,8 +141,9 @@ def test_the_tv_draws_the_box_s_words(night, browser, tmp_path):
     open_page(browser, tmp_path)
     screen, summary = night["seen"][-1]               # round 2, being played
     draw(browser, summary)
-    # the OLED's header says "pot 3 bal -1": the TV the same pot, in the same words
-    assert text(browser, "pot") == f"pot {screen.pot}" == f"pot {pots[1]}"
+    # the OLED's header says "pot 3 bal -1": the TV the same pot, in the same words (a
+    # line of its own on the TV: with its capital)
+    assert text(browser, "pot") == f"Pot {screen.pot}" == f"Pot {pots[1]}"
     rows = browser.execute_script(
         "return [...document.querySelectorAll('#players tr')].slice(1)"
         ".map(r => [...r.children].map(e => e.innerText))")
@@ -150,7 +151,7 @@ def test_the_tv_draws_the_box_s_words(night, browser, tmp_path):
     draw(browser, night["live"])                      # between games: the settled result
     lines = text(browser, "last").split("\n")
     assert lines[1] == "P1 won"
-    assert lines[2] == " \u00b7 ".join(f"{p} {signed(b)}" for p, b in
+    assert lines[2] == "\u00a0\u00b7 ".join(f"{p} {signed(b)}" for p, b in
                                        zip(PLAYERS, settled, strict=True))
 
 

@@ -69,7 +69,15 @@ def open_page(driver: Any, folder: Path, code: str = "en",
 
 
 def draw(driver: Any, summary: dict[str, Any]) -> None:
-    """The page shows ``summary`` as if the stream had brought it."""
+    """The page shows ``summary`` as if the stream had brought it. The join page's QR
+    code (the box serves it; this page is a file) is the box's own SVG, inline."""
+    join = summary.get("join")
+    if join:
+        from shutbox_hw.render import qr
+        driver.execute_script(
+            "const img = document.getElementById('joinqr'); img.dataset.code = arguments[0];"
+            " img.src = 'data:image/svg+xml,' + encodeURIComponent(arguments[1]);",
+            join["code"], qr.svg(join["url"]))
     driver.execute_script("show(arguments[0])", summary)
 
 

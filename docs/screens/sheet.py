@@ -1,15 +1,16 @@
 """The screenshots in docs/screens from those ``tests/test_web_browser.py`` keeps:
 
-    SHUTBOX_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_web_browser.py
+    SHUTBOX_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest -n 0 tests/test_web_browser.py
+    SHUTBOX_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest -n 0 tests/test_tv_record_pages.py
+    SHUTBOX_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest -n 0 tests/test_tv_fit.py
     .venv/bin/python docs/screens/sheet.py /tmp/shots
 
-The TV page at both sizes as it is, every other page on one sheet per size
-(each a third of its size), in 64 colours to keep the files small. With the
-screenshots ``tests/test_tv_fit.py`` keeps in the same folder, every state of
-a night the TV was fitted to, on one sheet per language at 1280x720
-(``tv-states-LANG-1280x720.png``, each a quarter of its size)::
-
-    SHUTBOX_SCREENSHOTS=/tmp/shots .venv/bin/python -m pytest tests/test_tv_fit.py
+The TV page at both sizes as it is, every other page (the players' and the
+high-score pages from ``tests/test_tv_record_pages.py`` among them) on one sheet
+per size (each a third of its size), in 64 colours to keep the files small; and
+from the screenshots ``tests/test_tv_fit.py`` keeps, every state of a night the
+TV was fitted to, on one sheet per language and size
+(``tv-states-LANG-WIDTHxHEIGHT.png``, each a quarter of its size).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from pathlib import Path
 
 from PIL import Image
 
-PAGES = ("tonight", "history", "game-1", "game-2", "audits", "faults", "export", "backup",
-         "game-99")
+PAGES = ("tonight", "history", "game-1", "game-2", "players", "player", "highscores",
+         "audits", "faults", "export", "backup", "game-99")
 HERE = Path(__file__).parent
 
 
@@ -34,13 +35,14 @@ def main(shots: Path) -> None:
         small(Image.open(shots / f"live-{size}.png")).save(HERE / f"live-{size}.png",
                                                            optimize=True)
         cell = (width // 3, height // 3)
-        sheet = Image.new("RGB", (cell[0] * 3 + 8, cell[1] * 3 + 8), "#333")
+        rows = (len(PAGES) + 2) // 3
+        sheet = Image.new("RGB", (cell[0] * 3 + 8, cell[1] * rows + 4 * (rows - 1)), "#333")
         for i, page in enumerate(PAGES):
             image = Image.open(shots / f"{page}-{size}.png").convert("RGB")
             image.thumbnail(cell, Image.Resampling.LANCZOS)
             sheet.paste(image, ((i % 3) * (cell[0] + 4), (i // 3) * (cell[1] + 4)))
         small(sheet).save(HERE / f"pages-{size}.png", optimize=True)
-        for code in ("en", "de", "it") if width == 1280 else ():   # the tighter TV only
+        for code in ("en", "de", "it"):
             states = sorted(shots.glob(f"tv-{code}-{size}-*.png"))
             if states:
                 tv_sheet(states).save(HERE / f"tv-states-{code}-{size}.png", optimize=True)

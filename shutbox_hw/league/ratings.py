@@ -35,16 +35,16 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from statistics import median
 from typing import Any
 
 from ..base.errors import UserError
-from ..players.names import is_seat_label, name_key, tidy
 from .schema import LeagueSchemaError, check
-from .standings import SEASON_COLUMNS, Season, counts, season_of, standings
+from .seats import players_of, seat_key
+from .standings import NOT_EXCLUDED, SEASON_COLUMNS, Season, counts, season_of, standings
+from .trust import Collector, detect
 
 log = logging.getLogger("shutbox_hw.league")
 
@@ -64,32 +64,13 @@ def order(box: str, epoch: str, record: dict[str, Any]) -> tuple[float, str, str
             int(record.get("game") or 0))
 
 
-@lru_cache(maxsize=65536)
-def _key(name: str) -> tuple[str, bool]:
-    """A seat's name: its key as the roster compares names, and whether it is a seat
-    label (P1, P2, ...): a league's few names, many games."""
-    shown = tidy(name)
-    return name_key(shown), is_seat_label(shown)
-
-
-def players_of(record: dict[str, Any]) -> dict[int, str]:
-    """seat -> the player's key, for the seats league players sat in (a seat label
-    such as P1 is casual; a name twice in a game counts at its first seat)."""
-    found: dict[int, str] = {}
-    for seat in record.get("seats") or []:
-        key, label = _key(str(seat.get("name", "")))
-        if key and not label and key not in found.values():
-            found[int(seat["seat"])] = key
-    return found
-
-
 def ranks(record: dict[str, Any]) -> dict[str, int] | None:
     """player key -> rank in the game (1: among the winners, 2: the rest); None when
     fewer than two league players sat at it (no result between players)."""
     keys = list(players_of(record).values())
     if len(keys) < 2:
         return None
-    winners = {_key(str(w))[0] for w in (record.get("result") or {}).get("winners")
+    winners = {seat_key(str(w))[0] for w in (record.get("result") or {}).get("winners")
                or []}
     return {key: 1 if key in winners else 2 for key in keys}
 
@@ -242,6 +223,7 @@ def slim(record: dict[str, Any], ratings: list[Any]) -> dict[str, Any]:
     games at once: their throws and times stay behind)."""
     rules = record.get("rules")
     return {"game": record.get("game"), "state": record.get("state"),
+            "dice": record.get("dice"),
             "ended_at": record.get("ended_at"),
             "rules": {"preset": rules.get("preset")} if isinstance(rules, dict) else None,
             "seats": record.get("seats"), "result": record.get("result"),
@@ -251,10 +233,15 @@ def slim(record: dict[str, Any], ratings: list[Any]) -> dict[str, Any]:
                         for r in ratings if isinstance(r, dict)]}
 
 
-def load(conn: Any, known: LuckOf | None = None) -> tuple[list[Season], list[Row], LuckOf]:
+Seen = Callable[[str, str, str, dict[str, Any]], None]
+
+
+def load(conn: Any, known: LuckOf | None = None, seen: Seen | None = None
+         ) -> tuple[list[Season], list[Row], LuckOf]:
     """The seasons, the league's finished games some season may count as (venue, box,
     epoch, :func:`slim` record) and their luck (``known``: games already measured,
-    taken as they are; every other game is measured as it is read)."""
+    taken as they are; every other game is measured as it is read; ``seen``: called
+    with each game's venue, box, epoch and whole record as it is read)."""
     from .luck import Meters, game_luck
     seasons = [season_of(row) for row in conn.execute(
         f"SELECT {SEASON_COLUMNS} FROM seasons ORDER BY name")]
@@ -271,20 +258,23 @@ def load(conn: Any, known: LuckOf | None = None) -> tuple[list[Season], list[Row
         for venue, box, epoch, record, ratings in cur.stream(
                 "SELECT coalesce(b.venue, g.box), g.box, g.epoch, g.record, g.ratings"
                 " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
-                " AND g.ended_at >= %s AND g.ended_at < %s",
+                f" AND g.ended_at >= %s AND g.ended_at < %s AND {NOT_EXCLUDED}",
                 (start.timestamp(), end.timestamp())):
             where = (box, epoch, int(record["game"]))
             found = (known or {}).get(where)
             luck[where] = found if found is not None else game_luck(
                 record, players_of(record), meters)
             games.append((venue, box, epoch, slim(record, ratings)))
+            if seen is not None:
+                seen(venue, box, epoch, record)
     return seasons, games, luck
 
 
-def compute(conn: Any, known: LuckOf | None = None) -> Kept:
+def compute(conn: Any, known: LuckOf | None = None, seen: Seen | None = None) -> Kept:
     """Every kept value, from the seasons and the games alone (``known``: the luck of
-    games already measured, taken as it is; every other game's is measured)."""
-    seasons, games, luck = load(conn, known)
+    games already measured, taken as it is; every other game's is measured; ``seen``:
+    see :func:`load`)."""
+    seasons, games, luck = load(conn, known, seen)
     counted, = conn.execute("SELECT count(*) FROM games WHERE state = 'finished'").fetchone()
     kept = Kept(games=int(counted))
     for where, players in luck.items():
@@ -306,8 +296,8 @@ def read_kept(conn: Any) -> Kept:
     for season, venue, player, row in conn.execute(
             "SELECT season, venue, player, row FROM kept_standings"):
         kept.standings[(season, venue, player)] = row
-    for box, epoch, game, player, luck, turns in conn.execute(
-            "SELECT box, epoch, game, player, luck, turns FROM kept_luck"):
+    for box, epoch, game, player, luck, turns in conn.execute(   # excluded: counts nowhere
+            f"SELECT box, epoch, game, player, luck, turns FROM kept_luck g WHERE {NOT_EXCLUDED}"):
         kept.luck[(box, epoch, game, player)] = (luck, turns)
     found = conn.execute("SELECT games FROM kept_state").fetchone()
     kept.games = int(found[0]) if found else 0
@@ -326,7 +316,8 @@ def refresh(conn: Any) -> Kept:
         for box, epoch, game, player, luck, turns in conn.execute(
                 "SELECT box, epoch, game, player, luck, turns FROM kept_luck"):
             known.setdefault((box, epoch, game), {})[player] = (luck, turns)
-        kept = compute(conn, known)
+        collected = Collector()           # the trust marks' flags, from the same read
+        kept = compute(conn, known, collected.add)
         conn.execute("DELETE FROM kept_ratings")
         conn.execute("DELETE FROM kept_standings")
         conn.execute("DELETE FROM kept_state")
@@ -347,6 +338,7 @@ def refresh(conn: Any) -> Kept:
                  if where[:3] not in known])
         conn.execute("INSERT INTO kept_state (games, refreshed_at) VALUES (%s, now())",
                      (kept.games,))
+        detect(conn, collected)   # the flags brought up to date (league/trust.py)
     return kept
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 6
+VERSION = 7
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -77,21 +77,37 @@ STEPS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE kept_ratings ADD COLUMN luck double precision,"
         " ADD COLUMN luck_turns integer NOT NULL DEFAULT 0",
     ),
-    # 5: the league's players (issue 41, item 1): a name (unique as the roster compares
+    # 5: trust marks (issue 41, item 7): a season that counts only games whose dice the
+    # box saw (software or module); the games flagged as unlikely (a closure faster than
+    # a hand, a player's dice far from fair over a season), the games each flag names,
+    # and the operator's decision (cleared, or excluded: its games count nowhere)
+    5: (
+        "ALTER TABLE seasons ADD COLUMN checked_dice boolean NOT NULL DEFAULT false",
+        "CREATE TABLE flags (id bigserial PRIMARY KEY, key text NOT NULL UNIQUE,"
+        " kind text NOT NULL CHECK (kind IN ('fast', 'dice')), box text, epoch text,"
+        " game integer, season text REFERENCES seasons ON DELETE CASCADE, player text,"
+        " reason text NOT NULL, found_at timestamptz NOT NULL DEFAULT now(),"
+        " decision text CHECK (decision IN ('cleared', 'excluded')), decided_at timestamptz)",
+        "CREATE TABLE flag_games (flag bigint NOT NULL REFERENCES flags ON DELETE CASCADE,"
+        " box text NOT NULL, epoch text NOT NULL, game integer NOT NULL,"
+        " PRIMARY KEY (flag, box, epoch, game))",
+        "CREATE INDEX flag_games_game ON flag_games (box, epoch, game)",
+    ),
+    # 6: the league's players (issue 41, item 1): a name (unique as the roster compares
     # names: ``key``) and what verifies their secret (a salted scrypt hash, its
     # parameters), never the secret itself; published to the boxes as the roster
     # (league/players.py)
-    5: (
+    6: (
         "CREATE TABLE league_players (id serial PRIMARY KEY, name text NOT NULL,"
         " key text NOT NULL UNIQUE CHECK (key <> ''), salt bytea NOT NULL,"
         " hash bytea NOT NULL, n integer NOT NULL, r integer NOT NULL, p integer NOT NULL,"
         " created_at timestamptz NOT NULL DEFAULT now(),"
         " changed_at timestamptz NOT NULL DEFAULT now())",
     ),
-    # 6: players own their data (issue 41, item 6): what the public tables show of a
+    # 7: players own their data (issue 41, item 6): what the public tables show of a
     # player, and the tombstone of each player deleted (their id, pseudonym and the
     # fingerprint of their name, never the name: league/rights.py)
-    6: (
+    7: (
         "ALTER TABLE league_players ADD COLUMN privacy text NOT NULL DEFAULT 'public'"
         " CHECK (privacy IN ('public', 'initials', 'hidden'))",
         "CREATE TABLE league_forgotten (player integer PRIMARY KEY,"

@@ -53,21 +53,32 @@ class Season:
     venues: tuple[str, ...] = ()
     min_games: int = MIN_GAMES
     band_games: int = BAND_GAMES     # the accuracy band's minimum (league/ratings.py)
+    checked_dice: bool = False       # only games with dice the box saw (league/trust.py)
 
     def as_json(self) -> dict[str, Any]:
         return {"season": self.name, "from": self.starts.isoformat(),
                 "to": self.ends.isoformat(), "rules": list(self.rules),
                 "venues": list(self.venues), "min_games": self.min_games,
-                "band_games": self.band_games}
+                "band_games": self.band_games, "checked_dice": self.checked_dice}
 
 
 class SeasonError(Exception):
     """A season that cannot be made or found (message: why, in one line)."""
 
 
+CHECKED_DICE = ("software", "module")   # the dice a season of checked dice counts
+
+# a game the operator excluded (``league flags --exclude``) counts in no season
+NOT_EXCLUDED = ("NOT EXISTS (SELECT 1 FROM flag_games fg JOIN flags f ON f.id = fg.flag"
+                " WHERE f.decision = 'excluded' AND fg.box = g.box AND fg.epoch = g.epoch"
+                " AND fg.game = g.game)")
+
+
 def counts(season: Season, venue: str, record: dict[str, Any]) -> bool:
     """Whether the game ``record`` (played at ``venue``) counts in ``season``."""
     if record.get("state") != "finished":
+        return False
+    if season.checked_dice and record.get("dice") not in CHECKED_DICE:
         return False
     ended = record.get("ended_at")
     if not isinstance(ended, (int, float)) or isinstance(ended, bool):
@@ -80,6 +91,11 @@ def counts(season: Season, venue: str, record: dict[str, Any]) -> bool:
     if season.rules and preset not in season.rules:
         return False
     return not season.venues or venue in season.venues
+
+
+def win_points(winners: int) -> int:
+    """The points of a win among ``winners`` players who won (the game's result)."""
+    return POINTS_WIN if winners == 1 else POINTS_SHARED
 
 
 @dataclass
@@ -117,7 +133,7 @@ def _tally_game(tallies: dict[str, _Tally], record: dict[str, Any],
         tally.games += 1
         if key in winners:
             tally.wins += 1
-            tally.points += POINTS_WIN if len(winners) == 1 else POINTS_SHARED
+            tally.points += win_points(len(winners))
     for turn in record.get("turns") or []:
         player = names.get(turn.get("seat", -1))
         if player is None:
@@ -183,21 +199,22 @@ def make_season(conn: Any, season: Season) -> None:
     if season.ends < season.starts:
         raise SeasonError(f"--to {season.ends} is before --from {season.starts}")
     row = conn.execute(
-        "INSERT INTO seasons (name, starts, ends, rules, venues, min_games, band_games)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING name",
+        "INSERT INTO seasons (name, starts, ends, rules, venues, min_games, band_games,"
+        " checked_dice) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING"
+        " RETURNING name",
         (season.name, season.starts, season.ends, list(season.rules), list(season.venues),
-         season.min_games, season.band_games)).fetchone()
+         season.min_games, season.band_games, season.checked_dice)).fetchone()
     if row is None:
         raise SeasonError(f"a season named {season.name!r} exists already")
 
 
 def season_of(row: tuple[Any, ...]) -> Season:
-    name, starts, ends, rules, venues, min_games, band_games = row
+    name, starts, ends, rules, venues, min_games, band_games, checked_dice = row
     return Season(name, starts, ends, tuple(rules), tuple(venues), int(min_games),
-                  int(band_games))
+                  int(band_games), bool(checked_dice))
 
 
-SEASON_COLUMNS = "name, starts, ends, rules, venues, min_games, band_games"
+SEASON_COLUMNS = "name, starts, ends, rules, venues, min_games, band_games, checked_dice"
 
 
 def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
@@ -222,14 +239,26 @@ def find_season(conn: Any, name: str | None, today: dt.date) -> Season:
 
 
 def season_games(conn: Any, season: Season) -> list[tuple[str, dict[str, Any]]]:
-    """The league's finished games ended within ``season``'s dates, as (venue, record
-    with the stored ratings); :func:`counts` decides the rest."""
+    """The league's finished games ended within ``season``'s dates (none the operator
+    excluded), as (venue, the parts of its record the standings read, with the stored
+    ratings: each turn's seat, score and shut, each rating's seat and loss);
+    :func:`counts` decides the rest."""
     start = dt.datetime.combine(season.starts, dt.time(), dt.UTC).timestamp()
     end = dt.datetime.combine(season.ends + dt.timedelta(days=1), dt.time(),
                               dt.UTC).timestamp()
+    # only what the standings read of each game (its throws stay in the database)
     rows = conn.execute(
-        "SELECT coalesce(b.venue, g.box), g.record, g.ratings FROM games g"
-        " JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
-        " AND g.ended_at >= %s AND g.ended_at < %s ORDER BY g.box, g.epoch, g.game",
-        (start, end)).fetchall()
-    return [(venue, {**record, "ratings": ratings}) for venue, record, ratings in rows]
+        "SELECT coalesce(b.venue, g.box), jsonb_build_object('game', g.record->'game',"
+        " 'state', g.record->'state', 'ended_at', g.record->'ended_at', 'rules',"
+        " jsonb_build_object('preset', g.record->'rules'->'preset'), 'dice',"
+        " g.record->'dice', 'seats', g.record->'seats', 'result', g.record->'result',"
+        " 'turns', coalesce((SELECT jsonb_agg(jsonb_build_object('seat', t->'seat', 'score',"
+        " t->'score', 'shut', t->'shut')) FROM jsonb_array_elements(CASE WHEN"
+        " jsonb_typeof(g.record->'turns') = 'array' THEN g.record->'turns' ELSE '[]' END)"
+        " t), '[]'), 'ratings', coalesce((SELECT jsonb_agg(jsonb_build_object('seat',"
+        " r->'seat', 'loss', r->'loss')) FROM jsonb_array_elements(CASE WHEN"
+        " jsonb_typeof(g.ratings) = 'array' THEN g.ratings ELSE '[]' END) r), '[]'))"
+        " FROM games g JOIN boxes b ON b.box = g.box WHERE g.state = 'finished'"
+        f" AND g.ended_at >= %s AND g.ended_at < %s AND {NOT_EXCLUDED}"
+        " ORDER BY g.box, g.epoch, g.game", (start, end)).fetchall()
+    return [(venue, record) for venue, record in rows]

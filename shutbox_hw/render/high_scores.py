@@ -13,6 +13,7 @@ from PIL import ImageDraw
 
 from ..base.events import HighScores
 from ..base.i18n import N_, tr
+from ..words.numbers import decimal
 from . import text
 from .fonts import role
 from .widgets import RIGHT
@@ -29,7 +30,8 @@ def label(table: HighScores) -> str:
 
 
 def figure(table: HighScores, value: float) -> str:
-    return f"{value:g}%" if table.kind == "accuracy" else f"{value:g}"
+    """A place's figure as the language writes it ("96,2%" in German and Italian)."""
+    return f"{decimal(value)}%" if table.kind == "accuracy" else decimal(value)
 
 
 def place_lines(table: HighScores, width: int) -> list[tuple[str, str]]:

@@ -156,8 +156,10 @@ class Site:
             raise Refused(404, N_("there is no game {game}"), game=str(game)[:20])
         try:
             card = await self.read(lambda r: scorecard(r.connection(), game, r.schema))
-        except DamagedGame as error:
-            raise HTTPException(409, str(error)) from None
+        except DamagedGame as error:      # said in the page's language to a person
+            why = str(error).rpartition("(")[2].rstrip(")")
+            raise Refused(409, N_("game {game} is damaged: its record cannot be read back"
+                                  " ({why})"), game=game, why=why) from None
         if card is None:
             raise Refused(404, N_("there is no game {game}"), game=game)
         return card
@@ -312,13 +314,18 @@ def _wants_page(request: Request) -> bool:
 async def _unavailable(request: Request, error: Exception) -> Response:
     detail = " ".join(str(error).split())[:200]
     if _wants_page(request):     # e.g. before the box made its database: in the design
-        return HTMLResponse(pages.error_page(503, tr(detail)), status_code=503)
+        return HTMLResponse(pages.unavailable_page(detail), status_code=503)
     return line(503, detail)
+
+
+CRASHED = N_("internal error (the box's journal has the details)")
 
 
 async def _crash(request: Request, error: Exception) -> Response:
     log.error("%s %s failed", request.method, request.url.path, exc_info=error)
-    return line(500, "internal error (the box's journal has the details)")
+    if _wants_page(request):     # a person: the design and the page's language
+        return HTMLResponse(pages.error_page(500, tr(CRASHED)), status_code=500)
+    return line(500, CRASHED)
 
 
 def _static(text: str, media: str) -> Callable[[Request], Awaitable[Response]]:

@@ -9,6 +9,8 @@ import subprocess
 import pytest
 from league_parts import CHECKOUT, SB, Postgres, need_parts
 
+from shutbox_hw.league.schema import VERSION
+
 
 def league(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*SB, "league", *args], capture_output=True, text=True,
@@ -21,7 +23,7 @@ def league(*args: str) -> subprocess.CompletedProcess[str]:
     (["ingest", "--dsn", "host=/nonexistent"], "league ingest needs --mqtt URL", 2),
     (["ingest", "--dsn", "x", "--mqtt", "http://a"], "--mqtt:", 2),
     (["migrate", "--dsn", "x", "--json"],
-     "--json goes with league status, season, standings or rebuild", 2),
+     "--json goes with league status, season, standings, rebuild or flags", 2),
     (["ratings", "--dsn", "nosuchoption=1"], "--dsn is not a connection string", 2),
     (["rebuild", "--dsn", "host=/nonexistent"], "cannot reach the league's database", 75),
     (["rebuild", "--dsn", "x", "--band-games", "3"], "--band-games go(es) with league season",
@@ -45,6 +47,17 @@ def league(*args: str) -> subprocess.CompletedProcess[str]:
      "expected seconds 0..86400", 2),
     (["ingest", "--dsn", "x", "--mqtt", "mqtt://a", "--retry-max", "soon"],
      "expected seconds 0..86400", 2),
+    (["web", "--dsn", "x", "--listen", "nope"], "--listen: expected host:port", 2),
+    (["web", "--dsn", "host=/nonexistent", "--listen", "127.0.0.1:1"],
+     "cannot reach the league's database", 75),
+    (["status", "--dsn", "x", "--listen", "127.0.0.1:1"], "--listen go(es) with league web", 2),
+    (["status", "--dsn", "x", "--host", "a"], "--host go(es) with league web", 2),
+    (["standings", "--dsn", "x", "--checked-dice"],
+     "--checked-dice goes with league season, not standings", 2),
+    (["flags", "--dsn", "x", "--clear", "1", "--exclude", "2"],
+     "league flags takes one decision at a time", 2),
+    (["flags", "--dsn", "x", "--clear", "0"], "expected a flag's number", 2),
+    (["flags", "--dsn", "host=/nonexistent"], "cannot reach the league's database", 75),
 ])
 def test_mistakes_are_one_line(args, words, code):
     pytest.importorskip("psycopg")
@@ -65,8 +78,8 @@ def test_migrate_once_and_status_of_an_empty_league():
         assert refused.returncode == 2
         assert "run shutbox-hw league migrate --dsn DSN first" in refused.stderr
         first, again = league("migrate", "--dsn", pg.dsn), league("migrate", "--dsn", pg.dsn)
-        assert first.stdout == "league schema 6 (was 0)\n"
-        assert again.stdout == "league schema 6 (already)\n"
+        assert first.stdout == f"league schema {VERSION} (was 0)\n"
+        assert again.stdout == f"league schema {VERSION} (already)\n"
         assert league("status", "--dsn", pg.dsn).stdout == "no box has reported yet\n"
         assert league("status", "--dsn", pg.dsn, "--json").stdout == ""
         pg.query("INSERT INTO boxes (box) VALUES ('bar')")
@@ -105,7 +118,8 @@ def test_migrate_upgrades_a_league_of_schema_1_and_seasons_are_checked():
         old = league("season", "--dsn", pg.dsn, "--name", "w", "--from", "2026-12-01",
                      "--to", "2027-02-28")
         assert old.returncode == 2 and "run shutbox-hw league migrate" in old.stderr
-        assert league("migrate", "--dsn", pg.dsn).stdout == "league schema 6 (was 1)\n"
+        assert league("migrate", "--dsn", pg.dsn).stdout == \
+            f"league schema {VERSION} (was 1)\n"
         assert pg.query("SELECT box, venue FROM boxes") == [("bar", "Crown")]   # kept
         nothing = league("standings", "--dsn", pg.dsn)
         assert nothing.returncode == 2 and "no season has started yet" in nothing.stderr
@@ -116,7 +130,7 @@ def test_migrate_upgrades_a_league_of_schema_1_and_seasons_are_checked():
         assert json.loads(made.stdout) == {
             "season": "Winter 26", "from": "2026-12-01", "to": "2027-02-28",
             "rules": ["crafthouse-12"], "venues": ["Crown", "Anchor"], "min_games": 3,
-            "band_games": 10}
+            "band_games": 10, "checked_dice": False}
         for args, words in [
                 (["--name", "Winter 26", "--from", "2026-12-01", "--to", "2027-01-01"],
                  "a season named 'Winter 26' exists already"),

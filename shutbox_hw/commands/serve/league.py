@@ -19,7 +19,7 @@ from ...base.errors import TransientError, UserError, quoted
 from ...config.network import parse_broker, read_secret
 
 ACTIONS = ("migrate", "ingest", "status", "season", "standings", "ratings", "rebuild",
-           "players", "player")
+           "flags", "web", "players", "player")
 
 
 class _Intermixed(argparse.ArgumentParser):
@@ -49,8 +49,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
-                       "database (migrate, ingest, status, season, standings, ratings, rebuild, "
-                   "players, player)")
+                       "database (migrate, ingest, status, season, standings, ratings, rebuild,"
+                       " flags, web, players, player)")
     p.add_argument("action", choices=ACTIONS, help="migrate: create or upgrade the "
                    "league's tables; ingest: write the boxes' game messages into the league "
                    "(any number at once, sharing one subscription); status: per box and "
@@ -58,12 +58,14 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "standings: a season's ranked players; ratings: compute every season's "
                    "ratings and standings from the games and keep them (the ingest does "
                    "it as games arrive); rebuild: compute them again and compare with "
-                   "what was kept (exit 0 only when equal); players add NAME: a league "
-                   "player, whose secret (a card code) is printed once; players renew NAME: "
-                   "a new secret for a lost card; player export NAME: everything the league "
-                   "holds on a player, as JSON; player delete NAME: the player anonymised in "
-                   "the league and on every box; player privacy NAME --public|--initials|"
-                   "--hidden: how the league's tables show them")
+                   "what was kept (exit 0 only when equal); flags: the games flagged as "
+                   "unlikely, and the operator's decision on one; web: the league's own "
+                   "pages (read-only); players add NAME: a league player, whose secret (a "
+                   "card code) is printed once; players renew NAME: a new secret for a lost "
+                   "card; player export NAME: everything the league holds on a player, as "
+                   "JSON; player delete NAME: the player anonymised in the league and on "
+                   "every box; player privacy NAME --public|--initials|--hidden: how the "
+                   "league's tables show them")
     p.add_argument("words", nargs="*", metavar="VERB NAME", help="players: add or "
                    "renew, then the player's name (in quotes if it has a space); player: "
                    "export, delete or privacy, then the name")
@@ -90,7 +92,8 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "group (default league)")
     p.add_argument("--json", action="store_true", help="status: one JSON object per box "
                    "and epoch; season: the season made, as JSON; standings: one JSON object per "
-                   "ranked player; rebuild: one JSON object, the differences in it")
+                   "ranked player; rebuild: one JSON object, the differences in it; flags: "
+                   "one JSON object per flag")
     p.add_argument("--name", help="season (required): the season's name")
     p.add_argument("--from", dest="starts", type=_date, metavar="DATE", help="season "
                    "(required): its first day, YYYY-MM-DD (UTC)")
@@ -105,6 +108,17 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "player needs to be ranked (default 3)")
     p.add_argument("--band-games", type=_min_games, metavar="N", help="season: the rated "
                    "games a player needs for an accuracy band (default 10)")
+    p.add_argument("--checked-dice", action="store_true", help="season: count only games "
+                   "with software or module dice (dice the box saw), not manual ones")
+    p.add_argument("--clear", type=_flag_id, metavar="ID", help="flags: the flag ID is "
+                   "cleared (its games count as before)")
+    p.add_argument("--exclude", type=_flag_id, metavar="ID", help="flags: the games of "
+                   "the flag ID are excluded (they count in no season)")
+    p.add_argument("--listen", metavar="HOST:PORT", help='web: where to serve (default '
+                   '"127.0.0.1:8090")')
+    p.add_argument("--host", metavar="NAME", action="append", default=[],
+                   help="web: a further name the pages may be opened by (their addresses "
+                   "and localhost are always accepted); may be given again")
     p.add_argument("--season", metavar="S", help="standings: the season (default: the "
                    "one running today, else the latest started)")
     p.set_defaults(run=run)
@@ -122,8 +136,21 @@ def run(args: argparse.Namespace) -> int:
     if args.privacy is not None and not (args.action == "player" and args.words[:1]
                                          == ["privacy"]):
         raise UserError(f"--{args.privacy} goes with league player privacy")
-    if args.json and args.action not in ("status", "season", "standings", "rebuild"):
-        raise UserError("--json goes with league status, season, standings or rebuild")
+    if args.json and args.action not in ("status", "season", "standings", "rebuild", "flags"):
+        raise UserError("--json goes with league status, season, standings, rebuild or flags")
+    if args.checked_dice and args.action != "season":
+        raise UserError(f"--checked-dice goes with league season, not {args.action}")
+    decided = [f for f, v in (("--clear", args.clear), ("--exclude", args.exclude))
+               if v is not None]
+    if decided and args.action != "flags":
+        raise UserError(f"{', '.join(decided)} go(es) with league flags, not {args.action}")
+    if len(decided) > 1:
+        raise UserError("league flags takes one decision at a time: --clear ID or "
+                        "--exclude ID")
+    web_only = [f for f, v in (("--listen", args.listen), ("--host", args.host or None))
+                if v is not None]
+    if web_only and args.action != "web":
+        raise UserError(f"{', '.join(web_only)} go(es) with league web, not {args.action}")
     season_only = [f for f, v in (("--name", args.name), ("--from", args.starts),
                                   ("--to", args.ends), ("--rules", args.rules),
                                   ("--min-games", args.min_games),
@@ -137,8 +164,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--venue goes with league season or standings, not {args.action}")
     return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status,
             "season": run_season, "standings": run_standings, "ratings": run_ratings,
-            "rebuild": run_rebuild, "players": run_players,
-            "player": run_player}[args.action](args)
+            "rebuild": run_rebuild, "flags": run_flags, "web": run_web,
+            "players": run_players, "player": run_player}[args.action](args)
 
 
 def _date(text: str) -> dt.date:
@@ -153,6 +180,13 @@ def _min_games(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 10000:
         raise argparse.ArgumentTypeError(f"expected a number of games 1..10000, got "
                                          f"{quoted(text)}")
+    return int(text)
+
+
+def _flag_id(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"expected a flag's number (league flags lists "
+                                         f"them), got {quoted(text)}")
     return int(text)
 
 
@@ -237,7 +271,8 @@ def run_season(args: argparse.Namespace) -> int:
     season = Season(args.name.strip(), args.starts, args.ends,
                     tuple(dict.fromkeys(r.strip() for r in args.rules or [])),
                     tuple(dict.fromkeys(v.strip() for v in args.venue or [])),
-                    args.min_games or MIN_GAMES, args.band_games or BAND_GAMES)
+                    args.min_games or MIN_GAMES, args.band_games or BAND_GAMES,
+                    args.checked_dice)
     conn = _connect(args.dsn)
     try:
         check(conn)
@@ -251,36 +286,30 @@ def run_season(args: argparse.Namespace) -> int:
           f"season {season.name}: {season.starts} to {season.ends}, rules "
           f"{', '.join(season.rules) or 'any'}, venues {', '.join(season.venues) or 'any'}, "
           f"ranked from {season.min_games} game(s), accuracy bands from "
-          f"{season.band_games} rated game(s)")
+          f"{season.band_games} rated game(s)"
+          + (", only games with software or module dice" if season.checked_dice else ""))
     return 0
 
 
 def run_standings(args: argparse.Namespace) -> int:
-    from ...league.ratings import FIELDS, season_ratings
-    from ...league.rights import privacies, shown_rows
     from ...league.schema import LeagueSchemaError, check
-    from ...league.standings import SeasonError, find_season, season_games, standings
-    from ...players.names import name_key
+    from ...league.standings import SeasonError
+    from ...league.tables import season_table
     if args.venue is not None and len(args.venue) > 1:
         raise UserError("league standings takes one --venue")
     venue = args.venue[0].strip() if args.venue else None
     conn = _connect(args.dsn)
     try:
         check(conn)
-        season = find_season(conn, args.season, dt.datetime.now(dt.UTC).date())
-        rows = standings(season_games(conn, season), season, venue)
-        rated = season_ratings(conn, season.name)
-        private = privacies(conn)
+        season, rows = season_table(conn, args.season, venue,
+                                    dt.datetime.now(dt.UTC).date())
     except (LeagueSchemaError, SeasonError) as error:
         raise UserError(str(error)) from None
     finally:
         conn.close()
-    for row in rows:       # the season's kept ratings beside the standings
-        row.update(rated.get(name_key(row["player"])) or dict.fromkeys(FIELDS))
-    rows = shown_rows(rows, private)     # a player's privacy (league/rights.py)
     if args.json:
         for row in rows:
-            print(json.dumps({**row, "season": season.name}))
+            print(json.dumps(row))
         return 0
     print(f"season {season.name} ({season.starts} to {season.ends})"
           + (f", venue {venue}" if venue else "") + f": ranked from {season.min_games} "
@@ -345,6 +374,75 @@ def run_rebuild(args: argparse.Namespace) -> int:
                  f"{len(found)} difference(s) from what was kept (shutbox-hw league "
                  "ratings --dsn DSN keeps the rebuilt values)"))
     return 0 if not found else 1
+
+
+def run_flags(args: argparse.Namespace) -> int:
+    from ...league.ratings import REFRESH_LOCK, refresh
+    from ...league.schema import LeagueSchemaError, check
+    from ...league.trust import FlagError, decide, detect, flags
+    conn = _connect(args.dsn)
+    try:
+        check(conn)
+        if args.clear is not None or args.exclude is not None:
+            decision = "cleared" if args.clear is not None else "excluded"
+            with conn.transaction():
+                shown = [decide(conn, args.clear or args.exclude, decision)]
+            refresh(conn)        # the kept values honour the decision at once
+        else:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (REFRESH_LOCK,))
+                detect(conn)
+            shown = flags(conn)
+    except (LeagueSchemaError, FlagError) as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    if args.json:
+        for flag in shown:
+            print(json.dumps(flag))
+        return 0
+    for flag in shown:
+        where = (f"box {flag['box']} epoch {flag['epoch']} game {flag['game']}"
+                 if flag["kind"] == "fast" else
+                 f"season {flag['season']} player {flag['player']} "
+                 f"({len(flag['games'])} game(s))")
+        print(f"#{flag['id']} {flag['kind']} {where}: {flag['reason']}; "
+              + (f"{flag['decision']} {flag['decided_at']}" if flag["decision"] else
+                 "undecided (--clear ID or --exclude ID)"))
+    if not shown:
+        print("no game is flagged")
+    return 0
+
+
+def run_web(args: argparse.Namespace) -> int:
+    from ...config.network import parse_listen
+    try:
+        import uvicorn  # noqa: F401  (installed? the web extra)
+
+        from .league_web import make_app
+    except ImportError:
+        raise UserError("shutbox-hw league web needs the web extra: "
+                        "pip install 'shutbox-hw[web,league]'") from None
+    from ...league.schema import LeagueSchemaError, check
+    from ...web.gate.guard import box_names
+    from .web import listening_socket, make_server
+    try:
+        host, port = parse_listen(args.listen or "127.0.0.1:8090")
+    except ValueError as error:
+        raise UserError(f"--listen: {error}") from None
+    conn = _connect(args.dsn)   # reachable and migrated, said at once
+    try:
+        check(conn)
+    except LeagueSchemaError as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
+    sock = listening_socket(host, port)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    logging.getLogger("shutbox_hw.league").info("the league's pages on http://%s:%d/",
+                                                host, port)
+    make_server(make_app(args.dsn, box_names(host, args.host))).run(sockets=[sock])
+    return 0
 
 
 def run_players(args: argparse.Namespace) -> int:

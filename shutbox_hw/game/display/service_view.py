@@ -12,6 +12,7 @@ from ...players.names import seat_label
 from ...rules.ruleset import PRESET_TITLES
 from ...words import devices as device_words
 from ...words import rules as rule_words
+from ...words.numbers import figure_in_language
 from ..model.service import (
     ADJUST_ITEMS,
     BACK,
@@ -79,7 +80,7 @@ def _audits(menu: ServiceMenu, audits: tuple[str, ...]) -> Screen:
     rows = [line.partition("\t") for line in audits or (tr("no games yet"),)]
     return MenuScreen(tr("hold: back"), tuple(audit_label(label) for label, _, _ in rows),
                       selected=None, first=min(menu.index, len(rows) - 1),
-                      values=tuple(value for _, _, value in rows),
+                      values=tuple(figure_in_language(value) for _, _, value in rows),
                       headings=tuple(i for i, (_, sep, _) in enumerate(rows)
                                      if not sep and audits),
                       prompt=tr("NEXT: down  ROLL: up"))

@@ -84,7 +84,7 @@ body.live { font-size: 4vmin; overflow: hidden; height: 100vh; display: flex;
 .joinbox img { width: 42vmin; height: 42vmin; background: #fff; image-rendering: pixelated;
   display: block; }
 .joinbox .scan { font-size: 4.5vmin; font-weight: 800; color: var(--hi); margin-top: 1vmin; }
-.joinbox .note { font-size: 2.6vmin; overflow-wrap: anywhere; }
+.joinbox .note { font-size: 2.6vmin; overflow-wrap: anywhere; }   /* past a slash only if a part is too long */
 /* the join page, on a phone */
 .join h1 { font-size: 1.6em; margin: .2em 0 .6em; }
 .join form { display: flex; flex-wrap: wrap; gap: .6em; margin: 1em 0; }
@@ -151,11 +151,12 @@ function clockNote(t) {
 }
 // a pool's balance as the OLED writes it: +2, 0, -3
 function signed(n) { return n > 0 ? "+" + n : String(n); }
-// "name value" pairs on a line, kept apart (spaces would collapse in HTML), never split
+// "name value" pairs on a line, kept apart (spaces would collapse in HTML), never split;
+// where the line wraps, the dot ends a line (a no-break space before it), never starts one
 function standings(values, fmt) {
   const line = el("div", "standings");
   Object.entries(values).forEach(([n, v], i) => {
-    if (i) line.appendChild(document.createTextNode(" \u00b7 "));
+    if (i) line.appendChild(document.createTextNode("\u00a0\u00b7 "));
     line.appendChild(el("span", "", n + " " + fmt(v)));
   });
   return line;
@@ -211,10 +212,11 @@ function show(s) {
     });
     $("problem").textContent = s.problem || "";
     const pool = s.players.some((p) => p.balance !== null);
-    $("pot").textContent = s.pot !== null && s.pot !== undefined ? w("pot {pot}", {pot: s.pot}) : "";
+    $("pot").textContent = s.pot !== null && s.pot !== undefined ? wc("pot {pot}", {pot: s.pot}) : "";
     const body = $("players"); body.replaceChildren();
     const head = el("tr");
-    ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", w(h))));
+    // column heads start with a capital like every line ("Diese Runde" beside "Spieler")
+    ["player", "this round", pool ? "balance" : "total"].forEach((h) => head.appendChild(el("th", "", wc(h))));
     body.appendChild(head);
     s.players.forEach((p) => {
       const tr = el("tr", p.name === s.player ? "now" : "");
@@ -254,7 +256,12 @@ function showJoin(j) {
   if (!j) return;
   const img = $("joinqr");
   if (img.dataset.code !== j.code) { img.src = "/join/" + encodeURIComponent(j.code) + "/qr.svg"; img.dataset.code = j.code; }
-  $("joinurl").textContent = j.url;
+  // the address may wrap after a slash, never inside a part of it (the code stays whole)
+  const url = $("joinurl"); url.replaceChildren();
+  j.url.split("/").forEach((part, i, all) => {
+    url.appendChild(document.createTextNode(part + (i < all.length - 1 ? "/" : "")));
+    if (i < all.length - 1) url.appendChild(document.createElement("wbr"));
+  });
 }
 
 // the high scores between games: a column a period, the first three of each table

@@ -17,6 +17,7 @@ from ...network.live import TV_CLOCK_NOTES
 from ...rules.ruleset import HOUSE_RULES, PRESET_TITLES, preset_title
 from ...words import rules as rule_words
 from ...words.devices import device
+from ...words.numbers import decimal
 from ...words.record import (
     HIGH_SCORE_PERIODS,
     HIGH_SCORE_TABLES,
@@ -122,14 +123,27 @@ def live_words() -> str:
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 
-def error_page(status: int, detail: str) -> str:
-    """A page that is not there (or cannot be shown), in the pages' own design."""
+def error_page(status: int, detail: str, quoted: str = "") -> str:
+    """A page that is not there (or cannot be shown), in the pages' own design;
+    ``quoted``: the box's own line for whoever mends it, as code (not translated)."""
     heading = tr({404: N_("Not found"), 409: N_("Cannot be shown"), 400: N_("Not understood"),
                   503: N_("Not available now")}.get(status, N_("Something went wrong")))
     body = (f"<h1>{heading}</h1><p>{escape(detail[:1].upper() + detail[1:])}.</p>"
-            '<p class="note"><a href="/history">' + tr("All games") + "</a> · "
+            + (f'<p class="note"><code>{escape(quoted)}</code></p>' if quoted else "")
+            + '<p class="note"><a href="/history">' + tr("All games") + "</a> · "
             '<a href="/">' + tr("Live") + "</a></p>")
     return layout(heading, body)
+
+
+def unavailable_page(detail: str) -> str:
+    """Why the record cannot be read now (a 503), for a person, in the page's language: a
+    sentence the catalogue has no words for (a database's fault with its figures) is
+    said as the record's state, the box's own line quoted under it (it was an English
+    sentence under "Gerade nicht verfügbar")."""
+    said = tr(detail)
+    if said != detail or language() == "en":
+        return error_page(503, said)
+    return error_page(503, tr(STALE_WHY["unavailable"]), quoted=detail)
 
 
 def when(stamp: float | None, synced: bool | None = True) -> str:
@@ -284,7 +298,7 @@ def audits_page(a: dict[str, Any]) -> str:
     figures = [[tr("Games finished"), str(a["games"])], [tr("Rounds played"), str(a["rounds"])],
                [tr("Boxes shut"), str(a["boxes_shut"])]]
     figures += [[tr("Average score a turn, {rules} and its house rules").format(
-                     rules=escape(shown(preset_title(p)))), str(v)]
+                     rules=escape(shown(preset_title(p)))), decimal(v)]
                 for p, v in a["average_score"].items()]
     best = [[str(b["score"]), escape(b["name"]),
              f'<a href="/game/{b["game"]}">' + tr("Game {id}").format(id=b["game"]) + "</a>",
