@@ -3,12 +3,12 @@
 ``league player export NAME``: everything the league holds on a player, as one JSON
 document written as it is read (:func:`export`): their roster entry without its hash,
 every game they sat in with their seat(s), the kept ratings, standings and luck under
-their name, and the messages kept aside that name them.
+their name, the trust marks (flags) on them and the messages kept aside that name them.
 
 ``league player delete NAME`` (:func:`forget`): the player anonymised in the league,
 in one transaction: every spelling of their name (compared as the boxes compare names)
 becomes a stable pseudonym, ``Forgotten <id>``, in the games' records, their seats,
-the messages kept aside; the game's luck is measured again and every kept value
+the messages kept aside, the trust marks (decided ones too); the game's luck is measured again and every kept value
 recomputed (``league rebuild`` still equals); their roster entry goes (the ingests
 publish an empty retained message for it). A tombstone stays in ``league_forgotten``:
 the player's id, pseudonym and the *fingerprint* of their name (:func:`fingerprint`,
@@ -19,7 +19,9 @@ naming them (a box that had not heard yet) is anonymised as it is written
 (:func:`anonymise_record`).
 
 ``league player privacy NAME --public|--initials|--hidden`` (:func:`set_privacy`):
-what the standings show of them (:func:`shown_rows`); the others keep their ranks.
+what the standings (command and pages) and the pages' players show of them
+(:func:`shown_rows`); the others keep their ranks. A player not public has no page
+of their own (it is found by their name).
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ def forget(conn: Any, name: str) -> Forgotten:
                          (box, epoch, game))     # measured again under the pseudonym
         conn.execute("UPDATE seats SET name = %s WHERE name = ANY(%s)", (alias, spellings))
         _set_aside(conn, spelled, spellings, new, alias)
+        _flags(conn, key, spelled, spellings, alias)
         conn.execute("DELETE FROM league_players WHERE id = %s", (player,))
         conn.execute("INSERT INTO league_forgotten (player, pseudonym, fingerprint)"
                      " VALUES (%s, %s, %s) ON CONFLICT (player) DO NOTHING",
@@ -147,6 +150,24 @@ def _set_aside(conn: Any, spelled: str, spellings: list[str],
         changed = pattern.sub(alias, changed)
         if changed != text:
             conn.execute("UPDATE set_aside SET payload = %s WHERE id = %s", (changed, row_id))
+
+
+def _flags(conn: Any, key: str, spelled: str, spellings: list[str], alias: str) -> None:
+    """The trust marks (league/trust.py) of the player, decided ones too: their name,
+    the flag's key (a season's dice flag is keyed by the name) and its reason."""
+    words = sorted({spelled, key, *spellings}, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    for flag_id, flag_key, player, reason in conn.execute(
+            "SELECT id, key, player, reason FROM flags").fetchall():
+        mine = player is not None and name_key(str(player)) == key
+        if not (mine or pattern.search(str(reason)) or pattern.search(str(flag_key))):
+            continue
+        new_key = flag_key
+        if mine and str(flag_key).endswith(" " + key):
+            new_key = str(flag_key)[:-len(key)] + name_key(alias)
+        conn.execute("UPDATE flags SET key = %s, player = %s, reason = %s WHERE id = %s",
+                     (pattern.sub(alias, str(new_key)) if new_key == flag_key else new_key,
+                      alias if mine else player, pattern.sub(alias, str(reason)), flag_id))
 
 
 def set_privacy(conn: Any, name: str, privacy: str) -> tuple[int, str]:
@@ -237,7 +258,14 @@ def _export(conn: Any, name: str) -> Iterator[str]:
              for at, b, g, reason, payload in conn.execute(
                  "SELECT received_at, box, game, reason, payload FROM set_aside ORDER BY id")
              if pattern.search(str(payload))]
-    yield ', "flags": ' + json.dumps(flags) + "}\n"
+    marks = [{"id": i, "kind": kind, "box": b, "game": g, "season": season,
+              "reason": reason, "found_at": at.isoformat(), "decision": decision}
+             for i, kind, b, g, season, player, reason, at, decision in conn.execute(
+                 "SELECT id, kind, box, game, season, player, reason, found_at, decision"
+                 " FROM flags ORDER BY id")
+             if (player is not None and name_key(str(player)) == key)
+             or pattern.search(str(reason))]
+    yield ', "flags": ' + json.dumps(marks) + ', "set_aside": ' + json.dumps(flags) + "}\n"
 
 
 def tombstone(player: int, alias: str, print_: str) -> dict[str, Any]:

@@ -133,7 +133,7 @@ def test_a_deleted_player_is_gone_from_the_league_and_every_box(league, tmp_path
         (salt, digest), = pg.query("SELECT salt, hash FROM league_players")
         assert bytes(salt).hex() not in out.stdout and bytes(digest).hex() not in out.stdout
         assert set(document) == {"v", "roster", "games", "ratings", "standings", "luck",
-                                 "flags"}
+                                 "flags", "set_aside"}
         truth = sorted(box_rows(dbs["a1"], "a1", NAME) + box_rows(dbs["b1"], "b1", NAME),
                        key=lambda r: (r["box"], r["game"]))
         assert len(truth) == 2 and exported_rows(document) == truth
