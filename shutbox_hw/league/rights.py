@@ -8,20 +8,21 @@ their name, the trust marks (flags) on them and the messages kept aside that nam
 ``league player delete NAME`` (:func:`forget`): the player anonymised in the league,
 in one transaction: every spelling of their name (compared as the boxes compare names)
 becomes a stable pseudonym, ``Forgotten <id>``, in the games' records, their seats,
-the messages kept aside, the trust marks (decided ones too); the game's luck is measured again and every kept value
-recomputed (``league rebuild`` still equals); their roster entry goes (the ingests
-publish an empty retained message for it). A tombstone stays in ``league_forgotten``:
-the player's id, pseudonym and the *fingerprint* of their name (:func:`fingerprint`,
-never the name), which the ingests publish retained on ``shutbox/league/forget/<id>``
-so that every box, one offline for a week too, removes the player with its own removal
-when the message reaches it (network/league_forget.py). A game that arrives later
-naming them (a box that had not heard yet) is anonymised as it is written
-(:func:`anonymise_record`).
+the messages kept aside, the trust marks (decided ones too); the games' luck is
+measured again and every kept value recomputed (``league rebuild`` still equals);
+their roster entry goes (the ingests publish an empty retained message for it). A
+tombstone stays in ``league_forgotten``: the player's id, pseudonym and the
+*fingerprint* of their name (:func:`fingerprint`, never the name), which the ingests
+publish retained on ``shutbox/league/forget/<id>`` so that every box, one offline for
+a week too, removes the player with its own removal when the message reaches it
+(network/league_forget.py). A game that arrives later naming them (a box that had not
+heard yet) is anonymised as it is written (:func:`anonymise_record`).
 
 ``league player privacy NAME --public|--initials|--hidden`` (:func:`set_privacy`):
 what the standings (command and pages) and the pages' players show of them
 (:func:`shown_rows`); the others keep their ranks. A player not public has no page
-of their own (it is found by their name).
+of their own (it is found by their name); on others' pages their seat shows their
+initials, or their seat's label when hidden (:func:`others_shown`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..players.display import initials, rename
-from ..players.names import name_key, tidy
+from ..players.names import name_key, seat_label, tidy
 from .players import PlayerError, roster_topic
 
 FORGET = "shutbox/league/forget"
@@ -197,6 +198,23 @@ def shown_rows(rows: list[dict[str, Any]], private: dict[str, str],
             continue
         out.append({**row, field: initials(str(row[field]))} if choice == "initials" else row)
     return out
+
+
+def others_shown(row: dict[str, Any], private: dict[str, str]) -> dict[str, Any]:
+    """A game's row on a player's page (league/views.py) with the other players as the
+    public may see them: one by initials as their initials, a hidden one as their
+    seat's label (as a casual seat shows)."""
+    if not private:
+        return row
+
+    def shown(seat: int, name: str) -> str:
+        choice = private.get(name_key(name))
+        return (seat_label(seat) if choice == "hidden"
+                else initials(name) if choice == "initials" else name)
+    players = [shown(seat, n) for seat, n in enumerate(row["players"])]
+    by_name = dict(zip(row["players"], players, strict=True))
+    return {**row, "players": players,
+            "winners": [by_name.get(w, shown(0, w)) for w in row["winners"]]}
 
 
 def export(conn: Any, name: str) -> Iterator[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..players.display import initials
 from ..players.names import is_seat_label, name_key, tidy
-from .rights import privacies
+from .rights import others_shown, privacies
 from .seats import players_of
 from .standings import BEST, SEASON_COLUMNS, Season, season_of, win_points
 
@@ -155,11 +155,12 @@ def player_games(conn: Any, key: str, names: list[str], limit: int | None = None
            + (" LIMIT %s" if limit is not None else ""))
     params: tuple[Any, ...] = (key, names) + ((limit,) if limit is not None else ())
     batch: list[dict[str, Any]] = []
+    private = privacies(conn)
     with conn.cursor() as cur:
         for box, venue, epoch, record, ratings, luck, excluded in cur.stream(sql, params):
             row = game_row(key, box, venue, epoch, record, ratings, luck, bool(excluded))
             if row is not None:
-                batch.append(row)
+                batch.append(others_shown(row, private))
             if len(batch) >= BATCH:
                 yield batch
                 batch = []
