@@ -132,7 +132,7 @@ def _write(conn: Any, topic: str, payload: bytes) -> Outcome:
         return Outcome("other box", box, epoch, game,
                        f"the message says box {record['box']!r}, its topic is {topic}")
     _seen(conn, box, epoch, game)
-    prints = forgotten_prints(conn)
+    prints = _prints(conn, _names(record))
     if prints and any(fingerprint(n) in prints for n in _names(record)):
         record = anonymise_record(record, prints)      # a player deleted at the league
         text = json.dumps(record)
@@ -384,7 +384,7 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
 def _forgotten(conn: Any, games: list[_Game]) -> list[_Game]:
     """The games naming a player deleted at the league (a box that had not heard yet)
     with the pseudonym instead (league/rights.py)."""
-    prints = forgotten_prints(conn)
+    prints = _prints(conn, [n for g in games for n in _names(g.record)])
     if not prints:
         return games
     out = []
@@ -396,6 +396,16 @@ def _forgotten(conn: Any, games: list[_Game]) -> list[_Game]:
             g = dataclasses.replace(g, record=record, json=text, text=text, ratings=ratings)
         out.append(g)
     return out
+
+
+def _prints(conn: Any, names: list[str]) -> dict[str, str]:
+    """The tombstones that apply to ``names``: not those of a name a league player has
+    now (one who joined again after being deleted plays under their name)."""
+    prints = forgotten_prints(conn)
+    if prints:
+        for key in league_keys(conn, names):
+            prints.pop(fingerprint(key), None)
+    return prints
 
 
 def _names(record: dict[str, Any]) -> list[str]:

@@ -39,6 +39,11 @@ from ..players.names import name_key, seat_label, tidy
 from .players import PlayerError, roster_topic
 
 FORGET = "shutbox/league/forget"
+FORGET_LOCK = 4043
+"""The advisory lock between a deletion (exclusive) and the ingests' writes (shared,
+:func:`forgotten_prints`): a write under way when a deletion starts is committed before
+the deletion reads the games, and one that starts after it reads the new tombstone, so
+no game brings the name back in between."""
 PRIVACY = ("public", "initials", "hidden")
 
 
@@ -99,7 +104,9 @@ def anonymise_record(record: Any, forgotten: dict[str, str]) -> Any:
 
 
 def forgotten_prints(conn: Any) -> dict[str, str]:
-    """The league's tombstones: fingerprint -> pseudonym."""
+    """The league's tombstones: fingerprint -> pseudonym (inside the caller's
+    transaction, which then holds :data:`FORGET_LOCK` shared until it ends)."""
+    conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (FORGET_LOCK,))
     return {str(f): str(p) for f, p in conn.execute(
         "SELECT fingerprint, pseudonym FROM league_forgotten")}
 
@@ -109,6 +116,7 @@ def forget(conn: Any, name: str) -> Forgotten:
     their tombstone (one transaction); PlayerError for no such player."""
     from .ratings import refresh
     with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (FORGET_LOCK,))
         player, spelled, _ = _player(conn, name, lock=True)
         key = name_key(spelled)
         alias = pseudonym(player)

@@ -100,9 +100,15 @@ def _names(db: sqlite3.Connection) -> list[str]:
 
 
 def applied(db: sqlite3.Connection, player: int) -> bool:
-    db.execute(TABLE)
-    return db.execute("SELECT 1 FROM league_forgotten WHERE player = ?",
-                      (player,)).fetchone() is not None
+    """Whether the box applied the tombstone of league player ``player`` (league ids
+    are never used again: a roster entry for them is then an old retained copy, which a
+    pub's broker cut off from the league when they were deleted may still hold, and is
+    not kept: network/session.py)."""
+    try:
+        return db.execute("SELECT 1 FROM league_forgotten WHERE player = ?",
+                          (player,)).fetchone() is not None
+    except sqlite3.OperationalError:       # no tombstone applied yet: no table
+        return False
 
 
 def take(db: sqlite3.Connection, topic: str, payload: bytes, now: float) -> str | None:
@@ -132,6 +138,7 @@ def take(db: sqlite3.Connection, topic: str, payload: bytes, now: float) -> str 
 def _apply(db: sqlite3.Connection, stone: Tombstone, now: float) -> int:
     player = stone.player
     with immediate(db, WAIT_S):
+        db.execute(TABLE)
         matches = sorted({n for n in _names(db) if fingerprint(n) == stone.fingerprint})
         games = 0
         for name in matches:

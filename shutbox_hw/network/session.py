@@ -44,6 +44,7 @@ from ..store.tables.game_record import queue_resend, resend_request
 from ..store.tables.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
 from .league_forget import FORGET_FILTER, forget_player_id
+from .league_forget import applied as deleted
 from .league_forget import take as take_tombstone
 from .league_roster import ROSTER_FILTER, roster_player
 from .league_roster import take as take_roster
@@ -257,6 +258,9 @@ class Session:
         it past the timeout, or the record is not yet upgraded to schema 9) ends this
         connection: the broker gives every retained entry again on the next."""
         try:
+            player = roster_player(topic)
+            if payload and player is not None and deleted(self.db, player):
+                return        # an old copy of a player deleted at the league
             problem = take_roster(self.db, topic, payload, self.pub.now())
         except sqlite3.Error as error:
             problem = f"the league's roster could not be kept now ({error}): connecting again"

@@ -4,7 +4,9 @@ real PostgreSQL and the real ``league web``: the standings JSON and pages leave 
 player out and show another's initials, everyone else keeping the rank they had; a
 player not public has no page by name, and on others' pages their seat shows their
 initials or their seat's label. The expected rows are the public standings taken
-before and changed by hand."""
+before and changed by hand. Then a deletion on the same league: the player's rows
+under the pseudonym, figures unchanged; a game naming them that arrives later stored
+under the pseudonym, unless they joined the league again."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
-from league_parts import CHECKOUT, PRACTICE, SB, Postgres, need_parts
+from league_parts import CHECKOUT, PRACTICE, SB, Postgres, message_of, need_parts
 from loopback import free_port, wait_for
 from test_league_web import BOX, _open, get, into_league, league, sim, tables
 
@@ -55,7 +57,7 @@ def pub_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                                stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         assert wait_for(lambda: _open(port) and get(base, "/")[0] == 200, 30)
-        yield {"pg": pg, "base": base}
+        yield {"pg": pg, "base": base, "folder": folder}
     finally:
         if web is not None:
             web.terminate()
@@ -119,3 +121,46 @@ def test_a_player_keeps_off_the_tables_or_shows_initials_and_the_others_keep_the
     for out in (nobody, none, wrong, both):
         assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 3
     assert standings(pg.dsn) == before
+
+
+def write(dsn: str, box: str, payload: bytes) -> str:
+    import psycopg
+
+    from shutbox_hw.league.record import write as ingest_write
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return ingest_write(conn, f"shutbox/{box}/game", payload).kind
+
+
+def test_a_deleted_player_s_rows_keep_their_figures_and_a_later_game_does_not_bring_the_name(
+        pub):
+    pg = pub["pg"]
+    before = standings(pg.dsn)
+    ben, = [r for r in before if r["player"] == "Ben"]
+    out = league(pg.dsn, "player", "delete", "BEN")
+    assert out.stdout.startswith("league player 2 deleted: Forgotten 2 in their 4 game(s)")
+    # by hand: Ben's row under the pseudonym, every figure and rank as it was (players
+    # of one rank listed by name, as the tie-break says)
+    assert standings(pg.dsn) == sorted(
+        ({**r, "player": "Forgotten 2"} if r is ben else r for r in before),
+        key=lambda r: (r["rank"], r["player"]))
+    assert json.loads(league(pg.dsn, "rebuild", "--json").stdout)["equal"]
+    assert pg.query("SELECT count(*) FROM seats WHERE lower(name) = 'ben'") == [(0,)]
+    assert pg.query("SELECT player, pseudonym FROM league_forgotten") == [(2, "Forgotten 2")]
+    # a box that had not heard: its game naming Ben is stored under the pseudonym
+    config = pub["folder"] / "c1.toml"
+    config.write_text(BOX + '[game]\nplayer_names = ["Ben", "Dora"]\n')
+    db = pub["folder"] / "c1.db"
+    for _ in range(2):
+        sim(config, db, PRACTICE)
+    assert write(pg.dsn, "c1", message_of(db, "c1", 1)) == "stored"
+    assert pg.query("SELECT name FROM seats WHERE box = 'c1' ORDER BY seat") == [
+        ("Forgotten 2",), ("Dora",)]
+    # Ben joins the league again (a new id): his games are his own name again
+    again = subprocess.run([*SB, "league", "players", "add", "--dsn", pg.dsn, "Ben"],
+                           capture_output=True, text=True, cwd=CHECKOUT, timeout=60)
+    assert again.returncode == 0 and "league player Ben (id 4)" in again.stdout, again.stderr
+    seats = [{"seat": 0, "name": "Ben", "league": {"player": 4, "verified": True}},
+             {"seat": 1, "name": "Dora"}]
+    assert write(pg.dsn, "c1", message_of(db, "c1", 2, seats=seats)) == "stored"
+    assert pg.query("SELECT name FROM seats WHERE box = 'c1' AND game = 2 ORDER BY seat") \
+        == [("Ben",), ("Dora",)]

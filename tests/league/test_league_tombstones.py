@@ -174,6 +174,16 @@ def test_a_player_in_the_game_under_way_is_removed_by_the_session_after_it(recor
     assert names(db) == [(1, 0, "P1"), (1, 1, "Bob"), (2, 1, "P2")]
     assert db.execute("SELECT player, games FROM league_forgotten").fetchall() == [(7, 2)]
     assert session._tombstones == {}
+    # an old retained copy of her roster entry (a pub's broker cut off from the league
+    # when she was deleted keeps it) is not taken again: league ids are never reused
+    entry = json.dumps(make_entry(7, "Anna", "K7M2QDX4PA").as_json()).encode()
+    session._on_message(None, None, SimpleNamespace(topic="shutbox/league/roster/7",
+                                                    payload=entry))
+    assert db.execute("SELECT count(*) FROM league_roster").fetchone() == (0,)
+    session._on_message(None, None, SimpleNamespace(topic="shutbox/league/roster/8",
+                                                    payload=entry.replace(b'"player": 7',
+                                                                          b'"player": 8')))
+    assert db.execute("SELECT player FROM league_roster").fetchall() == [(8,)]
     # a refused tombstone is said and not retried
     session._on_message(None, None, SimpleNamespace(topic="shutbox/league/forget/8",
                                                     payload=b"{"))
