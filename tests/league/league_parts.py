@@ -219,6 +219,10 @@ class Link:
             listener, self._listener = self._listener, None
             pairs, self._pairs = self._pairs, []
         if listener is not None:
+            try:    # wakes the accept() blocked on it: a close alone leaves it accepting
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             listener.close()
         for a, b in pairs:
             for end in (a, b):
