@@ -36,11 +36,21 @@ fresh processes:
   ``fsync``/``fdatasync`` of them), divided by the game's throws;
   ``write_bytes_per_throw``: the same game's ``write_bytes`` of ``/proc/self/io``
   (the pages the box's process dirtied on a disk's file system, whatever the
-  file; the screen's mirror is in ``/dev/shm``, RAM, as in ``/run`` on the box).
+  file; the screen's mirror is in ``/dev/shm``, RAM, as in ``/run`` on the box);
+- ``card_bytes_per_throw`` / ``card_writes_per_throw`` / ``card_flushes_per_throw``
+  (``--only card``, as root, no database built): what reaches a card's block device, as
+  the kernel rehearsal measures it (``tests/vm/guest/storage.py``): a fresh ext4 image
+  (32 MB, 4 KiB blocks, mounted ``noatime,errors=remount-ro`` on a loop device), the
+  box started on it with manual dice, a game started, then :data:`CARD_THROWS` throws
+  of one flap each, a second apart; the sectors, write requests and flushes of
+  ``/sys/block/loopN/stat`` from a ``sync -f`` before the first to one after the last,
+  over the throws (``card_mirror_on_card_bytes_per_throw``: the same with the screen's
+  mirror on the card, ``[storage] runtime`` there).
 
     .venv/bin/python benchmarks/lifetime.py                   # all, about 10 min
     .venv/bin/python benchmarks/lifetime.py --sizes 1000      # one size
     .venv/bin/python benchmarks/lifetime.py --only web --dbs /tmp/lifetime   # web again
+    sudo .venv/bin/python benchmarks/lifetime.py --only card                  # the card's blocks
 
 JSON on stdout, one object per size; what each figure came from on stderr.
 ``--dbs DIR`` keeps the databases (``games-N-schemaV.db``) to measure again.
@@ -296,6 +306,74 @@ def child_io(db: Path) -> dict[str, Any]:
 
 
 RAM = "/dev/shm"
+CARD_THROWS = (9, 8, 7, 6, 5)   # the rehearsal's throws: one flap each, ROLL after it
+CARD_PACE_S = 1.0               # between two throws (ext4 commits its journal every 5 s)
+
+
+def child_card(on_card: bool) -> dict[str, Any]:
+    """The rehearsal's block figure on a host: a fresh ext4 card on a loop device."""
+    from shutbox_hw.config.config_file import load_config
+    from shutbox_hw.sim.runner import SimRunner
+    from shutbox_hw.sim.script import parse_script
+    from shutbox_hw.store.read.shown import use_folder
+    work = Path(tempfile.mkdtemp(prefix="lifetime-card-"))
+    image, root = work / "card.img", work / "card"
+    root.mkdir()
+    subprocess.run(["truncate", "-s", "32M", str(image)], check=True)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-b", "4096", "-E",
+                    "lazy_itable_init=0,lazy_journal_init=0", str(image)], check=True)
+    loop = subprocess.run(["losetup", "-f", "--show", str(image)], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    stat = Path(f"/sys/block/{Path(loop).name}/stat")
+
+    def sectors_writes_flushes() -> tuple[int, int, int]:
+        f = stat.read_text().split()
+        return int(f[6]), int(f[4]), int(f[15])
+    try:
+        subprocess.run(["mount", "-t", "ext4", "-o", "noatime,errors=remount-ro", loop,
+                        str(root)], check=True)
+        runtime = root / "run" if on_card else Path(tempfile.mkdtemp(dir=RAM))
+        runtime.mkdir(exist_ok=True)
+        use_folder(runtime)
+        config_file = work / "shutbox.toml"
+        config_file.write_text('[rules]\npreset = "klappenspiel"\n[game]\ndice = "manual"\n')
+        config = load_config(config_file)
+        runner = SimRunner(config, root / "shutbox.db", on_event=lambda e: None)
+
+        def play(text: str) -> None:
+            for step in parse_script(text, config.rules.tiles):
+                runner.run(step)
+        play("start 1\nroll\n")
+        subprocess.run(["sync", "-f", str(root)], check=True)
+        before = sectors_writes_flushes()
+        for tile in CARD_THROWS:
+            play(f"close {tile}\nroll\n")
+            time.sleep(CARD_PACE_S)
+        subprocess.run(["sync", "-f", str(root)], check=True)
+        after = sectors_writes_flushes()
+        runner.daemon.store.close()
+        runner.sim.box.close()
+    finally:
+        subprocess.run(["umount", str(root)], capture_output=True)
+        subprocess.run(["losetup", "-d", loop], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+    n = len(CARD_THROWS)
+    return {"bytes": (after[0] - before[0]) * 512 / n, "writes": (after[1] - before[1]) / n,
+            "flushes": (after[2] - before[2]) / n}
+
+
+def card_figures() -> dict[str, float]:
+    """The card's figures, mirror in RAM and on the card (root only: None otherwise)."""
+    if os.geteuid() != 0 or shutil.which("mkfs.ext4") is None:
+        log("  card: skipped (needs root and mkfs.ext4 for a loop-mounted ext4)")
+        return {}
+    ram, card = (run_child(kind, Path("-")) for kind in ("card-ram", "card-card"))
+    log(f"  card: {ram['bytes']:,.0f} bytes, {ram['writes']:.1f} write requests, "
+        f"{ram['flushes']:.1f} flushes a throw; mirror on the card {card['bytes']:,.0f}, "
+        f"{card['writes']:.1f}, {card['flushes']:.1f}")
+    return {"card_bytes_per_throw": ram["bytes"], "card_writes_per_throw": ram["writes"],
+            "card_flushes_per_throw": ram["flushes"],
+            "card_mirror_on_card_bytes_per_throw": card["bytes"]}
 
 
 def write_bytes() -> int:
@@ -480,13 +558,20 @@ def measure(db: Path, games: int, only: str | None) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
-    parser.add_argument("--only", choices=("box", "web", "players"))
+    parser.add_argument("--only", choices=("box", "web", "players", "card"))
     parser.add_argument("--dbs", type=Path, help="keep (and reuse) the databases here")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, db = args.child
-        print(json.dumps((child_box if kind == "box" else child_io)(Path(db))))
+        if kind.startswith("card-"):
+            print(json.dumps(child_card(kind == "card-card")))
+        else:
+            print(json.dumps((child_box if kind == "box" else child_io)(Path(db))))
+        return
+    if args.only == "card":   # no database to build: a fresh card, as the rehearsal's
+        print(json.dumps({"card": {k: round(v, 1) for k, v in card_figures().items()}},
+                         indent=1))
         return
     tmp = None
     if args.dbs is None:

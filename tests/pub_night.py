@@ -36,9 +36,9 @@ from pub_truth import Witness
 
 from shutbox_hw.base.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.display.shown import shown
+from shutbox_hw.game.machine.controller import Controller
+from shutbox_hw.game.machine.effects import Emit, RollDice, Show
 from shutbox_hw.game.model.config import GameConfig
-from shutbox_hw.game.referee.controller import Controller
-from shutbox_hw.game.referee.effects import Emit, RollDice, Show
 from shutbox_hw.network.live import live
 from shutbox_hw.rules import (
     PRESETS,

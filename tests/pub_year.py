@@ -35,8 +35,8 @@ from pub_night import Night
 from pub_referee import Untrue
 from recount import recount, shown
 
+from shutbox_hw.game.machine.controller import Controller
 from shutbox_hw.game.model.events import AuditsReset
-from shutbox_hw.game.referee.controller import Controller
 from shutbox_hw.rules import PRESETS, build_rules
 from shutbox_hw.store import Store
 from shutbox_hw.store.read.audit import TONIGHT_S, audits, outbox_figures

@@ -7,9 +7,9 @@ a player would set the dice in seed 001's practice round.
 from __future__ import annotations
 
 from shutbox_hw.base.events import ButtonPressed, DiceRolled, FlapChanged, Tick
+from shutbox_hw.game.machine.controller import Controller
+from shutbox_hw.game.machine.effects import Emit, Lights, RollDice, Show
 from shutbox_hw.game.model.config import GameConfig
-from shutbox_hw.game.referee.controller import Controller
-from shutbox_hw.game.referee.effects import Emit, Lights, RollDice, Show
 from shutbox_hw.rules import build_rules
 
 

@@ -31,9 +31,9 @@ from hypothesis.stateful import (
 
 from shutbox_hw.base.events import ButtonPressed, DiceRolled, FlapChanged, Tick
 from shutbox_hw.game.display.presentation import QUICK_SHOW_MS
+from shutbox_hw.game.machine.controller import Controller
 from shutbox_hw.game.model.config import GameConfig
 from shutbox_hw.game.model.events import GameEnded, GameStarted, TurnEnded, TurnStarted
-from shutbox_hw.game.referee.controller import Controller
 from shutbox_hw.game.referee.effects import Emit, RollDice
 from shutbox_hw.rules import build_rules, legal_closures, mask_of, tiles_of, turn_score
 from shutbox_hw.store import Store

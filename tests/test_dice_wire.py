@@ -13,7 +13,7 @@ import pytest
 from shutbox_hw.base.events import ButtonPressed, DiceRolled
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.game.referee.controller import Controller
+from shutbox_hw.game.machine.controller import Controller
 from shutbox_hw.hal.adapters.dice_source import MODULE
 from shutbox_hw.rules import rules_from_dict
 from shutbox_hw.sim.runner import SimRunner

@@ -206,8 +206,8 @@ def test_a_step_sorts_its_effects_into_the_stated_order():
     from shutbox_hw.base.leds import LedFrame
     from shutbox_hw.daemon.work import ReadFigures, Reconfigure, Roll, Step
     from shutbox_hw.game.display.screens import ConfirmScreen, NoticeScreen
+    from shutbox_hw.game.machine.effects import Emit, Lights, RollDice, Show
     from shutbox_hw.game.model.events import GameEnded, SettingChanged, TurnStarted
-    from shutbox_hw.game.referee.effects import Emit, Lights, RollDice, Show
 
     first, last = LedFrame(flaps=("on",)), LedFrame(flaps=("off",), red="on")
     started = TurnStarted(seat=0, player="Ann", round=1)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from shutbox_hw.base.events import ButtonPressed, JoinCode, SeatClaim, ServiceRequested, Tick
 from shutbox_hw.game.display.screens import AttractScreen, ConfirmScreen
 from shutbox_hw.game.display.shown import shown
+from shutbox_hw.game.machine.controller import Controller
 from shutbox_hw.game.model import join
 from shutbox_hw.game.model.events import SeatClaimed
-from shutbox_hw.game.referee.controller import Controller
 from shutbox_hw.rules import DEFAULT_PRESET, build_rules
 
 URL = "http://192.168.1.20:8080/join/K7M2QD"
@@ -253,12 +253,16 @@ class QuietSocket:
 
     def __init__(self, url: str | None) -> None:
         self.url = url
+        self.codes: list[str | None] = []     # what the desk told the socket a claim must bear
 
     def web_url(self, now_ms: int, fresh_ms: int) -> str | None:
         return self.url
 
     def take(self) -> list:
         return []
+
+    def say_code(self, code: str | None) -> None:
+        self.codes.append(code)
 
 
 def test_the_daemon_s_desk_makes_a_new_code_for_every_setup_and_when_one_expires():
@@ -279,6 +283,7 @@ def test_the_daemon_s_desk_makes_a_new_code_for_every_setup_and_when_one_expires
 
     [first] = step(0)                                  # at start: no web yet, no QR
     assert (first.code, first.url) == ("CODE00", None) and c.screen().join is None
+    assert socket.codes[-1] == "CODE00"                # the code a league claim must bear
     assert desk.timer.when == CODE_TTL_MS
     socket.url = "http://10.0.0.5:8080/"                # the web says where it runs
     [again] = step(1000)
@@ -288,11 +293,12 @@ def test_the_daemon_s_desk_makes_a_new_code_for_every_setup_and_when_one_expires
     assert expired.code == "CODE01" and expired.until_ms == 2 * CODE_TTL_MS
     c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 1))   # a game starts
     assert step(CODE_TTL_MS + 2) == [] and desk.timer.when is None
+    assert socket.codes[-1] is None                    # no code while a game is played
     c.handle(ButtonPressed("next", True, CODE_TTL_MS + 3))    # "New game?" ... yes
     c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 4))
     assert step(CODE_TTL_MS + 5) == []                 # the result is shown: not set up yet
     c.handle(ButtonPressed("roll", False, CODE_TTL_MS + 6))   # back to setting up
     [fresh] = step(CODE_TTL_MS + 7)
-    assert fresh.code == "CODE02" and c.phase == "idle"
+    assert fresh.code == "CODE02" and c.phase == "idle" and socket.codes[-1] == "CODE02"
     assert phone(c, "Anna", "CODE01", CODE_TTL_MS + 8) == [] and c.last_claim == join.EXPIRED
     assert phone(c, "Anna", "CODE02", CODE_TTL_MS + 9)[0].player == "Anna"

@@ -11,7 +11,7 @@ import zxingcpp
 from PIL import Image
 
 from shutbox_hw.base.events import JoinCode
-from shutbox_hw.game.referee.controller import Controller
+from shutbox_hw.game.machine.controller import Controller
 from shutbox_hw.hal.adapters.burn_in import ORBIT, shift_within_blank
 from shutbox_hw.render import qr, render
 from shutbox_hw.render.widgets import BOTTOM, RIGHT

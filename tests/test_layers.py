@@ -33,9 +33,10 @@ LAYERS: dict[str, float] = {    # a folder of the package (or a name at its top)
     "hal/simulated": 1.4,   # register-level simulated parts the adapters drive
     "words": 1.5,           # what every surface says: rule sets, devices, the record
     "game/model": 2,        # what the referee knows: the state, the [game] table, the events
-    "game/display": 2.1,    # what is shown, as pure functions of the referee's state
-    "game/referee": 2.2,    # the referee: the controller and a turn's flow (it calls the display)
-    "game": 2.3,            # (its __init__ only)
+    "game/referee": 2.1,    # the referee: the state machine and a turn's flow (it shows nothing)
+    "game/display": 2.2,    # what is shown, as pure functions of the referee's state
+    "game/machine": 2.3,    # the controller: the referee and the display stepped together
+    "game": 2.4,            # (its __init__ only)
     "strategy": 2,
     "render": 3,
     "store/tables": 3,      # what the file holds: the schema, a game's record, the kept tallies
@@ -65,7 +66,7 @@ HEAVY = ("PIL", "gpiozero", "luma", "smbus2", "sqlite3", "tomllib")
 
 
 def part_of(module: str) -> str:
-    """``shutbox_hw.game.referee.controller`` -> ``game``, ``shutbox_hw.hal.adapters.gpio`` ->
+    """``shutbox_hw.game.machine.controller`` -> ``game``, ``shutbox_hw.hal.adapters.gpio`` ->
     ``hal/adapters``: the longest folder of :data:`LAYERS` the module is in."""
     parts = module.split(".")[1:]
     for n in range(len(parts), 0, -1):
@@ -124,7 +125,7 @@ def test_imports_go_only_downwards(path):
 def test_the_layer_test_sees_imports():
     """The scanner finds relative, absolute and package imports (so the test above can fail)."""
     found = imports_of(PACKAGE / "daemon" / "daemon.py")
-    assert {"shutbox_hw.game.referee.controller", "shutbox_hw.store",
+    assert {"shutbox_hw.game.machine.controller", "shutbox_hw.store",
             "shutbox_hw.config.config_file"} <= found
     assert "shutbox_hw.render.text" in imports_of(PACKAGE / "render" / "play.py")
     assert part_of("shutbox_hw.hal.adapters.gpio") == "hal/adapters"
@@ -384,7 +385,7 @@ def test_the_complexity_check_names_a_function_above_30(tmp_path):
 
 
 @pytest.mark.parametrize("package", ["shutbox_hw.rules", "shutbox_hw.game",
-                                     "shutbox_hw.game.referee.controller", "shutbox_hw.strategy"])
+                                     "shutbox_hw.game.machine.controller", "shutbox_hw.strategy"])
 def test_pure_layers_load_no_hardware_imaging_or_storage(package):
     code = (f"import sys, json; import {package}; "
             f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))")

@@ -18,7 +18,7 @@ from table import Table
 from shutbox_hw.commands.cli import main
 from shutbox_hw.game.display.presentation import QUICK_SHOW_MS
 from shutbox_hw.game.display.screens import PlayScreen, ResultScreen, ShutScreen, TurnEndScreen
-from shutbox_hw.game.referee.controller import QUESTION_MS
+from shutbox_hw.game.machine.controller import QUESTION_MS
 from shutbox_hw.rules import build_rules
 from shutbox_hw.store import Store
 

@@ -251,3 +251,73 @@ def test_the_open_flaps_are_told_from_the_one_picture():
     found = offenders(drawn_open_written, owner)
     assert found == [], f"ask {owner}'s open_tiles(states): {found}"
     assert drawn_open_written(ast.parse('o = [t for t, s in x if s in ("open", "refused")]')) == [1]
+
+
+# ---------------------------------------------------------------- one projection of a game
+
+PROJECTION = "store/read/game_summary.py"
+
+
+def seat_joins(tree: ast.Module) -> list[int]:
+    """The lines of SQL that join a game's seats (``players``) with its turns."""
+    return [line for needles in (("p.seat = t.seat",), ("t.seat = p.seat",))
+            for line in sql_fragments(tree, *needles)]
+
+
+def totals_summed_or_read(tree: ast.Module) -> list[int]:
+    """The lines that work out a game's totals: the turns' final scores summed in a
+    query, or a round result's ``totals`` read with ``.get``."""
+    summed = sql_fragments(tree, "SUM(t.final_score)")
+    read = [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get" and node.args
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value == "totals"]
+    return summed + read
+
+
+# where the seat join is still written, each for a figure that is not the projection's
+# (what a turn adds to a tally, a rating's moves, a file's rows, a high score, a
+# scorecard's throws): a new copy anywhere else fails
+SEAT_JOIN_LEFT = {
+    "web/content/exports.py",         # the turns CSV: one row per turn, named
+    "sim/observed.py",                # the simulator's own check of what was written
+    "store/tables/tally.py",          # the kept tallies: which turns count (SCORED)
+    "store/tables/ratings.py",        # the moves rated, by player
+    "store/read/highscores.py",       # tonight's and the week's best turns, by player
+    "store/read/audit.py",            # the best turns' names
+}
+
+
+def test_a_game_s_totals_are_worked_out_by_the_one_projection():
+    found = offenders(totals_summed_or_read, PROJECTION)
+    assert found == [], f"ask {PROJECTION}'s summaries/summary for a game's totals: {found}"
+    assert totals_summed_or_read(ast.parse('t = result.get("totals", {})')) == [1]
+    assert totals_summed_or_read(ast.parse(
+        'q = "SELECT SUM(t.final_score) FROM turns t WHERE t.game_id = ?"')) == [1]
+    assert totals_summed_or_read(ast.parse('t = g["totals"]')) == []
+
+
+def test_the_seat_join_is_written_nowhere_new():
+    found = {path for path, tree in _modules() if seat_joins(tree)}
+    assert found - SEAT_JOIN_LEFT - {PROJECTION} == set(), \
+        f"a game's seats with their turns: ask {PROJECTION} ({found})"
+    assert SEAT_JOIN_LEFT <= found, "a left-over was unified: take it off SEAT_JOIN_LEFT"
+    assert PROJECTION in found
+    assert seat_joins(ast.parse('q = "FROM turns t JOIN players p ON p.game_id = t.game_id'
+                                ' AND p.seat = t.seat"')) == [1]
+
+
+def test_the_kept_tallies_share_one_mechanism():
+    """The audits and each player's statistics are tallies of store/tables/tally.py:
+    the writer tells both at once, and neither says again which turns count."""
+    from shutbox_hw.store.tables import figures, player_stats, tally
+    from shutbox_hw.store.write.game_rows import KEPT
+    assert KEPT == (figures.AUDITS, player_stats.PLAYERS)
+    for kept in KEPT:
+        assert all(callable(getattr(kept, name)) for name in ("add_turn", "add_game", "rebuild"))
+    modules = dict(_modules())
+    for path in ("store/tables/figures.py", "store/tables/player_stats.py"):
+        assert sql_fragments(modules[path], "t.score IS NOT NULL") == [], path
+        assert seat_joins(modules[path]) == [], path
+    assert sql_fragments(modules["store/tables/tally.py"], "t.score IS NOT NULL") != []
+    assert "t.score IS NOT NULL" in tally.SCORED

@@ -13,6 +13,7 @@ mounting tests are skipped.
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import sqlite3
@@ -23,12 +24,15 @@ from pathlib import Path
 
 import pytest
 from storage_box import OPENING, play, recoveries, storage_faults, throws_on_disk
+from web_server import WebServer, need_web
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
+from shutbox_hw.game.display.view import fault_notice
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.store import Store
 from shutbox_hw.store.disk.faults import fault_text, read_only
+from shutbox_hw.store.disk.wal import ROOM_PAGES, make_room
 
 WAIT = f"wait {STORE_RETRY_MS / 1000 + 0.1}\n"
 
@@ -57,11 +61,22 @@ class Card:
 
 @pytest.fixture
 def card(tmp_path):
+    yield from a_card(tmp_path, 8)
+
+
+@pytest.fixture
+def card32(tmp_path):
+    """A card with room for the WAL's (store/disk/wal.py), 4 KiB blocks as a Pi's root."""
+    yield from a_card(tmp_path, 32, "-b", "4096")
+
+
+def a_card(tmp_path: Path, mb: int, *mkfs: str):
     image, root = tmp_path / "card.img", tmp_path / "card"
     root.mkdir()
     with open(image, "wb") as out:
-        out.truncate(8 << 20)
-    made = subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True, text=True)
+        out.truncate(mb << 20)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", *mkfs, str(image)], capture_output=True,
+                          text=True)
     if made.returncode != 0:
         pytest.skip(f"no mkfs.ext4 here: {made.stderr.strip()}")
     done = mount("-o", "loop,errors=remount-ro", str(image), str(root))
@@ -171,6 +186,104 @@ def test_a_start_on_a_read_only_folder_then_writable_saves_what_was_held(tmpfs, 
     assert recoveries(events) and runner.daemon.unsaved == []
     assert runner.sim.view.screen.message is None
     assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]"), (2, "[6, 2]", "[8]")]
+    no_traceback(caplog)
+
+
+# ---------------------------------------------------------------- the TV during a storage fault
+
+
+def tv_problem(server: WebServer) -> str | None:
+    """What the TV draws under the flaps: ``problem`` of the real web's /live.json."""
+    status, _, body = server.get("/live.json")
+    assert status == 200, body
+    summary = json.loads(body)
+    assert summary["playing"], summary
+    return summary["problem"]
+
+
+def test_the_tv_shows_a_card_gone_read_only_as_the_oled_does(card, caplog):
+    """The screen's mirror is in RAM: written while the store is degraded, so the real
+    web process reading it says the fault in the OLED's words while the box plays on."""
+    need_web()
+    db = card.root / "box.db"
+    runner, _ = box(db)
+    play(runner, OPENING)
+    server = WebServer(db)
+    try:
+        assert tv_problem(server) is None
+        card.fail()
+        with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+            play(runner, "dice 6 2\nroll\nclose 8\n")
+        oled = runner.sim.view.screen.message
+        assert oled is not None and "SD card read-only" in oled
+        assert runner.daemon.store.fault == "SD card read-only"
+        assert [e.name for e in runner.daemon.unsaved][-1] == "throw_committed"   # held
+        assert tv_problem(server) == oled
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
+    no_traceback(caplog)
+
+
+def test_the_tv_clears_the_storage_fault_when_the_disk_takes_the_held_events(tmpfs, caplog):
+    """A start on a read-only folder (the store degraded from the first frame), then
+    writable: the TV said the fault, and says nothing once the held throw is written."""
+    need_web()
+    db = tmpfs.root / "box.db"
+    runner, events = box(db)
+    play(runner, OPENING)
+    runner.daemon.store.close()
+    tmpfs.read_only(True)
+    server = WebServer(db)
+    try:
+        with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+            runner.restart()
+            play(runner, "dice 6 2\nroll\nclose 8\n")
+            oled = runner.sim.view.screen.message
+            assert oled is not None and "SD card read-only" in oled
+            assert tv_problem(server) == oled
+            tmpfs.read_only(False)
+            play(runner, WAIT)
+        assert recoveries(events) and runner.daemon.unsaved == []
+        assert runner.sim.view.screen.message is None
+        assert tv_problem(server) is None
+        assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]"), (2, "[6, 2]", "[8]")]
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
+    no_traceback(caplog)
+
+
+def test_between_games_the_tv_says_the_storage_fault_as_the_oled_s_fault_page(tmpfs, caplog):
+    """No game under way: the OLED's idle screen has a page for the fault (its part
+    and what is wrong); the TV between games says the same in one line, and nothing
+    once the card takes writes again."""
+    need_web()
+    db = tmpfs.root / "box.db"
+    runner, events = box(db)
+    play(runner, WAIT)
+    runner.daemon.store.close()
+    tmpfs.read_only(True)
+    server = WebServer(db)
+    try:
+        with caplog.at_level(logging.INFO, logger="shutbox_hw"):
+            runner.restart()
+            play(runner, WAIT)
+            assert runner.daemon.controller.phase == "idle"
+            page = fault_notice(runner.daemon.controller.state)   # the OLED's fault page
+            assert "SD card read-only" in page.lines[0]
+            status, _, body = server.get("/live.json")
+            summary = json.loads(body)
+            assert status == 200 and not summary["playing"], summary
+            assert summary["problem"] == f"{page.title}: {page.lines[0]}"
+            tmpfs.read_only(False)
+            play(runner, WAIT)
+        assert recoveries(events)
+        status, _, body = server.get("/live.json")
+        assert json.loads(body)["problem"] is None
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log, log
     no_traceback(caplog)
 
 
@@ -446,6 +559,94 @@ def test_a_record_no_longer_sqlite_is_kept_aside_and_a_new_one_started(tmp_path,
     assert salvaged.aside.read_bytes() == damaged_bytes
     assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]")]
     no_traceback(caplog)
+
+
+# ---------------------------------------------------------------- fewer writes: a WAL of one size
+
+
+PAGE_FRAME = 4096 + 24   # a WAL frame: its 24-byte header and a 4 KiB page (SQLite's format)
+
+
+def crash_copy(db: Path, into: Path) -> Path:
+    """The record and its WAL as a power cut would leave them (no -shm: the next
+    start reads the WAL afresh)."""
+    into.mkdir()
+    for suffix in ("", "-wal"):
+        shutil.copyfile(f"{db}{suffix}", into / f"{db.name}{suffix}")
+    return into / db.name
+
+
+def test_the_wal_keeps_one_size_on_the_card_and_its_room_is_never_read_as_a_record(
+        card32, tmp_path):
+    """The WAL gets its room at start and keeps that size while games are played (a
+    sync then writes no new size for ext4's journal to commit); the room's frames,
+    rolled back, are never taken for a record, also after a power cut."""
+    db = card32.root / "box.db"
+    wal = Path(f"{db}-wal")
+    room = 32 + ROOM_PAGES * PAGE_FRAME
+    config = load_config(None, preset="klappenspiel", rule_overrides={"threshold": "10"})
+    runner = SimRunner(config, db, on_event=lambda e: None)
+    play(runner, "start 2\ndice 3 4\nroll\nclose 3 4\n")
+    assert wal.stat().st_size == room
+    assert runner.daemon.store.db.execute("PRAGMA synchronous").fetchone() == (2,)   # FULL
+    cut = crash_copy(db, tmp_path / "cut1")
+    con = sqlite3.connect(cut)
+    assert con.execute("SELECT number, dice, closed FROM throws").fetchall() == [
+        (1, "[3, 4]", "[3, 4]")]
+    assert con.execute("SELECT name FROM sqlite_master WHERE name = 'wal_room'").fetchall() == []
+    con.close()
+    script = (Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt").read_text()
+    lift = "open " + " ".join(str(t) for t in range(1, 10)) + "\n"
+    for _ in range(3):   # three whole games: more frames than a checkpoint takes
+        play(runner, lift + script)
+    assert wal.stat().st_size == room                       # never grown
+    played = throws_on_disk(db)
+    assert len(played) > 3 * 10
+    alone = tmp_path / "alone"   # the record's file without its WAL: what checkpoints copied
+    alone.mkdir()
+    shutil.copyfile(db, alone / db.name)
+    con = sqlite3.connect(alone / db.name)
+    copied = con.execute("SELECT COUNT(*) FROM throws").fetchone()[0]
+    assert copied > 1   # SQLite's default (1,000 pages) would have copied none yet
+    con.close()
+    cut = crash_copy(db, tmp_path / "cut2")
+    con = sqlite3.connect(cut)
+    assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert con.execute("SELECT number, dice, closed FROM throws ORDER BY id").fetchall() == played
+    con.close()
+    runner.daemon.store.close()
+
+
+def test_a_room_refused_by_another_programs_lock_leaves_every_commit_synced(tmp_path):
+    """The room waits for no lock: another writer holding the record, none is made,
+    and the connection keeps ``synchronous=FULL`` (the room is written unsynced)."""
+    db = tmp_path / "box.db"
+    Store(db).close()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    con = sqlite3.connect(db, isolation_level=None, timeout=0.1)
+    con.execute("PRAGMA synchronous=FULL")
+    try:
+        assert make_room(con, db) == 0
+        assert con.execute("PRAGMA synchronous").fetchone() == (2,)
+        assert not con.in_transaction
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert make_room(con, db) > 0   # the lock gone: made
+    assert con.execute("PRAGMA synchronous").fetchone() == (2,)
+    assert con.execute("SELECT name FROM sqlite_master WHERE name = 'wal_room'").fetchall() == []
+    con.close()
+
+
+def test_no_room_is_taken_on_a_nearly_full_disk(tmpfs):
+    """A small disk (here 2 MB) is not filled for a saving: the WAL grows as SQLite
+    grows it, and the throws are written as ever."""
+    db = tmpfs.root / "box.db"
+    runner, _ = box(db)
+    play(runner, OPENING)
+    assert Path(f"{db}-wal").stat().st_size < 32 + ROOM_PAGES * PAGE_FRAME
+    assert throws_on_disk(db) == [(1, "[3, 4]", "[3, 4]")]
 
 
 # ---------------------------------------------------------------- a file system that forgets

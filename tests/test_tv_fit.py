@@ -131,7 +131,7 @@ def test_the_check_sees_a_covered_flap_and_a_cut_reason(browser, tmp_path):
             "heads": ["Spieler", "Diese Runde", "Saldo"]}),
     ("it", {"title": "Pool del pub · round 12", "pot": "Piatto 24",
             "last": "Ultima partita: Pool del pub", "win": "Vittoria: Anna", "score": "97,5 %",
-            "no_winner": "Nessuno ha vinto", "next": "Tocca poi a dj bob",
+            "no_winner": "Nessuno ha vinto", "next": "Prossimo turno: dj bob",
             "one": "Stasera: 1 partita, 1 scatola chiusa, miglior turno 0 di ",
             "heads": ["Giocatore", "Questo round", "Saldo"]}),
 ])
@@ -146,7 +146,7 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     playing = states["2 long names, pool"]
     draw(browser, playing)
     assert text(browser, "title") == words["title"]
-    assert text(browser, "turn")[0].isupper()           # "Tocca a ...", never "tocca a"
+    assert text(browser, "turn")[0].isupper()           # "Turno di ...", never "turno di"
     assert browser.execute_script(                      # the table's heads too
         "return [...document.querySelectorAll('#players th')].map(e => e.innerText)"
     ) == words["heads"]

@@ -19,7 +19,7 @@ from table import Table
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.game.display.screens import ConfirmScreen, PlayScreen, ResultScreen
-from shutbox_hw.game.referee.controller import QUESTION_MS
+from shutbox_hw.game.machine.controller import QUESTION_MS
 from shutbox_hw.rules import RulesError, build_rules
 
 CHECKOUT = Path(__file__).resolve().parent.parent

@@ -85,7 +85,7 @@ def test_the_pages_follow_the_menus_adjustment(box, tmp_path):
 
 @pytest.mark.parametrize("code, words", [
     ("de", ("", "Spieler", "Runde", "ist dran")),
-    ("it", ("", "Giocatore", "round", "Tocca a")),   # a line's capital (issue 42)
+    ("it", ("", "Giocatore", "round", "Turno di")),   # a line's capital (issue 42)
 ])
 def test_the_tv_page_plays_in_the_language_in_a_real_browser(tmp_path, browser, code, words):
     """The live page (its script writes the words) while a pool game plays,

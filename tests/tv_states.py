@@ -25,6 +25,12 @@ def reason() -> str:
         tile=8, flaps="6, 12", sum=throw_sum_text(rules, (3, 4)))
 
 
+def storage_fault() -> str:
+    """The box's fault as the OLED's bar says it (in the language in force)."""
+    from shutbox_hw.words import devices as device_words
+    return device_words.fault("storage", "cannot save: SD card read-only")
+
+
 def tonight(clock: str = "set") -> dict[str, Any]:
     note = TV_CLOCK_NOTES[clock]
     return {"games": 12, "boxes_shut": 3, "best": {"player": LONG[0], "score": 0},
@@ -68,7 +74,7 @@ def high_scores(long: bool) -> dict[str, Any]:
 
 
 def between(*, players: int = 3, pool: bool = False, long: bool = False, clock: str = "set",
-            join: bool = False, result: bool = True) -> dict[str, Any]:
+            join: bool = False, result: bool = True, fault: bool = False) -> dict[str, Any]:
     names = list((LONG if long else SHORT)[:players])
     last = None
     if result:
@@ -80,7 +86,7 @@ def between(*, players: int = 3, pool: bool = False, long: bool = False, clock: 
     summary: dict[str, Any] = {
         "playing": False, "game": None, "player": None, "title": "Klappenspiel",
         "tonight": tonight(clock), "last_result": last, "last_score": 3,
-        "high_scores": high_scores(long)}
+        "high_scores": high_scores(long), "problem": storage_fault() if fault else None}
     if join:
         summary["join"] = {"url": "http://shutbox.local:8080/join/K7Q2", "code": "K7Q2"}
     return summary
@@ -99,6 +105,8 @@ def night() -> list[tuple[str, dict[str, Any]]]:
         ("between: pool, 8 long names, join, clock not set",
          between(players=8, pool=True, long=True, join=True, clock="not set")),
         ("between: 3 players, clock unknown", between(clock="unknown")),
+        ("between: pool, 8 long names, join, a storage fault",
+         between(players=8, pool=True, long=True, join=True, fault=True)),
         ("between: the first game", between(result=False, join=True)),
     ]
     return states

@@ -23,9 +23,9 @@ from typing import Any
 
 from ..base.events import JoinCode, SeatClaim
 from ..base.scheduler import Timer
+from ..game.machine.controller import Controller
 from ..game.model.events import SeatClaimed
 from ..game.model.join import Asking
-from ..game.referee.controller import Controller
 from .server import ClaimServer, Pending
 from .wire import refused
 

@@ -46,11 +46,11 @@ from ..config.config_file import Config
 from ..config.settings import config_values, effective
 from ..game.display.screens import Screen
 from ..game.display.shown import shown
+from ..game.machine.controller import Controller
+from ..game.machine.effects import Effect
 from ..game.model.events import AnyGameEvent, SettingChanged, TurnEnded
 from ..game.referee.advice import Advisor
 from ..game.referee.advice import ready as advice_ready
-from ..game.referee.controller import Controller
-from ..game.referee.effects import Effect
 from ..hal.adapters.dice_source import DiceSource
 from ..hal.contracts.clock import Clock
 from ..hal.contracts.ports import Buttons, Display, FlapBank, Indicators

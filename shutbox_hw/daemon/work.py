@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ..base.events import Event
 from ..base.leds import LedFrame
 from ..game.display.screens import Screen
+from ..game.machine.effects import Effect, Emit, Lights, RollDice, Show
 from ..game.model.events import (
     AnyGameEvent,
     AuditsReset,
@@ -27,7 +28,6 @@ from ..game.model.events import (
     ServiceEntered,
     SettingChanged,
 )
-from ..game.referee.effects import Effect, Emit, Lights, RollDice, Show
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from typing import Any
 
 from ..base.i18n import N_, language, tr
 from ..game.model.flaps import open_tiles
+from ..store.read import game_summary
 from ..store.read.audit import tonight
 from ..store.read.highscores import as_json, high_scores
-from ..store.read.history import pool_now, recent_games
 from ..store.read.shown import mirror_bytes, read_shown
 from ..store.read.tonight import started_since_sql, tonight_since, week_since
 from ..store.tables.capability import Capability, offers, stamped
@@ -136,7 +136,9 @@ def _summary(db: sqlite3.Connection, now: float) -> dict[str, Any]:
                     "best": None if figures.best is None else
                     {"player": figures.best[0], "score": figures.best[1]},
                     "clock": figures.clock, "note": _note(figures.clock)},
-        "last_result": _last_result(db, row), "last_score": _last_score(db)}
+        "last_result": _last_result(db, row), "last_score": _last_score(db),
+        # the box's fault between games, in the OLED's words (a turn's own: _game's)
+        "problem": picture.get("problem") if picture else None}
     if row is not None and row[2] is None:
         game_id = int(row[0])
         if picture is None or picture.get("game") != game_id or \
@@ -178,12 +180,12 @@ def _last_result(db: sqlite3.Connection, newest: tuple[Any, ...] | None
     if newest is None:
         return None
     under_way = newest[2] is None and not newest[3]
-    games = recent_games(db, 1, before=int(newest[0]) if under_way else None)
-    last = next((g for g in games if g["finished"] or g["abandoned"]), None)
-    if last is not None:     # its title's words as data, for the TV's own language
-        row = db.execute("SELECT rules FROM games WHERE id = ?", (last["id"],)).fetchone()
-        last["title_parts"] = None if row is None else \
-            _copy(_titles(str(row[0]), language())["title_parts"])
+    games = game_summary.summaries(db, 1, before=int(newest[0]) if under_way else None)
+    ended = next((g for g in games if g.finished or g.abandoned), None)
+    if ended is None:
+        return None
+    last = ended.as_json()      # as history lists it, with its title's words as data
+    last["title_parts"] = _copy(_titles(ended.rules_json, language())["title_parts"])
     return last
 
 
@@ -215,19 +217,6 @@ def _parsed(rules_json: str) -> tuple[dict[str, Any], int]:
         return {}, 9
 
 
-def _last_round_result(db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-    """The last round's result as the record wrote it ({} before one, or when damaged)."""
-    last_round = db.execute("SELECT number, result FROM rounds WHERE game_id = ?"
-                            " ORDER BY number DESC LIMIT 1", (game_id,)).fetchone()
-    result: dict[str, Any] = {}
-    if last_round is not None:
-        try:
-            result = json.loads(last_round[1])
-        except ValueError:
-            result = {}
-    return result
-
-
 def _throws(db: sqlite3.Connection, turn_id: int) -> tuple[list[int] | None, set[int]]:
     """A turn's throws: the dice until they are taken (the box's "? ?"), the flaps shut."""
     dice: list[int] | None = None
@@ -257,44 +246,52 @@ def _open_tiles(turn: tuple[Any, ...] | None, tiles: int, closed: set[int]) -> l
     return open_tiles
 
 
-def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
-          picture: dict[str, Any] | None) -> dict[str, Any]:
-    rules, tiles = _parsed(rules_json)
-    names = [n for n, in db.execute("SELECT name FROM players WHERE game_id = ? ORDER BY seat",
-                                    (game_id,))]
-    result = _last_round_result(db, game_id)
+def _turn_recorded(db: sqlite3.Connection, game_id: int, tiles: int,
+                   names: list[str]) -> dict[str, Any]:
+    """A game the box has not drawn (a record read while the box is stopped, or in
+    the instant between a game's first rows and its first picture): the record's
+    last turn, whose player, the dice until they are taken and the flaps open (an
+    ended turn's as it recorded them, else all but those shut); no flap is pending
+    or refused, as only the box knows that."""
     turn = db.execute("SELECT id, round, seat, ended_at, open_tiles, score FROM turns"
                       " WHERE game_id = ? ORDER BY id DESC LIMIT 1", (game_id,)).fetchone()
-    round_number = turn[1] if turn else 1
-    if picture is not None and isinstance(picture.get("round"), int):
-        round_number = picture["round"]
-    scores = {seat: (final if final is not None else score) for seat, score, final in db.execute(
-        "SELECT seat, score, final_score FROM turns WHERE game_id = ? AND round = ?"
-        " AND ended_at IS NOT NULL", (game_id, round_number))}
     dice, closed = _throws(db, turn[0]) if turn else (None, set())
     open_tiles = _open_tiles(turn, tiles, closed)
-    totals = result.get("totals", {})
+    return {"player": names[turn[2]] if turn and turn[2] < len(names) else None,
+            "turn_over": bool(turn and turn[3] is not None),
+            "round": turn[1] if turn else 1, "dice": dice,
+            "flaps": ["open" if t in open_tiles else "shut" for t in range(1, tiles + 1)],
+            "open": open_tiles, "reasons": {}, "problem": None}
+
+
+def _game(db: sqlite3.Connection, game_id: int, rules_json: str,
+          picture: dict[str, Any] | None) -> dict[str, Any]:
+    """The game under way: its seats, totals or balances from the one projection
+    (:mod:`..store.read.game_summary`); its turn from the box's picture where the box
+    has drawn one, else from the record (:func:`_turn_recorded`)."""
+    game = game_summary.summary(db, game_id)     # the one projection: seats, totals
+    rules, tiles = _parsed(rules_json)
+    names = [] if game is None else game.players
+    turn = _turn_shown(picture) if picture is not None else \
+        _turn_recorded(db, game_id, tiles, names)
+    scores = {seat: (final if final is not None else score) for seat, score, final in db.execute(
+        "SELECT seat, score, final_score FROM turns WHERE game_id = ? AND round = ?"
+        " AND ended_at IS NOT NULL", (game_id, turn["round"]))}
     balances: dict[str, int] | None = None
     pot: int | None = None
-    if rules.get("match") == "pool":   # as the record's pages and the OLED have them
-        standing = pool_now(db, game_id, names, rules)
+    if game is not None and game.pool:   # as the record's pages and the OLED have them
+        standing = game_summary.pool_now(game)
         balances, pot = standing["balances"], standing["pot"]
-    flaps = ["open" if t in open_tiles else "shut" for t in range(1, tiles + 1)]
-    summary: dict[str, Any] = {
+    seats = () if game is None else game.seats
+    return {
         "playing": True, "game": game_id, "preset": rules.get("preset"),
         **_copy(_titles(rules_json, language())), "tiles": tiles,
-        "flaps": flaps, "reasons": {}, "problem": None,
-        "match": rules.get("match"), "round": round_number,
-        "player": names[turn[2]] if turn and turn[2] < len(names) else None,
-        "turn_over": bool(turn and turn[3] is not None),
-        "dice": dice, "open": open_tiles, "pot": pot,
-        "players": [{"name": name, "round_score": scores.get(seat),
-                     "total": totals.get(name, 0),
-                     "balance": None if balances is None else balances.get(name, 0)}
-                    for seat, name in enumerate(names)]}
-    if picture is not None:
-        summary.update(_turn_shown(picture))
-    return summary
+        "flaps": turn["flaps"], "reasons": turn["reasons"], "problem": turn["problem"],
+        "match": rules.get("match"), "round": turn["round"], "player": turn["player"],
+        "turn_over": turn["turn_over"], "dice": turn["dice"], "open": turn["open"], "pot": pot,
+        "players": [{"name": seat.name, "round_score": scores.get(number), "total": seat.total,
+                     "balance": None if balances is None else balances.get(seat.name, 0)}
+                    for number, seat in enumerate(seats)]}
 
 
 TV_CLOCK_NOTES = {

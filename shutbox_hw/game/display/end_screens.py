@@ -1,4 +1,4 @@
-"""The screens of an end, queued as the controller reports it.
+"""The screens of an end, queued as the referee tells it (:mod:`.presenter`).
 
 Every step of an end is queued to be seen (:class:`.presentation.Presentation`):
 the throw that allowed no move, a shut box, the turn's score, the round's

@@ -4,9 +4,10 @@ The game (:mod:`.state`) knows the match, the turn and the flaps; how they are
 put on the screen over time is kept here: the steps of an end queued to be
 seen one after another, the resting screen between two turns, the reason a
 press could not act flashing on the problem bar, a passing remark about the
-throw, why a rejected flap does not fit. The controller drives it with what it
-reports (:mod:`.end_screens` queues the ends' screens as they are reported);
-the view (:mod:`.view`) draws the state and this together.
+throw, why a rejected flap does not fit. The referee's observer on the box
+(:mod:`.presenter`) changes it with what the referee tells it (:mod:`.end_screens`
+queues the ends' screens as they are told); the view (:mod:`.view`) draws the
+state and this together.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def quick_show_ms(pause_ms: int) -> int:
 
 @dataclass
 class Presentation:
-    """The view side's state, changed only by the controller's steps."""
+    """The view side's state, changed only by what the referee tells (:mod:`.presenter`)."""
     queue: list[Screen] = field(default_factory=list)  # the ends still to be seen, each
     #                                for pause_ms or until a button, before the resting screen
     since: int = 0                 # when the head of ``queue`` appeared

@@ -16,7 +16,7 @@ from typing import Any
 from ..model.flaps import flap_states
 from ..model.state import GameState
 from .presentation import Presentation
-from .view import message, title
+from .view import fault_line, message, title
 
 
 def shown(state: GameState, presentation: Presentation | None = None) -> dict[str, Any]:
@@ -25,13 +25,15 @@ def shown(state: GameState, presentation: Presentation | None = None) -> dict[st
     ``player`` is the player whose turn it is, or between two turns the one
     who plays next (``turn_over`` then True); ``dice`` None until the throw is
     known and again once it is taken (the OLED's "? ?"); ``reasons`` why each
-    refused flap does not fit, as the OLED's bar says it.
+    refused flap does not fit, as the OLED's bar says it; ``problem`` the bar's
+    line while a turn is played, and otherwise the box's fault (the idle screen's
+    fault page in one line: the TV says it between games too).
     """
     rules = state.rules
     data: dict[str, Any] = {"phase": state.phase, "title": title(rules),
                             "rules_line": rules.summary(), "round": None, "player": None,
                             "turn_over": False, "dice": None, "flaps": [], "reasons": {},
-                            "problem": None}
+                            "problem": fault_line(state)}
     join = state.join.url(state.now) if state.phase == "idle" else None
     if join is not None and state.join.code is not None:
         # the TV's QR code (web/content/feed.py hands it on; the MQTT state leaves it out)
@@ -48,5 +50,6 @@ def shown(state: GameState, presentation: Presentation | None = None) -> dict[st
             flaps=list(states),
             reasons={str(t): reasons.get(t) or "doesn't fit: lift it"
                      for t, s in enumerate(states, start=1) if s == "refused"},
-            problem=message(state, presentation) if state.phase == "play" else None)
+            problem=message(state, presentation) if state.phase == "play"
+            else fault_line(state))
     return data

@@ -4,6 +4,7 @@ lights and the texts on them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -12,13 +13,17 @@ from ...base.i18n import ngettext, tr
 from ...base.leds import LedFrame, LedState
 from ...players.display import oled_name
 from ...players.names import same_player, seat_label
-from ...rules import Mask, Position, RoundResult, RuleSet, Throw, dice_choice, tile_bit, tiles_of
+from ...rules import Mask, Position, RoundResult, RuleSet, dice_choice, tiles_of
 from ...words import devices as device_words
 from ...words import rules as rule_words
+from ..model import modes
 from ..model.flaps import flap_states, open_tiles
+from ..model.modes import turn_begun
 from ..model.state import GameState, Turn
+from ..referee import reasons
 from . import attract, service_view
 from .presentation import Presentation
+from .reason_words import misfit_text
 from .screens import (
     AttractScreen,
     ConfirmScreen,
@@ -32,7 +37,7 @@ from .screens import (
     ShutScreen,
     TurnEndScreen,
 )
-from .text import flaps_word, shut_text, throw_sum_text, throw_text, tile_ranges
+from .text import flaps_word, shut_text, tile_ranges
 
 ATTRACT_PAGE_MS = attract.ATTRACT_PAGE_MS
 attract_next_ms = attract.next_ms
@@ -57,56 +62,75 @@ def join_next_ms(state: GameState) -> int | None:
     return code.until_ms
 
 
-def _over_setup(state: GameState, shown: Presentation) -> Screen | None:
-    """What covers the setup screen: the box asking about a second seat from one
-    phone (game/referee/phones.py), else the roster when it is open."""
+def second_seat_screen(state: GameState, shown: Presentation) -> Screen:
+    """The box asking about a second seat from one phone (game/referee/phones.py)."""
     question = state.join.question
-    if question is not None:
-        return ConfirmScreen(tr("Same phone: seat {name}?").format(
-            name=oled_name(question.claim.name, "?")))
-    return roster_screen(state, shown) if state.picking is not None else None
+    assert question is not None
+    return ConfirmScreen(tr("Same phone: seat {name}?").format(
+        name=oled_name(question.claim.name, "?")))
 
 
 def screen(state: GameState, shown: Presentation | None = None) -> Screen:
     """The screen for the game now, with what the view side holds (``shown``:
-    none by default, e.g. in tests of the game alone)."""
+    none by default, e.g. in tests of the game alone): the screen of the top
+    mode of the stack (game/model/modes.py)."""
     shown = shown if shown is not None else Presentation()
-    if state.service is not None:
-        return service_view.screen(state.service, state.rules.tiles, state.audits)
-    if state.phase == "idle" and (over := _over_setup(state, shown)) is not None:
-        return over
-    if state.phase == "idle":
-        page = attract.page(state)
-        if page == attract.FAULT and _flashing(state, shown) is None:
-            return fault_notice(state)
-        tonight = page if isinstance(page, Tonight) else None
-        if tonight is not None and tonight.best is not None:
-            tonight = replace(tonight, best=(oled_name(tonight.best[0], ""), tonight.best[1]))
-        high_score = page if isinstance(page, HighScores) else None
-        if high_score is not None:
-            high_score = replace(high_score, entries=tuple(
-                (oled_name(name, ""), value) for name, value in high_score.entries))
-        return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
-                             players=on_oled(state.names(state.player_count)),
-                             tonight=tonight, high_score=high_score,
-                             message=_flashing(state, shown),
-                             join=state.join.url(state.now))
-    if state.phase == "confirm":
-        return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
-                             else tr("New game?"))
+    return SCREENS[modes.on_screen(state, bool(shown.queue))](state, shown)
+
+
+def service_screen(state: GameState, shown: Presentation) -> Screen:
+    """The operator menu's screen."""
+    assert state.service is not None
+    return service_view.screen(state.service, state.rules.tiles, state.audits)
+
+
+def attract_screen(state: GameState, shown: Presentation) -> Screen:
+    """The idle screen's page now: the rule set, tonight, a high score, a fault."""
+    page = attract.page(state)
+    if page == attract.FAULT and _flashing(state, shown) is None:
+        return fault_notice(state)
+    tonight = page if isinstance(page, Tonight) else None
+    if tonight is not None and tonight.best is not None:
+        tonight = replace(tonight, best=(oled_name(tonight.best[0], ""), tonight.best[1]))
+    high_score = page if isinstance(page, HighScores) else None
+    if high_score is not None:
+        high_score = replace(high_score, entries=tuple(
+            (oled_name(name, ""), value) for name, value in high_score.entries))
+    return AttractScreen(title=title(state.rules), rules_line=rule_words.summary(state.rules),
+                         players=on_oled(state.names(state.player_count)),
+                         tonight=tonight, high_score=high_score,
+                         message=_flashing(state, shown),
+                         join=state.join.url(state.now))
+
+
+def confirm_screen(state: GameState, shown: Presentation) -> Screen:
+    """The question a long NEXT asked."""
+    return ConfirmScreen(question=tr("Stop and settle?") if state.rules.match == "pool"
+                         else tr("New game?"))
+
+
+def ends_screen(state: GameState, shown: Presentation) -> Screen:
+    """The step of an end now on the screen."""
+    return _queued(state, shown.queue[0])
+
+
+def result_screen(state: GameState, shown: Presentation) -> Screen:
+    """The match's result; a new game starts with every flap open: until they
+    are, that is what to do."""
     match = state.match
     assert match is not None
-    step = end_step(state, shown)
-    if step is not None:
-        return _queued(state, step)
-    if state.phase == "over":
-        # a new game starts with every flap open: until they are, that is what to do
-        still_shut = tiles_of(state.shut & state.board)
-        return ResultScreen(winners=tuple(oled_player(state, p) for p in match.winners),
-                            rows=score_rows(state, match.rounds[-1] if match.rounds else None),
-                            **({"prompt": tr("lift {flaps}").format(flaps=tile_ranges(still_shut))}
-                               if still_shut
-                               else {}))
+    still_shut = tiles_of(state.shut & state.board)
+    return ResultScreen(winners=tuple(oled_player(state, p) for p in match.winners),
+                        rows=score_rows(state, match.rounds[-1] if match.rounds else None),
+                        **({"prompt": tr("lift {flaps}").format(flaps=tile_ranges(still_shut))}
+                           if still_shut
+                           else {}))
+
+
+def play_screen(state: GameState, shown: Presentation) -> Screen:
+    """A match in play: the turn, or what to do between two turns."""
+    match = state.match
+    assert match is not None
     turn = state.turn
     if turn is None:
         to_open = _to_open(state)
@@ -200,43 +224,10 @@ def _bar(state: GameState, shown: Presentation, problem: str | None = None) -> s
     return shown.flash if phase % 2 == 0 or phase >= 4 else None
 
 
-def why_not(state: GameState, button: str) -> str:
-    """Why a press of ``button`` cannot act now, in a few words."""
-    rejected, reopened = tiles_of(state.rejected()), tiles_of(state.reopened())
-    if rejected:
-        return tr("lift {flaps} first").format(flaps=tile_ranges(rejected))
-    if reopened:
-        return tr("shut {flaps} again first").format(flaps=tile_ranges(reopened))
-    turn = state.turn
-    if turn is None:
-        shut = tiles_of(state.shut)
-        return (tr("lift {flaps} first").format(flaps=tile_ranges(shut)) if shut
-                else tr("lift all flaps first"))
-    if button == "next" and not state.unseen_dice:
-        return (tr("hold NEXT to settle up") if state.rules.match == "pool"
-                else tr("hold NEXT to stop"))
-    throw = turn.throw
-    if isinstance(throw, Throw):
-        if not turn.pending:
-            return tr("{shut} first").format(shut=shut_text(state.rules, throw.dice))
-        more = [sum(tiles_of(c & ~turn.pending)) for c in throw.legal_closures()
-                if c != turn.pending and c & turn.pending == turn.pending]
-        return tr("shut {n} more").format(n=min(more)) if more else tr("not a whole move yet")
-    return tr("not a whole move yet")
-
-
 def title(rules: RuleSet) -> str:
     """The preset's name, unless overrides changed its rules (the rules line
     below says what they are)."""
     return rule_words.title(rules)
-
-
-def turn_begun(state: GameState) -> bool:
-    """The turn under way has begun: a throw, or a flap shut in it. The screen is
-    then this turn's own, never a step of the last end."""
-    turn = state.turn
-    return state.phase == "play" and turn is not None and (
-        turn.throw is not None or turn.throws > 0 or bool(turn.committed | state.shut))
 
 
 def end_step(state: GameState, shown: Presentation) -> Screen | None:
@@ -336,6 +327,12 @@ def message(state: GameState, shown: Presentation | None = None) -> str | None:
         return ngettext("{flaps} was shut earlier: shut it again",
                         "{flaps} were shut earlier: shut them again",
                         len(reopened)).format(flaps=flaps_word(reopened))
+    return fault_line(state)
+
+
+def fault_line(state: GameState) -> str | None:
+    """The box's first fault as the problem bar says it ("storage: cannot save: SD
+    card read-only"), or None."""
     if state.faults:
         source, text = next(iter(state.faults.items()))
         return device_words.fault(source, text)
@@ -361,37 +358,10 @@ def prompt(state: GameState, turn: Turn) -> str:
 
 def misfit(state: GameState, tile: int, throw: Position | None,
            pending: Mask) -> tuple[str, tuple[int, ...]]:
-    """Why ``tile`` may not join the flaps shut since the throw, and the flaps
-    among those it conflicts with (lifting them would let it fit)."""
-    if throw is None:
-        return (tr("{tile}: press ROLL as you throw") if state.unseen_dice
-                else tr("{tile} was shut before the roll")).format(tile=tile), ()
-    conflicts = conflicting(throw, tile, pending)
-    if isinstance(throw, Throw):
-        if not conflicts:
-            return tr("{tile} doesn't fit {throw}").format(
-                tile=tile, throw=throw_text(state.rules, throw.dice)), ()
-        return tr("{tile} doesn't fit with {flaps}: {sum}").format(
-            tile=tile, flaps=tile_ranges(conflicts),
-            sum=throw_sum_text(state.rules, throw.dice)), conflicts
-    if not conflicts:
-        return tr("{tile} doesn't fit any throw").format(tile=tile), ()
-    return tr("{tile} doesn't fit with {flaps}").format(tile=tile,
-                                                        flaps=tile_ranges(conflicts)), conflicts
-
-
-def conflicting(throw: Position, tile: int, pending: Mask) -> tuple[int, ...]:
-    """The flaps of ``pending`` that keep ``tile`` out: each one it cannot go
-    with; all of them when only together they do. None when ``tile`` fits no
-    closure of this throw at all."""
-    bit = tile_bit(tile)
-    if not throw.can_complete(bit):
-        return ()
-    clash = [p for p in tiles_of(pending) if not throw.can_complete(bit | tile_bit(p))]
-    rest = pending & ~sum(tile_bit(p) for p in clash)
-    if not throw.can_complete(bit | rest):
-        return tuple(tiles_of(pending))
-    return tuple(clash)
+    """Why ``tile`` may not join the flaps shut since the throw, in words, and the
+    flaps among those it conflicts with (lifting them would let it fit)."""
+    reason = reasons.misfit(state.unseen_dice, tile, throw, pending)
+    return misfit_text(state, reason), reason.conflicts
 
 
 def _pool_fields(state: GameState, player: int | None) -> dict[str, Any]:
@@ -434,6 +404,14 @@ def chase_next_ms(state: GameState, shown: Presentation) -> int | None:
     return shown.since + steps * CHASE_MS
 
 
+def lights(state: GameState, shown: Presentation) -> LedFrame:
+    """The lights of the mode on top of the stack: the operator menu's own, else the game's."""
+    if modes.on_screen(state, bool(shown.queue)) == "service":
+        assert state.service is not None
+        return service_view.leds(state.service, state.rules.tiles)
+    return leds(state, shown)
+
+
 def leds(state: GameState, shown: Presentation | None = None) -> LedFrame:
     """Blinking flaps to fix, the hint lit, green for all well, red for a problem;
     a light running round the flaps while a shut box is shown."""
@@ -463,3 +441,11 @@ def _lit_hint(state: GameState) -> Mask:
     if turn is None or not state.hint_visible(turn):
         return 0
     return (turn.hint or 0) & ~state.shut
+
+
+SCREENS: dict[modes.ModeName, Callable[[GameState, Presentation], Screen]] = {
+    "service": service_screen, "confirm": confirm_screen, "ends": ends_screen,
+    "result": result_screen, "play": play_screen, "second-seat": second_seat_screen,
+    "roster": roster_screen, "attract": attract_screen,
+}
+"""Each mode's screen (the stack's order is game/model/modes.py's)."""

@@ -1,7 +1,8 @@
 """What the referee knows: the phase, the match, the turn and the flaps.
 
 Plain data and the questions asked of it; the state machine
-(:mod:`.controller`) changes it, the view (:mod:`.view`) draws it. The game
+(:mod:`shutbox_hw.game.referee.referee`) changes it, the view
+(:mod:`shutbox_hw.game.display.view`) draws it. The game
 only: what the screen holds over time besides it (the ends queued to be seen,
 why a press could not act, the words of a passing remark) is the view side's own
 (:mod:`.presentation`).
@@ -57,7 +58,7 @@ class Turn:
 
 @dataclass
 class GameState:
-    """Everything the controller decides from."""
+    """Everything the referee decides from."""
     rules: RuleSet
     game: GameConfig
     hints_on: bool = False         # an advisor is plugged in

@@ -1,2 +1,3 @@
-"""The referee, pure (events in, effects out): the controller, a turn's flow, setting up a game,
-the ends scored, advice, the effects."""
+"""The referee, pure (events in, game events and dice out; nothing shown): the state machine, a
+turn's flow, why it refuses as plain values, its observer, setting up a game, the ends scored,
+advice, its effects."""

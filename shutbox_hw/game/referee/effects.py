@@ -1,17 +1,14 @@
-"""What the controller asks of the world: the only way it acts.
+"""What the referee asks of the world: the game events to store and the dice to throw.
 
-The daemon carries out one step's effects in the order stated by
-:class:`shutbox_hw.daemon.work.Step`: the lights, then the events stored durably (then
-logged), then the screen, so a commit is on disk before the box shows it; the
-dice last.
+The controller (:mod:`shutbox_hw.game.machine.effects`) adds the screen and the
+lights the display shows for the state they leave; the daemon carries out one
+step's effects in the order stated by :class:`shutbox_hw.daemon.work.Step`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...base.leds import LedFrame
-from ..display.screens import Screen
 from ..model.events import AnyGameEvent
 
 
@@ -23,20 +20,11 @@ class Emit:
 
 
 @dataclass(frozen=True)
-class Show:
-    screen: Screen
-
-
-@dataclass(frozen=True)
-class Lights:
-    leds: LedFrame
-
-
-@dataclass(frozen=True)
 class RollDice:
     """Throw ``count`` dice (software: secrets.SystemRandom; module: ask it).
     The faces come back as a :class:`~shutbox_hw.base.events.DiceRolled` event."""
     count: int
 
 
-Effect = (Emit | Show | Lights | RollDice)
+Effect = (Emit | RollDice)
+"""The referee's effects."""

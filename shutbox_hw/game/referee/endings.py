@@ -1,8 +1,8 @@
 """The ends of turns, rounds and games: the scores, the match and the events.
 
 Functions of the state (:mod:`.state`) that score an end and return its game
-event; the controller calls them when a turn has nothing left, and hands the
-events to the view side (:mod:`.end_screens`), which words them on the screen.
+event; the referee calls them when a turn has nothing left, and tells its observer
+(:mod:`.observer`; on the box the display puts them on the screen).
 """
 
 from __future__ import annotations

@@ -11,12 +11,12 @@ bar says so). Each outcome waits in the join desk for the daemon to tell the pho
 from __future__ import annotations
 
 from ...base.events import SeatClaim
-from ...base.i18n import tr
-from ..display.presentation import Presentation
 from ..model import join
 from ..model.state import GameState
 from . import setup
 from .effects import Effect, Emit
+from .observer import Observer
+from .reasons import Remark, SeatRefused
 
 
 def ask(state: GameState, claim: SeatClaim) -> str:
@@ -28,7 +28,7 @@ def ask(state: GameState, claim: SeatClaim) -> str:
     return state.join.ask(claim, state.now)
 
 
-def answer(state: GameState, shown: Presentation, button: str, long: bool) -> list[Effect]:
+def answer(state: GameState, shown: Observer, button: str, long: bool) -> list[Effect]:
     """A press while the box asks: ROLL seats the name, NEXT refuses (a long press
     answers nothing)."""
     question = state.join.question
@@ -41,17 +41,17 @@ def answer(state: GameState, shown: Presentation, button: str, long: bool) -> li
     done = setup.claim_seat(state, question.claim.name, "phone")
     if isinstance(done, setup.Refusal):      # the table changed while it asked
         state.join.settle(str(done))
-        shown.refuse(tr(done.box), state.now)
+        shown.refuse(state, SeatRefused(done.box))
         return []
     state.join.settle(done)
     state.join.seated(question.claim, done.player)
     return [Emit(done)]
 
 
-def lapse(state: GameState, shown: Presentation) -> None:
+def lapse(state: GameState, shown: Observer) -> None:
     """The question unanswered for its time: refused, and the bar says so."""
     if state.join.lapsed(state.now):
-        shown.refuse(tr("no answer: no seat"), state.now)
+        shown.refuse(state, Remark("seat-question-lapsed"))
 
 
 def lapses_at(state: GameState) -> int | None:

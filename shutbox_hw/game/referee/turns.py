@@ -1,33 +1,33 @@
 """A turn's flow: the flaps, the dice, the commits, the settle timer and the
 ends they lead to.
 
-Part of the referee (:mod:`.controller`, which owns one :class:`Turns` and
+Part of the referee (:mod:`.referee`, which owns one :class:`Turns` and
 hands it the inputs of a match in play). Pure like it: time is ``state.now``,
 dice arrive as faces.
 """
 
 from __future__ import annotations
 
-from ...base.i18n import tr
+from typing import Literal
+
 from ...rules import AnyThrow, Dice, Throw, allowed_dice_counts, dice_choice, tile_bit, tiles_of
-from ..display import end_screens, view
-from ..display.presentation import Presentation
-from ..display.text import wrong_dice_text
 from ..model.events import FlapRejected, FlapReopened, Rolled, ThrowCommitted, TurnStarted
 from ..model.state import GameState, Turn
 from . import advice, endings
 from .advice import Advisor
 from .effects import Effect, Emit, RollDice
+from .observer import Observer
+from .reasons import Remark, WhyNot, WrongDice, misfit
 
 
 class Turns:
-    """The turns of the match in ``state``; what the screen says of them goes
-    to ``shown``."""
+    """The turns of the match in ``state``; what happens in them is told to
+    ``observer`` (the display, on the box)."""
 
-    def __init__(self, state: GameState, shown: Presentation,
+    def __init__(self, state: GameState, observer: Observer,
                  advisor: Advisor | None = None) -> None:
         self.state = state
-        self.shown = shown
+        self.observer = observer
         self.advisor = advisor
 
     # ------------------------------------------------------------------ start and end
@@ -43,7 +43,7 @@ class Turns:
         if player is None:
             return []
         s.turn = Turn(player=player)
-        self.shown.new_turn()
+        self.observer.new_turn()
         out: list[Effect] = [Emit(TurnStarted(seat=player, player=s.players[player],
                                               round=s.round_number()))]
         return out + self._after_board_change(s.turn)
@@ -62,7 +62,7 @@ class Turns:
     def end_turn(self, turn: Turn) -> list[Effect]:
         """The turn is over: its score and screens, and the round's end if it came."""
         ended = endings.end_turn(self.state, turn)
-        end_screens.turn_ended(self.state, self.shown, turn, ended)
+        self.observer.turn_ended(self.state, turn, ended)
         out: list[Effect] = [Emit(ended)]
         if endings.round_over(self.state, ended):
             out += self.end_round()
@@ -72,7 +72,7 @@ class Turns:
         """Every turn of the round is played: the scoreboard, and the game's end."""
         s = self.state
         ended = endings.end_round(s)
-        end_screens.round_ended(s, self.shown, ended)
+        self.observer.round_ended(s, ended)
         out: list[Effect] = [Emit(ended)]
         if s.match is not None and s.match.over:
             out += self.end_game(abandoned=False)
@@ -80,7 +80,7 @@ class Turns:
 
     def end_game(self, abandoned: bool) -> list[Effect]:
         ended = endings.end_game(self.state, abandoned)
-        self.shown.resting = None
+        self.observer.game_ended()
         return [Emit(ended)]
 
     # ------------------------------------------------------------------ dice
@@ -98,15 +98,15 @@ class Turns:
         counts = allowed_dice_counts(dice_choice(s.rules, s.open_mask(turn)))
         if turn.throw is not None or s.problems():
             # thrown on the dice module at the wrong moment: refused, and said so
-            self.shown.note = (tr("dice ignored: fix the flaps first") if s.problems()
-                               else tr("dice ignored: finish this throw first"))
+            self.observer.note(s, Remark("dice-flaps-wrong") if s.problems()
+                            else Remark("dice-mid-throw"))
             return []
         if len(faces) not in counts or not all(1 <= f <= 6 for f in faces):
-            self.shown.note = wrong_dice_text(s.rules, len(faces), counts) \
-                if all(1 <= f <= 6 for f in faces) else tr("bad throw: roll again")
+            self.observer.note(s, WrongDice(len(faces), counts)
+                            if all(1 <= f <= 6 for f in faces) else Remark("bad-throw"))
             return []
         turn.throw = throw = Throw(s.rules, s.open_mask(turn), faces)
-        self.shown.note = ""
+        self.observer.note(s, None)
         out: list[Effect] = [Emit(self.rolled(turn, faces, source))]
         if not throw.has_move():
             return out + self.end_turn(turn)
@@ -125,7 +125,7 @@ class Turns:
             closed=tuple(tiles_of(closed)), open=tuple(tiles_of(s.open_mask(turn))),
             round=s.round_number(), throw=turn.throws))]
         turn.throw = None
-        self.shown.note = ""
+        self.observer.note(s, None)
         turn.hint = None
         turn.hint_shown = False
         return out + self._after_board_change(turn)
@@ -145,7 +145,7 @@ class Turns:
             return self.maybe_start()
         self.disarm(turn)
         if not shut:
-            self.shown.reasons.pop(tile, None)
+            self.observer.flap_lifted(tile)
             if turn.pending & bit:
                 turn.pending &= ~bit          # taken back
                 return self._settle_check(turn, changed=True)
@@ -159,11 +159,11 @@ class Turns:
         if turn.throw is not None and turn.throw.can_complete(candidate):
             turn.pending = candidate
             return self._settle_check(turn, changed=True)
-        reason, conflicts = view.misfit(s, tile, turn.throw, turn.pending)
-        self.shown.reasons[tile] = reason
+        why = misfit(s.unseen_dice, tile, turn.throw, turn.pending)
+        reason = self.observer.flap_rejected(s, why)     # the words the box shows it with
         return [Emit(FlapRejected(seat=turn.player, round=s.round_number(),
                                   player=s.players[turn.player], flap=tile, reason=reason,
-                                  conflicts=conflicts))]
+                                  conflicts=why.conflicts))]
 
     def closure_state(self, turn: Turn) -> tuple[bool, bool]:
         """(legal, extendable) for the flaps pending in this throw."""
@@ -200,16 +200,16 @@ class Turns:
 
     # ------------------------------------------------------------------ buttons in a turn
 
-    def refuse(self, button: str) -> list[Effect]:
+    def refuse(self, button: Literal["roll", "next"]) -> list[Effect]:
         """A press that cannot act now: the problem bar flashes why."""
-        self.shown.refuse(view.why_not(self.state, button), self.state.now)
+        self.observer.refuse(self.state, WhyNot(button))
         return []
 
     def disarm(self, turn: Turn) -> None:
         """Anything but a second NEXT takes back the "No move?" question."""
         if turn.next_armed:
             turn.next_armed = False
-            self.shown.note = ""
+            self.observer.note(self.state, None)
 
     def roll(self, turn: Turn, long: bool) -> list[Effect]:
         """ROLL in a turn: take the closure and throw again, the hint on a long
@@ -230,12 +230,12 @@ class Turns:
                 turn.hint_shown = True
                 return advice.hint_effects(s, turn)
             if isinstance(turn.throw, AnyThrow) and turn.pending:
-                self.shown.note = tr("not a whole move yet")
+                self.observer.note(s, Remark("not-whole-move"))
             return self.refuse("roll")
         open_mask = s.open_mask(turn)
         if s.unseen_dice:      # the players throw now: the box only marks it
             turn.throw = AnyThrow(s.rules, open_mask)
-            self.shown.note = ""
+            self.observer.note(s, None)
             return [Emit(self.rolled(turn, None, "manual"))]
         counts = allowed_dice_counts(dice_choice(s.rules, open_mask))
         count = 1 if (long and 1 in counts) or counts == (1,) else 2
@@ -249,15 +249,15 @@ class Turns:
         legal, _ = self.closure_state(turn)
         out: list[Effect] = []
         if turn.pending and not legal:
-            self.shown.note = tr("not a whole move yet")
+            self.observer.note(s, Remark("not-whole-move"))
             return self.refuse("next")
         if not turn.next_armed:
             turn.next_armed = True
-            self.shown.note = tr("No move? NEXT again")
-            self.shown.refuse(self.shown.note, s.now)
+            self.observer.note(s, Remark("no-move-again"))
+            self.observer.refuse(s, Remark("no-move-again"))
             return []
         turn.next_armed = False
-        self.shown.note = ""
+        self.observer.note(s, None)
         if turn.pending:
             out += self.commit(turn)
             if s.turn is not turn:

@@ -11,124 +11,30 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from typing import Any
 
 from ...base.errors import UserError
-from ...rules import settle_pot
-from ...words.record import game_state, rules_named
 from ..tables.capability import Capability, offers
-from ..tables.finished import is_finished
 from ..tables.ratings import game_ratings
 from ..tables.schema import VERSION
+from .game_summary import GameSummary, summaries, summary
 
 
 class DamagedGame(UserError):
     """A stored game whose record cannot be read back (bad JSON, missing rows)."""
 
 
-def _synced_columns(version: int) -> str:
-    return ("started_synced, ended_synced" if offers(version, Capability.CLOCK_SYNC)
-            else "NULL, NULL")
-
-
-def _times(started: float, ended: float | None, started_synced: int | None,
-           ended_synced: int | None) -> dict[str, Any]:
-    """The game's times, each hidden when the clock was not synchronised as it was taken."""
-    def flag(value: int | None) -> bool | None:
-        return None if value is None else bool(value)
-    return {"started_at": None if started_synced == 0 else started,
-            "ended_at": None if ended_synced == 0 else ended,
-            "clock_synced": {"started": flag(started_synced),
-                             "ended": flag(ended_synced) if ended is not None else None}}
-
-
 def recent_games(db: sqlite3.Connection, limit: int = 20,
                  version: int = VERSION, before: int | None = None) -> list[dict[str, Any]]:
     """Newest recorded first: players, winners, totals and boxes shut per game
-    (only games whose id is below ``before`` when it is given: the next page).
+    (only games whose id is below ``before`` when it is given: the next page),
+    as the one projection of a game tells them (:mod:`.game_summary`).
 
     A game whose stored rules or winners cannot be decoded is listed with
     ``"damaged": true`` rather than hiding every other game.
     """
-    games = []
-    for (game_id, started, ended, rules, winners, abandoned, started_synced,
-         ended_synced) in db.execute(
-            "SELECT id, started_at, ended_at, rules, winners, abandoned, "
-            f"{_synced_columns(version)} FROM games WHERE id < ? ORDER BY id DESC LIMIT ?",
-            (2**63 - 1 if before is None else before, limit)):
-        players = [n for n, in db.execute(
-            "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
-        totals = {p: 0 for p in players}
-        shut = {p: 0 for p in players}
-        for name, final, _raw, was_shut in db.execute(
-                "SELECT p.name, t.final_score, t.score, t.shut FROM turns t JOIN players p"
-                " ON p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
-                " AND t.ended_at IS NOT NULL", (game_id,)):
-            totals[name] += final if final is not None else 0
-            shut[name] += was_shut or 0
-        rounds, = db.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?",
-                             (game_id,)).fetchone()
-        damaged = False
-        balances = None
-        title = "unknown rules"
-        try:
-            table = json.loads(rules)
-            preset = table.get("preset")
-            title = rules_named(table)
-            winner_list = _winners(winners, abandoned)
-            if table.get("match") == "pool":
-                balances = _balances(db, game_id, players,
-                                     settled=is_finished(ended, abandoned))
-        except (ValueError, TypeError, AttributeError):
-            preset, winner_list, damaged = None, [], True
-        game = {
-            "id": game_id, **_times(started, ended, started_synced, ended_synced),
-            "preset": preset, "title": title, "players": players, "winners": winner_list,
-            "finished": is_finished(ended, abandoned), "abandoned": bool(abandoned),
-            "rounds": rounds, "totals": totals, "boxes_shut": shut, "damaged": damaged,
-            **({"balances": balances} if balances is not None else {})}
-        games.append({**game, "state": game_state(game)})
-    return games
-
-
-def _winners(stored: str | None, abandoned: int) -> list[str]:
-    """Who won: nobody in a game stopped before its end (older versions stored
-    every leader of an abandoned game as its winner)."""
-    return [] if abandoned or not stored else list(json.loads(stored))
-
-
-def _last_round(db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-    row = db.execute("SELECT result FROM rounds WHERE game_id = ? ORDER BY number DESC LIMIT 1",
-                     (game_id,)).fetchone()
-    result = json.loads(row[0]) if row else {}
-    return result if isinstance(result, dict) else {}
-
-
-def _balances(db: sqlite3.Connection, game_id: int, players: list[str], *,
-              settled: bool = False) -> dict[str, int]:
-    """A pool's balances after its last finished round (what the players play for;
-    the score totals mean nothing there); ``settled`` (the players stopped it):
-    with the coins an uneven split left in the pot paid out as the box did
-    (:func:`shutbox_hw.rules.settle_pot`)."""
-    last = _last_round(db, game_id)
-    balances = last.get("balances") or {}
-    values = [int(balances.get(p, 0)) for p in players]
-    if settled:
-        winners = [players.index(n) for n in last.get("winners") or () if n in players]
-        values = list(settle_pot(values, int(last.get("pot") or 0), winners))
-    return dict(zip(players, values, strict=True))
-
-
-def pool_now(db: sqlite3.Connection, game_id: int, players: list[str],
-             rules: dict[str, Any]) -> dict[str, Any]:
-    """A pool being played, as the box shows it: each player's balance after the
-    last finished round, and the pot of the round being played (every player's
-    stake, paid as the round starts, on top of what an uneven split left: the
-    OLED's "pot"). The TV, ``/live.json`` and Home Assistant's state take them here."""
-    last = _last_round(db, game_id)
-    stake = int(rules.get("stake") or 1)
-    return {"balances": _balances(db, game_id, players),
-            "pot": int(last.get("pot") or 0) + stake * len(players)}
+    return [game.as_json() for game in summaries(db, limit, before, version)]
 
 
 def scorecard(db: sqlite3.Connection, game_id: int,
@@ -137,24 +43,24 @@ def scorecard(db: sqlite3.Connection, game_id: int,
 
     Raises :class:`DamagedGame` when the stored game cannot be decoded.
     """
-    row = db.execute("SELECT rules, winners, started_at, ended_at, abandoned, "
-                     f"{_synced_columns(version)} FROM games WHERE id = ?",
-                     (game_id,)).fetchone()
-    if row is None:
+    game = summary(db, game_id, version)
+    if game is None:
         return None
+    if game.damage is not None:
+        raise _damaged(game_id, game.damage)
     try:
-        return _scorecard(db, game_id, *row, version=version)
+        return _scorecard(db, game, version=version)
     except (ValueError, TypeError, KeyError, AttributeError) as error:
-        raise DamagedGame(f"game {game_id} is damaged: its record cannot be read back "
-                          f"({type(error).__name__})") from None
+        raise _damaged(game_id, type(error).__name__) from None
 
 
-def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | None,
-               started: float, ended: float | None, abandoned: int,
-               started_synced: int | None, ended_synced: int | None, *,
+def _damaged(game_id: int, what: str) -> DamagedGame:
+    return DamagedGame(f"game {game_id} is damaged: its record cannot be read back ({what})")
+
+
+def _scorecard(db: sqlite3.Connection, game: GameSummary, *,
                version: int = VERSION) -> dict[str, Any]:
-    players = [n for n, in db.execute(
-        "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,))]
+    game_id, players = game.id, game.players
     rounds = []
     running = {p: 0 for p in players}
     for number, result_json in db.execute(
@@ -174,75 +80,114 @@ def _scorecard(db: sqlite3.Connection, game_id: int, rules: str, winners: str | 
             entry["balances"] = {p: result["balances"].get(p) for p in players}
             entry["pot"] = result.get("pot")
         rounds.append(entry)
+    names = {seat.number: seat.name for seat in game.seats}   # the projection's seats
     throws = []
-    for rnd, name, number, dice, closed in db.execute(
-            "SELECT t.round, p.name, th.number, th.dice, th.closed FROM throws th"
-            " JOIN turns t ON t.id = th.turn_id JOIN players p ON p.game_id = t.game_id"
-            " AND p.seat = t.seat WHERE t.game_id = ? ORDER BY t.round, t.id, th.number",
-            (game_id,)):
-        throws.append({"round": rnd, "player": name, "throw": number,
-                       "dice": json.loads(dice) if dice else None,
-                       "closed": json.loads(closed) if closed else None})
+    for rnd, seat, number, dice, closed in db.execute(
+            "SELECT t.round, t.seat, th.number, th.dice, th.closed FROM throws th"
+            " JOIN turns t ON t.id = th.turn_id WHERE t.game_id = ?"
+            " ORDER BY t.round, t.id, th.number", (game_id,)):
+        if seat in names:       # (a turn of no seat of the game names nobody)
+            throws.append({"round": rnd, "player": names[seat], "throw": number,
+                           "dice": json.loads(dice) if dice else None,
+                           "closed": json.loads(closed) if closed else None})
     rejected, = db.execute(
         "SELECT COUNT(*) FROM rejected_flaps r JOIN turns t ON t.id = r.turn_id"
         " WHERE t.game_id = ?", (game_id,)).fetchone()
-    unfinished = _unfinished_round(db, game_id, players, {r["round"] for r in rounds})
-    rules_table = json.loads(rules)
-    if not isinstance(rules_table, dict):
-        raise TypeError("rules")
+    unfinished = _unfinished_round(db, game, {r["round"] for r in rounds})
     rated = game_ratings(db, game_id, throws) if offers(version, Capability.PLAYERS) \
         else {"accuracy": {}}
-    pool = rules_table.get("match") == "pool"
-    settled = pool and is_finished(ended, abandoned)
-    standing = ({"balances": _balances(db, game_id, players, settled=settled)}
-                if pool else {})      # a pool's balances now (settled: the pot paid out)
-    return {**standing, "id": game_id, "rules": rules_table, "players": players,
-            "winners": _winners(winners, abandoned),
-            **_times(started, ended, started_synced, ended_synced),
-            "abandoned": bool(abandoned), "finished": is_finished(ended, abandoned),
-            "title": rules_named(rules_table), "rounds": rounds, "unfinished_round": unfinished,
+    # a pool's balances now (settled: the pot paid out)
+    standing = {"balances": game.balances} if game.pool else {}
+    return {**standing, "id": game_id, "rules": game.rules, "players": players,
+            "winners": list(game.winners), **game.times(),
+            "abandoned": game.abandoned, "finished": game.finished,
+            "title": game.title, "rounds": rounds, "unfinished_round": unfinished,
             "throws": throws, "rejected_flaps": rejected, **rated}
 
 
-def _unfinished_round(db: sqlite3.Connection, game_id: int, players: list[str],
+def _unfinished_round(db: sqlite3.Connection, game: GameSummary,
                       ended: set[int]) -> dict[str, Any] | None:
     """The round under way (or the one a stop cut short): the scores of its turns
     played so far, None for a player yet to play; None when every round ended."""
+    names = {seat.number: seat.name for seat in game.seats}
     scores: dict[int, dict[str, int | None]] = {}
-    for rnd, name, score in db.execute(
-            "SELECT t.round, p.name, t.score FROM turns t JOIN players p ON"
-            " p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id = ?"
-            " AND t.ended_at IS NOT NULL ORDER BY t.id", (game_id,)):
-        if rnd not in ended:
-            scores.setdefault(rnd, {p: None for p in players})[name] = score
+    for rnd, seat, score in db.execute(
+            "SELECT round, seat, score FROM turns WHERE game_id = ?"
+            " AND ended_at IS NOT NULL ORDER BY id", (game.id,)):
+        if rnd not in ended and seat in names:
+            scores.setdefault(rnd, dict.fromkeys(game.players))[names[seat]] = score
     if not scores:
         return None
     number = max(scores)
     return {"round": number, "scores": scores[number]}
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One player's cell in a round of the scorecard (None: did not play)."""
+    raw: int | None       # the score they made
+    final: int | None     # after doubling
+    total: int            # the running total
+    balance: int | None   # a pool's balance after the round
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """One finished round of the scorecard."""
+    round: int
+    cells: tuple[Cell, ...]       # one per player, in seat order
+    pot: str | None               # a pool's pot after the round (None: none recorded)
+    shut: tuple[str, ...]         # who shut the box
+
+
+@dataclass(frozen=True)
+class CardLayout:
+    """The scorecard's cells as both its readers lay them out: ``history --game``
+    (:func:`scorecard_cells`) and the web page (``web/content/pages.py``)."""
+    players: tuple[str, ...]
+    pool: bool        # a pool: balances and the pot
+    doubled: bool     # a score was doubled somewhere: raw and final differ
+    rows: tuple[CardRow, ...]
+
+
+def card_layout(card: dict[str, Any]) -> CardLayout:
+    """The one layout of a :func:`scorecard`'s finished rounds."""
+    players = tuple(card["players"])
+    rounds = card["rounds"]
+    return CardLayout(
+        players=players, pool=any("balances" in rnd for rnd in rounds),
+        doubled=any(e["raw"] != e["final"] for rnd in rounds for e in rnd["players"].values()),
+        rows=tuple(CardRow(
+            round=rnd["round"],
+            cells=tuple(Cell(raw=rnd["players"][p]["raw"], final=rnd["players"][p]["final"],
+                             total=rnd["players"][p]["total"],
+                             balance=rnd.get("balances", {}).get(p)) for p in players),
+            pot=str(rnd["pot"]) if "pot" in rnd else None, shut=tuple(rnd["shut"]))
+            for rnd in rounds))
+
+
 def scorecard_cells(card: dict[str, Any]) -> list[list[str]]:
     """The scorecard as rows of text cells: the head, the sub-head, one row per round
     (raw/final/total per player, and balance and pot in a pool; who shut the box
-    last). ``history --game`` aligns them; the web page puts them in a table."""
-    players = card["players"]
-    pool = any("balances" in rnd for rnd in card["rounds"])
+    last). ``history --game`` aligns them."""
+    layout = card_layout(card)
+    players, pool = list(layout.players), layout.pool
     head = ["round", *players, *(["pot"] if pool else []), "shut"]
     sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
            *([""] if pool else []), ""]
     rows = [head, sub]
-    for rnd in card["rounds"]:
-        cells = [str(rnd["round"])]
-        for p in players:
-            e = rnd["players"][p]
-            parts = ["-" if e["raw"] is None else e["raw"],
-                     "-" if e["final"] is None else e["final"], e["total"]]
-            if pool:
-                bal = rnd.get("balances", {}).get(p)
-                parts.append("-" if bal is None else bal)
-            cells.append("/".join(str(x) for x in parts))
+    for row in layout.rows:
+        cells = [str(row.round)]
+        for cell in row.cells:
+            parts = [_dash(cell.raw), _dash(cell.final), str(cell.total),
+                     *([_dash(cell.balance)] if pool else [])]
+            cells.append("/".join(parts))
         if pool:
-            cells.append(str(rnd.get("pot", "-")))
-        cells.append(", ".join(rnd["shut"]))
+            cells.append("-" if row.pot is None else row.pot)
+        cells.append(", ".join(row.shut))
         rows.append(cells)
     return rows
+
+
+def _dash(value: int | None) -> str:
+    return "-" if value is None else str(value)

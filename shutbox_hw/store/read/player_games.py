@@ -18,25 +18,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...strategy.rating import accuracy_percent
-from ...words.record import game_state
 from ..tables.figures import preset_of
-from ..tables.finished import is_finished
-from ..tables.player_stats import winner_names
+from .game_summary import GameSummary, summaries_of
 
 CHART_GAMES = 50       # the charts show the player's last games, this many
 BATCH = 200            # download rows read at a time
 
-_GAME = (
-    "SELECT p.game_id, p.seat, p.name, g.started_at, g.started_synced, g.ended_at,"
-    " g.abandoned, g.rules, g.winners,"
-    " (SELECT COUNT(*) FROM turns t WHERE t.game_id = p.game_id AND t.seat = p.seat"
-    "  AND t.ended_at IS NOT NULL AND t.score IS NOT NULL),"
-    " (SELECT SUM(t.score) FROM turns t WHERE t.game_id = p.game_id AND t.seat = p.seat"
-    "  AND t.ended_at IS NOT NULL AND t.score IS NOT NULL),"
-    " (SELECT COUNT(*) FROM turns t WHERE t.game_id = p.game_id AND t.seat = p.seat"
-    "  AND t.shut),"
-    " r.best, r.moves"
-    " FROM players p JOIN games g ON g.id = p.game_id LEFT JOIN player_game_ratings r"
+_SEATS = (
+    "SELECT p.game_id, p.seat, r.best, r.moves FROM players p LEFT JOIN player_game_ratings r"
     " ON r.player_id = p.player_id AND r.game_id = p.game_id AND r.moves > 0"
     " WHERE p.player_id = ?")
 
@@ -44,24 +33,29 @@ FIELDS = ("game", "started_at", "rules", "seat", "name", "state", "won", "turns"
           "boxes_shut", "accuracy")
 
 
-def _row(row: tuple[Any, ...]) -> dict[str, Any]:
-    (game, seat, name, started, synced, ended, abandoned, rules, winners, turns, score_sum,
-     shut, best, moves) = row
-    finished = is_finished(ended, abandoned)
-    state = game_state({"finished": finished, "abandoned": bool(abandoned)})
-    return {"game": game, "started_at": None if synced == 0 else started,
-            "rules": preset_of(rules), "seat": seat + 1, "name": name, "state": state,
-            "won": finished and name in winner_names(winners), "turns": turns,
-            "score_sum": score_sum or 0, "boxes_shut": shut,
-            "accuracy": None if moves is None else accuracy_percent(best, moves)}
+def _rows(db: sqlite3.Connection, seats: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """The player's ``seats`` (game, seat, best moves, moves rated), each told from
+    the one projection of its game (:mod:`.game_summary`)."""
+    games = summaries_of(db, sorted({int(s[0]) for s in seats}))
+    return [_row(games[int(game)], int(seat), best, moves) for game, seat, best, moves in seats]
+
+
+def _row(game: GameSummary, number: int, best: int | None,
+         moves: int | None) -> dict[str, Any]:
+    seat = game.seat(number)
+    return {"game": game.id, "started_at": game.times()["started_at"],
+            "rules": preset_of(game.rules_json), "seat": number + 1, "name": seat.name,
+            "state": game.state, "won": game.finished and seat.name in game.winners,
+            "turns": seat.turns, "score_sum": seat.score_sum, "boxes_shut": seat.boxes_shut,
+            "accuracy": None if moves is None else accuracy_percent(best or 0, moves)}
 
 
 def games_of(db: sqlite3.Connection, player_id: int, limit: int,
              before: int | None = None) -> list[dict[str, Any]]:
     """A page of the player's games, newest first (only games below ``before``)."""
-    return [_row(r) for r in db.execute(
-        f"{_GAME} AND p.game_id < ? ORDER BY p.game_id DESC LIMIT ?",
-        (player_id, 2**63 - 1 if before is None else before, limit))]
+    return _rows(db, db.execute(
+        f"{_SEATS} AND p.game_id < ? ORDER BY p.game_id DESC LIMIT ?",
+        (player_id, 2**63 - 1 if before is None else before, limit)).fetchall())
 
 
 def turn_scores(db: sqlite3.Connection, player_id: int) -> list[tuple[int, int]]:
@@ -89,8 +83,8 @@ def all_games(db: sqlite3.Connection, player_id: int) -> Iterator[list[dict[str,
     transaction, so the file is one consistent picture however long it takes)."""
     db.execute("BEGIN")
     try:
-        cursor = db.execute(f"{_GAME} ORDER BY p.game_id", (player_id,))
+        cursor = db.execute(f"{_SEATS} ORDER BY p.game_id", (player_id,))
         while rows := cursor.fetchmany(BATCH):
-            yield [_row(r) for r in rows]
+            yield _rows(db, rows)
     finally:
         db.execute("ROLLBACK")

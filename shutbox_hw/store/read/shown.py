@@ -101,11 +101,13 @@ def _mirror_name(db_path: str) -> str:
 def publish(store: Any, data: dict[str, Any]) -> bool:
     """Replace the mirror of ``store``'s record (True if written; never synced).
 
-    Nothing is written while the store is degraded (its fault is on the box). The
-    mirror may be read by whoever may read the record: its mode and group follow
-    the record's."""
+    It is written while the store is degraded too (a card gone read-only, a record
+    damaged): the mirror is in RAM, and the TV shows the fault as the box does (the
+    picture's ``problem``, the OLED's words) while the box plays on with the events
+    held. The mirror may be read by whoever may read the record: its mode and group
+    follow the record's (a record that cannot be stat'ed: no mirror)."""
     path_of: Path | None = getattr(store, "path", None)
-    if path_of is None or getattr(store, "fault", None) is not None:
+    if path_of is None:
         return False
     target = mirror_path(path_of)
     body = json.dumps({"game": store.game_id, "at": store._clock(), "data": data})

@@ -5,7 +5,9 @@ set, the best turns) count every game since the last reset. Reading them from
 the rows would cost one pass over the whole record each time the operator
 menu opens: at 100,000 games that is seconds and hundreds of MB on the box's
 one loop. Instead each game event adds to them in the step's own transaction
-(:mod:`.game_rows` calls the functions below as it writes), so the menu reads a few small rows
+(a tally, :mod:`.tally`: :data:`AUDITS` adds a scored turn and a game played to
+its end; :func:`game_started` and :func:`round_ended` the audits' own rows), so
+the menu reads a few small rows
 whatever the record's size, and a power cut leaves rows and figures agreeing
 (both or neither).
 
@@ -24,6 +26,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from .finished import finished_sql
+from .tally import SCORED, PlayedGame, ScoredTurn
 
 SINCE = "since:game"   # the counters row holding the last game before the reset
 BEST = 5               # how many best scores the audits list
@@ -82,38 +85,37 @@ def game_started(db: sqlite3.Connection, game_id: int | None, rules_json: str) -
         _add(db, {f"rules:{preset_of(rules_json)}:games": 0})
 
 
-def turn_ended(db: sqlite3.Connection, game_id: int | None, turn: int | None) -> None:
-    """A turn has just ended (it had not before): its score counts."""
-    if game_id is None or turn is None or game_id <= since(db):
-        return
-    row = db.execute("SELECT t.score, t.shut, g.rules FROM turns t JOIN games g ON"
-                     " g.id = t.game_id JOIN players p ON p.game_id = t.game_id AND"
-                     " p.seat = t.seat WHERE t.id = ? AND t.ended_at IS NOT NULL AND"
-                     " t.score IS NOT NULL", (turn,)).fetchone()
-    if row is None:
-        return
-    score, shut, rules_json = row
-    preset = preset_of(rules_json)
-    _add(db, {"boxes_shut": int(bool(shut)), f"rules:{preset}:turns": 1,
-              f"rules:{preset}:score_sum": int(score)})
-    db.execute("INSERT OR REPLACE INTO audit_best (turn_id, score, game_id) VALUES (?, ?, ?)",
-               (turn, score, game_id))
-    db.execute("DELETE FROM audit_best WHERE turn_id NOT IN (SELECT turn_id FROM audit_best"
-               " ORDER BY score, game_id, turn_id LIMIT ?)", (BEST,))
+class _Audits:
+    """The audits as a tally (:mod:`.tally`): only games after the last reset count."""
+
+    def add_turn(self, db: sqlite3.Connection, turn: ScoredTurn) -> None:
+        """A turn has just ended with a score: it counts."""
+        if turn.game_id <= since(db):
+            return
+        preset = preset_of(turn.rules)
+        _add(db, {"boxes_shut": int(turn.shut), f"rules:{preset}:turns": 1,
+                  f"rules:{preset}:score_sum": turn.score})
+        db.execute("INSERT OR REPLACE INTO audit_best (turn_id, score, game_id)"
+                   " VALUES (?, ?, ?)", (turn.id, turn.score, turn.game_id))
+        db.execute("DELETE FROM audit_best WHERE turn_id NOT IN (SELECT turn_id FROM"
+                   " audit_best ORDER BY score, game_id, turn_id LIMIT ?)", (BEST,))
+
+    def add_game(self, db: sqlite3.Connection, game: PlayedGame) -> None:
+        """A game has just been played to its end (not abandoned)."""
+        if game.id > since(db):
+            _add(db, {"games": 1, f"rules:{preset_of(game.rules)}:games": 1})
+
+    def rebuild(self, db: sqlite3.Connection) -> None:
+        rebuild(db)
+
+
+AUDITS = _Audits()
+"""The audits' tally (the writer's ``KEPT``)."""
 
 
 def round_ended(db: sqlite3.Connection, game_id: int | None) -> None:
     if game_id is not None and game_id > since(db):
         _add(db, {"rounds": 1})
-
-
-def game_ended(db: sqlite3.Connection, game_id: int | None) -> None:
-    """A game has just been played to its end (not abandoned)."""
-    if game_id is None or game_id <= since(db):
-        return
-    row = db.execute("SELECT rules FROM games WHERE id = ?", (game_id,)).fetchone()
-    if row is not None:
-        _add(db, {"games": 1, f"rules:{preset_of(row[0])}:games": 1})
 
 
 def clear(db: sqlite3.Connection) -> None:
@@ -151,9 +153,7 @@ def recount(db: sqlite3.Connection, after: int | None = None) -> AuditFigures:
         figures.games += int(games)
     figures.rounds, = db.execute("SELECT COUNT(*) FROM rounds WHERE game_id > ?",
                                  (first,)).fetchone()
-    scored = (" FROM turns t JOIN games g ON g.id = t.game_id JOIN players p ON"
-              " p.game_id = t.game_id AND p.seat = t.seat WHERE t.game_id > ? AND"
-              " t.ended_at IS NOT NULL AND t.score IS NOT NULL")
+    scored = f"{SCORED} AND t.game_id > ?"      # the turns a tally counts (.tally)
     for preset, turns, score_sum, shut in db.execute(
             f"SELECT preset_of(g.rules), COUNT(*), SUM(t.score), SUM(COALESCE(t.shut, 0) != 0)"
             f"{scored} GROUP BY 1", (first,)):

@@ -3,9 +3,9 @@
 A regular's page, ``shutbox-hw players`` and the all-time high scores read a
 player's figures from two small tables instead of counting their games, so
 they cost the same at 100,000 games as at 10. Each game event adds to them in
-the step's own transaction (:mod:`.game_rows` calls :func:`turn_ended` and
-:func:`game_ended` as it writes, like the audits' :mod:`.figures`): a power
-cut leaves rows and figures agreeing. The migration builds them once from the
+the step's own transaction (a tally, :mod:`.tally`, like the audits'
+:mod:`.figures`: :data:`PLAYERS` adds a scored turn and a game played to its
+end): a power cut leaves rows and figures agreeing. The migration builds them once from the
 games already in the record (:func:`rebuild`, plain SQL).
 
 What is counted (the same words as the audits):
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from .figures import preset_of
 from .finished import finished_sql
+from .tally import SCORED, PlayedGame, ScoredTurn
 
 CREATE = (
     "CREATE TABLE IF NOT EXISTS player_stats ("
@@ -97,58 +98,55 @@ class PlayerStats:
 
 # ---------------------------------------------------------------- kept up to date
 
-def turn_ended(db: sqlite3.Connection, game_id: int | None, turn: int | None) -> None:
-    """A turn has just ended (it had not before): it counts for its player."""
-    if game_id is None or turn is None:
-        return
-    row = db.execute("SELECT p.player_id, t.score, t.shut, g.rules FROM turns t"
-                     " JOIN games g ON g.id = t.game_id JOIN players p ON p.game_id = t.game_id"
-                     " AND p.seat = t.seat WHERE t.id = ? AND t.ended_at IS NOT NULL"
-                     " AND t.score IS NOT NULL AND p.player_id IS NOT NULL",
-                     (turn,)).fetchone()
-    if row is None:
-        return
-    player, score, shut, rules_json = row
-    shut = int(bool(shut))
-    db.execute("INSERT INTO player_stats (player_id, turns, score_sum, boxes_shut, best_turn,"
-               " best_game) VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET"
-               " turns = turns + 1, score_sum = score_sum + excluded.score_sum,"
-               " boxes_shut = boxes_shut + excluded.boxes_shut,"
-               " best_game = CASE WHEN best_turn IS NULL OR excluded.best_turn < best_turn"
-               " THEN excluded.best_game ELSE best_game END,"
-               " best_turn = min(coalesce(best_turn, excluded.best_turn), excluded.best_turn)",
-               (player, score, shut, score, game_id))
-    db.execute("INSERT INTO player_rules (player_id, preset, turns, score_sum) VALUES (?, ?, 1, ?)"
-               " ON CONFLICT (player_id, preset) DO UPDATE SET turns = turns + 1,"
-               " score_sum = score_sum + excluded.score_sum",
-               (player, preset_of(rules_json), score))
+class _Players:
+    """Each player's statistics as a tally (:mod:`.tally`): seat labels count for nobody."""
+
+    def add_turn(self, db: sqlite3.Connection, turn: ScoredTurn) -> None:
+        """A turn has just ended with a score: it counts for its player."""
+        if turn.player_id is None:
+            return
+        shut = int(turn.shut)
+        db.execute("INSERT INTO player_stats (player_id, turns, score_sum, boxes_shut,"
+                   " best_turn, best_game) VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT (player_id)"
+                   " DO UPDATE SET turns = turns + 1, score_sum = score_sum + excluded.score_sum,"
+                   " boxes_shut = boxes_shut + excluded.boxes_shut,"
+                   " best_game = CASE WHEN best_turn IS NULL OR excluded.best_turn < best_turn"
+                   " THEN excluded.best_game ELSE best_game END,"
+                   " best_turn = min(coalesce(best_turn, excluded.best_turn),"
+                   " excluded.best_turn)",
+                   (turn.player_id, turn.score, shut, turn.score, turn.game_id))
+        db.execute("INSERT INTO player_rules (player_id, preset, turns, score_sum)"
+                   " VALUES (?, ?, 1, ?) ON CONFLICT (player_id, preset) DO UPDATE SET"
+                   " turns = turns + 1, score_sum = score_sum + excluded.score_sum",
+                   (turn.player_id, preset_of(turn.rules), turn.score))
+
+    def add_game(self, db: sqlite3.Connection, game: PlayedGame) -> None:
+        """A game has just been played to its end (not stopped): each player in it has
+        one more game, a win or not, and their run of wins goes on or starts again."""
+        preset = preset_of(game.rules)
+        winners = set(winner_names(game.winners))
+        won: dict[int, bool] = {}
+        for player, name in game.seats:
+            if player is not None:
+                won[player] = won.get(player, False) or name in winners
+        for player, win in sorted(won.items()):
+            db.execute("INSERT INTO player_stats (player_id, games, wins, streak, best_streak,"
+                       " last_game) VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE"
+                       " SET games = games + 1, wins = wins + excluded.wins,"
+                       " streak = CASE WHEN excluded.wins THEN streak + 1 ELSE 0 END,"
+                       " best_streak = max(best_streak, CASE WHEN excluded.wins"
+                       " THEN streak + 1 ELSE 0 END), last_game = excluded.last_game",
+                       (player, int(win), int(win), int(win), game.id))
+            db.execute("INSERT INTO player_rules (player_id, preset, games) VALUES (?, ?, 1)"
+                       " ON CONFLICT (player_id, preset) DO UPDATE SET games = games + 1",
+                       (player, preset))
+
+    def rebuild(self, db: sqlite3.Connection) -> None:
+        rebuild(db)
 
 
-def game_ended(db: sqlite3.Connection, game_id: int | None) -> None:
-    """A game has just been played to its end (not stopped): each player in it has
-    one more game, a win or not, and their run of wins goes on or starts again."""
-    if game_id is None:
-        return
-    row = db.execute("SELECT rules, winners FROM games WHERE id = ?", (game_id,)).fetchone()
-    if row is None:
-        return
-    preset = preset_of(row[0])
-    winners = set(winner_names(row[1]))
-    won: dict[int, bool] = {}
-    for player, name in db.execute("SELECT player_id, name FROM players WHERE game_id = ?"
-                                   " AND player_id IS NOT NULL", (game_id,)):
-        won[int(player)] = won.get(int(player), False) or name in winners
-    for player, win in sorted(won.items()):
-        db.execute("INSERT INTO player_stats (player_id, games, wins, streak, best_streak,"
-                   " last_game) VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET"
-                   " games = games + 1, wins = wins + excluded.wins,"
-                   " streak = CASE WHEN excluded.wins THEN streak + 1 ELSE 0 END,"
-                   " best_streak = max(best_streak, CASE WHEN excluded.wins THEN streak + 1"
-                   " ELSE 0 END), last_game = excluded.last_game",
-                   (player, int(win), int(win), int(win), game_id))
-        db.execute("INSERT INTO player_rules (player_id, preset, games) VALUES (?, ?, 1)"
-                   " ON CONFLICT (player_id, preset) DO UPDATE SET games = games + 1",
-                   (player, preset))
+PLAYERS = _Players()
+"""Each player's tally (the writer's ``KEPT``)."""
 
 
 def won_sql(game: str = "g", seat: str = "p") -> str:
@@ -235,9 +233,7 @@ _FINISHED = ("SELECT p.player_id AS pid, g.id AS gid, g.rules AS rules,"
              f" max({won_sql()}) AS won FROM players p JOIN games g ON g.id = p.game_id"
              f" WHERE p.player_id IS NOT NULL AND {finished_sql('g')}"
              " GROUP BY p.player_id, g.id")
-_SCORED = (" FROM turns t JOIN players p ON p.game_id = t.game_id AND p.seat = t.seat"
-           " JOIN games g ON g.id = t.game_id WHERE p.player_id IS NOT NULL"
-           " AND t.ended_at IS NOT NULL AND t.score IS NOT NULL")
+_SCORED = f"{SCORED} AND p.player_id IS NOT NULL"   # the turns a tally counts (.tally)
 
 
 def rebuild(db: sqlite3.Connection) -> None:

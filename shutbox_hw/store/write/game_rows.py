@@ -41,7 +41,7 @@ from ...game.model.events import (
 from ...game.model.saved import SavedGame, SavedTurn
 from ...rules import mask_of
 from ..read.audit import reset_counters
-from ..tables import figures, player_stats, roster
+from ..tables import figures, player_stats, roster, tally
 from . import forget
 from .settings import clear_settings, save_setting
 
@@ -51,6 +51,10 @@ NOT_STORED = (FlapReopened, Resumed, Hint, Chances, ServiceEntered, ServiceExite
               SeatLeft)
 """Events that follow from what is stored (or only say something to the screen; a
 seat claimed or left before the game is in its ``game_started``)."""
+
+KEPT: tuple[tally.Tally, ...] = (figures.AUDITS, player_stats.PLAYERS)
+"""The kept tallies every game event adds to, in the step's own transaction
+(:mod:`..tables.tally`)."""
 
 
 def _dice_json(dice: tuple[int, ...] | None) -> str | None:
@@ -87,8 +91,7 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                        " WHERE id = ?", (now, json.dumps(list(event.open)), event.score,
                                          int(event.shut), turn))
             if was_open:
-                figures.turn_ended(db, game_id, turn)
-                player_stats.turn_ended(db, game_id, turn)
+                tally.turn_ended(db, game_id, turn, KEPT)
         case RoundEnded():
             _round_ended(db, game_id, event, now)
             figures.round_ended(db, game_id)
@@ -99,8 +102,7 @@ def write_event(db: sqlite3.Connection, game_id: int | None, event: AnyGameEvent
                        (now, int(synced()), json.dumps(event.winner_names()),
                         int(event.abandoned), game_id))
             if was_open and not event.abandoned:
-                figures.game_ended(db, game_id)
-                player_stats.game_ended(db, game_id)
+                tally.game_ended(db, game_id, KEPT)
             return None
         case SettingChanged():
             if event.value is None:

@@ -51,6 +51,7 @@ from ..disk.faults import (
 )
 from ..disk.mounts import forgets
 from ..disk.salvage import Salvage, quick_check, salvage
+from ..disk.wal import make_room, tune
 from ..read.audit import Tally, audit_lines, reset_audits, tonight
 from ..read.highscores import high_scores
 from ..read.readonly import connect_readonly
@@ -164,14 +165,18 @@ class Store(Closable):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
+            tune(db)   # a WAL of one size: a throw's sync writes no metadata (store/disk/wal.py)
             row = db.execute("SELECT id FROM games WHERE ended_at IS NULL"
                              " ORDER BY id DESC LIMIT 1").fetchone()
+            # a card ext4 remounted read-only still opens and reads (with its -shm file
+            # left from before): said now, from the first frame, not at the first write
+            fault = READ_ONLY if read_only(self.path) else None
+            if fault is None:
+                make_room(db, self.path)   # the WAL's size for the night (store/disk/wal.py)
         except BaseException:
             db.close()  # a refused file is not held open
             raise
-        # a card ext4 remounted read-only still opens and reads (with its -shm file
-        # left from before): said now, from the first frame, not at the first write
-        self.db, self.fault = db, READ_ONLY if read_only(self.path) else None
+        self.db, self.fault = db, fault
         self._ident = _identity(self.path)
         if row:
             self.game_id = int(row[0])

@@ -226,6 +226,9 @@ function show(s) {
       body.appendChild(tr);
     });
   } else {
+    // the box's fault between games (a card gone read-only ...), as the OLED says it
+    $("fault").textContent = s.problem || "";
+    $("fault").hidden = !s.problem;
     const r = s.last_result;
     $("last").replaceChildren();
     if (r) {

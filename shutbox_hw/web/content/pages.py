@@ -15,6 +15,7 @@ from typing import Any
 from ...base.i18n import N_, language, ngettext, tr
 from ...network.live import TV_CLOCK_NOTES
 from ...rules.ruleset import HOUSE_RULES, PRESET_TITLES, preset_title
+from ...store.read.history import CardRow, card_layout
 from ...words import rules as rule_words
 from ...words.devices import device
 from ...words.numbers import decimal
@@ -62,6 +63,7 @@ def live_page() -> str:
             '<div class="flaps" id="flaps"></div><div class="problem" id="problem"></div>'
             '</section>'
             '<section id="between" class="between"><div class="side">'
+            '<div class="problem" id="fault" hidden></div>'
             '<div class="result" id="last"></div>'
             '<div class="result note" id="tonight"></div>'
             '<div class="board tv" id="scores"></div></div>'
@@ -217,21 +219,19 @@ def pager(request: Any, games: list[dict[str, Any]], limit: int, more: bool) -> 
     return f'<p class="note">{" · ".join(links)}</p>' if links else ""
 
 
-def _scorecard_row(rnd: dict[str, Any], players: list[str], pool: bool,
-                   doubled: bool) -> str:
+def _scorecard_row(row: CardRow, pool: bool, doubled: bool) -> str:
     """One finished round of the scorecard: each player's score (and after doubling),
     their total or balance, the pot in a pool, who shut the box."""
-    cells = [str(rnd["round"])]
-    for p in players:
-        e = rnd["players"][p]
-        cells.append("–" if e["raw"] is None else str(e["raw"]))
+    cells = [str(row.round)]
+    for cell in row.cells:
+        cells.append("–" if cell.raw is None else str(cell.raw))
         if doubled:
-            cells.append("–" if e["final"] is None else str(e["final"]))
-        value = rnd.get("balances", {}).get(p) if pool else e["total"]
+            cells.append("–" if cell.final is None else str(cell.final))
+        value = cell.balance if pool else cell.total
         cells.append("–" if value is None else str(value))
     if pool:
-        cells.append(str(rnd.get("pot", "–")))
-    cells.append(escape(", ".join(rnd["shut"])) or "–")
+        cells.append("–" if row.pot is None else row.pot)
+    cells.append(escape(", ".join(row.shut)) or "–")
     return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
@@ -251,10 +251,8 @@ def scorecard_page(card: dict[str, Any]) -> str:
     """One game: each round's scores under words (the score a player made, what it
     became after doubling where anything was doubled, the running total or a
     pool's balance), the round a stop cut short, who won."""
-    players = card["players"]
-    pool = any("balances" in rnd for rnd in card["rounds"])
-    doubled = any(e["raw"] != e["final"] for rnd in card["rounds"]
-                  for e in rnd["players"].values())
+    cells = card_layout(card)        # the one layout, history --game's too
+    players, pool, doubled = list(cells.players), cells.pool, cells.doubled
     columns = [tr("score"), *([tr("after doubling")] if doubled else []),
                tr("balance") if pool else tr("total")]
     head = ("<tr><th rowspan=2>" + tr("Round") + "</th>"
@@ -262,7 +260,7 @@ def scorecard_page(card: dict[str, Any]) -> str:
             + ("<th rowspan=2>" + tr("Pot") + "</th>" if pool else "")
             + "<th rowspan=2>" + tr("Shut the box") + "</th></tr>"
             + "<tr>" + "".join(f"<th>{c}</th>" for _ in players for c in columns) + "</tr>")
-    rows = [_scorecard_row(rnd, players, pool, doubled) for rnd in card["rounds"]]
+    rows = [_scorecard_row(row, pool, doubled) for row in cells.rows]
     left = card.get("unfinished_round")
     if left is not None:
         rows.append(_unfinished_row(left, card["abandoned"], players, pool, len(columns)))

@@ -11,13 +11,16 @@ points (``/var/lib/shutbox-hw``) with Raspberry Pi OS's options (``noatime``) an
 - the block-level figure: bytes, write requests and flushes reaching the card's block
   device (``/proc/diskstats``) over a game's throws, once with the screen's mirror in RAM
   (the default, the unit's ``/run/shutbox-hw``) and once with ``[storage] runtime`` on
-  the card itself (the nearest "before" this build can show);
-- the card made read-only mid-game: the fault shown (the journal's fault event and the
-  screen's mirror), play goes on, no traceback; ext4 keeps an emergency read-only file
-  system read-only until it is unmounted, so the card "comes back" as a fresh copy of
-  its image, checked by e2fsck, mounted over the old one (in the unit's own mount
-  namespace too: the box's files are reopened by path); the held throws are then written,
-  in order, and the record holds every throw played;
+  the card itself; the target is judged against :data:`BEFORE_BYTES`, this rehearsal's
+  "before" as it was measured before the WAL was kept at one size (store/disk/wal.py
+  also cuts the mirror-on-the-card run's bytes, so that run is no "before" any more);
+- the card made read-only mid-game: the fault shown (the journal's fault event, the red
+  light and the screen's mirror for the TV, in RAM), play goes on, no traceback; ext4
+  keeps an emergency read-only file system read-only until it is unmounted, so the card
+  "comes back" as a fresh copy of its image, checked by e2fsck, mounted over the old
+  one (in the unit's own mount namespace too: the box's files are reopened by path);
+  the held throws are then written, in order, the record holds every throw played, and
+  the red light and the TV's mirror say nothing any more;
 - a restart of the service on a card made read-only: the fault from the first frame, the
   game resumed and played on, no traceback, no crash loop, nothing recorded lost (the
   card checked by e2fsck afterwards still holds every throw written before);
@@ -56,6 +59,11 @@ MEASURED = (9, 8, 7, 6, 5)           # the throws measured at the block layer (o
 WHILE_READ_ONLY = (4, 3)             # the throws played with the card read-only
 AFTER_RESTART = 2                    # the throw played after the restart on the read-only card
 RUNTIME_ON_CARD = STATE / "run"      # [storage] runtime for the "before" figure
+RUNTIME = "/run/shutbox-hw"          # the unit's RuntimeDirectory=: the screen's mirror
+# the card's bytes per throw with the mirror on the card and SQLite's own WAL settings:
+# this rehearsal's figure at 4a42a01, the same to the byte in two runs (and on a host's
+# loop-mounted ext4 with benchmarks/lifetime.py's block figure, 75,366)
+BEFORE_BYTES = 72_909
 VENV_PY = "/opt/shutbox-hw/.venv/bin/python"
 EVENT_WAIT_S = 15
 
@@ -204,6 +212,22 @@ class StorageCheck:
         """Whether the red LED's line (the box's fault light) reads ``want`` in time."""
         return self.r.wait_until(lambda: self.r.sim.value(RED) == want, timeout, 0.05)
 
+    def mirror_problem(self) -> str | None:
+        """The ``problem`` of the screen's mirror for the TV (the unit's runtime folder,
+        /run/shutbox-hw: what the web's /live.json and the TV show under the flaps)."""
+        for path in sorted(Path(RUNTIME).glob("shown-*.json")):
+            try:
+                data = json.loads(path.read_text()).get("data") or {}
+            except (OSError, ValueError):
+                continue
+            return data.get("problem")
+        return None
+
+    def mirror_says(self, words: str | None, timeout: float = 5) -> bool:
+        """Whether the mirror's problem comes to contain ``words`` (None: says nothing)."""
+        return self.r.wait_until(lambda: (self.mirror_problem() is None) if words is None
+                                 else words in str(self.mirror_problem()), timeout, 0.1)
+
     def closures_on_card(self) -> list[list[int]]:
         """The throws' closures in the record, in order, read as the web reads it (a
         reader's connection, which also works on a card ext4 made read-only)."""
@@ -286,13 +310,15 @@ class StorageCheck:
         self.before = self.measure("mirror-on-card", RUNTIME_ON_CARD)
         self.after = self.measure("card", None)
         b, a = self.before, self.after
-        # issue 38's target, at most half of "before": a figure, not a check (the same to
-        # the byte in two runs, 0.52: missed; benchmarks/README.md has it, the lead decides)
-        ratio = a[0] / max(b[0], 1)
+        # issue 38's target, at most half of "before": a figure, not a check (before the
+        # WAL was kept at one size, 0.52 to the byte in two runs; benchmarks/README.md)
+        ratio = a[0] / BEFORE_BYTES
         self.r.report.figure(
-            "card bytes per throw, mirror in RAM against on the card",
-            f"{a[0]:,.0f} / {b[0]:,.0f} = {ratio:.2f} (target at most 0.50: "
-            f"{'met' if ratio <= 0.5 else 'missed'}); write requests {a[1]:.1f} / {b[1]:.1f}")
+            "card bytes per throw against before issue 38's writes were cut",
+            f"{a[0]:,.0f} / {BEFORE_BYTES:,} = {ratio:.2f} (target at most 0.50: "
+            f"{'met' if ratio <= 0.5 else 'missed'}); this build with the mirror on the "
+            f"card {b[0]:,.0f} ({a[0] / max(b[0], 1):.2f}); write requests {a[1]:.1f} / "
+            f"{b[1]:.1f}")
         self.check("storage-every-throw-flushed-to-the-card", lambda: (
             a[2] >= 1 and b[2] >= 1,
             f"{a[2]:.1f} and {b[2]:.1f} flush requests per throw reached the device"))
@@ -310,11 +336,14 @@ class StorageCheck:
         played = [self.throw(t) for t in WHILE_READ_ONLY]
         fault = self.storage_fault(mark, "read-only")
         lit = self.red(1)
+        tv = self.mirror_says("SD card read-only")
         held = self.closures_on_card()
         self.check("storage-read-only-mid-game-shown", lambda: (
             fault is not None and dark and lit,
             f"fault event {fault and fault.get('detail')!r}, the red light {dark=} before, "
             f"{lit=} after"))
+        self.check("storage-read-only-mid-game-on-the-tv", lambda: (
+            tv, f"the screen's mirror for the TV says {self.mirror_problem()!r}"))
         self.check("storage-read-only-mid-game-plays-on", lambda: (
             played == [[t] for t in WHILE_READ_ONLY] and r.running(),
             f"shown {played}, {r.prop('ActiveState')}"))
@@ -346,12 +375,15 @@ class StorageCheck:
                               and e.event.get("event") == "recovered"
                               and e.event.get("device") == "storage", 20)
         off = self.red(0)
+        tv_off = self.mirror_says(None)
         on_card = self.closures_on_card()
         self.check("storage-card-back-held-throws-written", lambda: (
             back is not None and on_card == self.shown,
             f"{how}; recovered {back is not None}; the record {on_card}, the box showed "
             f"{self.shown}"))
-        self.check("storage-card-back-fault-cleared", lambda: (off, f"the red light off {off}"))
+        self.check("storage-card-back-fault-cleared", lambda: (
+            off and tv_off, f"the red light off {off}; the TV's mirror says "
+            f"{self.mirror_problem()!r}"))
 
     # -- item 6: a restart on the read-only card --------------------------------------
 
@@ -369,10 +401,11 @@ class StorageCheck:
         time.sleep(1)
         r.reapply_pulls()
         lit = self.red(1)
+        tv = self.mirror_says("SD card read-only")
         self.check("storage-restart-on-read-only-card-shown", lambda: (
-            rc == 0 and fault is not None and lit,
+            rc == 0 and fault is not None and lit and tv,
             f"restart exit {rc}, fault event {fault and fault.get('detail')!r}, "
-            f"the red light {lit}"))
+            f"the red light {lit}, the TV's mirror {self.mirror_problem()!r}"))
         pid = r.prop("MainPID")
         closed = self.throw(AFTER_RESTART)
         time.sleep(15)   # a crash loop would restart it within RestartSec=5

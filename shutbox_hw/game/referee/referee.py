@@ -2,20 +2,23 @@
 
 No I/O, no clock reads, no random numbers. Time arrives in the events'
 ``at_ms``; dice arrive as :class:`~shutbox_hw.base.events.DiceRolled`; what the
-box should do comes back as effects (:mod:`.effects`): game events to
-store, a screen and lights to show (from :mod:`.view`), dice to throw. The
-real daemon, the simulator and the tests all drive this one class.
+box should do comes back as effects (:mod:`.effects`): game events to store,
+dice to throw. It never builds a screen nor writes a sentence: what happens is
+told to an observer (:mod:`.observer`: the display, on the box), and why, as
+plain values (:mod:`.reasons`). The controller
+(:mod:`shutbox_hw.game.machine.controller`) steps it with the display; the
+real daemon, the simulator and the tests all drive that one class.
 
-What the referee knows is in :mod:`.state`; the box asks for exactly the
+What the referee knows is in :mod:`..model.state`; the box asks for exactly the
 difference between the flaps and that state, whatever caused it: a wrong
-flap, a flap shut before the roll, a cheeky lift, or a power cut. A turn's
-flow is in :mod:`.turns`; what the screen holds besides the game (the ends
-queued to be seen, a flashing reason) in :mod:`.presentation`.
+flap, a flap shut before the roll, a cheeky lift, or a power cut. Who takes a
+press is the mode stack's business (:mod:`..model.modes`): each mode's buttons
+are a method here. A turn's flow is in :mod:`.turns`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...base.events import (
@@ -33,8 +36,6 @@ from ...base.events import (
     Tick,
     TurnRated,
 )
-from ...base.i18n import tr
-from ...base.leds import LedFrame
 from ...players.names import same_player
 from ...rules import (
     AnyThrow,
@@ -48,10 +49,7 @@ from ...rules import (
     new_match,
     rules_from_dict,
 )
-from ..display import end_screens, service_view, view
-from ..display.presentation import Presentation, quick_show_ms
-from ..display.screens import Screen
-from ..model import join
+from ..model import join, modes
 from ..model.config import MAX_PLAYERS, GameConfig
 from ..model.events import (
     Fault,
@@ -62,12 +60,15 @@ from ..model.events import (
     SeatClaimed,
     ServiceEntered,
 )
+from ..model.modes import ModeName
 from ..model.saved import SavedGame
 from ..model.service import ServiceMenu
 from ..model.state import DEFAULT_PLAYERS, GameState, Phase, Turn
 from . import advice, phones, setup
 from .advice import Advisor
-from .effects import Effect, Emit, Lights, Show
+from .effects import Effect, Emit
+from .observer import Observer, Unseen
+from .reasons import Remark, SeatRefused
 from .turns import Turns
 
 QUESTION_MS = 8000
@@ -76,21 +77,25 @@ long: the game plays on and the bar says so (a ROLL meant as a throw half a
 minute later must not end the game). Time is the ticks' and events' own."""
 
 
-class Controller:
+class Referee:
     """One game box's referee. Feed :meth:`start` once, then :meth:`handle`."""
 
     def __init__(self, rules: RuleSet, game: GameConfig | None = None,
-                 advisor: Advisor | None = None) -> None:
+                 advisor: Advisor | None = None, observer: Observer | None = None) -> None:
         game = game or GameConfig()
         advisor = advisor if game.hints != "off" else None
         self.state = GameState(rules=rules, game=game, hints_on=advisor is not None,
                                player_count=len(game.player_names) or DEFAULT_PLAYERS)
-        self.shown = Presentation()   # the view side's own: what the screen holds over time
-        self.turns = Turns(self.state, self.shown, advisor)
+        self.observer: Observer = observer if observer is not None else Unseen()   # the display
+        self.turns = Turns(self.state, self.observer, advisor)
         self._box_rules = rules    # the box's own rules: a resumed game's end restores them
-        self._last_screen: Screen | None = None
-        self._last_leds: LedFrame | None = None
         self.last_claim: SeatClaimed | str | None = None   # the answer to the last claim
+        self._buttons: dict[ModeName, Callable[[str, bool], list[Effect]]] = {
+            "service": self._service_button_pressed, "confirm": self._confirm_button,
+            "ends": self._ends_button, "result": self._result_button,
+            "play": self._play_button, "roster": self._roster_button,
+            "second-seat": self._second_seat_button,
+            "attract": self._idle_button}   # each mode's buttons (the stack's order: modes.py)
 
     def configure(self, rules: RuleSet, game: GameConfig, advisor: Advisor | None,
                   settings: Mapping[str, Any]) -> None:
@@ -135,19 +140,19 @@ class Controller:
             else:
                 out += self._finish_restored()
             out += self.turns.maybe_start()
-        return out + self.refresh()
+        return out
 
     def handle(self, event: Event) -> list[Effect]:
         self.state.now = max(self.state.now, event.at_ms)
         out: list[Effect] = self._question_lapsed()   # before anything it was asked for
-        phones.lapse(self.state, self.shown)           # a second seat from one phone too
+        phones.lapse(self.state, self.observer)        # a second seat from one phone too
         if isinstance(event, (FlapChanged, ButtonPressed, DiceRolled)):
             self._ends_give_way(event)
         if isinstance(event, FlapChanged):
-            self.shown.flash = ""
+            self.observer.acted()
             out += self._flap(event.tile, event.shut)
         elif isinstance(event, ButtonPressed):
-            self.shown.flash = ""
+            self.observer.acted()
             out += self._button(event.button, event.long)
         elif isinstance(event, DiceRolled):
             out += self.turns.dice(tuple(event.faces), event.source)
@@ -165,22 +170,21 @@ class Controller:
         elif isinstance(event, SeatClaim):
             out += self._seat_claim(event)
         elif isinstance(event, TurnRated):
-            end_screens.turn_rated(self.state, self.shown, event)
+            self.observer.turn_rated(self.state, event)
         elif isinstance(event, JoinCode):
             self.state.join.hand_in(event)
         elif isinstance(event, ButtonLevel) and self.state.service is not None:
             self.state.service.hold(event.button.upper(), event.down)   # the switch test
         # a turn that ended with every flap open hands over at once: never a dead end
-        return out + self.turns.maybe_start() + self.refresh()
+        return out + self.turns.maybe_start()
 
     def next_deadline_ms(self) -> int | None:
-        """When the controller next needs a :class:`Tick`: a question's lapse, the
-        settle timer, the end of a shown step, the next step of the shut-box chase."""
-        s, shown = self.state, self.shown
+        """When the referee next needs a :class:`Tick`: a question's lapse, the
+        settle timer, a second seat's question lapsing (the display has deadlines
+        of its own)."""
+        s = self.state
         asked = s.asked_at + QUESTION_MS if s.phase == "confirm" else None
-        times = (asked, s.turn.settle_at if s.turn else None, self._head_until(),
-                 view.chase_next_ms(s, shown), view.flash_next_ms(s, shown),
-                 view.attract_next_ms(s), view.join_next_ms(s), phones.lapses_at(s))
+        times = (asked, s.turn.settle_at if s.turn else None, phones.lapses_at(s))
         return min((t for t in times if t is not None), default=None)
 
     def dice_wanted(self) -> int | None:
@@ -196,15 +200,6 @@ class Controller:
     @property
     def phase(self) -> Phase:
         return self.state.phase
-
-    def screen(self) -> Screen:
-        """What the OLED shows now."""
-        return view.screen(self.state, self.shown)
-
-    @property
-    def showing(self) -> bool:
-        """A step of a turn's end is on the screen for its pause."""
-        return bool(self.shown.queue)
 
     @property
     def player_count(self) -> int:
@@ -242,7 +237,7 @@ class Controller:
         self.last_claim = claimed = setup.claim_seat(s, claim.name, claim.source)
         if isinstance(claimed, setup.Refusal):
             if not phone:
-                self.shown.refuse(tr(claimed.box), self.state.now)
+                self.observer.refuse(s, SeatRefused(claimed.box))
             return []
         if phone:
             s.join.seated(claim, claimed.player)
@@ -257,7 +252,7 @@ class Controller:
         s.match = new_match(len(s.players))
         s.round_played = {}
         s.turn = None
-        self.shown.new_turn()
+        self.observer.new_turn()
         s.phase = "play"
         out: list[Effect] = [Emit(GameStarted(players=s.players, rules=s.rules.as_dict(),
                                               dice=s.game.dice))]
@@ -272,7 +267,7 @@ class Controller:
             s.match = finish_round(s.rules, s.match, list(open_masks))
         s.round_played = dict(saved.played)
         s.phase = "play"
-        self.shown.resting = None
+        self.observer.game_ended()     # nothing of a game before rests on the screen
         if saved.turn is not None:
             committed = 0
             for closed in saved.turn.closed:
@@ -323,17 +318,10 @@ class Controller:
         return self.turns.flap(tile, shut)
 
     def _tick(self) -> list[Effect]:
-        until = self._head_until()
-        if until is not None and self.state.now >= until:
-            self.shown.next_one(self.state.now)
+        self.observer.tick(self.state)     # a step of an end seen long enough gives way
         return self.turns.settle()
 
     # ------------------------------------------------------------------ the ends on screen
-
-    def _head_until(self) -> int | None:
-        """When the step of an end now on the screen gives way to the next."""
-        s = self.state
-        return self.shown.head_until(s.game.pause_ms, question=s.phase == "confirm")
 
     def _ends_give_way(self, event: FlapChanged | ButtonPressed | DiceRolled) -> None:
         """The next player plays (a throw, a flap, a press) while the last end's
@@ -342,7 +330,7 @@ class Controller:
         "lift" naming flaps the new player shut). A long NEXT asks a question and
         a press answers one: neither plays, so the steps wait for the answer."""
         s = self.state
-        if not self.shown.queue or s.turn is None:
+        if not self.observer.ends_queued() or s.turn is None:
             return
         if isinstance(event, FlapChanged):
             plays = s.phase in ("play", "confirm")    # a flap moved under the question too
@@ -351,28 +339,35 @@ class Controller:
         else:
             plays = s.phase == "play"
         if plays:
-            self.shown.give_way()
+            self.observer.give_way()
 
     # ------------------------------------------------------------------ buttons
 
     def _button(self, button: str, long: bool) -> list[Effect]:
-        """ROLL or NEXT, short or long: what it means depends on the phase."""
-        s, shown = self.state, self.shown
-        if shown.queue and (s.phase == "over" or (s.phase == "play" and s.turn is None)):
-            self._next_step_seen()   # the press only moves on to the next step
-            return []
-        if s.service is not None:
-            return self._service_button(s.service, button, long)
-        if s.phase == "idle":
-            return self._idle_button(button, long)
-        if s.phase == "over":
-            if button == "roll" and not long:
-                s.phase = "idle"
-                s.rules = self._box_rules   # a resumed game's own rules end with it
-                s.shut &= s.board
-            return []
-        if s.phase == "confirm":
-            return self._confirm_button(button, long)
+        """ROLL or NEXT, short or long: what it means is the business of the mode
+        that owns the buttons now (game/model/modes.py: the one priority chain)."""
+        owner = modes.buttons(self.state, self.observer.ends_queued())
+        return self._buttons[owner](button, long)
+
+    def _ends_button(self, button: str, long: bool) -> list[Effect]:
+        """The steps of an end on the screen: a press only moves on to the next,
+        once this one was seen for the least time; else this one is cut short to that."""
+        self.observer.step_seen(self.state)
+        return []
+
+    def _result_button(self, button: str, long: bool) -> list[Effect]:
+        """The result: ROLL goes back to setting up the next game."""
+        s = self.state
+        if button == "roll" and not long:
+            s.phase = "idle"
+            s.rules = self._box_rules   # a resumed game's own rules end with it
+            s.shut &= s.board
+        return []
+
+    def _play_button(self, button: str, long: bool) -> list[Effect]:
+        """A match: a long NEXT asks to stop, ROLL throws or takes the closure,
+        NEXT (unseen dice) says there is no move."""
+        s = self.state
         if button == "next" and long:
             s.phase, s.asked_at = "confirm", s.now
             return []
@@ -383,28 +378,23 @@ class Controller:
             return self.turns.roll(s.turn, long)
         return self.turns.next_pressed(s.turn)
 
-    def _next_step_seen(self) -> None:
-        """A press while an end's steps are queued: the next one, once this one was
-        seen for the least time; else this one is cut short to that."""
-        s, shown = self.state, self.shown
-        if s.now - shown.since >= quick_show_ms(s.game.pause_ms):
-            shown.next_one(s.now)
-        else:
-            shown.hurried = max(shown.hurried, 1)
+    def _service_button_pressed(self, button: str, long: bool) -> list[Effect]:
+        assert self.state.service is not None
+        return self._service_button(self.state.service, button, long)
+
+    def _second_seat_button(self, button: str, long: bool) -> list[Effect]:
+        """The box asks about a second seat from one phone: ROLL seats, NEXT refuses."""
+        return phones.answer(self.state, self.observer, button, long)
 
     def _idle_button(self, button: str, long: bool) -> list[Effect]:
         """NEXT chooses how many play (one more), a long NEXT opens the roster;
         ROLL starts the game, a long ROLL makes it one player fewer."""
         s = self.state
-        if s.join.question is not None:
-            return phones.answer(s, self.shown, button, long)
-        if s.picking is not None:
-            return self._roster_button(button, long)
         if button == "next" and long:
             if s.roster:
                 s.picking = 0
             else:
-                self.shown.refuse(tr("no names yet: play with names"), s.now)
+                self.observer.refuse(s, Remark("no-names"))
         elif button == "next" or long:
             s.player_count = (s.player_count + (-2 if long else 0)) % MAX_PLAYERS + 1
         else:
@@ -428,7 +418,7 @@ class Controller:
         done = (setup.leave_seat(s, name, "box") if setup.seat_of(s, name) is not None
                 else setup.claim_seat(s, name, "box"))
         if isinstance(done, str):
-            self.shown.refuse(tr(done.box), s.now)
+            self.observer.refuse(s, SeatRefused(done.box))
             return []
         return [Emit(done)]
 
@@ -439,8 +429,8 @@ class Controller:
         if s.phase != "confirm" or s.now < s.asked_at + QUESTION_MS:
             return []
         s.phase = "play"
-        self.shown.since = s.now      # a step the question covered is shown in full
-        self.shown.refuse(tr("no answer: play on"), s.now)
+        self.observer.question_gone(s.now)   # a step the question covered is shown in full
+        self.observer.refuse(s, Remark("question-lapsed"))
         return self.turns.maybe_start()
 
     def _confirm_button(self, button: str, long: bool) -> list[Effect]:
@@ -448,7 +438,7 @@ class Controller:
         s = self.state
         if long:
             return []
-        self.shown.since = s.now      # a step the question covered is shown in full
+        self.observer.question_gone(s.now)   # a step the question covered is shown in full
         if button == "roll":
             return self.turns.end_game(abandoned=s.rules.match != "pool")
         s.phase = "play"
@@ -491,27 +481,10 @@ class Controller:
 
     # ------------------------------------------------------------------ output
 
-    def hints_ready(self) -> list[Effect]:
+    def hints_ready(self) -> None:
         """The advisor's tables, solved off the loop, are ready: the turn's hint
-        and chances now, and the screen that shows them."""
+        and chances now."""
         s = self.state
         s.hints_ready = True
         if s.turn is not None:
             advice.prepare_hint(s, self.advisor, s.turn)
-        return self.refresh()
-
-    def refresh(self) -> list[Effect]:
-        """The screen and lights for the current state, when they changed
-        (after :meth:`configure`; every entry point ends with it)."""
-        out: list[Effect] = []
-        screen = self.screen()
-        if screen != self._last_screen:
-            self._last_screen = screen
-            out.append(Show(screen))
-        s = self.state
-        leds = (view.leds(s, self.shown) if s.service is None
-                else service_view.leds(s.service, s.rules.tiles))
-        if leds != self._last_leds:
-            self._last_leds = leds
-            out.append(Lights(leds))
-        return out

@@ -1,0 +1,1 @@
+"""The game as the daemon drives it: the referee and what it shows, stepped together."""
