@@ -51,6 +51,7 @@ from .record import (
     write,
     write_batch,
 )
+from .rights import ForgetPublisher
 from .schema import check
 
 log = logging.getLogger("shutbox_hw.league")
@@ -109,6 +110,7 @@ class Ingest:
         self.ratings = Trigger(options.dsn)   # keeps the ratings current (league/ratings.py)
         self.roster = RosterPublisher()       # the players the boxes verify (league/players.py)
         self._next_roster = 0.0
+        self.forget = ForgetPublisher()       # deleted players' tombstones (league/rights.py)
 
     # ---------------------------------------------------------------- MQTT
     def _connect_mqtt(self) -> Any:
@@ -138,6 +140,7 @@ class Ingest:
         self.generation += 1
         client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1)])
         self.roster.connected(client)
+        self.forget.connected(client)
         log.info("league ingest: connected to %s:%d", self.broker.host, self.broker.port)
 
     # ---------------------------------------------------------------- PostgreSQL
@@ -271,6 +274,7 @@ class Ingest:
         if now >= self._next_roster:
             self._next_roster = now + ROSTER_LOOK_S
             self.roster.tick(self._db())
+            self.forget.tick(self._db())
 
     def _gaps(self) -> None:
         now = time.monotonic()

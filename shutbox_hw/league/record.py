@@ -21,6 +21,7 @@ one bad message never undoes the others of a batch) and says what it did:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import Any
 
 from ..store.tables.game_record import content
 from .players import UNVERIFIED, league_keys, unverified_seats
+from .rights import anonymise_record, fingerprint, forgotten_prints
 
 STATES = ("finished", "abandoned")
 # the keys content() leaves out (the envelope and the ratings): the batch drops them
@@ -130,6 +132,10 @@ def _write(conn: Any, topic: str, payload: bytes) -> Outcome:
         return Outcome("other box", box, epoch, game,
                        f"the message says box {record['box']!r}, its topic is {topic}")
     _seen(conn, box, epoch, game)
+    prints = _prints(conn, _names(record))
+    if prints and any(fingerprint(n) in prints for n in _names(record)):
+        record = anonymise_record(record, prints)      # a player deleted at the league
+        text = json.dumps(record)
     wrong = unverified_seats(record, league_keys(conn, _names(record)))
     if wrong:
         _keep_unverified(conn, [(topic, box, epoch, game, UNVERIFIED, text[:PAYLOAD_KEPT])])
@@ -346,6 +352,7 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
             if row is not None:
                 aside.append(row)
     seen_all(conn, _seen_of(games, states))
+    games = _forgotten(conn, games)
     players = league_keys(conn, [n for g in games for n in _names(g.record)])
     if players:
         checked = []
@@ -372,6 +379,33 @@ def write_batch(conn: Any, messages: Sequence[tuple[str, bytes]],
                             " VALUES (%s, %s, %s, %s, %s, %s)", aside)
     assert all(o is not None for o in outcomes)
     return [o for o in outcomes if o is not None]
+
+
+def _forgotten(conn: Any, games: list[_Game]) -> list[_Game]:
+    """The games naming a player deleted at the league (a box that had not heard yet)
+    with the pseudonym instead (league/rights.py)."""
+    prints = _prints(conn, [n for g in games for n in _names(g.record)])
+    if not prints:
+        return games
+    out = []
+    for g in games:
+        if any(fingerprint(n) in prints for n in _names(g.record)):
+            record = anonymise_record(g.record, prints)
+            text = json.dumps(record)
+            ratings = record.get("ratings") if isinstance(record.get("ratings"), list) else []
+            g = dataclasses.replace(g, record=record, json=text, text=text, ratings=ratings)
+        out.append(g)
+    return out
+
+
+def _prints(conn: Any, names: list[str]) -> dict[str, str]:
+    """The tombstones that apply to ``names``: not those of a name a league player has
+    now (one who joined again after being deleted plays under their name)."""
+    prints = forgotten_prints(conn)
+    if prints:
+        for key in league_keys(conn, names):
+            prints.pop(fingerprint(key), None)
+    return prints
 
 
 def _names(record: dict[str, Any]) -> list[str]:

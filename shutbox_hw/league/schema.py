@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-VERSION = 6
+VERSION = 7
 
 STEPS: dict[int, tuple[str, ...]] = {
     # 1: the boxes, their records (epochs), the games as the boxes recorded them, the
@@ -103,6 +103,16 @@ STEPS: dict[int, tuple[str, ...]] = {
         " hash bytea NOT NULL, n integer NOT NULL, r integer NOT NULL, p integer NOT NULL,"
         " created_at timestamptz NOT NULL DEFAULT now(),"
         " changed_at timestamptz NOT NULL DEFAULT now())",
+    ),
+    # 7: players own their data (issue 41, item 6): what the public tables show of a
+    # player, and the tombstone of each player deleted (their id, pseudonym and the
+    # fingerprint of their name, never the name: league/rights.py)
+    7: (
+        "ALTER TABLE league_players ADD COLUMN privacy text NOT NULL DEFAULT 'public'"
+        " CHECK (privacy IN ('public', 'initials', 'hidden'))",
+        "CREATE TABLE league_forgotten (player integer PRIMARY KEY,"
+        " pseudonym text NOT NULL, fingerprint text NOT NULL,"
+        " forgotten_at timestamptz NOT NULL DEFAULT now())",
     ),
 }
 

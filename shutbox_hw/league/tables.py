@@ -16,6 +16,7 @@ from typing import Any
 
 from ..players.names import name_key
 from .ratings import FIELDS, season_ratings
+from .rights import privacies, shown_rows
 from .standings import Season, find_season, season_games, standings
 
 
@@ -28,4 +29,5 @@ def season_table(conn: Any, season_name: str | None, venue: str | None,
     for row in rows:
         row.update(rated.get(name_key(row["player"])) or dict.fromkeys(FIELDS))
         row["season"] = season.name
-    return season, rows
+    # a player's privacy (league/rights.py): hidden left out, the others' ranks kept
+    return season, shown_rows(rows, privacies(conn))

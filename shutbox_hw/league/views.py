@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..players.display import initials
 from ..players.names import is_seat_label, name_key, tidy
+from .rights import others_shown, privacies
 from .seats import players_of
 from .standings import BEST, SEASON_COLUMNS, Season, season_of, win_points
 
@@ -82,8 +84,11 @@ def players(conn: Any) -> list[dict[str, Any]]:
         p.boxes.add(box)
         if last is not None and (p.last is None or last > p.last):
             p.last = float(last)
-    rows = [{"player": p.shown, "key": key, "games": p.games, "venues": sorted(p.venues),
-             "boxes": sorted(p.boxes), "last": iso(p.last)} for key, p in found.items()]
+    private = privacies(conn)      # league/rights.py: hidden left out, initials shown
+    rows = [{"player": initials(p.shown) if private.get(key) == "initials" else p.shown,
+             "key": key, "games": p.games, "venues": sorted(p.venues),
+             "boxes": sorted(p.boxes), "last": iso(p.last)} for key, p in found.items()
+            if private.get(key) != "hidden"]
     return sorted(rows, key=lambda r: (r["player"].casefold(), r["player"]))
 
 
@@ -150,11 +155,12 @@ def player_games(conn: Any, key: str, names: list[str], limit: int | None = None
            + (" LIMIT %s" if limit is not None else ""))
     params: tuple[Any, ...] = (key, names) + ((limit,) if limit is not None else ())
     batch: list[dict[str, Any]] = []
+    private = privacies(conn)
     with conn.cursor() as cur:
         for box, venue, epoch, record, ratings, luck, excluded in cur.stream(sql, params):
             row = game_row(key, box, venue, epoch, record, ratings, luck, bool(excluded))
             if row is not None:
-                batch.append(row)
+                batch.append(others_shown(row, private))
             if len(batch) >= BATCH:
                 yield batch
                 batch = []

@@ -43,6 +43,9 @@ from ..config.network import Broker, NetworkConfig, private_file_problem, read_s
 from ..store.tables.game_record import queue_resend, resend_request
 from ..store.tables.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
+from .league_forget import FORGET_FILTER, forget_player_id
+from .league_forget import applied as deleted
+from .league_forget import take as take_tombstone
 from .league_roster import ROSTER_FILTER, roster_player
 from .league_roster import take as take_roster
 from .live import Kept
@@ -130,6 +133,8 @@ class Session:
         self._look = False         # woken: look whether the state changed without an event
         self._state_sent = ""      # the last state published (without its seq)
         self._live = Kept()        # the live summary, computed again only on a change
+        self._tombstones: dict[str, bytes] = {}   # players deleted at the league, pending
+        self._next_tombstones = 0.0
 
     # ------------------------------------------------------------------ connecting
 
@@ -203,6 +208,7 @@ class Session:
         self._publish(pub.topics["status"], "online", retain=True)
         client.subscribe(pub.topics["resend"], qos=1)   # the league asks for games
         client.subscribe(ROSTER_FILTER, qos=1)          # the league's players (retained)
+        client.subscribe(FORGET_FILTER, qos=1)          # players deleted there (retained)
         if pub.network.homeassistant:
             for topic, payload in discovery_messages(pub.box, pub.topics, pub.network):
                 self._publish(topic, payload, retain=True)
@@ -231,6 +237,9 @@ class Session:
         if roster_player(message.topic) is not None:
             self._roster(message.topic, message.payload)
             return
+        if forget_player_id(message.topic) is not None:
+            self._tombstone(message.topic, message.payload)
+            return
         if message.topic != self.pub.topics["resend"]:
             return
         wanted = resend_request(message.payload, self.pub.epoch)
@@ -249,12 +258,37 @@ class Session:
         it past the timeout, or the record is not yet upgraded to schema 9) ends this
         connection: the broker gives every retained entry again on the next."""
         try:
+            player = roster_player(topic)
+            if payload and player is not None and deleted(self.db, player):
+                return        # an old copy of a player deleted at the league
             problem = take_roster(self.db, topic, payload, self.pub.now())
         except sqlite3.Error as error:
             problem = f"the league's roster could not be kept now ({error}): connecting again"
             self.lost = True
         if problem is not None:
             self.pub.roster_problem(problem)
+
+    def _tombstone(self, topic: str, payload: bytes) -> None:
+        """A player deleted at the league removed here (network/league_forget.py); one
+        sitting in the game under way, or a record busy past the timeout, tried again
+        every few seconds (:meth:`serve`)."""
+        try:
+            problem = take_tombstone(self.db, topic, payload, self.pub.now())
+        except sqlite3.Error as error:
+            problem = f"a player deleted at the league could not be removed now ({error})"
+        if problem is not None and "refused" not in problem:
+            self._tombstones[topic] = payload
+        else:
+            self._tombstones.pop(topic, None)
+        if problem is not None:
+            self.pub.roster_problem(problem)
+
+    def _retry_tombstones(self) -> None:
+        now = time.monotonic()
+        if self._tombstones and now >= self._next_tombstones:
+            self._next_tombstones = now + 5.0
+            for topic, payload in list(self._tombstones.items()):
+                self._tombstone(topic, payload)
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> Any:
         """One message, QoS 1; a refusal by paho (not connected, its queue full)
@@ -287,6 +321,7 @@ class Session:
                 break
             if client.loop_misc() != 0:
                 break
+            self._retry_tombstones()
             if self.accepted:
                 self._pump()
                 if not self.lost:

@@ -136,10 +136,12 @@ class LeagueBroker(Broker):
 
 
 def box_user(box: str) -> list[str]:
-    """A box's ACL on its pub's broker: its own topics only, and the league's roster."""
+    """A box's ACL on its pub's broker: its own topics only, the league's roster and
+    its tombstones (players deleted)."""
     return [f"topic write shutbox/{box}/event", f"topic write shutbox/{box}/state",
             f"topic write shutbox/{box}/status", f"topic write shutbox/{box}/game",
-            f"topic read shutbox/{box}/resend", "topic read shutbox/league/roster/#"]
+            f"topic read shutbox/{box}/resend", "topic read shutbox/league/roster/#",
+            "topic read shutbox/league/forget/#"]
 
 
 def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) -> str:
@@ -149,6 +151,7 @@ def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) ->
                      for box in boxes for kind in ("event", "state", "status", "game"))
     topics += "".join(f"topic shutbox/{box}/resend in 1\n" for box in boxes)
     topics += "topic shutbox/league/roster/# in 1\n"      # the league's players, retained
+    topics += "topic shutbox/league/forget/# in 1\n"      # players deleted, retained
     return (f"\nconnection {name}\naddress 127.0.0.1:{central.port}\n"
             f"bridge_protocol_version mqttv50\nremote_clientid {name}\n"
             + (f"bridge_cafile {central.ca}\n" if central.ca else "")
@@ -217,6 +220,10 @@ class Link:
             listener, self._listener = self._listener, None
             pairs, self._pairs = self._pairs, []
         if listener is not None:
+            try:    # wakes the accept() blocked on it: a close alone leaves it accepting
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             listener.close()
         for a, b in pairs:
             for end in (a, b):

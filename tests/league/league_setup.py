@@ -70,13 +70,15 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
         users = {LEAGUE_USER: (LEAGUE_PASSWORD, ["topic read shutbox/+/game",
                                                  "topic read shutbox/+/state",
                                                  "topic write shutbox/+/resend",
-                                                 "topic write shutbox/league/roster/#"])}
+                                                 "topic write shutbox/league/roster/#",
+                                                 "topic write shutbox/league/forget/#"])}
         for pub, boxes in PUBS.items():
             users[pub] = (f"{pub}-secret", [line for box in boxes for line in (
                 [f"topic write shutbox/{box}/{k}" for k in ("event", "state", "status",
                                                            "game")]
                 + [f"topic read shutbox/{box}/resend"])]
-                + ["topic read shutbox/league/roster/#"])
+                + ["topic read shutbox/league/roster/#",
+                   "topic read shutbox/league/forget/#"])
         central = LeagueBroker(tmp_path / "central", users, tls=True)   # TLS, as the docs
         brokers.append(central)
         central.start()

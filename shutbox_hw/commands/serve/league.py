@@ -19,7 +19,7 @@ from ...base.errors import TransientError, UserError, quoted
 from ...config.network import parse_broker, read_secret
 
 ACTIONS = ("migrate", "ingest", "status", "season", "standings", "ratings", "rebuild",
-           "flags", "web", "players")
+           "flags", "web", "players", "player")
 
 
 class _Intermixed(argparse.ArgumentParser):
@@ -50,7 +50,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("league", help="the league: every box's games in one PostgreSQL "
                        "database (migrate, ingest, status, season, standings, ratings, rebuild,"
-                       " flags, web, players)")
+                       " flags, web, players, player)")
     p.add_argument("action", choices=ACTIONS, help="migrate: create or upgrade the "
                    "league's tables; ingest: write the boxes' game messages into the league "
                    "(any number at once, sharing one subscription); status: per box and "
@@ -62,9 +62,19 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "unlikely, and the operator's decision on one; web: the league's own "
                    "pages (read-only); players add NAME: a league player, whose secret (a "
                    "card code) is printed once; players renew NAME: a new secret for a lost "
-                   "card")
-    p.add_argument("words", nargs="*", metavar="add|renew NAME", help="players: add or "
-                   "renew, then the player's name (in quotes if it has a space)")
+                   "card; player export NAME: everything the league holds on a player, as "
+                   "JSON; player delete NAME: the player anonymised in the league and on "
+                   "every box; player privacy NAME --public|--initials|--hidden: how the "
+                   "league's tables show them")
+    p.add_argument("words", nargs="*", metavar="VERB NAME", help="players: add or "
+                   "renew, then the player's name (in quotes if it has a space); player: "
+                   "export, delete or privacy, then the name")
+    shown = p.add_mutually_exclusive_group()
+    for flag, what in (("public", "their name in full (the default)"),
+                       ("initials", "their initials instead of their name"),
+                       ("hidden", "left out of the tables (the others keep their ranks)")):
+        shown.add_argument(f"--{flag}", dest="privacy", action="store_const", const=flag,
+                           help=f"player privacy: {what}")
     p.add_argument("--dsn", required=True, help="the PostgreSQL connection string")
     p.add_argument("--mqtt", metavar="URL", help="ingest (required): the league's broker, "
                    "mqtt://host[:port] or mqtts://host[:port]")
@@ -115,7 +125,7 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.words and args.action != "players":
+    if args.words and args.action not in ("players", "player"):
         raise UserError(f"league {args.action} takes no more words "
                         f"({quoted(' '.join(args.words))})")
     if args.action != "ingest":
@@ -123,6 +133,9 @@ def run(args: argparse.Namespace) -> int:
                                 ("--ca", args.ca)) if v is not None]
         if given:
             raise UserError(f"{', '.join(given)} go(es) with league ingest, not {args.action}")
+    if args.privacy is not None and not (args.action == "player" and args.words[:1]
+                                         == ["privacy"]):
+        raise UserError(f"--{args.privacy} goes with league player privacy")
     if args.json and args.action not in ("status", "season", "standings", "rebuild", "flags"):
         raise UserError("--json goes with league status, season, standings, rebuild or flags")
     if args.checked_dice and args.action != "season":
@@ -152,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status,
             "season": run_season, "standings": run_standings, "ratings": run_ratings,
             "rebuild": run_rebuild, "flags": run_flags, "web": run_web,
-            "players": run_players}[args.action](args)
+            "players": run_players, "player": run_player}[args.action](args)
 
 
 def _date(text: str) -> dt.date:
@@ -456,6 +469,45 @@ def run_players(args: argparse.Namespace) -> int:
     print(f"league player {done.name} (id {done.player}); their "
           + ("" if verb == "add" else "new ") + "secret, shown this once "
           f"(the league keeps only its hash): {shown(done.code)}")
+    return 0
+
+
+def run_player(args: argparse.Namespace) -> int:
+    from ...league.players import PlayerError, checked_name
+    from ...league.rights import export, forget, set_privacy
+    from ...league.schema import LeagueSchemaError, check
+    verbs = ("export", "delete", "privacy")
+    if not args.words or args.words[0] not in verbs:
+        raise UserError("league player needs: export NAME, delete NAME, or privacy NAME "
+                        "--public|--initials|--hidden")
+    verb = args.words[0]
+    if len(args.words) != 2:
+        raise UserError(f"league player {verb} takes one NAME (in quotes if it has a space)")
+    if verb == "privacy" and args.privacy is None:
+        raise UserError("league player privacy needs --public, --initials or --hidden")
+    try:
+        checked_name(args.words[1])
+    except PlayerError as error:
+        raise UserError(str(error)) from None
+    conn = _connect(args.dsn)
+    try:
+        check(conn)
+        if verb == "export":
+            for piece in export(conn, args.words[1]):
+                sys.stdout.write(piece)
+            sys.stdout.flush()
+        elif verb == "delete":
+            done = forget(conn, args.words[1])
+            print(f"league player {done.player} deleted: {done.pseudonym} in their "
+                  f"{done.games} game(s) now; the boxes remove them as the tombstone "
+                  "reaches them (an ingest publishes it)")
+        else:
+            player, name = set_privacy(conn, args.words[1], args.privacy)
+            print(f"league player {name} (id {player}): {args.privacy} in the tables")
+    except (LeagueSchemaError, PlayerError) as error:
+        raise UserError(str(error)) from None
+    finally:
+        conn.close()
     return 0
 
 

@@ -43,6 +43,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from ...league.rights import privacies
 from ...league.standings import SeasonError
 from ...league.tables import season_table
 from ...league.trust import flags as kept_flags
@@ -345,6 +346,8 @@ class LeagueApp:
     async def _who(self, request: Request) -> tuple[str, list[str]]:
         name = request.path_params["name"]
         key, names = await self.db.read(lambda conn: spellings(conn, name))
+        if names and key in await self.db.read(privacies):
+            names = []     # kept off the public pages, or initials only (league/rights.py)
         if not names:
             raise HTTPException(404, f"no league player named {name[:60]!r}")
         return key, names
