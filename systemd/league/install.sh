@@ -153,8 +153,9 @@ journal() {
         [[ -z ${SHUTBOX_JOURNALCTL:-} ]] || "$SHUTBOX_JOURNALCTL" -u "$1" -n 15 --no-pager -o cat
     fi
 }
-# the pages answer on LISTEN within WEB_WAIT s: prints the address asked, exits 1 if
-# they never answered (an HTTP answer below 500 counts: the gate and the pages ran)
+# the pages answer on LISTEN within WEB_WAIT s: prints the address asked (and how long
+# they took), exits 1 if they never answered (an HTTP answer below 500 counts: the
+# gate and the pages ran)
 web_answers() {
     "$VENV/bin/python" - "$1" "$WEB_WAIT" <<'PY'
 import sys, time, urllib.error, urllib.request
@@ -163,20 +164,21 @@ host, _, port = listen.rpartition(":")
 host = host.strip("[]")
 host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
 url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
-print(url)
-end = time.monotonic() + wait
+start = time.monotonic()
 while True:
     try:
-        with urllib.request.urlopen(url, timeout=2) as answer:
-            sys.exit(0)
+        with urllib.request.urlopen(url, timeout=2):
+            break
     except urllib.error.HTTPError as answer:
         if answer.code < 500:
-            sys.exit(0)
+            break
     except (OSError, ValueError):
         pass
-    if time.monotonic() >= end:
+    if time.monotonic() - start >= wait:
+        print(url)
         sys.exit(1)
-    time.sleep(0.5)
+    time.sleep(0.2)
+print(f"{url} after {time.monotonic() - start:.1f} s")
 PY
 }
 # the ingest units now enabled (their instance names), one a line

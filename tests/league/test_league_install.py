@@ -283,7 +283,8 @@ def test_the_units_command_line_serves_the_standings_page(tree, runs):
     gives, and no other."""
     listen = re.search(r"^LEAGUE_WEB_LISTEN=(.*)$", runs["edited"], re.M)[1]
     base = f"http://{listen}"
-    assert f"the league's pages answer on {base}/" in runs["good"].stdout
+    assert re.search(rf"the league's pages answer on {re.escape(base)}/ after \d+\.\d s$",
+                     runs["good"].stdout, re.M), runs["good"].stdout
     pid = int((tree.root.parent / "root.web.pid").read_text())
     # sh exec'd the venv's script (its interpreter first), each name its own --host
     argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
