@@ -11,11 +11,12 @@ usage: sudo systemd/league/install.sh [options]
 
 Installs the league's server from this checkout on Debian (12 or later) and
 starts it: PostgreSQL and Mosquitto from Debian, shutbox-hw with its league
-extra in /opt/shutbox-league/.venv, the system user shutbox-league, the units
-shutbox-league-migrate and shutbox-league-ingest@1..N, and the settings in
+and web extras in /opt/shutbox-league/.venv, the system user shutbox-league, the
+units shutbox-league-migrate, shutbox-league-ingest@1..N and shutbox-league-web
+(the league's pages), and the settings in
 /etc/shutbox-league/league.env (written from league.env.example the first time,
-never overwritten). It runs `shutbox-hw league migrate` and starts the ingests;
-run it again to upgrade (the settings and the database are kept).
+never overwritten). It runs `shutbox-hw league migrate`, starts the ingests and
+the pages (checked: they answer on LEAGUE_WEB_LISTEN); run it again to upgrade (the settings and the database are kept).
 
 Before it runs: the league broker's user:password in
 /etc/shutbox-league/mqtt.credentials, and a PostgreSQL role and database that
@@ -30,6 +31,8 @@ options:
                            (pip --no-index --find-links DIR)
   --skip-system-packages   no apt-get: python3-venv, postgresql and mosquitto
                            must already be there
+  --no-web                 leave the league's pages out (shutbox-league-web is not
+                           installed; one installed before is stopped and removed)
   --uninstall              stop and remove the units and /opt/shutbox-league; keep
                            /etc/shutbox-league, the user and the database
   --root DIR               act on a scratch tree DIR (DIR/etc, DIR/opt) and only
@@ -44,9 +47,11 @@ die() { echo "install.sh: $*" >&2; exit 2; }
 fail() { echo "install.sh: $*" >&2; exit 1; }
 say() { echo "install.sh: $*"; }
 
-ROOT="" WHEELS="" SKIP_APT=0 UNINSTALL=0 LOCAL_DB=0 INGESTS=2
+ROOT="" WHEELS="" SKIP_APT=0 UNINSTALL=0 LOCAL_DB=0 INGESTS=2 WEB=1
 # how long an ingest must stay up after it started (the tests set 0)
 SETTLE=${SHUTBOX_INSTALL_SETTLE:-5}
+# how long the pages have to answer on their address after they started
+WEB_WAIT=${SHUTBOX_INSTALL_WEB_WAIT:-15}
 while (($#)); do
     case $1 in
         -h|--help) usage; exit 0 ;;
@@ -60,6 +65,7 @@ while (($#)); do
         --skip-system-packages) SKIP_APT=1 ;;
         --local-database) LOCAL_DB=1 ;;
         --uninstall) UNINSTALL=1 ;;
+        --no-web) WEB=0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
     shift
@@ -67,6 +73,7 @@ done
 [[ $INGESTS =~ ^[0-9]+$ ]] && ((INGESTS >= 1 && INGESTS <= 32)) \
     || die "--ingests: '$INGESTS' is not a number of processes 1..32"
 [[ $SETTLE =~ ^[0-9]+$ ]] || die "SHUTBOX_INSTALL_SETTLE: '$SETTLE' is not a number of seconds"
+[[ $WEB_WAIT =~ ^[0-9]+$ ]] || die "SHUTBOX_INSTALL_WEB_WAIT: '$WEB_WAIT' is not a number of seconds"
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 UNITS_SRC=$SRC/systemd/league
@@ -99,6 +106,7 @@ CREDENTIALS=$ETC/mqtt.credentials
 UNIT_DIR=$ROOT/etc/systemd/system
 MIGRATE_UNIT=shutbox-league-migrate.service
 INGEST_UNIT=shutbox-league-ingest@.service
+WEB_UNIT=shutbox-league-web.service
 PYTHON=/usr/bin/python3
 [[ -x $PYTHON ]] || PYTHON=$(command -v python3) || die "no python3 (apt-get install python3)"
 
@@ -135,6 +143,44 @@ setting() {
     if [[ $value == \"*\" || $value == \'*\' ]]; then value=${value:1:${#value}-2}; fi
     printf '%s' "$value"
 }
+# the journal's last lines of a unit (with --root printed, and answered by
+# $SHUTBOX_JOURNALCTL if the tests give one)
+journal() {
+    if [[ -z $ROOT ]]; then
+        journalctl -u "$1" -n 15 --no-pager -o cat
+    else
+        echo "would run: journalctl -u $1 -n 15 --no-pager -o cat" >&2
+        [[ -z ${SHUTBOX_JOURNALCTL:-} ]] || "$SHUTBOX_JOURNALCTL" -u "$1" -n 15 --no-pager -o cat
+    fi
+}
+# the pages answer on LISTEN within WEB_WAIT s: prints the address asked (and how long
+# they took), exits 1 if they never answered (an HTTP answer below 500 counts: the
+# gate and the pages ran)
+web_answers() {
+    "$VENV/bin/python" - "$1" "$WEB_WAIT" <<'PY'
+import sys, time, urllib.error, urllib.request
+listen, wait = sys.argv[1], float(sys.argv[2])
+host, _, port = listen.rpartition(":")
+host = host.strip("[]")
+host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+start = time.monotonic()
+while True:
+    try:
+        with urllib.request.urlopen(url, timeout=2):
+            break
+    except urllib.error.HTTPError as answer:
+        if answer.code < 500:
+            break
+    except (OSError, ValueError):
+        pass
+    if time.monotonic() - start >= wait:
+        print(url)
+        sys.exit(1)
+    time.sleep(0.2)
+print(f"{url} after {time.monotonic() - start:.1f} s")
+PY
+}
 # the ingest units now enabled (their instance names), one a line
 enabled_ingests() {
     local f
@@ -147,8 +193,9 @@ enabled_ingests() {
 # --- uninstall -------------------------------------------------------------------
 if ((UNINSTALL)); then
     units=($(enabled_ingests) "$MIGRATE_UNIT")
+    [[ ! -e $UNIT_DIR/$WEB_UNIT ]] || units=("$WEB_UNIT" "${units[@]}")
     system systemctl disable --now "${units[@]}" || true
-    rm -f "$UNIT_DIR/$INGEST_UNIT" "$UNIT_DIR/$MIGRATE_UNIT"
+    rm -f "$UNIT_DIR/$INGEST_UNIT" "$UNIT_DIR/$MIGRATE_UNIT" "$UNIT_DIR/$WEB_UNIT"
     system systemctl daemon-reload
     rm -rf "$OPT"
     say "removed the league's units and $OPT; kept $ETC, the user $USER_NAME and the database"
@@ -183,12 +230,12 @@ fi
 PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check
      --root-user-action=ignore --upgrade-strategy only-if-needed)
 [[ -z $WHEELS ]] || PIP+=(--no-index --find-links "$WHEELS")
-if [[ -n $BUILT ]]; then SPEC="shutbox-hw[league] @ file://$BUILT"; else SPEC="$BUILD_DIR[league]"; fi
+if [[ -n $BUILT ]]; then SPEC="shutbox-hw[league,web] @ file://$BUILT"; else SPEC="$BUILD_DIR[league,web]"; fi
 if ! "${PIP[@]}" "$SPEC" 2>"$BUILD_DIR/pip.err"; then
     missing=$(sed -n 's/.*No matching distribution found for \([A-Za-z0-9._-]*\).*/\1/p' "$BUILD_DIR/pip.err" | head -1)
     [[ -z $missing ]] || die "pip found no $missing for this machine${WHEELS:+ in $WHEELS}: the league's software is unchanged"
     cat "$BUILD_DIR/pip.err" >&2
-    die "pip could not install shutbox-hw[league] (above): the league's software is unchanged"
+    die "pip could not install shutbox-hw[league,web] (above): the league's software is unchanged"
 fi
 say "installed $("$VENV/bin/python" -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"), "with psycopg", m.version("psycopg"), "and paho-mqtt", m.version("paho-mqtt"))') in $VENV"
 # the page the units' Documentation= names
@@ -201,7 +248,9 @@ mkdir -p "$ETC"
 chmod 0755 "$ETC"
 if [[ -e $ENV_FILE ]]; then
     say "keeping $ENV_FILE"
-    for key in $(sed -n 's/^\([A-Z_]*\)=.*/\1/p' "$UNITS_SRC/league.env.example"); do
+    # every setting the example gives a value (the pages' only with them)
+    for key in $(sed -n 's/^\([A-Z_]*\)=..*/\1/p' "$UNITS_SRC/league.env.example"); do
+        ((WEB)) || [[ $key != LEAGUE_WEB_* ]] || continue
         [[ -n $(setting "$key") ]] \
             || die "$ENV_FILE has no $key (league.env.example has it): add it and run again"
     done
@@ -221,6 +270,13 @@ system chown "$USER_NAME:$USER_NAME" "$CREDENTIALS"
 mkdir -p "$UNIT_DIR"
 install -m 0644 "$UNITS_SRC/$MIGRATE_UNIT" "$UNIT_DIR/$MIGRATE_UNIT"
 install -m 0644 "$UNITS_SRC/$INGEST_UNIT" "$UNIT_DIR/$INGEST_UNIT"
+if ((WEB)); then
+    install -m 0644 "$UNITS_SRC/$WEB_UNIT" "$UNIT_DIR/$WEB_UNIT"
+elif [[ -e $UNIT_DIR/$WEB_UNIT ]]; then
+    ctl disable --now "$WEB_UNIT" || true
+    rm -f "$UNIT_DIR/$WEB_UNIT"
+    say "--no-web: stopped and removed $WEB_UNIT"
+fi
 ctl daemon-reload
 
 # --- the database: made if asked, then migrated ------------------------------------
@@ -246,7 +302,9 @@ say "$migrated"
 # --- enabled and started ---------------------------------------------------------
 INSTANCES=()
 for ((i = 1; i <= INGESTS; i++)); do INSTANCES+=("shutbox-league-ingest@$i.service"); done
-ctl enable "$MIGRATE_UNIT" "${INSTANCES[@]}"
+WEB_UNITS=()
+((WEB == 0)) || WEB_UNITS=("$WEB_UNIT")
+ctl enable "$MIGRATE_UNIT" "${INSTANCES[@]}" "${WEB_UNITS[@]}"
 # ingests enabled before beyond --ingests: left as they are, and said
 extra=()
 for unit in $(enabled_ingests); do
@@ -269,6 +327,20 @@ if ((${#failed[@]} == 0)) && [[ -z $ROOT || -n ${SHUTBOX_SYSTEMCTL:-} ]]; then
 fi
 if ((${#failed[@]})); then
     fail "${failed[*]} did not start or stopped again within $SETTLE s: journalctl -u ${failed[0]} -n 50 says why"
+fi
+if ((WEB)); then
+    LISTEN=$(setting LEAGUE_WEB_LISTEN)
+    ctl restart "$WEB_UNIT" || fail "$WEB_UNIT did not start: journalctl -u $WEB_UNIT -n 50 says why"
+    if [[ -z $ROOT || -n ${SHUTBOX_SYSTEMCTL:-} ]]; then
+        if ! url=$(web_answers "$LISTEN"); then
+            {
+                echo "install.sh: $WEB_UNIT does not answer on ${url:-$LISTEN} (LEAGUE_WEB_LISTEN) within $WEB_WAIT s; its journal's last lines:"
+                journal "$WEB_UNIT" | sed 's/^/    /'
+            } >&2
+            exit 1
+        fi
+        say "the league's pages answer on $url"
+    fi
 fi
 if [[ -n $ROOT ]]; then
     say "installed into $ROOT"

@@ -1,24 +1,31 @@
 """systemd/league/install.sh on a scratch tree (--root): the venv with the league extra,
 the units, league.env written once and kept, league migrate run against a real
-PostgreSQL (a cluster as nobody), the ingests enabled and started (a stand-in
-systemctl), and a clear refusal for each thing that can go wrong."""
+PostgreSQL (a cluster as nobody), the ingests and the league's pages enabled and
+started (a stand-in systemctl, which starts the pages from the installed unit's
+ExecStart line as systemd would), and a clear refusal for each thing that can go
+wrong."""
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from league_parts import Postgres, need_parts
+from league_parts import SB, Postgres, need_parts
+from loopback import free_port
 from other_user import setpriv
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 INSTALLER = CHECKOUT / "systemd" / "league" / "install.sh"
 EXAMPLE = CHECKOUT / "systemd" / "league" / "league.env.example"
+WEB_UNIT = "shutbox-league-web.service"
 PREFIX = "would run: "
 
 # (PostgreSQL runs as nobody from the temporary directory, as in test_league_record.py;
@@ -27,15 +34,88 @@ PREFIX = "would run: "
 pytestmark = [pytest.mark.install, pytest.mark.league]
 
 # a systemctl for --root (SHUTBOX_SYSTEMCTL): every call logged; a unit whose name
-# contains $FAKE_FAILING fails to restart
-FAKE_SYSTEMCTL = """#!/usr/bin/env python3
-import os, sys
+# contains $FAKE_FAILING fails to restart. The league's pages are started for real, as
+# systemd would start them: the ExecStart line of the unit installed in $FAKE_UNITS,
+# with the values of its EnvironmentFile (under $FAKE_ROOT), from /; their process id
+# kept in $FAKE_PIDS. FAKE_SILENT=1: the pages' restart succeeds and starts nothing.
+FAKE_SYSTEMCTL = """#!{python}
+import os, signal, subprocess, sys
+sys.path[:0] = [os.environ["FAKE_HELPERS"], os.path.dirname(os.environ["FAKE_HELPERS"])]
+from test_league_install import systemd_command, systemd_environment
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write(" ".join(sys.argv[1:]) + "\\n")
 failing = os.environ.get("FAKE_FAILING", "")
 if sys.argv[1] in ("restart", "is-active") and failing and failing in sys.argv[-1]:
     sys.exit(1)
+web = "shutbox-league-web.service"
+pids = os.environ["FAKE_PIDS"]
+if web in sys.argv and (sys.argv[1] == "restart" or "--now" in sys.argv):
+    if os.path.exists(pids):
+        for pid in open(pids).read().split():
+            try:
+                os.killpg(int(pid), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        os.remove(pids)
+    if sys.argv[1] == "restart" and not os.environ.get("FAKE_SILENT"):
+        unit = open(os.path.join(os.environ["FAKE_UNITS"], web)).read()
+        env = systemd_environment(unit, os.environ["FAKE_ROOT"])
+        command = systemd_command(unit, env, os.environ["FAKE_ROOT"])
+        web_process = subprocess.Popen(command, env=env, cwd="/",
+                                       stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL,
+                                       stderr=open(os.environ["FAKE_LOG"] + ".web", "a"),
+                                       start_new_session=True)
+        with open(pids, "w") as f:
+            f.write(str(web_process.pid))
 """
+# a journalctl for --root (SHUTBOX_JOURNALCTL): the journal's last lines of the pages
+FAKE_JOURNALCTL = """#!/bin/sh
+echo "shutbox-hw: cannot reach the league's database (a stand-in line)"
+"""
+
+
+def unit_setting(unit: str, key: str) -> list[str]:
+    return [line.split("=", 1)[1] for line in unit.splitlines() if line.startswith(key + "=")]
+
+
+def systemd_environment(unit: str, root: str) -> dict[str, str]:
+    """The environment systemd gives the unit: its Environment= pairs and its
+    EnvironmentFile's (under ``root``): KEY=VALUE a line, # comments, quotes around the
+    whole value removed), over a bare PATH."""
+    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
+    for pair in unit_setting(unit, "Environment"):
+        key, _, value = pair.partition("=")
+        env[key] = value
+    for name in unit_setting(unit, "EnvironmentFile"):
+        for line in Path(root + name).read_text().splitlines():
+            line = line.strip()
+            if not line or line.startswith(("#", ";")) or "=" not in line:
+                continue
+            key, _, value = line.partition("=")
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            env[key.strip()] = value
+    return env
+
+
+def systemd_command(unit: str, env: dict[str, str], root: str) -> list[str]:
+    """The unit's ExecStart line as systemd runs it: split into words as a shell would
+    (quotes), then in each word $$ is a $, %% a %, ${VAR} the variable's value, and a
+    word that is only $VAR its value split at white space (systemd.service(5),
+    "Command lines"); /opt/ is the scratch tree's (``root``), as in a chroot there."""
+    line, = unit_setting(unit, "ExecStart")
+    words: list[str] = []
+    for word in shlex.split(line):
+        whole = re.fullmatch(r"\$(\w+)", word)
+        if whole:
+            words += env.get(whole[1], "").split()
+            continue
+        words.append(re.sub(r"\$\$|%%|\$\{(\w+)\}",
+                            lambda m: {"$$": "$", "%%": "%"}.get(m[0]) or env.get(m[1], ""),
+                            word))
+    return [w.replace("/opt/shutbox-league/", f"{root}/opt/shutbox-league/") for w in words]
 
 
 def would_run(out: str) -> list[str]:
@@ -55,13 +135,30 @@ class Tree:
     fake: Path
     log: Path
     pg: Postgres
+    journal: Path
 
-    def run(self, *args: str | Path, failing: str = "") -> subprocess.CompletedProcess:
+    def run(self, *args: str | Path, failing: str = "", root: Path | None = None,
+            **more: str) -> subprocess.CompletedProcess:
+        root = root or self.root
         env = {**os.environ, "SHUTBOX_SYSTEMCTL": str(self.fake), "FAKE_LOG": str(self.log),
-               "FAKE_FAILING": failing, "SHUTBOX_INSTALL_SETTLE": "0"}
-        return subprocess.run(["bash", str(INSTALLER), "--root", str(self.root), "--wheels",
+               "FAKE_FAILING": failing, "SHUTBOX_INSTALL_SETTLE": "0",
+               "FAKE_HELPERS": str(Path(__file__).parent), "FAKE_ROOT": str(root),
+               "FAKE_UNITS": str(root / "etc/systemd/system"),
+               "FAKE_PIDS": str(root.parent / f"{root.name}.web.pid"),
+               "SHUTBOX_JOURNALCTL": str(self.journal), **more}
+        return subprocess.run(["bash", str(INSTALLER), "--root", str(root), "--wheels",
                                str(self.wheels), *map(str, args)],
                               capture_output=True, text=True, timeout=600, env=env)
+
+    def stop_web(self, root: Path | None = None) -> None:
+        root = root or self.root
+        pids = root.parent / f"{root.name}.web.pid"
+        if pids.exists():
+            try:
+                os.killpg(int(pids.read_text()), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            pids.unlink()
 
     @property
     def env_file(self) -> Path:
@@ -74,18 +171,23 @@ def tree(tmp_path_factory):
     from wheel_folder import make_wheel_folder
     wheels = tmp_path_factory.mktemp("wheels")
     why = make_wheel_folder(CHECKOUT, wheels, "{}.{}".format(*sys.version_info[:2]),
-                            extras=("league",))
+                            extras=("league", "web"))
     if why is not None:
         pytest.skip(f"no wheels to install from offline: {why}")
     scratch = tmp_path_factory.mktemp("league-install")
     fake = scratch / "systemctl"
-    fake.write_text(FAKE_SYSTEMCTL)
+    fake.write_text(FAKE_SYSTEMCTL.replace("{python}", sys.executable, 1))
     fake.chmod(0o755)
+    journal = scratch / "journalctl"
+    journal.write_text(FAKE_JOURNALCTL)
+    journal.chmod(0o755)
     pg = Postgres()
+    tree = Tree(scratch / "root", wheels, fake, scratch / "systemctl.log", pg, journal)
     try:
         pg.start()
-        yield Tree(scratch / "root", wheels, fake, scratch / "systemctl.log", pg)
+        yield tree
     finally:
+        tree.stop_web()
         pg.destroy()
 
 
@@ -101,7 +203,8 @@ def runs(tree):
     tree.env_file.write_text(unreachable)
     no_database = tree.run("--skip-system-packages")
     edited = f"# ours\nLEAGUE_DSN={tree.pg.dsn}\nLEAGUE_MQTT=mqtt://league.example:1883\n" \
-             "LEAGUE_GRACE=30\n"
+             f"LEAGUE_GRACE=30\nLEAGUE_WEB_LISTEN=127.0.0.1:{free_port()}\n" \
+             "LEAGUE_WEB_HOSTS=league.example.org  pub.lan\n"
     tree.env_file.write_text(edited)
     tree.log.write_text("")
     good = tree.run("--skip-system-packages", "--ingests", "3")
@@ -140,23 +243,104 @@ def test_the_settings_right_it_migrates_enables_and_starts(tree, runs):
     assert tree.env_file.read_text() == runs["edited"]     # the organiser's edits kept
     assert "keeping" in out.stdout and "league schema" in out.stdout
     assert tree.pg.query("SELECT count(*) FROM games") == [(0,)]     # migrated
-    for unit in ("shutbox-league-ingest@.service", "shutbox-league-migrate.service"):
+    for unit in ("shutbox-league-ingest@.service", "shutbox-league-migrate.service",
+                 WEB_UNIT):
         assert (tree.root / "etc/systemd/system" / unit).read_text() == \
             (CHECKOUT / "systemd/league" / unit).read_text()
     assert (tree.root / "opt/shutbox-league/docs/network/league.md").is_file()
     calls = tree.log.read_text().splitlines()
     ingests = [f"shutbox-league-ingest@{n}.service" for n in (1, 2, 3)]
     assert calls[0] == "daemon-reload"
-    assert calls[1] == " ".join(["enable", "shutbox-league-migrate.service", *ingests])
+    assert calls[1] == " ".join(["enable", "shutbox-league-migrate.service", *ingests,
+                                 WEB_UNIT])
     assert calls[2] == "restart shutbox-league-migrate.service"
     assert calls[3:6] == [f"restart {u}" for u in ingests]
-    assert calls[6:] == [f"is-active --quiet {u}" for u in ingests]
+    assert calls[6:9] == [f"is-active --quiet {u}" for u in ingests]
+    assert calls[9:] == [f"restart {WEB_UNIT}"]
     assert not any("apt-get" in c for c in would_run(out.stdout))
     # the installed command is the league's: its status answers from the database
     exe = tree.root / "opt/shutbox-league/.venv/bin/shutbox-hw"
     status = subprocess.run([str(exe), "league", "status", "--dsn", tree.pg.dsn, "--json"],
                             capture_output=True, text=True, timeout=60)
     assert status.returncode == 0 and status.stdout == "", status.stderr
+
+
+def _get(url: str, host: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+    request = urllib.request.Request(url, headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as answer:
+        return answer.code, answer.read().decode()
+
+
+def test_the_units_command_line_serves_the_standings_page(tree, runs):
+    """The installed unit's ExecStart line, run as systemd runs it with league.env's
+    values (the stand-in systemctl), against the tests' PostgreSQL: the installer saw
+    it answer, and it serves the standings page under the names LEAGUE_WEB_HOSTS
+    gives, and no other."""
+    listen = re.search(r"^LEAGUE_WEB_LISTEN=(.*)$", runs["edited"], re.M)[1]
+    base = f"http://{listen}"
+    assert re.search(rf"the league's pages answer on {re.escape(base)}/ after \d+\.\d s$",
+                     runs["good"].stdout, re.M), runs["good"].stdout
+    pid = int((tree.root.parent / "root.web.pid").read_text())
+    # sh exec'd the venv's script (its interpreter first), each name its own --host
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
+    assert argv[1:] == [str(tree.root / "opt/shutbox-league/.venv/bin/shutbox-hw"),
+                        "league", "web", "--dsn", tree.pg.dsn, "--listen", listen,
+                        "--host", "league.example.org", "--host", "pub.lan"], argv
+    season = subprocess.run([*SB, "league", "season", "--dsn", tree.pg.dsn, "--name",
+                             "Spring 27", "--from", "2027-03-01", "--to", "2027-05-31",
+                             "--rules", "crafthouse-12"],
+                            capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    assert season.returncode == 0, season.stderr
+    for host in ("league.example.org", "pub.lan", listen):
+        status, html = _get(f"{base}/standings?season=Spring%2027", host)
+        assert status == 200 and "Spring 27" in html, (host, status, html[:300])
+    status, _ = _get(f"{base}/standings?season=Spring%2027", "elsewhere.example")
+    assert status == 421
+
+
+def test_pages_that_do_not_answer_are_said_with_the_journal(tree, runs):
+    out = tree.run("--skip-system-packages", "--ingests", "1", FAKE_SILENT="1",
+                   SHUTBOX_INSTALL_WEB_WAIT="1")
+    assert out.returncode == 1, out.stderr
+    assert "shutbox-league-web.service does not answer on http://127.0.0.1:" in out.stderr
+    assert "(LEAGUE_WEB_LISTEN) within 1 s; its journal's last lines:" in out.stderr
+    assert "would run: journalctl -u shutbox-league-web.service" in out.stderr
+    assert "    shutbox-hw: cannot reach the league's database (a stand-in" in out.stderr
+    assert "Traceback" not in out.stderr
+    refused = tree.run("--skip-system-packages", "--ingests", "1", failing="web")
+    one_line_error(refused, "shutbox-league-web.service did not start", status=1)
+    assert "journalctl -u shutbox-league-web.service" in refused.stderr
+    again = tree.run("--skip-system-packages", "--ingests", "1")      # mended
+    assert again.returncode == 0, again.stderr
+    assert "the league's pages answer on" in again.stdout
+
+
+def test_no_web_leaves_the_pages_out(tree, runs, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(tree.root, root, symlinks=True)
+    env_file = root / "etc/shutbox-league/league.env"
+    # a league.env from before the pages: refused without --no-web, in one line
+    env_file.write_text("".join(line + "\n" for line in runs["edited"].splitlines()
+                                if not line.startswith("LEAGUE_WEB_")))
+    before = tree.run("--skip-system-packages", "--ingests", "1", root=root)
+    one_line_error(before, "has no LEAGUE_WEB_LISTEN (league.env.example has it)")
+    assert (root / "etc/systemd/system" / WEB_UNIT).is_file()    # still the earlier one
+    tree.log.write_text("")
+    out = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root)
+    assert out.returncode == 0, out.stderr
+    assert not (root / "etc/systemd/system" / WEB_UNIT).exists()
+    assert f"systemctl disable --now {WEB_UNIT}" in would_run(out.stdout)
+    calls = tree.log.read_text().splitlines()
+    enable = next(c for c in calls if c.startswith("enable "))
+    assert WEB_UNIT not in enable and "shutbox-league-ingest@1.service" in enable
+    assert f"restart {WEB_UNIT}" not in calls
+    assert "pages answer" not in out.stdout
+    tree.stop_web(root)
 
 
 def test_an_ingest_that_does_not_start_is_named(tree, runs):
@@ -186,9 +370,11 @@ def test_uninstall_keeps_the_settings(tree, runs, tmp_path):
     out = subprocess.run(["bash", str(INSTALLER), "--root", str(root), "--uninstall"],
                          capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stderr
-    assert "systemctl disable --now shutbox-league-migrate.service" in would_run(out.stdout)
+    disable = next(c for c in would_run(out.stdout) if c.startswith("systemctl disable"))
+    assert disable.split()[3:] == [WEB_UNIT, "shutbox-league-migrate.service"]
     assert not (root / "opt/shutbox-league").exists()
     assert not (root / "etc/systemd/system/shutbox-league-ingest@.service").exists()
+    assert not (root / "etc/systemd/system" / WEB_UNIT).exists()
     assert (root / "etc/shutbox-league/league.env").read_text() == runs["edited"]
 
 
@@ -218,5 +404,55 @@ def test_help_names_every_option():
     out = subprocess.run(["bash", str(INSTALLER), "--help"], capture_output=True, text=True)
     assert out.returncode == 0
     for option in ("--root", "--wheels", "--skip-system-packages", "--ingests",
-                   "--local-database", "--uninstall"):
+                   "--local-database", "--no-web", "--uninstall"):
         assert option in out.stdout
+
+
+def test_the_web_unit_passes_systemd_analyze_verify(tmp_path):
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("no systemd-analyze here")
+    units = tmp_path / "units"
+    units.mkdir()
+    for unit in ("shutbox-league-migrate.service", WEB_UNIT):
+        shutil.copy(CHECKOUT / "systemd/league" / unit, units / unit)
+
+    def verify(path: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True,
+                              text=True, timeout=60)
+    # the tool is trusted only if it catches a unit spoiled on purpose
+    spoiled = units / "spoiled.service"
+    spoiled.write_text((units / WEB_UNIT).read_text().replace(
+        "ExecStart=/bin/sh", "ExecStart=bin/sh").replace("Restart=on-failure",
+                                                         "Restart=sometimes"))
+    caught = verify(spoiled)
+    if caught.returncode == 0 and "sometimes" not in caught.stderr:
+        pytest.skip(f"systemd-analyze verify does not check units here: {caught.stderr!r}")
+    spoiled.unlink()
+    out = verify(units / WEB_UNIT)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+
+
+# the settings that are the ingest's sandbox (the web unit must have each, the same)
+SANDBOX = ("User", "Group", "UMask", "ProtectSystem", "ProtectHome", "PrivateTmp",
+           "PrivateDevices", "PrivateIPC", "PrivateMounts", "DevicePolicy", "NoNewPrivileges",
+           "CapabilityBoundingSet", "AmbientCapabilities", "ProtectKernelTunables",
+           "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectClock",
+           "ProtectHostname", "ProtectProc", "ProcSubset", "RestrictAddressFamilies",
+           "RestrictNamespaces", "RestrictRealtime", "RestrictSUIDSGID", "LockPersonality",
+           "MemoryDenyWriteExecute", "RemoveIPC", "KeyringMode", "SystemCallArchitectures",
+           "SystemCallFilter", "EnvironmentFile")
+
+
+def test_the_web_unit_is_sandboxed_as_the_ingests_are():
+    ingest = (CHECKOUT / "systemd/league/shutbox-league-ingest@.service").read_text()
+    web = (CHECKOUT / "systemd/league" / WEB_UNIT).read_text()
+    for key in SANDBOX:
+        assert unit_setting(web, key) == unit_setting(ingest, key) != [], key
+    # no write access anywhere: no ReadWritePaths, no state or runtime directory
+    for key in ("ReadWritePaths", "StateDirectory", "RuntimeDirectory", "LogsDirectory",
+                "CacheDirectory"):
+        assert unit_setting(web, key) == [], key
+    assert unit_setting(web, "Restart") == ["on-failure"]
+    assert unit_setting(web, "MemoryMax") != []
+    assert "shutbox-league-migrate.service" in unit_setting(web, "After")[0].split()
+    assert unit_setting(web, "Requires") == ["shutbox-league-migrate.service"]

@@ -35,7 +35,8 @@ def test_the_units_run_the_league_commands_with_their_settings():
     ingest = parse((UNITS / "shutbox-league-ingest@.service").read_text())
     migrate = parse((UNITS / "shutbox-league-migrate.service").read_text())
     env = settings()
-    assert set(env) == {"LEAGUE_DSN", "LEAGUE_MQTT", "LEAGUE_GRACE"}
+    assert set(env) == {"LEAGUE_DSN", "LEAGUE_MQTT", "LEAGUE_GRACE", "LEAGUE_WEB_LISTEN",
+                        "LEAGUE_WEB_HOSTS"}
     words = command(ingest)
     assert words[0].endswith("/shutbox-hw") and words[1:3] == ["league", "ingest"]
     args = build_parser().parse_args(words[1:])        # the flags exist and parse
@@ -47,7 +48,8 @@ def test_the_units_run_the_league_commands_with_their_settings():
 
 
 def test_the_units_run_as_their_own_user_hardened():
-    for name in ("shutbox-league-ingest@.service", "shutbox-league-migrate.service"):
+    for name in ("shutbox-league-ingest@.service", "shutbox-league-migrate.service",
+                 "shutbox-league-web.service"):
         unit = parse((UNITS / name).read_text())
         assert last(unit, "Service", "User") == "shutbox-league", name
         for key, value in HARDENING.items():
