@@ -436,8 +436,11 @@ class Rehearsal:
 
         def serves() -> tuple[bool, str]:
             up = self.wait_until(active, 60) and self.wait_until(answers, 90, step=1)
-            if not up:
-                return False, f"exit {rc}, {web} {'active' if active() else 'not active'}"
+            if not up:   # why, in the FAIL line: the unit's journal's last lines
+                journal = sh("journalctl", "-u", web, "-n", "12", "--no-pager", "-o", "cat",
+                             timeout=30, check=False).stdout.strip().splitlines()
+                return False, (f"exit {rc}, {web} {'active' if active() else 'not active'}; "
+                               f"journal: {' | '.join(journal)[-900:]}")
             live = json.loads(get("/live.json"))
             pid = sh("systemctl", "show", "-P", "MainPID", web, check=False).stdout.strip()
             uid = int(re.search(r"Uid:\s+(\d+)", Path(f"/proc/{pid}/status").read_text()).group(1))
