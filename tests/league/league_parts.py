@@ -287,11 +287,13 @@ def box_config(folder: Path, box: str, broker: Broker, password: str) -> Path:
 
 def play(config: Path, db: Path, games: int = 1) -> None:
     """``games`` games of the practice script on the box (one ``shutbox-hw sim --publish``
-    run each, in this process: tests/cli_inprocess.py; what the league sees is the box's
-    broker, its messages and its record, which a process of its own would not change)."""
+    run each, a process of its own: in the test's process, beside its threads reading the
+    brokers' and ingests' output, the sim's publisher missed its 10 s to send the game on
+    a loaded machine, and the league waited for a game no box was left to resend)."""
     for _ in range(games):
-        out = run_cli("sim", "--publish", "--config", config, "--db", db, "--script",
-                      PRACTICE, cwd=CHECKOUT)
+        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--db",
+                              str(db), "--script", str(PRACTICE)], capture_output=True,
+                             text=True, timeout=120, cwd=CHECKOUT)
         assert out.returncode == 0, out.stderr
 
 

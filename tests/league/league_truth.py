@@ -10,12 +10,12 @@ import datetime as dt
 import json
 import sqlite3
 import statistics
+import subprocess
 import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from cli_inprocess import run_cli
-from league_parts import CHECKOUT, PRACTICE
+from league_parts import CHECKOUT, PRACTICE, SB
 
 VENUES = {"a1": "Crown", "a2": "Crown", "b1": "Anchor"}
 
@@ -59,8 +59,9 @@ def slip(folder: Path) -> Path:
 
 
 def play_script(config: Path, db: Path, script: Path) -> None:
-    out = run_cli("sim", "--publish", "--config", config, "--db", db, "--script", script,
-                  cwd=CHECKOUT)     # in this process: tests/league/league_parts.py's play
+    out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--db", str(db),
+                          "--script", str(script)], capture_output=True, text=True,
+                         timeout=120, cwd=CHECKOUT)     # a process: league_parts.play says why
     assert out.returncode == 0, out.stderr
 
 

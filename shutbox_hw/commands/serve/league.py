@@ -125,6 +125,16 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_actions(args)
+    _check_scopes(args)
+    return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status,
+            "season": run_season, "standings": run_standings, "ratings": run_ratings,
+            "rebuild": run_rebuild, "flags": run_flags, "web": run_web,
+            "players": run_players, "player": run_player}[args.action](args)
+
+
+def _check_actions(args: argparse.Namespace) -> None:
+    """Words and options that go with one action only (a UserError naming them)."""
     if args.words and args.action not in ("players", "player"):
         raise UserError(f"league {args.action} takes no more words "
                         f"({quoted(' '.join(args.words))})")
@@ -147,6 +157,10 @@ def run(args: argparse.Namespace) -> int:
     if len(decided) > 1:
         raise UserError("league flags takes one decision at a time: --clear ID or "
                         "--exclude ID")
+
+
+def _check_scopes(args: argparse.Namespace) -> None:
+    """The web's, a season's and the standings' options given to another action."""
     web_only = [f for f, v in (("--listen", args.listen), ("--host", args.host or None))
                 if v is not None]
     if web_only and args.action != "web":
@@ -162,10 +176,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--season goes with league standings, not {args.action}")
     if args.venue is not None and args.action not in ("season", "standings"):
         raise UserError(f"--venue goes with league season or standings, not {args.action}")
-    return {"migrate": run_migrate, "ingest": run_ingest, "status": run_status,
-            "season": run_season, "standings": run_standings, "ratings": run_ratings,
-            "rebuild": run_rebuild, "flags": run_flags, "web": run_web,
-            "players": run_players, "player": run_player}[args.action](args)
 
 
 def _date(text: str) -> dt.date:
