@@ -27,7 +27,7 @@ MIN_TEXT_VMIN = 1.5      # the smallest text the TV may shrink a long table to
 # the game's elements in each state, and the links (reachable, never over the game)
 GAME = ("#title, #turn, #accuracy, #dice .die, #flaps .flap, #players th, #players td,"
         " #pot, #problem")
-BETWEEN = ("#title, #last > div, #last span, #tonight, #scores h2, #scores h3,"
+BETWEEN = ("#title, #fault, #last > div, #last span, #tonight, #scores h2, #scores h3,"
            " #scores .place, #joinqr, #join .scan, #joinurl")
 LINKS = "nav.links a"
 
@@ -168,6 +168,10 @@ def test_the_tv_speaks_the_language_to_the_first_capital(browser, tmp_path, code
     between["tonight"].update(games=1, boxes_shut=1)    # a count of one in its own form
     draw(browser, between)                              # (never "1 alle Klappen zu")
     assert text(browser, "tonight").startswith(words["one"])
+    faulted = states["between: pool, 8 long names, join, a storage fault"]
+    draw(browser, faulted)                              # the box's fault, its words and a
+    fault = text(browser, "fault")                      # capital ("memoria: ..." on the box)
+    assert fault[0].isupper() and fault[1:] == faulted["problem"][1:]
     between["last_result"]["winners"] = []
     draw(browser, between)
     assert text(browser, "last").split("\n")[1] == words["no_winner"]

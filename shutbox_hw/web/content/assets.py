@@ -182,6 +182,7 @@ function fitAll(playing) {
     fit($("turn"), 9); fit($("accuracy"), 4.5); fit($("problem"), 5);
     fit(document.querySelector("#play .side"), 6);
   } else {
+    if (!$("fault").hidden) fit($("fault"), 5);   // the box's fault: one line, whole
     fit(document.querySelector("#between .side"), 7);
   }
 }
@@ -210,7 +211,7 @@ function show(s) {
         (s.reasons[i + 1] ? ": " + s.reasons[i + 1] : "");
       flaps.appendChild(f);
     });
-    $("problem").textContent = s.problem || "";
+    $("problem").textContent = cap(s.problem || "");
     const pool = s.players.some((p) => p.balance !== null);
     $("pot").textContent = s.pot !== null && s.pot !== undefined ? wc("pot {pot}", {pot: s.pot}) : "";
     const body = $("players"); body.replaceChildren();
@@ -227,7 +228,7 @@ function show(s) {
     });
   } else {
     // the box's fault between games (a card gone read-only ...), as the OLED says it
-    $("fault").textContent = s.problem || "";
+    $("fault").textContent = cap(s.problem || "");   // a line starts with a capital
     $("fault").hidden = !s.problem;
     const r = s.last_result;
     $("last").replaceChildren();
