@@ -23,7 +23,10 @@ again every ``grace_s`` until it comes.
 
 The league's roster (its players' names and what verifies their secrets) is
 published from here too, retained on ``shutbox/league/roster/<id>``, when the
-process connects and within a second of a change (:mod:`.players`).
+process connects and within a second of a change (:mod:`.players`). A player
+joining from a box's join page comes in on ``shutbox/<box>/league/join`` (a shared
+subscription too) and is made here, in the batch's turn (:mod:`.players`): the
+roster that follows is the box's answer.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.network import parse_broker
-from .players import UNVERIFIED, RosterPublisher
+from .players import UNVERIFIED, RosterPublisher, join_box, join_filter, take_join
 from .ratings import Trigger
 from .record import (
     Outcome,
@@ -138,7 +141,8 @@ class Ingest:
             log.warning("league ingest: the broker refused the connection: %s", reason)
             return
         self.generation += 1
-        client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1)])
+        client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1),
+                          (join_filter(self.options.group), 1)])
         self.roster.connected(client)
         self.forget.connected(client)
         log.info("league ingest: connected to %s:%d", self.broker.host, self.broker.port)
@@ -216,7 +220,10 @@ class Ingest:
         outcomes: list[Outcome] = []
         now = time.monotonic()
         games = [(m.topic, m.payload) for _, m in batch
-                 if topic_box(m.topic, "state") is None]
+                 if topic_box(m.topic, "state") is None and join_box(m.topic) is None]
+        for _, message in batch:    # players joining from a box: each in its transaction
+            if join_box(message.topic) is not None:
+                log.info("league ingest: %s", take_join(conn, message.topic, message.payload))
         states = self._states_due(batch, now)
         # every box and epoch the transaction touches (its games' and its states') is
         # upserted first, in one sorted order, by write_batch or seen_all: two ingests

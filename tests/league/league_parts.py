@@ -136,11 +136,12 @@ class LeagueBroker(Broker):
 
 
 def box_user(box: str) -> list[str]:
-    """A box's ACL on its pub's broker: its own topics only, the league's roster and
-    its tombstones (players deleted)."""
+    """A box's ACL on its pub's broker: its own topics only (a phone's request to join
+    the league among them), the league's roster and its tombstones (players deleted)."""
     return [f"topic write shutbox/{box}/event", f"topic write shutbox/{box}/state",
             f"topic write shutbox/{box}/status", f"topic write shutbox/{box}/game",
-            f"topic read shutbox/{box}/resend", "topic read shutbox/league/roster/#",
+            f"topic read shutbox/{box}/resend", f"topic write shutbox/{box}/league/join",
+            "topic read shutbox/league/roster/#",
             "topic read shutbox/league/forget/#"]
 
 
@@ -150,6 +151,7 @@ def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) ->
     topics = "".join(f"topic shutbox/{box}/{kind} out 1\n"
                      for box in boxes for kind in ("event", "state", "status", "game"))
     topics += "".join(f"topic shutbox/{box}/resend in 1\n" for box in boxes)
+    topics += "".join(f"topic shutbox/{box}/league/join out 1\n" for box in boxes)
     topics += "topic shutbox/league/roster/# in 1\n"      # the league's players, retained
     topics += "topic shutbox/league/forget/# in 1\n"      # players deleted, retained
     return (f"\nconnection {name}\naddress 127.0.0.1:{central.port}\n"

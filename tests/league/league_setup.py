@@ -69,6 +69,7 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
         assert migrated.returncode == 0, migrated.stderr
         users = {LEAGUE_USER: (LEAGUE_PASSWORD, ["topic read shutbox/+/game",
                                                  "topic read shutbox/+/state",
+                                                 "topic read shutbox/+/league/join",
                                                  "topic write shutbox/+/resend",
                                                  "topic write shutbox/league/roster/#",
                                                  "topic write shutbox/league/forget/#"])}
@@ -76,7 +77,8 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
             users[pub] = (f"{pub}-secret", [line for box in boxes for line in (
                 [f"topic write shutbox/{box}/{k}" for k in ("event", "state", "status",
                                                            "game")]
-                + [f"topic read shutbox/{box}/resend"])]
+                + [f"topic read shutbox/{box}/resend",
+                   f"topic write shutbox/{box}/league/join"])]
                 + ["topic read shutbox/league/roster/#",
                    "topic read shutbox/league/forget/#"])
         central = LeagueBroker(tmp_path / "central", users, tls=True)   # TLS, as the docs

@@ -20,9 +20,10 @@ def _page(body: str) -> str:
 MAX_SECRET_CHARS = 20      # a league player's card code, K7M2Q-DX4PA, with room to spare
 
 
-def join_page(code: str, names: list[str], max_chars: int) -> str:
+def join_page(code: str, names: list[str], max_chars: int, league: bool = False) -> str:
     """Recent names as buttons, and a field for a new one (with a league player's
-    secret, left empty by a guest); both claim the next seat."""
+    secret, left empty by a guest); both claim the next seat. ``league``: the box is a
+    league's, and the page links joining it (league.py)."""
     action = f"/join/{escape(code)}"
     buttons = "".join(f'<button class="name" name="pick" value="{escape(n)}">{escape(n)}'
                       "</button>" for n in names)
@@ -40,7 +41,9 @@ def join_page(code: str, names: list[str], max_chars: int) -> str:
                  f'<label for="secret">{secret}</label>'
                  f'<input id="secret" name="secret" maxlength="{MAX_SECRET_CHARS}" '
                  f'autocomplete="off" autocapitalize="characters" spellcheck="false">'
-                 f'<button class="take">{take}</button></form>')
+                 f'<button class="take">{take}</button></form>'
+                 + (f'<p class="league"><a href="/join/{escape(code)}/league">'
+                    f'{tr("Not in the league yet? Join it")}</a></p>' if league else ""))
 
 
 def answer_page(seat: int, player: str, players: list[str]) -> str:
