@@ -49,7 +49,7 @@ from .page import _page, refusal_page
 
 log = logging.getLogger("shutbox_hw.web")
 
-JOINS_PER_ADDRESS = 3        # requests to join from one phone ...
+JOINS_PER_ADDRESS = 5        # requests to join from one phone (a friend or two) ...
 JOINS_WINDOW_S = 600.0       # ... within this long; more are 429
 MAX_FORM_BYTES = 2048
 LOOK_AGAIN_S = 3             # the status page looks again this often while it waits
@@ -88,6 +88,12 @@ def form_page(code: str) -> str:
                  f'<input id="name" name="name" maxlength="{MAX_NAME_CHARS}" required '
                  f'autocomplete="nickname" autocapitalize="words">'
                  f'<button class="take">{send}</button></form>')
+
+
+def refused(code: str, reason: str, again: bool = True) -> str:
+    """The join page's refusal, headed as a request to join (not a seat)."""
+    return refusal_page(code, reason, again, heading=tr("Not joined"),
+                        back=f"/join/{code}/league")
 
 
 def status_path(request: str, name: str) -> str:
@@ -168,26 +174,25 @@ class LeagueJoin:
         path = self._on()
         address = request.client.host if request.client else "?"
         if not self.same_site(request):
-            return HTMLResponse(refusal_page(code, CROSS_SITE, again=False), status_code=403)
+            return HTMLResponse(refused(code, CROSS_SITE, again=False), status_code=403)
         if not self.limit.allow(address):
-            return HTMLResponse(refusal_page(code, TOO_MANY, again=False), status_code=429)
+            return HTMLResponse(refused(code, TOO_MANY, again=False), status_code=429)
         await self._current(code)
         fields = await form_fields(request, MAX_FORM_BYTES, max_fields=2)
         name = (fields.get("name") or [""])[0]
         problem = name_problem(name)
         if problem is not None:
-            return HTMLResponse(refusal_page(code, problem), status_code=400)
+            return HTMLResponse(refused(code, problem), status_code=400)
         made = await anyio.to_thread.run_sync(make_request, tidy(name), limiter=self.asks)
         try:
             answer = await anyio.to_thread.run_sync(client.league_join, path, made.request,
                                                     limiter=self.asks)
         except client.BoxNotAnswering as error:
             log.warning("joining the league from a phone: %s", error)
-            return HTMLResponse(refusal_page(code, "the box is not answering"),
-                                status_code=503)
+            return HTMLResponse(refused(code, "the box is not answering"), status_code=503)
         if not answer.get("ok"):
             reason = str(answer.get("reason") or "refused")
-            return HTMLResponse(refusal_page(code, reason), status_code=409)
+            return HTMLResponse(refused(code, reason), status_code=409)
         return HTMLResponse(secret_page(str(answer["name"]), made.code, made.request["request"]),
                             headers={"cache-control": "no-store"})
 

@@ -56,12 +56,15 @@ def answer_page(seat: int, player: str, players: list[str]) -> str:
                  f'<p class="note">{next_step}</p>')
 
 
-def refusal_page(code: str, reason: str, again: bool = True) -> str:
-    """No seat: the reason (an English sentence, said in the page's language:
-    :func:`.words.said`), and (when trying again can help) the way back."""
-    again_text, heading = tr("Try again"), tr("No seat")
+def refusal_page(code: str, reason: str, again: bool = True, heading: str | None = None,
+                 back: str | None = None) -> str:
+    """No seat (or ``heading``): the reason (an English sentence, said in the page's
+    language: :func:`.words.said`), and (when trying again can help) the way back
+    (``back``: the join page, else)."""
+    again_text, heading = tr("Try again"), heading or tr("No seat")
     reason = said(reason)
-    back = f'<p><a href="/join/{escape(code)}">{again_text}</a></p>' if again else ""
+    back = (f'<p><a href="{escape(back or f"/join/{code}")}">{again_text}</a></p>'
+            if again else "")
     return _page(f"<h1>{heading}</h1>"
                  f'<p class="reason">{escape(reason[:1].upper() + reason[1:])}.</p>{back}')
 
