@@ -70,10 +70,11 @@ def card(code: str) -> str:
     saves the picture (a data: URL: no server sees it)."""
     picture = qr.svg(shown(code))
     saved = base64.b64encode(picture.encode()).decode()
+    save = tr("Save the picture")
     return (f'<p class="secret" data-field="secret">{escape(shown(code))}</p>'
             f'<div class="qr" data-field="qr">{picture}</div>'
             f'<p><a download="league-card.svg" href="data:image/svg+xml;base64,{saved}">'
-            f'{escape(tr("Save the picture"))}</a></p>')
+            f"{escape(save)}</a></p>")
 
 
 def form_page(code: str) -> str:

@@ -33,6 +33,7 @@ def join_page(code: str, names: list[str], max_chars: int, league: bool = False)
     how = tr("Choose your name, or type a new one: you get the next free seat.")
     label, take = tr("New name"), tr("Take a seat")
     secret = tr("League players: your secret (the code on your card)")
+    join_league = tr("Not in the league yet? Join it")
     return _page(f"<h1>{heading}</h1><p>{how}</p>{picks}"
                  f'<form method="post" action="{action}" class="new">'
                  f'<label for="name">{label}</label>'
@@ -43,7 +44,7 @@ def join_page(code: str, names: list[str], max_chars: int, league: bool = False)
                  f'autocomplete="off" autocapitalize="characters" spellcheck="false">'
                  f'<button class="take">{take}</button></form>'
                  + (f'<p class="league"><a href="/join/{escape(code)}/league">'
-                    f'{tr("Not in the league yet? Join it")}</a></p>' if league else ""))
+                    f"{join_league}</a></p>" if league else ""))
 
 
 def answer_page(seat: int, player: str, players: list[str]) -> str:
