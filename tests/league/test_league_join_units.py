@@ -170,3 +170,124 @@ def test_the_documented_acls_and_bridge_are_the_ones_the_tests_run():
 
 class _NoBroker:
     port, ca = 1, None
+
+
+def test_the_join_code_goes_with_league_web_only_and_is_typed_on_a_phone():
+    from cli_inprocess import run_cli
+    out = run_cli("league", "status", "--dsn", "host=/nowhere", "--join-code", "CROWN26",
+                  cwd=CHECKOUT)
+    assert out.returncode == 2 and "--join-code go(es) with league web, not status" in out.stderr
+    for bad in ("abc", "CROWN 26", "x" * 41, "CRÖWN26"):
+        out = run_cli("league", "web", "--dsn", "host=/nowhere", "--join-code", bad,
+                      cwd=CHECKOUT)
+        assert out.returncode == 2 and "--join-code: 4 to 40 letters or digits" in out.stderr
+        assert "Traceback" not in out.stderr
+
+
+# ---------------------------------------------------------------- the box's join pages
+
+
+class JoinPages:
+    """The box's real web app (German) on the real server in a thread, its claims socket
+    answered by a ClaimServer with the daemon's join handler (no box loop: a request to
+    join never reaches it)."""
+
+    def __init__(self, db: Path, sock: Path) -> None:
+        import threading
+
+        from loopback import free_port
+
+        from shutbox_hw.claims.server import ClaimServer
+        from shutbox_hw.commands.serve.web import listening_socket, make_server
+        from shutbox_hw.web.app import make_app
+        self.claims = ClaimServer(str(sock), lambda: None, lambda: 0,
+                                  join=LeagueJoins(db, offered=True))
+        self.claims.start()
+        self.port = free_port()
+        listener = listening_socket("127.0.0.1", self.port)
+        self.server = make_server(make_app(db, None, language="de", claims_path=str(sock)))
+        self.thread = threading.Thread(target=self.server.run,
+                                       kwargs={"sockets": [listener]}, daemon=True)
+        self.thread.start()
+
+    def get(self, path: str, form: dict[str, str] | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+        import http.client
+        from urllib.parse import urlencode
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            body = None if form is None else urlencode(form).encode()
+            conn.request("GET" if form is None else "POST", path, body=body, headers={
+                "Accept": "text/html",        # a phone's browser: the pages' design
+                **({"Content-Type": "application/x-www-form-urlencoded"} if form else {}),
+                **(headers or {})})
+            answer = conn.getresponse()
+            return (answer.status, {k.lower(): v for k, v in answer.getheaders()},
+                    answer.read().decode())
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.server.handle_exit(15, None)
+        self.thread.join(30)
+        self.claims.close()
+
+
+@pytest.fixture
+def pages(record):
+    pytest.importorskip("uvicorn")
+    from claims_box import short_folder
+    from loopback import wait_for
+    path, db = record
+    with short_folder() as folder:
+        web = JoinPages(path, folder / "claims.sock")
+        try:
+            assert wait_for(lambda: _answers(web), 20)
+            yield web, db
+        finally:
+            web.close()
+
+
+def _answers(web: JoinPages) -> bool:
+    try:
+        return web.get("/health")[0] == 200
+    except OSError:
+        return False
+
+
+CODE = "K7M2QD"
+
+
+def test_the_join_pages_offer_joining_only_on_a_league_s_box_and_speak_german(pages):
+    web, db = pages
+    status, _, page = web.get(f"/join/{CODE}/league")
+    assert status == 404 and "An dieser Box kann man der Liga nicht beitreten" in page
+    assert "/league" not in web.get(f"/join/{CODE}")[2]
+    take(db, "shutbox/league/roster/7", roster_message(7, "Anna", b"s" * 16, b"h" * 32), 1.0)
+    assert f'href="/join/{CODE}/league"' in web.get(f"/join/{CODE}")[2]
+    assert "Noch nicht in der Liga? Tritt ihr bei" in web.get(f"/join/{CODE}")[2]
+    status, _, page = web.get(f"/join/{CODE}/league")
+    assert status == 200 and "Der Liga beitreten" in page
+    # a league player's name, another site's form, a name the box refuses
+    status, _, page = web.get(f"/join/{CODE}/league", {"name": "anna"})
+    assert status == 409 and "Die Liga hat schon einen Spieler namens Anna" in page
+    assert "Nicht beigetreten" in page
+    status, _, page = web.get(f"/join/{CODE}/league", {"name": "Bea"},
+                              {"Sec-Fetch-Site": "cross-site"})
+    assert status == 403 and outbox(db) == []
+    status, _, page = web.get(f"/join/{CODE}/league", {"name": "B" * 30})
+    assert status == 400 and "höchstens 16 Zeichen" in page
+    # Bea: the secret once, in German, and the request waiting in the outbox
+    status, headers, page = web.get(f"/join/{CODE}/league", {"name": "Bea"})
+    assert status == 200 and "Dein Geheimcode für die Liga, Bea" in page
+    assert "no-store" in headers["cache-control"]
+    secret = re.search(r'data-field="secret">([^<]+)<', page).group(1)
+    row, = outbox(db)
+    assert secret.replace("-", "") not in json.dumps(row) and row["name"] == "Bea"
+    link = re.search(r'href="(/league-join/[0-9a-f]{16}\?name=Bea)"', page).group(1)
+    assert link.split("/")[2].split("?")[0] == row["request"]
+    status, headers, page = web.get(link)
+    assert status == 202 and "Wartet aufs Senden" in page and "refresh" in headers
+    assert secret not in page
+    assert web.get("/league-join/nothex?name=Bea")[0] == 404
+    assert web.get("/league-join/" + "a" * 16 + "?name=" + "B" * 30)[0] == 404
