@@ -291,3 +291,23 @@ def test_the_join_pages_offer_joining_only_on_a_league_s_box_and_speak_german(pa
     assert secret not in page
     assert web.get("/league-join/nothex?name=Bea")[0] == 404
     assert web.get("/league-join/" + "a" * 16 + "?name=" + "B" * 30)[0] == 404
+
+
+def test_the_web_unit_passes_the_join_code_only_when_league_env_sets_it():
+    import shlex
+    import subprocess
+    unit = (CHECKOUT / "systemd/league/shutbox-league-web.service").read_text()
+    line = next(x for x in unit.splitlines() if x.startswith("ExecStart="))
+    shell, flag, script = shlex.split(line[len("ExecStart="):])
+    assert (shell, flag) == ("/bin/sh", "-c")
+    script = script.replace("$$", "$")          # as systemd passes it to the shell
+    script = script.replace("exec /opt/shutbox-league/.venv/bin/shutbox-hw", "printf '%s\\n'")
+    env = {"PATH": "/usr/bin:/bin", "LEAGUE_DSN": "dbname=league",
+           "LEAGUE_WEB_LISTEN": "127.0.0.1:8090", "LEAGUE_WEB_HOSTS": "a.example"}
+    head = ["league", "web", "--dsn", "dbname=league", "--listen", "127.0.0.1:8090",
+            "--host", "a.example"]
+    for code, tail in (("CROWN26", ["--join-code", "CROWN26"]), ("", []), (None, [])):
+        run = subprocess.run([shell, flag, script], capture_output=True, text=True,
+                             env={**env, **({} if code is None else
+                                            {"LEAGUE_WEB_JOIN_CODE": code})}, timeout=10)
+        assert run.stdout.splitlines() == head + tail, (code, run.stdout, run.stderr)
