@@ -89,6 +89,7 @@ def test_a_player_joins_from_the_league_s_page_and_claims_a_seat_at_a_box(league
     try:
         assert wait_for(lambda: web.poll() is not None or _up(base), 30)
         assert web.poll() is None
+        assert 'href="/join"' in http(base, "/players")[1]
         status, form = http(base, "/join")
         assert status == 200 and 'name="code"' in form and 'name="name"' in form
         status, page = http(base, "/join", {"name": "Anna", "code": "crown26"})

@@ -311,3 +311,45 @@ def test_the_web_unit_passes_the_join_code_only_when_league_env_sets_it():
                              env={**env, **({} if code is None else
                                             {"LEAGUE_WEB_JOIN_CODE": code})}, timeout=10)
         assert run.stdout.splitlines() == head + tail, (code, run.stdout, run.stderr)
+
+
+def test_without_a_join_code_the_league_s_pages_have_no_join_form():
+    pytest.importorskip("uvicorn")
+    import http.client
+    import threading
+
+    from loopback import free_port, wait_for
+
+    from shutbox_hw.commands.serve.league_web import make_app
+    from shutbox_hw.commands.serve.web import listening_socket, make_server
+    port = free_port()
+    listener = listening_socket("127.0.0.1", port)
+    server = make_server(make_app("host=/nowhere", frozenset({"127.0.0.1"})))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+
+    def ask(method: str) -> tuple[int, str]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request(method, "/join", body=b"name=Bea&code=X" if method == "POST" else None,
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+            answer = conn.getresponse()
+            return answer.status, answer.read().decode()
+        finally:
+            conn.close()
+    try:
+        assert wait_for(lambda: _asks(ask), 20)
+        for method in ("GET", "POST"):
+            assert ask(method) == (404, "404 joining the league here is off: ask the "
+                                        "organiser\n")
+    finally:
+        server.handle_exit(15, None)
+        thread.join(30)
+
+
+def _asks(ask) -> bool:
+    try:
+        ask("GET")
+        return True
+    except OSError:
+        return False

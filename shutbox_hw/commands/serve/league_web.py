@@ -350,7 +350,9 @@ class LeagueApp:
 
     async def players(self, request: Request) -> Response:
         rows = await self.db.read(players)
-        return page("Players", table(rows, [("player", "Player"), ("games", "Games"),
+        joining = ('<p><a href="/join">Join the league</a></p>' if self.join_code is not None
+                   else "")
+        return page("Players", joining + table(rows, [("player", "Player"), ("games", "Games"),
                                             ("venues", "Venues"), ("boxes", "Boxes"),
                                             ("last", "Last game (UTC)")], link="player"))
 
