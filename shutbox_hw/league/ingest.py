@@ -223,7 +223,7 @@ class Ingest:
                  if topic_box(m.topic, "state") is None and join_box(m.topic) is None]
         for _, message in batch:    # players joining from a box: each in its transaction
             if join_box(message.topic) is not None:
-                log.info("league ingest: %s", take_join(conn, message.topic, message.payload))
+                self._join(conn, message.topic, message.payload)
         states = self._states_due(batch, now)
         # every box and epoch the transaction touches (its games' and its states') is
         # upserted first, in one sorted order, by write_batch or seen_all: two ingests
@@ -247,6 +247,18 @@ class Ingest:
             self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
             if outcome.reported:
                 log.warning("league ingest: set aside: %s", outcome.line())
+
+    @staticmethod
+    def _join(conn: Any, topic: str, payload: bytes) -> None:
+        """A box's request to join, taken (PostgreSQL away: raised, the batch waits); one
+        the database refuses is dropped in words, as a request that is not one is."""
+        try:
+            said = take_join(conn, topic, payload)
+        except Exception as error:
+            if _database_error(error) or not _refused(error):
+                raise
+            said = f"a join request on {topic} was dropped: {_one_line(error)}"
+        log.info("league ingest: %s", said)
 
     def _states_due(self, batch: list[Any], now: float) -> Seen:
         """The boxes' states of the batch to write: those whose latest game moved, or

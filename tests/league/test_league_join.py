@@ -15,6 +15,7 @@ publisher, the real ``shutbox-hw web`` and ``shutbox-hw league web`` processes):
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import urllib.error
@@ -34,6 +35,8 @@ from test_league_players import box, claim, league_cli, roster_held
 from web_server import WebServer, need_web
 
 from shutbox_hw.claims.league import WRONG_SECRET
+from shutbox_hw.claims.league_join import make_request
+from shutbox_hw.league.players import take_join
 from shutbox_hw.players.league_secret import CODE_LENGTH
 
 pytestmark = [pytest.mark.league, pytest.mark.other_user, pytest.mark.broker]
@@ -112,6 +115,21 @@ def test_a_player_joins_from_the_league_s_page_and_claims_a_seat_at_a_box(league
         web.terminate()
         out = web.communicate(timeout=10)[0]
     assert secret not in out and secret.replace("-", "") not in out   # not in its log
+    # a box's request that comes twice makes one player; another's for the name is refused
+    import psycopg
+    made = make_request("Bob")
+    message = json.dumps({"box": "a1", **made.request}).encode()
+    with psycopg.connect(pg.dsn, autocommit=True) as conn:
+        first = take_join(conn, "shutbox/a1/league/join", message)
+        again = take_join(conn, "shutbox/a1/league/join", message)
+        other = take_join(conn, "shutbox/b1/league/join",
+                          json.dumps({"box": "b1", **make_request("BOB").request}).encode())
+        junk = take_join(conn, "shutbox/b1/league/join", b'{"request": "x"}')
+    assert first.startswith("box a1: Bob joined the league (id 2, request ")
+    assert again.endswith(", asked again") and made.code not in first + again
+    assert other.endswith("refused, the league has a player called Bob already")
+    assert junk.startswith("a join request on shutbox/b1/league/join was dropped: ")
+    assert pg.query("SELECT name FROM league_players ORDER BY id") == [("Anna",), ("Bob",)]
     # without --join-code the league's pages have no join form
     off = subprocess.run([*SB, "league", "web", "--dsn", pg.dsn, "--join-code", "x"],
                          capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
@@ -122,11 +140,14 @@ def test_a_player_joins_from_the_league_s_page_and_claims_a_seat_at_a_box(league
     with short_folder() as folder:
         sock = folder / "claims.sock"
         with box(league.configs["a1"], db, sock) as runner:
-            assert wait_for(lambda: roster_held(db) == [(1, "Anna")], 60), league.logs()
+            assert wait_for(lambda: roster_held(db) == [(1, "Anna"), (2, "Bob")], 60), \
+                league.logs()
             assert claim(runner, sock, "Anna", "WRONGCODE2") == {
                 "ok": False, "reason": WRONG_SECRET.format(name="Anna")}
             seated = claim(runner, sock, "anna", secret.lower())
             assert seated["ok"] and seated["player"] == "Anna", seated
+            seated = claim(runner, sock, "Bob", made.code)     # the box-made secret
+            assert seated["ok"] and seated["player"] == "Bob", seated
 
 
 def _up(base: str) -> bool:
