@@ -104,7 +104,9 @@ def test_a_player_joins_from_the_league_s_page_and_claims_a_seat_at_a_box(league
         assert not any(secret.replace("-", "") in str(v) or secret in str(v) for v in row)
         # a taken name (compared without case), a wrong join code, another site's form
         status, page = http(base, "/join", {"name": "ANNA", "code": "CROWN26"})
-        assert status == 409 and "the league has a player called Anna already" in page
+        assert status == 409 and "The league has a player called Anna already" in page
+        status, page = http(base, "/join", {"name": "P3", "code": "CROWN26"})
+        assert status == 409 and "P3 is a seat&#x27;s label, not a player&#x27;s name" in page
         status, page = http(base, "/join", {"name": "Bob", "code": "PUB"})
         assert status == 403 and "That is not the league's join code" in page
         status, page = http(base, "/join", {"name": "Bob", "code": "CROWN26"},

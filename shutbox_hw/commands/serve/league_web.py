@@ -17,8 +17,9 @@ check, the guarded protocol's per-address connections and send timeout, an
   Off by default: the pages face the internet, and every name taken there is a name
   a regular cannot have; the organiser who wants it gives the code out at the venues.
   Guarded: the form only from these pages (``Sec-Fetch-Site``/``Origin``), at most
-  :data:`JOINS_PER_ADDRESS` an address and :data:`JOINS_PER_HOUR` in all an hour, a
-  small body; the secret is never in a URL or a log line.
+  :data:`JOINS_PER_ADDRESS` players an address and :data:`JOINS_PER_HOUR` in all an
+  hour, :data:`JOIN_TRIES` forms an address an hour, a small body; the secret is never
+  in a URL or a log line.
 
 Here, among the commands, because it is the one place that may lean on both the box
 web's gate and the league (tests/test_layers.py: the web and the league are
@@ -77,6 +78,7 @@ STATEMENT_TIMEOUT_MS = 30000
 JOINS_PER_ADDRESS = 3      # players one address may make ...
 JOINS_WINDOW_S = 3600.0    # ... within this long
 JOINS_PER_HOUR = 60        # and all addresses together (a crowd cannot fill the roster)
+JOIN_TRIES = 20            # forms one address may send within the hour, whatever became of them
 JOIN_FORM_BYTES = 1024
 
 STYLE = """
@@ -273,6 +275,7 @@ class LeagueApp:
         self.join_code = join_code          # None: no join form
         self.joins = AddressLimit(JOINS_PER_ADDRESS, JOINS_WINDOW_S)
         self.joins_all = AddressLimit(JOINS_PER_HOUR, 3600.0)
+        self.join_tries = AddressLimit(JOIN_TRIES, JOINS_WINDOW_S)
         self.db = Database(dsn)
         self.today = today
         self.downloads = AddressLimit(DOWNLOADS, DOWNLOADS_WINDOW_S)
@@ -471,7 +474,8 @@ class LeagueApp:
             raise HTTPException(403, "this form was sent from another site: open the "
                                      "league's join page itself")
         address = request.client.host if request.client else "?"
-        if self.joins.full(address) or self.joins_all.full(""):
+        if not self.join_tries.allow(address) or self.joins.full(address) \
+                or self.joins_all.full(""):
             raise HTTPException(429, "too many players joined from here within the hour: "
                                      "try again later")
         fields = await _form(request)
@@ -485,7 +489,9 @@ class LeagueApp:
             added = await anyio.to_thread.run_sync(self._add, name,
                                                    limiter=self.db.limiter)
         except PlayerError as error:
-            return page("Not joined", f'<p class="reason">{escape(str(error))}.</p>'
+            said = str(error).removeprefix("NAME: ")
+            said = said[:1].upper() + said[1:]
+            return page("Not joined", f'<p class="reason">{escape(said)}.</p>'
                         + join_form(name), 409)
         self.joins.count(address)
         self.joins_all.count("")
