@@ -27,7 +27,7 @@ from storage_box import OPENING, play, recoveries, storage_faults, throws_on_dis
 from web_server import WebServer, need_web
 
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
+from shutbox_hw.daemon.journal import BUG_PART, STORE_RETRY_MS
 from shutbox_hw.game.display.view import fault_notice
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.store import Store
