@@ -59,6 +59,7 @@ from ..store.disk.mounts import PART as FORGETS_PART
 from ..store.disk.mounts import WORDS as FORGETS_WORDS
 from ..store.disk.mounts import explain as advice_words
 from ..store.read.shown import publish
+from ..words.audits import audit_lines
 from .journal import STORE_RETRY_MS as STORE_RETRY_MS  # (sim/runner.py imports it from here)
 from .journal import Journal
 from .work import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
@@ -231,7 +232,7 @@ class Daemon:
         try:
             tonight = self.store.tonight()
             if audits:
-                self.audits = tuple(self.store.audit_lines())
+                self.audits = tuple(audit_lines(self.store.audit_figures()))
             if scores:
                 self.high_scores = self.store.high_scores()
         except StorageFault as error:
