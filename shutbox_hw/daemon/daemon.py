@@ -13,6 +13,11 @@ each step.
 Each input, and each piece of work a step leads to, waits in one queue
 (:mod:`.steps`) and is handled in turn: nothing is handed back to the
 controller while a step is being carried out or saved.
+
+A step's events are written, held on a storage fault and reported by the
+journal (:mod:`.journal`); tonight's figures, the audits, the high scores and
+the roster are read back for the screens, and the box's picture written for
+the TV, by the read model (:mod:`.read_model`). The loop only says when.
 """
 
 from __future__ import annotations
@@ -29,10 +34,8 @@ from ..base.events import (
     Event,
     Figures,
     FlapChanged,
-    HighScores,
     InputFault,
     JoinCode,
-    Roster,
     SeatClaim,
     ServiceRequested,
     Tick,
@@ -54,14 +57,13 @@ from ..hal.adapters.dice_source import DiceSource
 from ..hal.contracts.clock import Clock
 from ..hal.contracts.ports import Buttons, Display, FlapBank, Indicators
 from ..skill.hints import advisor_for as solver_advisor
-from ..store import StorageFault, Store
+from ..store import Store
 from ..store.disk.mounts import PART as FORGETS_PART
 from ..store.disk.mounts import WORDS as FORGETS_WORDS
 from ..store.disk.mounts import explain as advice_words
-from ..store.read.shown import publish
-from ..words.audits import audit_lines
 from .journal import STORE_RETRY_MS as STORE_RETRY_MS  # (sim/runner.py imports it from here)
 from .journal import Journal
+from .read_model import ReadModel
 from .work import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 
 if TYPE_CHECKING:
@@ -122,11 +124,11 @@ class Daemon:
         # the step's events written, held on a storage fault and reported (journal.py)
         self.journal = Journal(store, on_event)
         self.tally = self.journal.tally   # switch changes and faults for the audits
-        self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
-        self.high_scores: tuple[HighScores, ...] = ()   # as last read (the idle screen)
+        # tonight's figures, the audits, the high scores and the roster read back for the
+        # screens, and the box's picture written for the TV (read_model.py)
+        self.reads = ReadModel(store)
         self._queue = WorkQueue()
         self._screen_due: tuple[Screen, int, bool] | None = None  # drawn as its step ends
-        self._mirrored: dict[str, Any] | None = None   # the picture last written for the TV
         # the phones' join codes and claims (claims/desk.py), with a socket
         self.desk: Desk | None = None
         if claims is not None:
@@ -188,10 +190,10 @@ class Daemon:
                 self._configure()
             # the high scores change with a game and with a player removed (whose
             # adjustments are read again), not with the menu opening or a reset
-            figures = self._read_figures(now, work.audits,
+            figures = self.reads.figures(now, work.audits,
                                          scores=not work.audits or work.settings)
             out = self.controller.handle(figures) if figures is not None else []
-            roster = self._read_roster(now)
+            roster = self.reads.roster(now)
             return out + (self.controller.handle(roster) if roster is not None else [])
         if isinstance(work, Roll):
             faces = self.box.dice.roll(work.count)
@@ -222,32 +224,6 @@ class Daemon:
                 self.settings[change.key] = (list(change.value) if isinstance(change.value, tuple)
                                              else change.value)
         self._configure()
-
-    def _read_figures(self, now: int, audits: bool = False,
-                      scores: bool = True) -> Figures | None:
-        """Tonight's figures for the idle screen; with ``audits`` the audit lines for
-        the menu (only when it opens or they change), with ``scores`` the high scores
-        (else those last read); every read costs the same at 100,000 games as at 10:
-        see store/tables/figures.py and store/read/highscores.py."""
-        try:
-            tonight = self.store.tonight()
-            if audits:
-                self.audits = tuple(audit_lines(self.store.audit_figures()))
-            if scores:
-                self.high_scores = self.store.high_scores()
-        except StorageFault as error:
-            log.warning("audits not read: %s", error)
-            return None
-        return Figures(tonight, self.audits, now, self.high_scores)
-
-    def _read_roster(self, now: int) -> Roster | None:
-        """The record's players for the setup screen's roster (a few rows through
-        their index, whatever the record's size)."""
-        try:
-            return Roster(self.store.roster(), now)
-        except StorageFault as error:
-            log.warning("roster not read: %s", error)
-            return None
 
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
@@ -370,13 +346,5 @@ class Daemon:
             screen, now, activity = self._screen_due
             self._screen_due = None
             self.box.display.show(self.render(screen), now, activity)
-        self._mirror()
-
-    def _mirror(self) -> None:
-        """The picture the box now shows, written for the TV and Home Assistant
-        (:mod:`.store.shown`) when it changed."""
-        data = shown(self.controller.state, self.controller.shown)
-        if data != self._mirrored and publish(self.store, data):
-            self._mirrored = data
-            if self.store.outbox is not None:
-                self.store.outbox()     # the publisher looks again: the state follows it
+        # the picture the box now shows, for the TV and Home Assistant (when it changed)
+        self.reads.mirror(shown(self.controller.state, self.controller.shown))
