@@ -11,8 +11,9 @@ median of ``REPEATS`` calls of:
   (``history --game``, the web's scorecard: its count of refused flaps);
 - ``scorecard_old_ms``: the same for the oldest such game;
 - ``count_ms``: that count's query alone, for the newest;
-- ``game_record_ms``: the newest's ``game_record``, the league's message built at
-  every game's end on the box (its refused flaps, turn by turn);
+- ``game_record_ms``: the newest's ``game_record``, the league's message built on the
+  box in the transaction of every game's end whenever it publishes to MQTT (its refused
+  flaps, turn by turn);
 
 with ``EXPLAIN QUERY PLAN``'s line for ``rejected_flaps`` in each, and how long the
 index took to make (the migration's step 9 -> 10 on that record, once).
