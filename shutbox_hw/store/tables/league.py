@@ -24,6 +24,11 @@ TABLES = (
     " key TEXT NOT NULL, player INTEGER NOT NULL, at REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS league_claims_game ON league_claims (game)",
 )
+# schema 10: each league tombstone the box applied (network/league_forget.py), noted in
+# the removal's own transaction so that it is applied once. Before schema 10 the first
+# tombstone made it (with this same statement): the migration leaves such a table as it is
+FORGOTTEN = ("CREATE TABLE IF NOT EXISTS league_forgotten (player INTEGER PRIMARY KEY,"
+             " fingerprint TEXT NOT NULL, games INTEGER NOT NULL, applied_at REAL NOT NULL)")
 CLAIMS_KEPT = 500        # games back whose verified claims are kept (a resend needs them)
 
 
