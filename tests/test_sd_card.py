@@ -692,7 +692,7 @@ def test_an_overlay_under_the_boxs_own_unit_is_found_through_its_bind_mount():
     """Under its unit (ProtectSystem=strict) the record's folder is systemd's bind mount of
     the overlay root; an upper folder out of sight (kept by an initramfs, as in the kernel
     rehearsal's VM) then resolves to the overlay itself at /: still forgetful."""
-    from shutbox_hw.store.mounts import forgets
+    from shutbox_hw.store.disk.mounts import forgets
     overlay = "overlay overlay rw,lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work"
     unit = (f"30 1 0:31 / / ro,relatime - {overlay}\n"
             f"31 30 0:31 /var/lib/shutbox-hw /var/lib/shutbox-hw rw,relatime - {overlay}\n"
