@@ -689,6 +689,28 @@ def test_the_overlay_of_raspberry_pi_os_is_found_from_its_mountinfo(tmp_path):
     assert forgets(Path("/run/shutbox.db"), RPI_OVERLAY) is not None     # a tmpfs
 
 
+def test_an_overlay_under_the_boxs_own_unit_is_found_through_its_bind_mount():
+    """Under its unit (ProtectSystem=strict) the record's folder is systemd's bind mount of
+    the overlay root; an upper folder out of sight (kept by an initramfs, as in the kernel
+    rehearsal's VM) then resolves to the overlay itself at /: still forgetful."""
+    from shutbox_hw.store.disk.mounts import forgets
+    overlay = "overlay overlay rw,lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work"
+    unit = (f"30 1 0:31 / / ro,relatime - {overlay}\n"
+            f"31 30 0:31 /var/lib/shutbox-hw /var/lib/shutbox-hw rw,relatime - {overlay}\n"
+            "32 30 0:22 / /run rw,nosuid - tmpfs tmpfs rw,mode=755\n")
+    why = forgets(Path("/var/lib/shutbox-hw/shutbox.db"), unit)
+    assert why is not None and "overlay" in why
+    # Raspberry Pi OS's overlay root seen from the unit: the upper on the tmpfs in sight
+    bound = RPI_OVERLAY + ("27 21 0:20 /var/lib/shutbox-hw /var/lib/shutbox-hw rw - overlay "
+                           "overlayroot rw,lowerdir=/media/root-ro,upperdir=/media/root-rw/overlay,"
+                           "workdir=/media/root-rw/overlay-workdir\n")
+    assert forgets(Path("/var/lib/shutbox-hw/shutbox.db"), bound) is not None
+    # an overlay whose changes are kept on a real disk in sight: kept, bound or not
+    kept = unit.replace("upperdir=/rw/upper", "upperdir=/media/usb/up") \
+        + "33 30 8:1 / /media/usb rw - ext4 /dev/sda1 rw\n"
+    assert forgets(Path("/var/lib/shutbox-hw/shutbox.db"), kept) is None
+
+
 def test_a_real_tmpfs_under_the_record_is_found(tmpfs, tmp_path):
     from shutbox_hw.store.disk.mounts import forgets
     why = forgets(tmpfs.root / "box.db")

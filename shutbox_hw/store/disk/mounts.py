@@ -61,6 +61,14 @@ def _inside(path: str, point: str) -> bool:
     return point == "/" or path == point or path.startswith(point.rstrip("/") + "/")
 
 
+def _same(a: Mount, b: Mount) -> bool:
+    """Whether two mounts show one file system: the same mount, or a bind mount of it
+    (systemd binds the unit's StateDirectory= over itself under ProtectSystem=strict:
+    the record's folder is then an overlay's bind, and an upper folder out of sight
+    resolves to the overlay itself at ``/``)."""
+    return a.point == b.point or (a.fstype, a.source, a.options) == (b.fstype, b.source, b.options)
+
+
 def mount_of(path: str, mounts: list[Mount]) -> Mount | None:
     """The mount ``path`` (absolute, symlinks resolved) is on: the longest mount point
     above it, the last mounted where two share one."""
@@ -106,7 +114,7 @@ def forgets(path: Path, mountinfo: str | None = None, *, here: bool | None = Non
         upper = next((_unescape(o.removeprefix("upperdir=")) for o in mount.options.split(",")
                       if o.startswith("upperdir=")), None)
         under = mount_of(upper, mounts) if upper else None
-        if under is not None and under.point != mount.point and under.fstype not in RAM:
+        if under is not None and not _same(under, mount) and under.fstype not in RAM:
             return None   # its changes are kept on a real disk
         return (f"{folder} is on an overlay file system (mounted at {mount.point}) whose "
                 f"changes are kept in RAM")

@@ -63,6 +63,7 @@ class Rehearsal:
         self.bus_number = -1
         self.pulled_down: set[int] = set()        # gpio-sim lines held low (shut flaps)
         self.installed = False                    # the gpio-9 box is installed
+        self.state_card: Any = None               # storage.Card under the state folder
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -234,6 +235,34 @@ class Rehearsal:
         CONFIG.write_text(text)
         self.note(f"config written in advance: i2c-{self.bus_number}"
                   + ("" if display else ", no display"))
+
+    # -- the state folder on a card ------------------------------------------------------
+
+    def state_on_a_card(self) -> None:
+        """The box's state folder (/var/lib/shutbox-hw) on a real ext4 file system of its
+        own before the box is installed, as on a Pi's SD card: the VM's root is an overlay
+        whose changes are kept in RAM, where the box rightly says from its first frame that
+        its record would be lost at every power-off (a fault its red light shows, which
+        gpio-9's checks read as the flaps' light). A loop device over a file in the VM's
+        RAM, guest/storage.py's Card; the storage checks later use the overlay itself."""
+        from storage import Card
+        sh("modprobe", "loop", check=False)
+        state = Path(DB).parent
+
+        def mounted() -> tuple[bool, str]:
+            self.state_card = Card("state")
+            self.state_card.mount(owned=False)
+            fs = sh("findmnt", "-n", "-o", "FSTYPE,SOURCE,OPTIONS", "--mountpoint",
+                    str(state), check=False).stdout.split()
+            return fs[:2] == ["ext4", self.state_card.loop], f"{state} on {' '.join(fs)}"
+        self.check("state-folder-on-an-ext4-card", mounted)
+
+    def state_card_off(self) -> None:
+        """The card off the state folder (the units stopped), its loop device and image
+        gone; nothing if there is none."""
+        card, self.state_card = self.state_card, None
+        if card is not None:
+            card.unmount()
 
     # -- gpio-9 ------------------------------------------------------------------------
 
@@ -591,6 +620,9 @@ class Rehearsal:
             f"red lit before {lit}; after: OLAT 0x20 {status:#06x}, 0x21 {leds:#06x}"))
         bus.close()
 
+        # the card off first: the purge then removes the folder itself, as on a box whose
+        # record is on the root's card (rm cannot remove a mount point)
+        self.state_card_off()
         rc, text = self.install("--uninstall", "--purge")
         self.check("uninstall-purge-removes-the-box", lambda: (
             rc == 0 and not CONFIG.exists() and not Path("/opt/shutbox-hw").exists()
@@ -620,12 +652,15 @@ class Rehearsal:
         uptime = float(Path("/proc/uptime").read_text().split()[0])
         self.note(f"systemd up; rehearsal starts at {uptime:.1f} s of uptime")
         self.pi_os()
+        self.state_on_a_card()
         self.gpio9()
         if self.installed:
             if os.environ.get("RH_CRASH") == "inside":   # else a VM of its own runs it
                 self.crash()
             refusals.kernel_pins(self)
         self.mcp()
+        sh("systemctl", "stop", UNIT, f"{UNIT}-web", timeout=90, check=False)
+        self.state_card_off()      # (mcp stopped before its purge: the card is off already)
         self.storage()
         self.figures()
 
