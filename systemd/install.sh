@@ -246,7 +246,18 @@ if ((UNINSTALL)); then
     system systemctl daemon-reload
     rm -rf "$OPT"
     if ((PURGE)); then
-        rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/var/cache/$NAME" "$MODULES"
+        # the record's folder may be a mount point of its own (a partition or USB stick
+        # mounted there because the root forgets, as docs/operate/storage.md advises):
+        # rm cannot remove it and, under set -e, stopped the purge before userdel
+        for dir in "$ROOT/var/lib/$NAME" "$ROOT/var/cache/$NAME"; do
+            if mountpoint -q "$dir" 2>/dev/null; then
+                find "$dir" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+                say "emptied $dir: a mount point of its own, left mounted"
+            else
+                rm -rf "$dir"
+            fi
+        done
+        rm -rf "$ETC" "$MODULES"
         # shutbox-web first: it is a member of the group shutbox, which userdel keeps
         # while a member is left (a later install then failed: "group shutbox exists")
         if [[ -n $ROOT ]] || id shutbox-web >/dev/null 2>&1; then

@@ -130,6 +130,29 @@ def test_uninstall_keeps_config_and_database_and_purge_removes_them(installed, t
     assert "dtparam=i2c_arm=on" in (root / "boot/firmware/config.txt").read_text()
 
 
+def test_purge_empties_a_record_folder_that_is_a_mount_point(installed, tmp_path):
+    # a builder whose root forgets mounts a partition at /var/lib/shutbox-hw: rm cannot
+    # remove a mount point, and the purge stopped there (set -e) before removing the users
+    if shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "-m", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs a mount namespace of its own (unshare -m, as root)")
+    root, db = _copy(installed, tmp_path)
+    lib = db.parent
+    script = (f'mount -t tmpfs card "{lib}" && echo games > "{lib}/shutbox.db"'
+              f' && mkdir "{lib}/backups"'
+              f' && bash "{INSTALLER}" --root "{root}" --uninstall --purge;'
+              f' echo "rc=$?"; ls -A "{lib}"; mountpoint -q "{lib}" && echo still-mounted')
+    out = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                         capture_output=True, text=True, timeout=600)
+    lines = out.stdout.splitlines()
+    assert "rc=0" in lines, out.stdout + out.stderr
+    assert lines[lines.index("rc=0") + 1:] == ["still-mounted"], out.stdout
+    assert f"emptied {lib}" in out.stdout
+    ran = would_run(out.stdout)
+    assert "userdel shutbox" in ran and "groupdel shutbox" in ran
+    assert not (root / "etc/shutbox-hw").exists()
+
+
 def _one_line_error(out: subprocess.CompletedProcess, words: str) -> None:
     assert out.returncode == 2, out
     assert out.stderr.count("\n") == 1 and words in out.stderr, out.stderr
