@@ -115,6 +115,7 @@ HOLDS = {
     Capability.PLAYERS: lambda db: {"roster", "player_stats"} <= _tables(db),
     Capability.EPOCH: lambda db: "record" in _tables(db) and "topic" in _columns(db, "outbox"),
     Capability.LEAGUE: lambda db: {"league_roster", "league_claims"} <= _tables(db),
+    Capability.LEAGUE_TABLE: lambda db: "league_table" in _tables(db),
 }
 
 

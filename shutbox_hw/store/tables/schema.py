@@ -19,13 +19,14 @@ from .epoch import make_epoch
 from .figures import migrate_to_5
 from .game_record import add_topic
 from .league import TABLES as LEAGUE_TABLES
+from .league import TV_TABLE
 from .player_stats import migrate_player_stats
 from .ratings import TABLES as RATING_TABLES
 from .ratings import start_mark
 from .roster import migrate_to_7
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 9
+VERSION = 10
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -140,6 +141,9 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # league sent (names and what verifies their secrets), kept so that a box restarted
     # offline verifies claims; and each league name verified for a game being set up
     8: LEAGUE_TABLES,
+    # 10: the last venue table the league sent for the TV (issue 41, item 5;
+    # network/league_table.py), shown between games however long the pub is offline
+    9: TV_TABLE,
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}
