@@ -28,7 +28,8 @@ MIN_TEXT_VMIN = 1.5      # the smallest text the TV may shrink a long table to
 GAME = ("#title, #turn, #accuracy, #dice .die, #flaps .flap, #players th, #players td,"
         " #pot, #problem")
 BETWEEN = ("#title, #fault, #last > div, #last span, #tonight, #scores h2, #scores h3,"
-           " #scores .place, #joinqr, #join .scan, #joinurl")
+           " #scores .place, #joinqr, #join .scan, #joinurl, #league h2, #league h3,"
+           " #league .place, #leagueasof")
 LINKS = "nav.links a"
 
 PROBLEMS = """

@@ -23,7 +23,9 @@ again every ``grace_s`` until it comes.
 
 The league's roster (its players' names and what verifies their secrets) is
 published from here too, retained on ``shutbox/league/roster/<id>``, when the
-process connects and within a second of a change (:mod:`.players`).
+process connects and within a second of a change (:mod:`.players`); and each box's
+TV table, retained on ``shutbox/league/table/<box>``, within seconds of a change in the
+standings (:mod:`.tables`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from .record import (
 )
 from .rights import ForgetPublisher
 from .schema import check
+from .tables import TablePublisher
 
 log = logging.getLogger("shutbox_hw.league")
 
@@ -111,6 +114,7 @@ class Ingest:
         self.roster = RosterPublisher()       # the players the boxes verify (league/players.py)
         self._next_roster = 0.0
         self.forget = ForgetPublisher()       # deleted players' tombstones (league/rights.py)
+        self.tables = TablePublisher()        # each box's TV table (league/tables.py)
 
     # ---------------------------------------------------------------- MQTT
     def _connect_mqtt(self) -> Any:
@@ -141,6 +145,7 @@ class Ingest:
         client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1)])
         self.roster.connected(client)
         self.forget.connected(client)
+        self.tables.connected(client)
         log.info("league ingest: connected to %s:%d", self.broker.host, self.broker.port)
 
     # ---------------------------------------------------------------- PostgreSQL
@@ -275,6 +280,7 @@ class Ingest:
             self._next_roster = now + ROSTER_LOOK_S
             self.roster.tick(self._db())
             self.forget.tick(self._db())
+            self.tables.tick(self._db(), now)
 
     def _gaps(self) -> None:
         now = time.monotonic()
