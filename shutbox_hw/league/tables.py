@@ -48,7 +48,9 @@ def season_table(conn: Any, season_name: str | None, venue: str | None,
 BOX_TABLE = "shutbox/league/table"   # + "/<box>": that box's venue's table, retained
 VENUE_ROWS = 8            # the venue's table on the TV: its first rows
 TOP_ROWS = 5              # the league's top players beside it
-MAX_TABLE = 4000          # bytes: under the 4 KB a box takes in one packet
+# bytes: the message with its topic (a box's id: 64 characters at most) and MQTT's
+# header under the 4 KB a box takes in one packet
+MAX_TABLE = 3900
 TV_FIELDS = ("rank", "player", "games", "wins", "points")
 TABLE_LOOK_S = 5.0        # the tables looked at (published if they changed) at most this often
 

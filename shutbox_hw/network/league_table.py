@@ -47,7 +47,7 @@ def _rows(data: Any, where: str) -> list[dict[str, Any]]:
             raise TableError(f"a row of its {where} has no player's name")
         if not all(isinstance(row.get(k), int) and not isinstance(row.get(k), bool)
                    for k in ROW_INTS):
-            raise TableError(f"{player!r}'s row of its {where} lacks a whole number of "
+            raise TableError(f"the row of {player!r} in its {where} lacks a whole number of "
                              + ", ".join(ROW_INTS))
         rows.append({"rank": row["rank"], "player": player, "games": row["games"],
                      "wins": row["wins"], "points": row["points"]})

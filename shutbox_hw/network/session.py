@@ -48,7 +48,7 @@ from .league_forget import applied as deleted
 from .league_forget import take as take_tombstone
 from .league_roster import ROSTER_FILTER, roster_player
 from .league_roster import take as take_roster
-from .league_table import table_topic
+from .league_table import BOX_TABLE, table_topic
 from .league_table import take as take_table
 from .live import Kept
 
@@ -243,7 +243,7 @@ class Session:
         if forget_player_id(message.topic) is not None:
             self._tombstone(message.topic, message.payload)
             return
-        if message.topic == table_topic(self.pub.box):
+        if message.topic.startswith(BOX_TABLE) and message.topic == table_topic(self.pub.box):
             try:       # the TV's league table (network/league_table.py); retained: given
                 problem = take_table(self.db, message.payload, self.pub.now())  # again
             except sqlite3.Error as error:
