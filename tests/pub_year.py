@@ -42,6 +42,7 @@ from shutbox_hw.store import Store
 from shutbox_hw.store.read.audit import TONIGHT_S, audits, outbox_figures
 from shutbox_hw.store.tables import outbox as outbox_rows
 from shutbox_hw.web.content.reader import Reader
+from shutbox_hw.words.audits import audit_lines
 
 DAY_S = 86400
 MATCH_S = 600           # a match, from one start to the next, on the store's clock
@@ -144,7 +145,7 @@ def read_steps(store: Store, now: float) -> tuple[float, int]:
     try:
         store.tonight()
         tonight = steps[0]
-        store.audit_lines()
+        audit_lines(store.audit_figures())
     finally:
         db.set_progress_handler(None, 1)
     return tonight / max(1, turns), steps[0] - tonight

@@ -14,7 +14,8 @@ import pytest
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.store import Store
-from shutbox_hw.store.read.audit import audit_lines
+from shutbox_hw.store.read.audit import audits
+from shutbox_hw.words.audits import audit_lines
 
 SCRIPT = Path(__file__).parent / "scripts" / "two-player-klappenspiel.txt"
 
@@ -95,9 +96,9 @@ def test_reset_audits_keeps_the_history(capsys, tmp_path):
     db = tmp_path / "box.db"
     play(capsys, db)
     store = Store(db)
-    assert "played\t1" in store.audit_lines()
+    assert "played\t1" in audit_lines(store.audit_figures())
     store.reset_audits()
-    lines = store.audit_lines()
+    lines = audit_lines(store.audit_figures())
     store.close()
     assert lines[:4] == ["games", "played\t0", "rounds\t0", "boxes shut\t0"]
     assert not any(line.startswith("flap") for line in lines)
@@ -112,7 +113,7 @@ def played_audit_lines(capsys, db: Path) -> list[str]:
     play(capsys, db)
     conn = sqlite3.connect(db)
     try:
-        return audit_lines(conn)
+        return audit_lines(audits(conn))
     finally:
         conn.close()
 

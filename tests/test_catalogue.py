@@ -161,7 +161,7 @@ def test_the_parts_words_the_screen_translates_are_the_parts_own():
 def test_the_storage_words_are_the_stores_own_and_said_in_the_boxs_language():
     """Issue 38's words on the screen: each part's own text, translated whole."""
     from shutbox_hw.base import i18n
-    from shutbox_hw.daemon.daemon import BUG_PART, BUG_WORDS
+    from shutbox_hw.daemon.journal import BUG_PART, BUG_WORDS
     from shutbox_hw.store.disk import backup, faults, mounts
     from shutbox_hw.words import devices as device_words
     assert {faults.READ_ONLY, faults.DAMAGED_WORDS, faults.NOT_A_DATABASE,

@@ -12,7 +12,7 @@ from typing import Any
 
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.daemon import daemon as daemon_module
-from shutbox_hw.daemon.daemon import STORE_RETRY_MS
+from shutbox_hw.daemon.journal import STORE_RETRY_MS
 from shutbox_hw.game.display.screens import PlayScreen
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script

@@ -31,6 +31,7 @@ from shutbox_hw.game.model.events import (
 from shutbox_hw.store import Store
 from shutbox_hw.store.read.audit import audits, tonight
 from shutbox_hw.store.tables.schema import VERSION
+from shutbox_hw.words.audits import audit_lines
 
 PRESETS = ("klappenspiel", "crafthouse-12", "pub")
 NAMES = ("Anna", "Ben", "Cleo", "Dev")
@@ -199,7 +200,7 @@ def test_the_audits_show_the_outbox_and_the_database_size(tmp_path, capsys):
     with store.db:
         # what the outbox's limits dropped: an audit counter (store/tables/outbox.py)
         store.db.execute("INSERT INTO counters (key, count) VALUES (?, 12)", (OUTBOX_DROPPED,))
-    lines = store.audit_lines()
+    lines = audit_lines(store.audit_figures())
     store.close()
     # every event, and the ended game as one message for the league (store/tables/game_record.py)
     events = sum(len(step) for step in steps) + 1

@@ -103,6 +103,12 @@ def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {c for _, c, *_ in db.execute(f"PRAGMA table_info({table})")}
 
 
+def _indexed(db: sqlite3.Connection, table: str) -> list[list[str]]:
+    """The columns of each index on ``table``."""
+    return [[c for _, _, c in db.execute(f"PRAGMA index_info({name})")]
+            for _, name, *_ in db.execute(f"PRAGMA index_list({table})")]
+
+
 # what each capability names, looked for in the file itself (an independent account:
 # the tables and columns, not the migrations' numbers)
 HOLDS = {
@@ -115,6 +121,8 @@ HOLDS = {
     Capability.PLAYERS: lambda db: {"roster", "player_stats"} <= _tables(db),
     Capability.EPOCH: lambda db: "record" in _tables(db) and "topic" in _columns(db, "outbox"),
     Capability.LEAGUE: lambda db: {"league_roster", "league_claims"} <= _tables(db),
+    Capability.FORGOTTEN: lambda db: "league_forgotten" in _tables(db)
+    and ["turn_id"] in _indexed(db, "rejected_flaps"),
     Capability.LEAGUE_TABLE: lambda db: "league_table" in _tables(db),
 }
 

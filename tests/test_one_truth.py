@@ -22,10 +22,10 @@ from shutbox_hw.network.live import live
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import parse_script
 from shutbox_hw.store.read.history import recent_games, scorecard
-from shutbox_hw.store.read.tonight import CLOCK_NOTES, TONIGHT_S, clock_state, is_tonight
+from shutbox_hw.store.read.tonight import TONIGHT_S, clock_state, is_tonight
 from shutbox_hw.store.tables.schema import VERSION
 from shutbox_hw.web.content import pages, views
-from shutbox_hw.words.record import count, rules_named, rules_title
+from shutbox_hw.words.record import CLOCK_NOTES, count, rules_named, rules_title
 
 SCRIPTS = Path(__file__).parent / "scripts"
 

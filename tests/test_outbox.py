@@ -19,7 +19,7 @@ from shutbox_hw.network.hookup import Outbox
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script
 from shutbox_hw.store import Store
-from shutbox_hw.store.read.audit import audit_lines, audits
+from shutbox_hw.store.read.audit import audits
 from shutbox_hw.store.tables.outbox import (
     DROPPED,
     TRIM_EVERY,
@@ -32,6 +32,7 @@ from shutbox_hw.store.tables.outbox import (
     trim,
     waiting,
 )
+from shutbox_hw.words.audits import audit_lines
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PRACTICE = CHECKOUT / "tests" / "scripts" / "practice-001.txt"
@@ -137,7 +138,7 @@ def test_audit_json_menu_and_the_store_function_show_the_backlog(tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["outbox"] == {"queued": 25, "dropped": 45}
     reader = sqlite3.connect(db)
-    lines = audit_lines(reader)
+    lines = audit_lines(audits(reader))
     at = lines.index("outbox queued\t25")
     assert lines[at + 1] == "outbox dropped\t45"
     assert audits(reader)["outbox"] == outbox_figures(reader)

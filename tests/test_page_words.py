@@ -8,9 +8,8 @@ import pytest
 
 from shutbox_hw.base.events import Tonight
 from shutbox_hw.base.i18n import speaking
-from shutbox_hw.store.read.tonight import CLOCK_NOTES
 from shutbox_hw.web.content import pages
-from shutbox_hw.words.record import count, game_state
+from shutbox_hw.words.record import CLOCK_NOTES, count, game_state
 
 
 def test_counts_take_each_language_s_plural():

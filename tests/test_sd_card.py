@@ -27,12 +27,13 @@ from storage_box import OPENING, play, recoveries, storage_faults, throws_on_dis
 from web_server import WebServer, need_web
 
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.daemon.daemon import BUG_PART, STORE_RETRY_MS
+from shutbox_hw.daemon.journal import BUG_PART, STORE_RETRY_MS
 from shutbox_hw.game.display.view import fault_notice
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.store import Store
 from shutbox_hw.store.disk.faults import fault_text, read_only
 from shutbox_hw.store.disk.wal import ROOM_PAGES, make_room
+from shutbox_hw.words.audits import audit_lines
 
 WAIT = f"wait {STORE_RETRY_MS / 1000 + 0.1}\n"
 
@@ -929,12 +930,12 @@ def test_the_menus_audits_say_how_old_the_newest_copy_is(tmpfs, tmp_path):
     now = 1_780_000_000.0
     store = Store(db, clock=lambda: now)     # the box's clock, as the worker's
     store.backups = BackupWorker(db, tmpfs.root, clock=lambda: now)
-    assert store.audit_lines()[-1] == "last backup\tnone yet"
+    assert audit_lines(store.audit_figures())[-1] == "last backup\tnone yet"
     three_days = clock.strftime("%Y%m%d-%H%M%S", clock.localtime(now - 3 * 86400 - 60))
     (tmpfs.root / f"shutbox-{three_days}.db").write_bytes(b"")
     store.backups = BackupWorker(db, tmpfs.root, clock=lambda: now)   # found at start
-    assert store.audit_lines()[-1] == "last backup\t3 days"
+    assert audit_lines(store.audit_figures())[-1] == "last backup\t3 days"
     assert store.backups.run_once() is not None
-    lines = store.audit_lines()
+    lines = audit_lines(store.audit_figures())
     assert lines[-1] == "last backup\t0 min" and "storage" in lines   # under "storage"
     store.close()

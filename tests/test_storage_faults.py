@@ -18,7 +18,7 @@ from steady_player import record_of
 from storage_box import OPENING, play, recoveries, storage_faults, throws_on_disk
 
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.daemon.daemon import STORE_RETRY_MS
+from shutbox_hw.daemon.journal import STORE_RETRY_MS
 from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import ScriptError, Step, parse_script

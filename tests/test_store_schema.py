@@ -3,6 +3,12 @@
 ``data/schema1.db`` was written by shutbox-hw as released before the schema had
 a version (commit 2eb7f12: ``sim --db`` of ``scripts/practice-001.txt`` on
 crafthouse-12 single-round, then three throws of a second, unfinished game).
+
+``data/schema9.db`` was written by shutbox-hw at schema 9 (commit 6140517: the simulated
+box played ``scripts/two-player-klappenspiel.txt`` on klappenspiel threshold 10, then
+``scripts/practice-001.txt`` on crafthouse-12, one flap rejected; then the league's
+tombstone of player 9, who is nobody at this box, was taken by
+``network/league_forget.py``, which then made ``league_forgotten`` itself at run time).
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ import pytest
 from shutbox_hw.commands.cli import main
 from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.store import Store, StoreError
-from shutbox_hw.store.tables.schema import APP_ID, SCHEMA_1, VERSION
+from shutbox_hw.store.tables.schema import APP_ID, SCHEMA_1, VERSION, steps
 
 SCHEMA1_DB = Path(__file__).parent / "data" / "schema1.db"
+SCHEMA9_DB = Path(__file__).parent / "data" / "schema9.db"
 
 
 def pragmas(path: Path) -> tuple[int, int]:
@@ -94,6 +101,90 @@ def test_an_old_database_migrates_and_its_game_resumes(old_db, capsys):
     # and opening again is a no-op
     Store(old_db).close()
     assert pragmas(old_db) == (APP_ID, VERSION)
+
+
+def indexes(path: Path) -> list[tuple[str, str, str]]:
+    """Every index made by a statement (SQLite's own for keys left out): name, table, SQL."""
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index'"
+                           " AND sql IS NOT NULL ORDER BY name").fetchall()
+    finally:
+        con.close()
+
+
+def fresh_record(tmp_path: Path) -> Path:
+    path = tmp_path / "fresh.db"
+    Store(path).close()
+    return path
+
+
+def forgotten(path: Path) -> list[tuple]:
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT player, fingerprint, games, applied_at"
+                           " FROM league_forgotten").fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("noted", [True, False], ids=["tombstone-applied", "no-tombstone"])
+def test_a_schema_9_record_migrates_to_10_and_on_as_it_is(tmp_path, capsys, noted):
+    """The real schema-9 record, with ``league_forgotten`` made at run time by a tombstone
+    (and without: no tombstone ever came): schema 10 adds the index on the rejected flaps'
+    turn and keeps the tombstones noted, the games read the same, the layout is a fresh
+    record's, and opening again changes nothing."""
+    path = tmp_path / "box.db"
+    shutil.copy(SCHEMA9_DB, path)
+    assert pragmas(path) == (APP_ID, 9)
+    if not noted:
+        con = sqlite3.connect(path)
+        con.execute("DROP TABLE league_forgotten")
+        con.commit()
+        con.close()
+    before = json.loads(history(capsys, "--db", str(path), "--json")[1])
+    card = json.loads(history(capsys, "--db", str(path), "--game", "1", "--json")[1])
+    noted_before = forgotten(path) if noted else []
+    assert [stone[0] for stone in noted_before] == ([9] if noted else [])
+    Store(path).close()
+    # (on through schema 11: the TV's league table, empty: layout() below checks it)
+    assert pragmas(path) == (APP_ID, VERSION) and VERSION >= 10
+    assert forgotten(path) == noted_before
+    assert ("rejected_flaps_turn", "rejected_flaps",
+            "CREATE INDEX rejected_flaps_turn ON rejected_flaps (turn_id)") in indexes(path)
+    assert json.loads(history(capsys, "--db", str(path), "--json")[1]) == before
+    again = json.loads(history(capsys, "--db", str(path), "--game", "1", "--json")[1])
+    assert again == card and card["rejected_flaps"] == 1
+    fresh = fresh_record(tmp_path)
+    assert layout(path) == layout(fresh) and indexes(path) == indexes(fresh)
+    Store(path).close()
+    assert pragmas(path) == (APP_ID, VERSION) and forgotten(path) == noted_before
+
+
+@pytest.mark.parametrize("version", range(1, VERSION))
+def test_a_record_of_every_earlier_schema_opens_and_migrates(tmp_path, capsys, version):
+    """The released schema-1 record brought up to ``version`` by that version's own steps
+    (and stamped as that version stamped it): the box opens it, migrates it to the newest
+    schema, and its games read as they did."""
+    path = tmp_path / "box.db"
+    shutil.copy(SCHEMA1_DB, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("BEGIN")
+    steps(con, 1, version)
+    con.execute("COMMIT")
+    con.close()
+    if version > 1:
+        stamp(path, app_id=APP_ID, version=version)
+    before = json.loads(history(capsys, "--db", str(path), "--json")[1])["games"]
+    store = Store(path)
+    assert store.unfinished_game() is not None   # the second game, three throws in
+    store.close()
+    assert pragmas(path) == (APP_ID, VERSION)
+    after = json.loads(history(capsys, "--db", str(path), "--json")[1])["games"]
+    assert [g["id"] for g in after] == [g["id"] for g in before] == [2, 1]
+    assert after[1]["totals"] == before[1]["totals"] == {"P1": 4, "P2": 2}
+    fresh = fresh_record(tmp_path)
+    assert layout(path) == layout(fresh) and indexes(path) == indexes(fresh)
 
 
 def test_a_hand_made_schema_1_database_migrates(tmp_path):

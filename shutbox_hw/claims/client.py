@@ -75,6 +75,12 @@ def asked(path: str, ticket: str) -> dict[str, Any]:
     return ask(path, {"asked": {"ticket": ticket}})
 
 
+def league_join(path: str, request: dict[str, Any]) -> dict[str, Any]:
+    """Ask the box to send ``request`` (claims/league_join.py: a name and the hash of
+    the secret made for it) to the league: ``{"ok": true, "request", "name"}`` or why not."""
+    return ask(path, {"league_join": request})
+
+
 def say_web(path: str, url: str) -> None:
     """Tell the daemon the web pages run at ``url`` (the QR codes point there)."""
     ask(path, {"web": {"url": url}})

@@ -81,8 +81,8 @@ class ClaimServer(Closable):
 
     def __init__(self, path: str, wake: Callable[[], None],
                  clock_ms: Callable[[], int], web_url: str | None = None,
-                 vet: Callable[[str, str, bool], tuple[str | None, str]] | None = None
-                 ) -> None:
+                 vet: Callable[[str, str, bool], tuple[str | None, str]] | None = None,
+                 join: Callable[[Any], dict[str, Any]] | None = None) -> None:
         """``vet(name, secret, code_ok)``: (None, the name to seat: a league player's as
         the league spells it) lets a claim go on to the loop, else (its refusal, name)
         (the league's names and their secrets, claims/league.py; None: no check).
@@ -90,6 +90,7 @@ class ClaimServer(Closable):
         (:meth:`say_code`), or the loop has said none yet."""
         self.path = path
         self.vet = vet
+        self.join = join     # a phone asking to join the league (claims/league_join.py)
         self._code: tuple[str | None] | None = None   # (the current code,) once said
         self.fixed_url = web_url or None   # [network] web_url: the address, whatever is said
         self._wake = wake
@@ -206,6 +207,10 @@ class ClaimServer(Closable):
 
     def _handle(self, message: dict[str, Any]) -> dict[str, Any]:
         claim, web, asked = message.get("claim"), message.get("web"), message.get("asked")
+        if "league_join" in message:      # answered on this thread: the loop is not asked
+            if self.join is None:
+                return refused("joining the league is not offered on this box")
+            return self.join(message["league_join"])
         if isinstance(asked, dict):
             ticket = asked.get("ticket")
             if not (isinstance(ticket, str) and 0 < len(ticket) <= MAX_TICKET):

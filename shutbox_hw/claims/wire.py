@@ -5,7 +5,9 @@ seat for the game being set up; ``phone``, optional: the address the web heard
 it from, one seat each a game; ``secret``, optional: a league player's card code)
 or ``{"web": {"url": "http://192.168.1.20:8080/"}}`` (the web pages are running at
 that address: the QR codes point there), or ``{"asked": {"ticket": "..."}}`` (what
-became of a claim the box asked its players about). Out: ``{"ok": true, "seat": 0,
+became of a claim the box asked its players about), or ``{"league_join": {...}}`` (a
+phone's request to join the league: claims/league_join.py, answered ``{"ok": true,
+"request", "name"}`` or with the reason). Out: ``{"ok": true, "seat": 0,
 "player": "Anna", "players": ["Anna", "P2"]}`` or ``{"ok": false, "reason": "..."}``,
 the reason a sentence for the phone; a second claim from one phone is answered
 ``{"ok": false, "asking": "<ticket>", "reason": "..."}`` while the box asks its

@@ -13,11 +13,15 @@ each step.
 Each input, and each piece of work a step leads to, waits in one queue
 (:mod:`.steps`) and is handled in turn: nothing is handed back to the
 controller while a step is being carried out or saved.
+
+A step's events are written, held on a storage fault and reported by the
+journal (:mod:`.journal`); tonight's figures, the audits, the high scores and
+the roster are read back for the screens, and the box's picture written for
+the TV, by the read model (:mod:`.read_model`). The loop only says when.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,10 +34,8 @@ from ..base.events import (
     Event,
     Figures,
     FlapChanged,
-    HighScores,
     InputFault,
     JoinCode,
-    Roster,
     SeatClaim,
     ServiceRequested,
     Tick,
@@ -55,12 +57,13 @@ from ..hal.adapters.dice_source import DiceSource
 from ..hal.contracts.clock import Clock
 from ..hal.contracts.ports import Buttons, Display, FlapBank, Indicators
 from ..skill.hints import advisor_for as solver_advisor
-from ..store import StorageFault, Store
+from ..store import Store
 from ..store.disk.mounts import PART as FORGETS_PART
 from ..store.disk.mounts import WORDS as FORGETS_WORDS
 from ..store.disk.mounts import explain as advice_words
-from ..store.read.audit import Tally
-from ..store.read.shown import publish
+from .journal import STORE_RETRY_MS as STORE_RETRY_MS  # (sim/runner.py imports it from here)
+from .journal import Journal
+from .read_model import ReadModel
 from .work import Carry, Queued, ReadFigures, Reconfigure, Roll, Step, WorkQueue
 
 if TYPE_CHECKING:
@@ -69,13 +72,7 @@ if TYPE_CHECKING:
     from ..skill.rater import RaterPort
 
 log = logging.getLogger("shutbox_hw")
-# while the disk refuses writes, they are tried again this often (and with the
-# next step after that): a locked database costs one bounded wait per try
-STORE_RETRY_MS = 1000
 HINTS_LOOK_MS = 100   # while the hints' tables are solved off the loop, look this often
-# a bug in the code that writes the record (not the disk): shown as the software's fault
-BUG_PART = "software"
-BUG_WORDS = "cannot save: program error"   # the journal has its traceback
 
 
 @dataclass
@@ -113,7 +110,6 @@ class Daemon:
         self.box = box
         self.store = store
         self.clock = clock
-        self.on_event = on_event
         self.rater = rater   # the move accuracy, rated off the loop (skill/rater.py)
         if render is None:
             from ..render import render as render_screen
@@ -125,17 +121,14 @@ class Daemon:
         self._timers = {name: self.timers.timer(name) for name in (
             "controller", "store retry", "hints")}
         self._configure()
-        self.unsaved: list[AnyGameEvent] = []   # events the disk has not taken yet, in order
-        self.unsaved_at: list[float] = []       # when each happened (the store's clock)
-        self._retry_at: int | None = None
-        self._storage_fault: str | None = None     # what the box says is wrong with the disk
-        self._bug_shown = False   # a bug in the write (not the disk) is on the box
-        self.tally = Tally()   # switch changes and faults for the audits, written in batches
-        self.audits: tuple[str, ...] = ()   # the audit lines as last read (the menu)
-        self.high_scores: tuple[HighScores, ...] = ()   # as last read (the idle screen)
+        # the step's events written, held on a storage fault and reported (journal.py)
+        self.journal = Journal(store, on_event)
+        self.tally = self.journal.tally   # switch changes and faults for the audits
+        # tonight's figures, the audits, the high scores and the roster read back for the
+        # screens, and the box's picture written for the TV (read_model.py)
+        self.reads = ReadModel(store)
         self._queue = WorkQueue()
         self._screen_due: tuple[Screen, int, bool] | None = None  # drawn as its step ends
-        self._mirrored: dict[str, Any] | None = None   # the picture last written for the TV
         # the phones' join codes and claims (claims/desk.py), with a socket
         self.desk: Desk | None = None
         if claims is not None:
@@ -151,9 +144,9 @@ class Daemon:
         now = self.clock.now_ms()
         saved = self.store.unfinished_game()
         effects = self.controller.start(now, self.box.flaps.shut_mask(), saved)
-        if self.store.fault is not None:   # part of power on, as its first frame
-            self._retry_at, self._storage_fault = now + STORE_RETRY_MS, self.store.fault
-            effects += self.controller.handle(_cannot_save(self.store.fault, now))
+        degraded = self.journal.opened(now)
+        if degraded is not None:   # part of power on, as its first frame
+            effects += self.controller.handle(degraded)
         forgets = getattr(self.store, "forgets", None)
         if forgets:   # the record on RAM: said from the start
             log.warning("storage: %s", advice_words(self.store.path, forgets))
@@ -197,10 +190,10 @@ class Daemon:
                 self._configure()
             # the high scores change with a game and with a player removed (whose
             # adjustments are read again), not with the menu opening or a reset
-            figures = self._read_figures(now, work.audits,
+            figures = self.reads.figures(now, work.audits,
                                          scores=not work.audits or work.settings)
             out = self.controller.handle(figures) if figures is not None else []
-            roster = self._read_roster(now)
+            roster = self.reads.roster(now)
             return out + (self.controller.handle(roster) if roster is not None else [])
         if isinstance(work, Roll):
             faces = self.box.dice.roll(work.count)
@@ -232,32 +225,6 @@ class Daemon:
                                              else change.value)
         self._configure()
 
-    def _read_figures(self, now: int, audits: bool = False,
-                      scores: bool = True) -> Figures | None:
-        """Tonight's figures for the idle screen; with ``audits`` the audit lines for
-        the menu (only when it opens or they change), with ``scores`` the high scores
-        (else those last read); every read costs the same at 100,000 games as at 10:
-        see store/tables/figures.py and store/read/highscores.py."""
-        try:
-            tonight = self.store.tonight()
-            if audits:
-                self.audits = tuple(self.store.audit_lines())
-            if scores:
-                self.high_scores = self.store.high_scores()
-        except StorageFault as error:
-            log.warning("audits not read: %s", error)
-            return None
-        return Figures(tonight, self.audits, now, self.high_scores)
-
-    def _read_roster(self, now: int) -> Roster | None:
-        """The record's players for the setup screen's roster (a few rows through
-        their index, whatever the record's size)."""
-        try:
-            return Roster(self.store.roster(), now)
-        except StorageFault as error:
-            log.warning("roster not read: %s", error)
-            return None
-
     def step(self) -> None:
         """Poll every port once and hand what happened to the controller."""
         now = self.clock.now_ms()
@@ -275,7 +242,7 @@ class Daemon:
         deadline = self.controller.next_deadline_ms()
         if deadline is not None and now >= deadline:
             self.feed(Tick(now))
-        if self._retry_at is not None and now >= self._retry_at:
+        if self.journal.retry_due(now):
             self._queue.add(Queued(Carry(), now))  # the disk may take the unsaved events now
             self._drain(now)
         if self._advisor_pending and advice_ready(self.controller.advisor):
@@ -333,12 +300,26 @@ class Daemon:
         the next look at the hints' solver."""
         timers = self._timers
         timers["controller"].at(self.controller.next_deadline_ms())
-        timers["store retry"].at(self._retry_at)
+        timers["store retry"].at(self.journal.retry_at)
         timers["hints"].at(self.clock.now_ms() + HINTS_LOOK_MS if self._advisor_pending else None)
 
     def storage_problem(self) -> str:
         """What the disk said the last time it refused a write ("" if it did not)."""
-        return self._storage_fault or ""
+        return self.journal.problem()
+
+    @property
+    def on_event(self) -> Callable[[dict[str, Any]], None] | None:
+        """Called with each event as JSON once it is written (the simulator prints it)."""
+        return self.journal.on_event
+
+    @on_event.setter
+    def on_event(self, report: Callable[[dict[str, Any]], None] | None) -> None:
+        self.journal.on_event = report
+
+    @property
+    def unsaved(self) -> list[AnyGameEvent]:
+        """The events the disk has not taken yet, in order (held by the journal)."""
+        return self.journal.unsaved
 
     def _carry_out(self, step: Step, item: Queued) -> None:
         """One step's effects in :class:`~.steps.Step`'s order; what they lead to
@@ -346,12 +327,13 @@ class Daemon:
         now = item.at_ms
         if step.lights is not None:
             self.box.indicators.show(step.lights, now)
-        self._save(step.events, item)
+        # the disk's answer (a fault, a recovery) is said as part of this very step
+        for said in self.journal.save(step.events, now):
+            self._queue.add(Queued(said, now, item.activity, same_step=True))
         if self.rater is not None and any(isinstance(e, TurnEnded) for e in step.events):
             self.rater.wake()   # after the commit: the turn is in the record to be rated
-        self._write_counts()
-        for event in step.events:
-            self._record(event, now)
+        self.journal.write_counts()
+        self.journal.report(step.events)
         if step.screen is not None:
             self._screen_due = (step.screen, now, item.activity)
         for work in step.leads_to(now):
@@ -364,95 +346,5 @@ class Daemon:
             screen, now, activity = self._screen_due
             self._screen_due = None
             self.box.display.show(self.render(screen), now, activity)
-        self._mirror()
-
-    def _mirror(self) -> None:
-        """The picture the box now shows, written for the TV and Home Assistant
-        (:mod:`.store.shown`) when it changed."""
-        data = shown(self.controller.state, self.controller.shown)
-        if data != self._mirrored and publish(self.store, data):
-            self._mirrored = data
-            if self.store.outbox is not None:
-                self.store.outbox()     # the publisher looks again: the state follows it
-
-    def _save(self, events: tuple[AnyGameEvent, ...], item: Queued) -> None:
-        """Write this step's events after those still unsaved, all in one go.
-
-        On a storage fault they all stay in memory, in order, with the time
-        each happened (the outbox sends them with it), and the box says so in
-        this very step (the fault is queued as part of it); the first write
-        that passes clears the fault the same way. The disk's own fault and
-        recovery go with them (the fault log keeps both; the outbox sends both).
-        """
-        now = item.at_ms
-        at = [self.store.now()] * len(events)
-        if (self.unsaved or self._storage_fault) and self._retry_at is not None \
-                and now < self._retry_at:
-            self.unsaved += events  # not before the retry time: a lock waits each try
-            self.unsaved_at += at
-            return
-        batch, happened = self.unsaved + list(events), self.unsaved_at + at
-        if not batch and self._storage_fault is None:
-            return
-        try:
-            # the audit counts ride with a turn's end, a fault or when due, not with
-            # every throw: their page in each throw's commit was a third of its frames
-            rides = self.tally.due() or any(isinstance(e, TurnEnded) for e in batch) \
-                or any(key.startswith("fault:") for key in self.tally.pending)
-            self.store.record_all(batch, self.tally if rides else None, happened)
-        except StorageFault as error:
-            self.unsaved, self.unsaved_at = batch, happened
-            self._retry_at = now + STORE_RETRY_MS
-            log.error("could not save %d events: %s", len(batch), error)
-            self._disk_refused(str(error), now, item)
-            return
-        except Exception:  # a bug, not the disk: retrying would block every later write
-            log.exception("could not save %s", [e.name for e in batch])
-            self.unsaved, self.unsaved_at, self._retry_at = [], [], None
-            if not self._bug_shown:   # never silent on the box, and never called the disk's
-                self._bug_shown = True
-                self._queue.add(Queued(InputFault(BUG_PART, BUG_WORDS, now), now,
-                                       item.activity, same_step=True))
-            return
-        self.unsaved, self.unsaved_at, self._retry_at = [], [], None
-        if self._bug_shown:
-            self._bug_shown = False
-            self._queue.add(Queued(InputFault(BUG_PART, "saved", now, ok=True), now,
-                                   item.activity, same_step=True))
-        if self._storage_fault is None:
-            return
-        self._storage_fault = None
-        log.info("storage: saved again")
-        self._queue.add(Queued(InputFault("storage", "saved", now, ok=True), now,
-                               item.activity, same_step=True))
-
-    def _write_counts(self) -> None:
-        """The audit counts ride in the step's own transaction (:meth:`_save`);
-        a step that wrote no game event writes them only every FLUSH_EVERY
-        changes: never a write of their own per switch edge."""
-        if not self.tally.pending or self._storage_fault is not None:
-            return
-        if self.tally.due():
-            try:
-                self.store.write_counts(self.tally)
-            except StorageFault as error:  # kept in memory; the game's writes report the disk
-                log.warning("audit counts not saved yet: %s", error)
-
-    def _disk_refused(self, problem: str, now: int, item: Queued) -> None:
-        """The disk refused a write: said at once, as part of the step that wrote
-        (once for the same problem)."""
-        if problem == self._storage_fault:
-            return
-        self._storage_fault = problem
-        self._queue.add(Queued(_cannot_save(problem, now), now, item.activity, same_step=True))
-
-    def _record(self, event: AnyGameEvent, now: int) -> None:
-        """Report an event (the journal; the simulator prints it)."""
-        data = event.as_json()
-        log.info("%s", json.dumps(data))  # one JSON object a line: the journal is greppable
-        if self.on_event is not None:
-            self.on_event(data)
-
-
-def _cannot_save(problem: str, now: int) -> InputFault:
-    return InputFault("storage", f"cannot save: {problem}", now)
+        # the picture the box now shows, for the TV and Home Assistant (when it changed)
+        self.reads.mirror(shown(self.controller.state, self.controller.shown))

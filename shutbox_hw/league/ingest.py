@@ -23,8 +23,11 @@ again every ``grace_s`` until it comes.
 
 The league's roster (its players' names and what verifies their secrets) is
 published from here too, retained on ``shutbox/league/roster/<id>``, when the
-process connects and within a second of a change (:mod:`.players`); and each box's
-TV table, retained on ``shutbox/league/table/<box>``, within seconds of a change in the
+process connects and within a second of a change (:mod:`.players`). A player
+joining from a box's join page comes in on ``shutbox/<box>/league/join`` (a shared
+subscription too) and is made here, in the batch's turn (:mod:`.players`): the
+roster that follows is the box's answer. Each box's TV table is published here as
+well, retained on ``shutbox/league/table/<box>``, within seconds of a change in the
 standings (:mod:`.tables`).
 """
 
@@ -41,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.network import parse_broker
-from .players import UNVERIFIED, RosterPublisher
+from .players import UNVERIFIED, RosterPublisher, join_box, join_filter, take_join
 from .ratings import Trigger
 from .record import (
     Outcome,
@@ -142,7 +145,8 @@ class Ingest:
             log.warning("league ingest: the broker refused the connection: %s", reason)
             return
         self.generation += 1
-        client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1)])
+        client.subscribe([(game_filter(self.options.group), 1), ("shutbox/+/state", 1),
+                          (join_filter(self.options.group), 1)])
         self.roster.connected(client)
         self.forget.connected(client)
         self.tables.connected(client)
@@ -221,7 +225,10 @@ class Ingest:
         outcomes: list[Outcome] = []
         now = time.monotonic()
         games = [(m.topic, m.payload) for _, m in batch
-                 if topic_box(m.topic, "state") is None]
+                 if topic_box(m.topic, "state") is None and join_box(m.topic) is None]
+        for _, message in batch:    # players joining from a box: each in its transaction
+            if join_box(message.topic) is not None:
+                self._join(conn, message.topic, message.payload)
         states = self._states_due(batch, now)
         # every box and epoch the transaction touches (its games' and its states') is
         # upserted first, in one sorted order, by write_batch or seen_all: two ingests
@@ -245,6 +252,18 @@ class Ingest:
             self.counts[outcome.kind] = self.counts.get(outcome.kind, 0) + 1
             if outcome.reported:
                 log.warning("league ingest: set aside: %s", outcome.line())
+
+    @staticmethod
+    def _join(conn: Any, topic: str, payload: bytes) -> None:
+        """A box's request to join, taken (PostgreSQL away: raised, the batch waits); one
+        the database refuses is dropped in words, as a request that is not one is."""
+        try:
+            said = take_join(conn, topic, payload)
+        except Exception as error:
+            if _database_error(error) or not _refused(error):
+                raise
+            said = f"a join request on {topic} was dropped: {_one_line(error)}"
+        log.info("league ingest: %s", said)
 
     def _states_due(self, batch: list[Any], now: float) -> Seen:
         """The boxes' states of the batch to write: those whose latest game moved, or

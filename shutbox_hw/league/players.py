@@ -18,6 +18,24 @@ is an empty retained message on their topic (the box forgets them).
 At ingest (:func:`unverified_seats`): a game with a seat named as a league player
 whose claim the box did not verify (the seat's ``league`` in the game's message)
 is kept aside, reason ``unverified league name``, and reported.
+
+Joining from a box's join page (:func:`take_join`): a phone at a box asks to join
+with a name; the box makes the secret (a card code, shown once on the phone, kept
+nowhere) and its salted scrypt hash, and queues the request in its outbox for
+``shutbox/<box>/league/join`` (:func:`join_topic`):
+``{"request": "<16 hex>", "name": "Anna", "kdf": "scrypt", "n", "r", "p", "salt",
+"hash"}`` inside the box's envelope (box, epoch, seq, at). The pub's bridge carries
+it to the league's broker, where the ingests share its subscription
+(:func:`join_filter`) and :func:`join_player` makes the player with that hash.
+
+The answer is the roster (retained, ``shutbox/league/roster/<id>``: every box learns
+the player): the box that asked sees the name come back with the hash it made
+(joined), or with another hash (the name was taken by someone else first: refused,
+with that reason). A request that comes twice (the outbox may send a message again
+after a power cut) finds its own hash and changes nothing. A request the league
+cannot take (a name the boxes refuse, a hash that is not one) is logged and
+dropped: the box checks both before it queues anything, so only a box of another
+version or a forger sends one.
 """
 
 from __future__ import annotations
@@ -28,7 +46,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..players.league_secret import Entry, make_entry, new_code
+from ..players.league_secret import FORMAT, Entry, EntryError, make_entry, new_code, parse_entry
 from ..players.names import is_seat_label, name_key, name_problem, tidy
 
 log = logging.getLogger("shutbox_hw.league")
@@ -179,3 +197,113 @@ class RosterPublisher:
         if sent:
             log.info("league ingest: published the roster (%d player(s))", len(entries))
         return sent
+
+
+# ---------------------------------------------------------------- joining from a box
+
+JOIN_KIND = "league/join"
+REQUEST_CHARS = 16
+
+
+def join_topic(box: str) -> str:
+    return f"shutbox/{box}/{JOIN_KIND}"
+
+
+def join_filter(group: str) -> str:
+    """The ingests' shared subscription to every box's join requests."""
+    return f"$share/{group}/shutbox/+/{JOIN_KIND}"
+
+
+def join_box(topic: str) -> str | None:
+    """The box a join topic belongs to (None: not one)."""
+    parts = topic.split("/")
+    if len(parts) == 4 and parts[0] == "shutbox" and parts[1] and "/".join(parts[2:]) \
+            == JOIN_KIND:
+        return parts[1]
+    return None
+
+
+@dataclass(frozen=True)
+class JoinRequest:
+    box: str
+    request: str
+    name: str
+    salt: bytes
+    hash: bytes
+    n: int
+    r: int
+    p: int
+
+
+class JoinError(ValueError):
+    """A join request the league cannot take (message: why, one line)."""
+
+
+def parse_join(topic: str, payload: bytes | str) -> JoinRequest:
+    """The request a join message carries; JoinError says what is wrong."""
+    box = join_box(topic)
+    if box is None:
+        raise JoinError(f"{topic} is not a join topic")
+    try:
+        data = json.loads(payload)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise JoinError("not JSON") from None
+    if not isinstance(data, dict):
+        raise JoinError("not a JSON object")
+    request = data.get("request")
+    if not (isinstance(request, str) and len(request) == REQUEST_CHARS
+            and all(c in "0123456789abcdef" for c in request)):
+        raise JoinError(f"its request id is not {REQUEST_CHARS} hexadecimal digits")
+    if data.get("box") not in (None, box):
+        raise JoinError("its box is not its topic's")
+    try:    # the roster entry's own checks: the name, the scrypt parameters, the sizes
+        entry = parse_entry(json.dumps({**data, "v": FORMAT, "player": 1}), 1)
+    except EntryError as error:
+        raise JoinError(str(error)) from None
+    try:
+        name = checked_name(entry.name)
+    except PlayerError as error:
+        raise JoinError(str(error)) from None
+    return JoinRequest(box, request, name, entry.salt, entry.hash, entry.n, entry.r, entry.p)
+
+
+@dataclass(frozen=True)
+class Joined:
+    kind: str          # "joined", "again" (this request, seen before) or "taken"
+    player: int
+    name: str          # as the league spells it (for "taken": the player's who has it)
+
+
+def join_player(conn: Any, req: JoinRequest) -> Joined:
+    """The player ``req`` asks for, made with its hash (inside its own transaction),
+    unless the name is taken: by this request before ("again": nothing changes) or by
+    another player ("taken")."""
+    key = name_key(req.name)
+    with conn.transaction():
+        # two ingests with two requests for one name: the second waits for the first's
+        # commit, inserts nothing, and then reads the first's row
+        made = conn.execute(
+            "INSERT INTO league_players (name, key, salt, hash, n, r, p)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING RETURNING id",
+            (req.name, key, req.salt, req.hash, req.n, req.r, req.p)).fetchone()
+        if made is not None:
+            return Joined("joined", int(made[0]), req.name)
+        row = conn.execute("SELECT id, name, hash FROM league_players WHERE key = %s",
+                           (key,)).fetchone()
+    same = bytes(row[2]) == req.hash
+    return Joined("again" if same else "taken", int(row[0]), str(row[1]))
+
+
+def take_join(conn: Any, topic: str, payload: bytes) -> str:
+    """One join message handled: what became of it, one line for the journal (never
+    the hash)."""
+    try:
+        req = parse_join(topic, payload)
+    except JoinError as error:
+        return f"a join request on {topic} was dropped: {error}"
+    done = join_player(conn, req)
+    if done.kind == "taken":
+        return (f"box {req.box} asked for {req.name} to join (request {req.request}): "
+                f"refused, the league has a player called {done.name} already")
+    return (f"box {req.box}: {done.name} joined the league (id {done.player}, request "
+            f"{req.request})" + (", asked again" if done.kind == "again" else ""))

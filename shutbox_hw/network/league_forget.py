@@ -41,8 +41,6 @@ log = logging.getLogger("shutbox_hw.mqtt")
 FORGET = "shutbox/league/forget"
 FORGET_FILTER = f"{FORGET}/+"
 MAX_TOMBSTONE = 4096
-TABLE = ("CREATE TABLE IF NOT EXISTS league_forgotten (player INTEGER PRIMARY KEY,"
-         " fingerprint TEXT NOT NULL, games INTEGER NOT NULL, applied_at REAL NOT NULL)")
 
 
 def forget_player_id(topic: str) -> int | None:
@@ -109,7 +107,7 @@ def applied(db: sqlite3.Connection, player: int) -> bool:
     try:
         return db.execute("SELECT 1 FROM league_forgotten WHERE player = ?",
                           (player,)).fetchone() is not None
-    except sqlite3.OperationalError:       # no tombstone applied yet: no table
+    except sqlite3.OperationalError:       # a record before schema 10, read as it is: no table
         return False
 
 
@@ -139,8 +137,7 @@ def take(db: sqlite3.Connection, topic: str, payload: bytes, now: float) -> str 
 
 def _apply(db: sqlite3.Connection, stone: Tombstone, now: float) -> int:
     player = stone.player
-    with immediate(db, WAIT_S):
-        db.execute(TABLE)
+    with immediate(db, WAIT_S):   # league_forgotten: part of the schema (10)
         matches = sorted({n for n in _names(db) if fingerprint(n) == stone.fingerprint})
         games = 0
         for name in matches:

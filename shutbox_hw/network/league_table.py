@@ -5,7 +5,7 @@ The league publishes, retained, each box's TV table on ``shutbox/league/table/<b
 players, as ``league standings`` ranks them and the public may see them, and when the
 league made it (``as_of``). The pub's bridge brings it in beside the roster; the box
 subscribes to its own (network/session.py), keeps the last one in its record
-(``league_table``, schema 10: :func:`take`), and the TV page shows it between games
+(``league_table``, schema 11: :func:`take`), and the TV page shows it between games
 (:func:`shown`, the live summary's ``league``), with its date, however long the pub's
 internet is down. An empty retained message removes it. A message is validated
 (at most 4 KB like every packet the box takes, v 1, its fields' types); one that is
@@ -93,7 +93,7 @@ def kept(db: sqlite3.Connection) -> dict[str, Any] | None:
     10, or a row that no longer parses)."""
     try:
         row = db.execute("SELECT payload FROM league_table WHERE id = 1").fetchone()
-    except sqlite3.OperationalError:     # a record before schema 10
+    except sqlite3.OperationalError:     # a record before schema 11
         return None
     if row is None:
         return None

@@ -300,7 +300,7 @@ TV_CLOCK_NOTES = {
     "unknown": N_("Some times may be wrong: the clock was not known"),
 }
 """The TV's short line for each clock state (the pages' whole sentence is
-:data:`shutbox_hw.store.read.tonight.CLOCK_NOTES`): read from across the room, it
+:data:`shutbox_hw.words.record.CLOCK_NOTES`): read from across the room, it
 must leave the high scores their room."""
 
 

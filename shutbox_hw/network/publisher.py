@@ -79,7 +79,8 @@ ACL_CAVEAT = ("the broker does not speak MQTT 5: using MQTT 3.1.1, where the bro
 def topics(box: str) -> dict[str, str]:
     base = f"shutbox/{box}"
     return {"event": f"{base}/event", "state": f"{base}/state", "status": f"{base}/status",
-            "game": f"{base}/game", "resend": f"{base}/resend"}
+            "game": f"{base}/game", "resend": f"{base}/resend",
+            "league_join": f"{base}/league/join"}     # a phone joining (claims/league_join.py)
 
 
 class MqttMissing(Exception):

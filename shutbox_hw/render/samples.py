@@ -33,7 +33,7 @@ _EIGHT = (
 _MAIN_MENU = ("switch test", "LED test", "audits", "adjustments", "reset audits", "exit")
 _ADJUST = ("rules", "players", "hints", "settle ms", "contrast", "reset to config", "back")
 _ADJUST_VALUES = ("1-12 Race", "4", "always", "2500", "128", "", "")   # presets by their titles
-# as the box lists them (store/read/audit.py): headings, then label and value
+# as the box lists them (words/audits.py): headings, then label and value
 _AUDITS = ("games", "played", "rounds", "boxes shut", "avg score a turn", "Klappenspiel",
            "Pub Pool", "best turns", "Anna 2024-05-03", "Bernhard 2024-04-12", "flap moves",
            "flap 1", "flap 2", "button presses", "ROLL", "NEXT", "faults", "expander")

@@ -25,6 +25,7 @@ from PIL import Image
 from .. import render as render_package
 from ..base.events import ButtonPressed, FlapChanged, ServiceRequested
 from ..claims.league import Vetting
+from ..claims.league_join import LeagueJoins
 from ..claims.server import ClaimServer, ClaimsUnavailable
 from ..config.config_file import Config
 from ..daemon.daemon import STORE_RETRY_MS, Daemon
@@ -93,7 +94,9 @@ class SimRunner:
         """The phones' claims socket, on the virtual clock (the box plays on without
         it when it cannot be: :attr:`claims_problem` says why)."""
         server = ClaimServer(path, self.wake, self.world.now_ms,
-                             self.config.network.web_url, vet=Vetting(self.db_path))
+                             self.config.network.web_url, vet=Vetting(self.db_path),
+                             join=LeagueJoins(self.db_path,
+                                              self.config.network.broker is not None))
         try:
             server.start()
         except ClaimsUnavailable as error:

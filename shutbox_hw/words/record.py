@@ -107,3 +107,16 @@ def count(n: int, singular: str, plural: str) -> str:
     force gives ``n`` (gettext's plural rules). The catalogues' template takes the
     two words of each call (docs/develop/translations.md: ``-k count:2,3``)."""
     return ngettext(singular, plural, n).format(n=n)
+
+
+CLOCK_NOTES = {
+    "set": "",
+    "not set": N_("The box's clock was not set when some of these games began (no time "
+                "server reached yet), so their times are not shown; tonight counts the "
+                "last 12 hours by the box's own clock."),
+    "unknown": N_("Some of these games were recorded before the box noted whether its clock "
+                "was set: their times may be wrong."),
+}
+"""What a page says under tonight's figures for each clock state they were counted by
+(:func:`shutbox_hw.store.read.tonight.clock_state`): the words in one place, marked for
+the catalogue, translated with ``tr`` where shown."""

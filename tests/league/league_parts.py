@@ -136,11 +136,13 @@ class LeagueBroker(Broker):
 
 
 def box_user(box: str) -> list[str]:
-    """A box's ACL on its pub's broker: its own topics only, the league's roster, its
-    tombstones (players deleted) and the box's own TV table."""
+    """A box's ACL on its pub's broker: its own topics only (a phone's request to join
+    the league among them), the league's roster, its tombstones (players deleted) and the
+    box's own TV table."""
     return [f"topic write shutbox/{box}/event", f"topic write shutbox/{box}/state",
             f"topic write shutbox/{box}/status", f"topic write shutbox/{box}/game",
-            f"topic read shutbox/{box}/resend", "topic read shutbox/league/roster/#",
+            f"topic read shutbox/{box}/resend", f"topic write shutbox/{box}/league/join",
+            "topic read shutbox/league/roster/#",
             "topic read shutbox/league/forget/#", f"topic read shutbox/league/table/{box}"]
 
 
@@ -150,6 +152,7 @@ def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) ->
     topics = "".join(f"topic shutbox/{box}/{kind} out 1\n"
                      for box in boxes for kind in ("event", "state", "status", "game"))
     topics += "".join(f"topic shutbox/{box}/resend in 1\n" for box in boxes)
+    topics += "".join(f"topic shutbox/{box}/league/join out 1\n" for box in boxes)
     topics += "topic shutbox/league/roster/# in 1\n"      # the league's players, retained
     topics += "topic shutbox/league/forget/# in 1\n"      # players deleted, retained
     topics += "".join(f"topic shutbox/league/table/{box} in 1\n"    # each box's TV table

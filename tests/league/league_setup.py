@@ -69,6 +69,7 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
         assert migrated.returncode == 0, migrated.stderr
         users = {LEAGUE_USER: (LEAGUE_PASSWORD, ["topic read shutbox/+/game",
                                                  "topic read shutbox/+/state",
+                                                 "topic read shutbox/+/league/join",
                                                  "topic write shutbox/+/resend",
                                                  "topic write shutbox/league/roster/#",
                                                  "topic write shutbox/league/forget/#",
@@ -78,6 +79,7 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
                 [f"topic write shutbox/{box}/{k}" for k in ("event", "state", "status",
                                                            "game")]
                 + [f"topic read shutbox/{box}/resend",
+                   f"topic write shutbox/{box}/league/join",
                    f"topic read shutbox/league/table/{box}"])]
                 + ["topic read shutbox/league/roster/#",
                    "topic read shutbox/league/forget/#"])

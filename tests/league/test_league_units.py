@@ -36,7 +36,7 @@ def test_the_units_run_the_league_commands_with_their_settings():
     migrate = parse((UNITS / "shutbox-league-migrate.service").read_text())
     env = settings()
     assert set(env) == {"LEAGUE_DSN", "LEAGUE_MQTT", "LEAGUE_GRACE", "LEAGUE_WEB_LISTEN",
-                        "LEAGUE_WEB_HOSTS"}
+                        "LEAGUE_WEB_HOSTS", "LEAGUE_WEB_JOIN_CODE"}
     words = command(ingest)
     assert words[0].endswith("/shutbox-hw") and words[1:3] == ["league", "ingest"]
     args = build_parser().parse_args(words[1:])        # the flags exist and parse

@@ -185,9 +185,13 @@ def _claims_server(config: Config, clock: MonotonicClock, waker: Waker,
     if path is None:
         return None
     from ...claims.league import Vetting
+    from ...claims.league_join import LeagueJoins
+    record = db or config.db or default_db_path()
     server = ClaimServer(path, waker.wake, clock.now_ms, config.network.web_url,
                          # league names and their secrets, against the record's roster
-                         vet=Vetting(db or config.db or default_db_path()))
+                         vet=Vetting(record),
+                         # phones joining the league: through the outbox, with a broker
+                         join=LeagueJoins(record, config.network.broker is not None))
     try:
         server.start()
     except ClaimsUnavailable as error:

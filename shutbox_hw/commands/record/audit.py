@@ -17,9 +17,10 @@ from typing import Any
 
 from ...base.errors import UserError, shown_path
 from ...config.config_file import load_config
-from ...store.disk.backup import age_words, newest, stamp
-from ...store.read.audit import audits, format_lines
+from ...store.disk.backup import newest, stamp
+from ...store.read.audit import audits
 from ...store.tables.schema import sqlite_problem
+from ...words.audits import format_lines
 from .history import open_db
 
 
@@ -43,11 +44,8 @@ def run(args: argparse.Namespace) -> int:
     backup = last_backup(args.config, now)
     if args.json:
         print(json.dumps({**figures, "last_backup": backup}))
-    else:   # the menu's row, under "storage"
-        extra: list[tuple[str, str | None]] = [] if backup is None else [
-            ("last backup", "none yet" if backup["age_s"] is None
-             else age_words(backup["age_s"]))]
-        print("\n".join(format_lines(figures, extra)))
+    else:   # with a place, the menu's "last backup" row under "storage"
+        print("\n".join(format_lines({**figures, "last_backup": backup})))
     return 0
 
 

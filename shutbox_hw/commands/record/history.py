@@ -13,7 +13,7 @@ from typing import Any
 from ...base.errors import UserError, quoted, shown_path
 from ...config.config_file import default_db_path, load_config
 from ...game.display.text import signed
-from ...store.read.history import recent_games, scorecard, scorecard_cells
+from ...store.read.history import card_layout, recent_games, scorecard
 from ...store.read.readonly import connect_readonly
 from ...store.tables.capability import Capability, offers
 from ...store.tables.schema import SchemaError, not_a_regular_file, sqlite_problem, version_of
@@ -114,6 +114,33 @@ def _table(card: dict[str, Any]) -> list[str]:
         cells = (c.rjust(w) for c, w in zip(left, widths, strict=False))
         lines.append("  ".join(cells) + "  " + shut)
     return [line.rstrip() for line in lines]
+
+
+def scorecard_cells(card: dict[str, Any]) -> list[list[str]]:
+    """The scorecard as rows of text cells: the head, the sub-head, one row per round
+    (raw/final/total per player, and balance and pot in a pool; who shut the box
+    last). ``history --game`` aligns them."""
+    layout = card_layout(card)
+    players, pool = list(layout.players), layout.pool
+    head = ["round", *players, *(["pot"] if pool else []), "shut"]
+    sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
+           *([""] if pool else []), ""]
+    rows = [head, sub]
+    for row in layout.rows:
+        cells = [str(row.round)]
+        for cell in row.cells:
+            parts = [_dash(cell.raw), _dash(cell.final), str(cell.total),
+                     *([_dash(cell.balance)] if pool else [])]
+            cells.append("/".join(parts))
+        if pool:
+            cells.append("-" if row.pot is None else row.pot)
+        cells.append(", ".join(row.shut))
+        rows.append(cells)
+    return rows
+
+
+def _dash(value: int | None) -> str:
+    return "-" if value is None else str(value)
 
 
 def _with_balance(name: str, balances: dict[str, int | None] | None) -> str:

@@ -119,6 +119,9 @@ def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--host", metavar="NAME", action="append", default=[],
                    help="web: a further name the pages may be opened by (their addresses "
                    "and localhost are always accepted); may be given again")
+    p.add_argument("--join-code", metavar="CODE", help="web: a join form on /join makes "
+                   "league players for whoever gives CODE (4 to 40 letters or digits, the "
+                   "organiser hands it out at the venues); default: no join form")
     p.add_argument("--season", metavar="S", help="standings: the season (default: the "
                    "one running today, else the latest started)")
     p.set_defaults(run=run)
@@ -161,8 +164,8 @@ def _check_actions(args: argparse.Namespace) -> None:
 
 def _check_scopes(args: argparse.Namespace) -> None:
     """The web's, a season's and the standings' options given to another action."""
-    web_only = [f for f, v in (("--listen", args.listen), ("--host", args.host or None))
-                if v is not None]
+    web_only = [f for f, v in (("--listen", args.listen), ("--host", args.host or None),
+                               ("--join-code", args.join_code)) if v is not None]
     if web_only and args.action != "web":
         raise UserError(f"{', '.join(web_only)} go(es) with league web, not {args.action}")
     season_only = [f for f, v in (("--name", args.name), ("--from", args.starts),
@@ -436,6 +439,10 @@ def run_web(args: argparse.Namespace) -> int:
     from ...league.schema import LeagueSchemaError, check
     from ...web.gate.guard import box_names
     from .web import listening_socket, make_server
+    join_code = args.join_code
+    if join_code is not None and not (4 <= len(join_code) <= 40 and join_code.isascii()
+                                      and join_code.isalnum()):
+        raise UserError("--join-code: 4 to 40 letters or digits (it is typed on a phone)")
     try:
         host, port = parse_listen(args.listen or "127.0.0.1:8090")
     except ValueError as error:
@@ -451,7 +458,7 @@ def run_web(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     logging.getLogger("shutbox_hw.league").info("the league's pages on http://%s:%d/",
                                                 host, port)
-    make_server(make_app(args.dsn, box_names(host, args.host))).run(sockets=[sock])
+    make_server(make_app(args.dsn, box_names(host, args.host), join_code)).run(sockets=[sock])
     return 0
 
 

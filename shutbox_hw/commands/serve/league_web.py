@@ -10,22 +10,34 @@ check, the guarded protocol's per-address connections and send timeout, an
 - ``/players/<name>``: the player across every box: each season's row, their latest
   games; ``/players/<name>/games.csv`` and ``games.json``: all of them, streamed;
 - ``/flags``: the games flagged as unlikely, the reason and the decision
-  (league/trust.py; ``league flags`` decides).
+  (league/trust.py; ``league flags`` decides);
+- ``/join`` (only with ``--join-code CODE``): a form that makes a league player as
+  ``league players add`` does, for whoever knows the organiser's join code, and
+  shows the secret once (the card code and the player's personal QR code of it).
+  Off by default: the pages face the internet, and every name taken there is a name
+  a regular cannot have; the organiser who wants it gives the code out at the venues.
+  Guarded: the form only from these pages (``Sec-Fetch-Site``/``Origin``), at most
+  :data:`JOINS_PER_ADDRESS` players an address and :data:`JOINS_PER_HOUR` in all an
+  hour, :data:`JOIN_TRIES` forms an address an hour, a small body; the secret is never
+  in a URL or a log line.
 
 Here, among the commands, because it is the one place that may lean on both the box
 web's gate and the league (tests/test_layers.py: the web and the league are
 independent surfaces); what the pages read is in league/ (views.py, tables.py).
 
-Read-only: each connection is opened with ``default_transaction_read_only`` on, and
-no page writes. Reads run in worker threads (:data:`PAGE_READS` at once). English
+Read-only but for the join form: each page's connection is opened with
+``default_transaction_read_only`` on; the join form opens one of its own. Reads run
+in worker threads (:data:`PAGE_READS` at once). English
 only (the box's catalogue covers the box's pages, not these). Every page is one
 column on a phone: the tables scroll sideways inside the page.
 """
 
 from __future__ import annotations
 
+import base64
 import csv
 import datetime as dt
+import hmac
 import io
 import json
 import logging
@@ -33,7 +45,7 @@ import threading
 from collections.abc import Callable, Iterator
 from html import escape
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import anyio
 import anyio.to_thread
@@ -43,12 +55,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from ...league.players import PlayerError, add_player
 from ...league.rights import privacies
 from ...league.standings import SeasonError
 from ...league.tables import season_table
 from ...league.trust import flags as kept_flags
 from ...league.views import GAME_FIELDS, player_games, players, seasons, spellings, venues
-from ...players.names import name_key
+from ...players.league_secret import shown
+from ...players.names import MAX_NAME_CHARS, name_key
+from ...render import qr
 from ...web.gate.guard import line, secure
 from ...web.gate.limits import AddressLimit
 
@@ -60,6 +75,11 @@ RECENT = 50               # games on a player's page (the downloads have them al
 DOWNLOADS = 20            # downloads one address may start ...
 DOWNLOADS_WINDOW_S = 60.0  # ... within this long; then 429
 STATEMENT_TIMEOUT_MS = 30000
+JOINS_PER_ADDRESS = 3      # players one address may make ...
+JOINS_WINDOW_S = 3600.0    # ... within this long
+JOINS_PER_HOUR = 60        # and all addresses together (a crowd cannot fill the roster)
+JOIN_TRIES = 20            # forms one address may send within the hour, whatever became of them
+JOIN_FORM_BYTES = 1024
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:0;padding:0 .8rem 2rem;color:#111;
@@ -73,6 +93,9 @@ th,td{padding:.35rem .5rem;border-bottom:1px solid #ddd;text-align:left;white-sp
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .who{position:sticky;left:0;background:#fafafa}
 .note{color:#555;font-size:.9rem}a{color:#0645ad}
+.secret{font-family:monospace;font-size:2rem;letter-spacing:.1em;margin:.4rem 0}
+.qr svg{width:14rem;max-width:100%;height:auto}
+form label{display:block;margin:.6rem 0 .2rem}form input,form button{font:inherit;padding:.4rem}
 @media (max-width:600px){body{font-size:.95rem}th,td{padding:.3rem .35rem}}
 """
 
@@ -198,14 +221,15 @@ def table(rows: list[dict[str, Any]], columns: list[tuple[str, str]],
             f'{"".join(body)}</tbody></table></div>')
 
 
-def page(title: str, body: str) -> HTMLResponse:
+def page(title: str, body: str, status: int = 200,
+         headers: dict[str, str] | None = None) -> HTMLResponse:
     return HTMLResponse(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<title>{escape(title)} · the league</title><link rel="stylesheet" href="/style.css">'
         '</head><body><nav><a href="/">Seasons</a><a href="/venues">Venues</a>'
         '<a href="/players">Players</a><a href="/flags">Flags</a></nav>'
-        f"<h1>{escape(title)}</h1>{body}</body></html>")
+        f"<h1>{escape(title)}</h1>{body}</body></html>", status_code=status, headers=headers)
 
 
 STANDINGS_COLUMNS = [("rank", "Rank"), ("player", "Player"), ("games", "Games"),
@@ -245,9 +269,13 @@ class LeagueApp:
     """The ASGI app (``stop``: nothing streams for ever here, so nothing to end)."""
 
     def __init__(self, dsn: str, names: frozenset[str],
-                 today: Callable[[], dt.date] = lambda: dt.datetime.now(dt.UTC).date()
-                 ) -> None:
+                 today: Callable[[], dt.date] = lambda: dt.datetime.now(dt.UTC).date(),
+                 join_code: str | None = None) -> None:
         self.dsn = dsn
+        self.join_code = join_code          # None: no join form
+        self.joins = AddressLimit(JOINS_PER_ADDRESS, JOINS_WINDOW_S)
+        self.joins_all = AddressLimit(JOINS_PER_HOUR, 3600.0)
+        self.join_tries = AddressLimit(JOIN_TRIES, JOINS_WINDOW_S)
         self.db = Database(dsn)
         self.today = today
         self.downloads = AddressLimit(DOWNLOADS, DOWNLOADS_WINDOW_S)
@@ -255,6 +283,8 @@ class LeagueApp:
             Route("/", self.home), Route("/style.css", self.style),
             Route("/standings", self.standings), Route("/venues", self.venues),
             Route("/players", self.players), Route("/flags", self.flags),
+            Route("/join", self.join_form, methods=["GET"]),
+            Route("/join", self.join, methods=["POST"]),
             Route("/players/{name:path}/games.csv", self.games_csv),
             Route("/players/{name:path}/games.json", self.games_json),
             Route("/players/{name:path}", self.player)],
@@ -323,7 +353,9 @@ class LeagueApp:
 
     async def players(self, request: Request) -> Response:
         rows = await self.db.read(players)
-        return page("Players", table(rows, [("player", "Player"), ("games", "Games"),
+        joining = ('<p><a href="/join">Join the league</a></p>' if self.join_code is not None
+                   else "")
+        return page("Players", joining + table(rows, [("player", "Player"), ("games", "Games"),
                                             ("venues", "Venues"), ("boxes", "Boxes"),
                                             ("last", "Last game (UTC)")], link="player"))
 
@@ -425,5 +457,130 @@ class LeagueApp:
             "content-disposition": f'attachment; filename="{_file_name(names[0])}-games.json"'})
 
 
-def make_app(dsn: str, names: frozenset[str]) -> LeagueApp:
-    return LeagueApp(dsn, names)
+    # ------------------------------------------------------------------ joining
+
+    def _join_on(self) -> str:
+        if self.join_code is None:
+            raise HTTPException(404, "joining the league here is off: ask the organiser")
+        return self.join_code
+
+    async def join_form(self, request: Request) -> Response:
+        self._join_on()
+        return page("Join the league", join_form())
+
+    async def join(self, request: Request) -> Response:
+        wanted = self._join_on()
+        if not same_site(request):
+            raise HTTPException(403, "this form was sent from another site: open the "
+                                     "league's join page itself")
+        address = request.client.host if request.client else "?"
+        if not self.join_tries.allow(address) or self.joins.full(address) \
+                or self.joins_all.full(""):
+            raise HTTPException(429, "too many players joined from here within the hour: "
+                                     "try again later")
+        fields = await _form(request)
+        name = (fields.get("name") or [""])[0]
+        code = (fields.get("code") or [""])[0]
+        if not hmac.compare_digest(_tidy_code(code).encode(), _tidy_code(wanted).encode()):
+            self.joins.count(address)      # a wrong join code costs a try
+            return page("Not joined", "<p>That is not the league's join code: ask the "
+                        "organiser for it.</p>" + join_form(name), 403)
+        try:
+            added = await anyio.to_thread.run_sync(self._add, name,
+                                                   limiter=self.db.limiter)
+        except PlayerError as error:
+            said = str(error).removeprefix("NAME: ")
+            said = said[:1].upper() + said[1:]
+            return page("Not joined", f'<p class="reason">{escape(said)}.</p>'
+                        + join_form(name), 409)
+        self.joins.count(address)
+        self.joins_all.count("")
+        log.info("league web: %s joined the league (id %d)", added.name, added.player)
+        return page(f"Welcome to the league, {added.name}", secret_card(added.code),
+                    headers={"cache-control": "no-store"})
+
+    def _add(self, name: str) -> Any:
+        import psycopg
+        try:
+            conn = psycopg.connect(self.dsn, connect_timeout=5, autocommit=True)
+        except psycopg.OperationalError as error:
+            log.warning("the league's database: %s", " ".join(str(error).split()))
+            raise Unavailable from None
+        try:
+            return add_player(conn, name)
+        except psycopg.errors.UniqueViolation:    # another request for the name, just then
+            raise PlayerError("the league has a player by that name already") from None
+        except psycopg.OperationalError as error:
+            log.warning("the league's database: %s", " ".join(str(error).split()))
+            raise Unavailable from None
+        finally:
+            conn.close()
+
+
+def _tidy_code(text: str) -> str:
+    return "".join(text.split()).upper()
+
+
+async def _form(request: Request) -> dict[str, list[str]]:
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > JOIN_FORM_BYTES):
+        raise HTTPException(413, f"the form is larger than {JOIN_FORM_BYTES} bytes")
+    body = b""
+    try:
+        with anyio.fail_after(10):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > JOIN_FORM_BYTES:
+                    raise HTTPException(413, f"the form is larger than {JOIN_FORM_BYTES} bytes")
+    except TimeoutError:
+        raise HTTPException(408, "the form did not arrive within 10 s") from None
+    try:
+        return parse_qs(body.decode("utf-8", "replace"), max_num_fields=3)
+    except ValueError:
+        raise HTTPException(400, "a form of at most 3 fields") from None
+
+
+def same_site(request: Request) -> bool:
+    """The form was sent from these pages: a browser says where from (``Sec-Fetch-Site``;
+    ``Origin``, compared with the ``Host`` the guard accepted); a client that says
+    neither is no browser, so no visitor of another site is abused."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site != "same-origin":
+        return False
+    origin = request.headers.get("origin")
+    if origin is None or (origin == "null" and fetch_site is not None):
+        return True
+    parts = urlsplit(origin.strip())
+    return parts.scheme in ("http", "https") and \
+        parts.netloc.lower() == request.headers.get("host", "").lower()
+
+
+def join_form(name: str = "") -> str:
+    return ('<p>Choose the name you play under at every box of the league (at most '
+            f'{MAX_NAME_CHARS} characters). You get a secret that only you hold: with it '
+            "you claim your seat at any box; without it nobody can play under your name."
+            '</p><form method="post" action="/join"><label for="name">Your name</label>'
+            f'<input id="name" name="name" maxlength="{MAX_NAME_CHARS}" required '
+            f'value="{escape(name)}" autocomplete="nickname">'
+            '<label for="code">The league\'s join code (from the organiser)</label>'
+            '<input id="code" name="code" required autocomplete="off" spellcheck="false">'
+            ' <button>Join</button></form>')
+
+
+def secret_card(code: str) -> str:
+    """The secret, shown once: the card code, the personal QR code of it (any phone's
+    camera or photo app reads it back as text to paste at a box), a link saving it."""
+    picture = qr.svg(shown(code))
+    saved = base64.b64encode(picture.encode()).decode()
+    return (f'<p>Your secret:</p><p class="secret" data-field="secret">{escape(shown(code))}'
+            f'</p><div class="qr" data-field="qr">{picture}</div>'
+            f'<p><a download="league-card.svg" href="data:image/svg+xml;base64,{saved}">'
+            "Save the picture</a></p><p>Write it down or save the picture now: this page "
+            "shows it once. The league keeps only a scrambled form of it, and nobody can "
+            "show it to you again (a lost secret: the organiser makes you a new one). At a "
+            "box of the league, scan the box's code with your phone, type your name and "
+            "this secret (or paste it from the picture), and you have your seat.</p>")
+
+
+def make_app(dsn: str, names: frozenset[str], join_code: str | None = None) -> LeagueApp:
+    return LeagueApp(dsn, names, join_code=join_code)

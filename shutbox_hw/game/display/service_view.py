@@ -30,7 +30,7 @@ LABELS = {"preset": N_("rules"), "players": N_("players"), NAMES: N_("names"),
           "hints": N_("hints"), "settle_ms": N_("settle ms"), "contrast": N_("contrast"),
           "language": N_("language"), RESET: N_("reset to config"), BACK: N_("back")}
 # the words of the menu's items, LED steps and hint modes, and of the audits'
-# headings and rows (store/read/audit.py writes them in English for the CLI too)
+# headings and rows (words/audits.py writes them in English for the CLI too)
 WORDS = (N_("switch test"), N_("LED test"), N_("audits"), N_("adjustments"),
          N_("reset audits"), N_("remove a player"), N_("exit"), N_("all on"), N_("flap LEDs"),
          N_("green"), N_("red"),
@@ -76,7 +76,7 @@ def _switch_test(menu: ServiceMenu, tiles: int) -> Screen:
 
 
 def _audits(menu: ServiceMenu, audits: tuple[str, ...]) -> Screen:
-    """The audits: "label<TAB>value" rows under headings (store/read/audit.py)."""
+    """The audits: "label<TAB>value" rows under headings (words/audits.py)."""
     rows = [line.partition("\t") for line in audits or (tr("no games yet"),)]
     return MenuScreen(tr("hold: back"), tuple(audit_label(label) for label, _, _ in rows),
                       selected=None, first=min(menu.index, len(rows) - 1),

@@ -29,7 +29,6 @@ from pathlib import Path
 
 from ...base.errors import UserError, shown_path
 from ...base.events import InputFault
-from ..read.audit import ROW_SEP
 from ..tables.capability import Capability, offers
 from ..tables.schema import SchemaError, version_of
 
@@ -106,15 +105,6 @@ def stamp(at: float | None) -> str | None:
     if at is None:
         return None
     return datetime.fromtimestamp(at).astimezone().isoformat(timespec="seconds")
-
-
-def age_words(seconds: float) -> str:
-    """How long ago, in a few characters for the menu's audits: "40 min", "6 h", "3 days"."""
-    minutes = max(0, int(seconds // 60))
-    if minutes < 120:
-        return f"{minutes} min"
-    hours = minutes // 60
-    return f"{hours} h" if hours < 48 else f"{hours // 24} days"
 
 
 def copies(place: Path) -> list[Path]:
@@ -198,11 +188,6 @@ class BackupWorker:
             self._failing = not ok
             self._reports.append((text, ok))
         self.wake_box()
-
-    def audit_line(self, now: float) -> str:
-        """The menu's audits' row: how old the newest copy is ("none yet")."""
-        age = "none yet" if self.last is None else age_words(now - self.last)
-        return f"last backup{ROW_SEP}{age}"
 
     def faults(self, now_ms: int) -> list[InputFault]:
         with self._lock:

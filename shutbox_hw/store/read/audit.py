@@ -17,7 +17,6 @@ from collections import Counter
 from typing import Any
 
 from ...base.events import Tonight
-from ...rules.ruleset import preset_title
 from ..tables import figures
 from ..tables.capability import Capability, offers
 from ..tables.figures import SINCE
@@ -159,70 +158,3 @@ def database_bytes(db: sqlite3.Connection) -> int:
     pages, = db.execute("PRAGMA page_count").fetchone()
     size, = db.execute("PRAGMA page_size").fetchone()
     return int(pages) * int(size)
-
-
-ROW_SEP = "\t"   # a box line "label<TAB>value"; a line without one is a heading
-
-
-def audit_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
-    """The audits under headings that give their units: ``(heading, None)``
-    then ``(label, value)`` rows. A button's count sits under "button presses"
-    ("NEXT 8812"), never as "NEXT: 8812", which read as a button prompt."""
-    rows: list[tuple[str, str | None]] = [
-        ("games", None), ("played", str(a["games"])), ("rounds", str(a["rounds"])),
-        ("boxes shut", str(a["boxes_shut"]))]
-    if a["average_score"]:
-        rows.append(("avg score a turn", None))
-        rows += [(preset_title(p), f"{v:g}") for p, v in a["average_score"].items()]
-    if a["best"]:
-        rows.append(("best turns", None))
-        rows += [(b["name"] + (f" {b['date']}" if b["date"] else ""), str(b["score"]))
-                 for b in a["best"]]
-    flaps = {k: v for k, v in a["switches"].items() if k.startswith("flap")}
-    buttons = {k: v for k, v in a["switches"].items() if k not in flaps}
-    if flaps:
-        rows.append(("flap moves", None))
-        rows += [(name, str(n)) for name, n in flaps.items()]
-    if buttons:
-        rows.append(("button presses", None))
-        rows += [(name, str(n)) for name, n in buttons.items()]
-    if a["faults"]:
-        rows.append(("faults", None))
-        rows += [(device, str(n)) for device, n in a["faults"].items()]
-    rows += storage_rows(a)
-    return rows
-
-
-def storage_rows(a: dict[str, Any]) -> list[tuple[str, str | None]]:
-    """The database's size and the MQTT outbox's backlog (what a broker away for
-    long leaves waiting, and what its cap dropped)."""
-    rows: list[tuple[str, str | None]] = [("storage", None),
-                                          ("database", f"{a['database_bytes'] / 1e6:.1f} MB")]
-    outbox = a.get("outbox")
-    if outbox and (outbox["queued"] or outbox["dropped"]):
-        rows.append(("outbox queued", str(outbox["queued"])))
-        if outbox["dropped"]:
-            rows.append(("outbox dropped", str(outbox["dropped"])))
-    return rows
-
-
-def audit_lines(store_or_db: Any) -> list[str]:
-    """The audits as the box's menu shows them: a heading, or "label<TAB>value"
-    (the menu draws the value at the right of its line).
-
-    Takes a :class:`~shutbox_hw.store.write.sqlite.Store` (the operator menu) or an open
-    connection.
-    """
-    db = store_or_db if isinstance(store_or_db, sqlite3.Connection) else store_or_db._conn()
-    return [label if value is None else f"{label}{ROW_SEP}{value}"
-            for label, value in audit_rows(audits(db))]
-
-
-def format_lines(a: dict[str, Any],
-                 extra: list[tuple[str, str | None]] | None = None) -> list[str]:
-    """``shutbox-hw audit``: the box's headings and rows, the values in a column
-    (``extra`` rows after the last heading, "storage")."""
-    rows = audit_rows(a) + (extra or [])
-    width = max((len(label) for label, value in rows if value is not None), default=0)
-    return [f"{label}:" if value is None else f"  {label.ljust(width)}  {value}"
-            for label, value in rows]

@@ -143,7 +143,7 @@ class CardRow:
 @dataclass(frozen=True)
 class CardLayout:
     """The scorecard's cells as both its readers lay them out: ``history --game``
-    (:func:`scorecard_cells`) and the web page (``web/content/pages.py``)."""
+    (``commands/record/history.py``) and the web page (``web/content/pages.py``)."""
     players: tuple[str, ...]
     pool: bool        # a pool: balances and the pot
     doubled: bool     # a score was doubled somewhere: raw and final differ
@@ -164,30 +164,3 @@ def card_layout(card: dict[str, Any]) -> CardLayout:
                              balance=rnd.get("balances", {}).get(p)) for p in players),
             pot=str(rnd["pot"]) if "pot" in rnd else None, shut=tuple(rnd["shut"]))
             for rnd in rounds))
-
-
-def scorecard_cells(card: dict[str, Any]) -> list[list[str]]:
-    """The scorecard as rows of text cells: the head, the sub-head, one row per round
-    (raw/final/total per player, and balance and pot in a pool; who shut the box
-    last). ``history --game`` aligns them."""
-    layout = card_layout(card)
-    players, pool = list(layout.players), layout.pool
-    head = ["round", *players, *(["pot"] if pool else []), "shut"]
-    sub = ["", *(["raw/fin/tot" + ("/bal" if pool else "")] * len(players)),
-           *([""] if pool else []), ""]
-    rows = [head, sub]
-    for row in layout.rows:
-        cells = [str(row.round)]
-        for cell in row.cells:
-            parts = [_dash(cell.raw), _dash(cell.final), str(cell.total),
-                     *([_dash(cell.balance)] if pool else [])]
-            cells.append("/".join(parts))
-        if pool:
-            cells.append("-" if row.pot is None else row.pot)
-        cells.append(", ".join(row.shut))
-        rows.append(cells)
-    return rows
-
-
-def _dash(value: int | None) -> str:
-    return "-" if value is None else str(value)

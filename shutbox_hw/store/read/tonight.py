@@ -19,7 +19,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from ...base.i18n import N_
 from ..tables.capability import Capability, offers, stamped
 
 TONIGHT_S = 12 * 3600
@@ -76,15 +75,3 @@ def clock_state(synced: Iterable[bool | None]) -> ClockState:
     if any(f is None for f in flags):
         return "unknown"
     return "set"
-
-
-CLOCK_NOTES = {
-    "set": "",
-    "not set": N_("The box's clock was not set when some of these games began (no time "
-                "server reached yet), so their times are not shown; tonight counts the "
-                "last 12 hours by the box's own clock."),
-    "unknown": N_("Some of these games were recorded before the box noted whether its clock "
-                "was set: their times may be wrong."),
-}
-"""What a page says under figures counted by each clock state (the words in one place;
-marked for the catalogue, translated with ``tr`` where shown)."""

@@ -18,6 +18,7 @@ from ...base.textfile import file_kind, os_problem
 from .epoch import make_epoch
 from .figures import migrate_to_5
 from .game_record import add_topic
+from .league import FORGOTTEN as LEAGUE_FORGOTTEN
 from .league import TABLES as LEAGUE_TABLES
 from .league import TV_TABLE
 from .player_stats import migrate_player_stats
@@ -26,7 +27,7 @@ from .ratings import start_mark
 from .roster import migrate_to_7
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 10
+VERSION = 11
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -141,9 +142,16 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # league sent (names and what verifies their secrets), kept so that a box restarted
     # offline verifies claims; and each league name verified for a game being set up
     8: LEAGUE_TABLES,
-    # 10: the last venue table the league sent for the TV (issue 41, item 5;
+    # 10: a turn's rejected flaps read through an index on their turn (the scorecard's
+    # count and the league's game message join them by turn: without it each read scans
+    # every rejected flap of the record, benchmarks/rejected_flaps.py); the league's
+    # tombstones applied (store/tables/league.py), made till now by the first one applied:
+    # both IF NOT EXISTS, so a record where that table is already is migrated as it is
+    9: ("CREATE INDEX IF NOT EXISTS rejected_flaps_turn ON rejected_flaps (turn_id)",
+        LEAGUE_FORGOTTEN),
+    # 11: the last venue table the league sent for the TV (issue 41, item 5;
     # network/league_table.py), shown between games however long the pub is offline
-    9: TV_TABLE,
+    10: TV_TABLE,
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

@@ -52,7 +52,7 @@ from ..disk.faults import (
 from ..disk.mounts import forgets
 from ..disk.salvage import Salvage, quick_check, salvage
 from ..disk.wal import make_room, tune
-from ..read.audit import Tally, audit_lines, reset_audits, tonight
+from ..read.audit import Tally, audits, reset_audits, tonight
 from ..read.highscores import high_scores
 from ..read.readonly import connect_readonly
 from ..tables.capability import Capability, offers
@@ -396,16 +396,19 @@ class Store(Closable):
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
 
-    def audit_lines(self) -> list[str]:
-        """The audits as short lines for the operator menu (the figures every
-        write keeps up to date: a few rows, whatever the record's size)."""
+    def audit_figures(self) -> dict[str, Any]:
+        """The audits for the operator menu, as plain figures (``audit --json``'s; the
+        figures every write keeps up to date: a few rows, whatever the record's size).
+        With ``[backup]``, ``last_backup``: the newest copy's age in seconds (None: none
+        yet). The menu's lines are made of them by :mod:`~shutbox_hw.words.audits`."""
         try:
-            lines = audit_lines(self._conn())
+            figures = audits(self._conn())
         except sqlite3.Error as error:
             raise StorageFault(fault_text(error, self.path)) from error
-        if self.backups is not None:   # [backup]: the newest copy's age, under "storage"
-            lines.append(self.backups.audit_line(self._clock()))
-        return lines
+        if self.backups is not None:
+            last = self.backups.last
+            figures["last_backup"] = {"age_s": None if last is None else self._clock() - last}
+        return figures
 
     def tonight(self) -> Tonight:
         """Tonight's figures for the idle screen (read after each game, through the

@@ -95,6 +95,8 @@ body.live { font-size: 4vmin; overflow: hidden; height: 100vh; display: flex;
 .join label { width: 100%; color: var(--dim); }
 .join .seated { color: var(--ok); }
 .join li.me { color: var(--hi); font-weight: 700; }
+.join .secret { font-family: monospace; font-size: 2em; letter-spacing: .1em; margin: .4em 0; }
+.join .qr svg { width: 14em; max-width: 100%; height: auto; }
 .join .reason { font-size: 1.3em; color: var(--bad); }
 .stale { flex: none; color: var(--bad); font-size: 3vmin; margin-top: 1vmin; }
 /* the players' pages: charts drawn on the server, the high-score tables side by side */

@@ -14,8 +14,9 @@ from typing import Any
 from ...base.events import Tonight
 from ...base.i18n import ngettext, tr
 from ...store.read.audit import tonight
-from ...store.read.tonight import CLOCK_NOTES, tonight_games
+from ...store.read.tonight import tonight_games
 from ...store.tables.ratings import last_turn_accuracy
+from ...words.record import CLOCK_NOTES
 from . import pages
 
 

@@ -20,9 +20,10 @@ def _page(body: str) -> str:
 MAX_SECRET_CHARS = 20      # a league player's card code, K7M2Q-DX4PA, with room to spare
 
 
-def join_page(code: str, names: list[str], max_chars: int) -> str:
+def join_page(code: str, names: list[str], max_chars: int, league: bool = False) -> str:
     """Recent names as buttons, and a field for a new one (with a league player's
-    secret, left empty by a guest); both claim the next seat."""
+    secret, left empty by a guest); both claim the next seat. ``league``: the box is a
+    league's, and the page links joining it (league.py)."""
     action = f"/join/{escape(code)}"
     buttons = "".join(f'<button class="name" name="pick" value="{escape(n)}">{escape(n)}'
                       "</button>" for n in names)
@@ -32,6 +33,7 @@ def join_page(code: str, names: list[str], max_chars: int) -> str:
     how = tr("Choose your name, or type a new one: you get the next free seat.")
     label, take = tr("New name"), tr("Take a seat")
     secret = tr("League players: your secret (the code on your card)")
+    join_league = tr("Not in the league yet? Join it")
     return _page(f"<h1>{heading}</h1><p>{how}</p>{picks}"
                  f'<form method="post" action="{action}" class="new">'
                  f'<label for="name">{label}</label>'
@@ -40,7 +42,9 @@ def join_page(code: str, names: list[str], max_chars: int) -> str:
                  f'<label for="secret">{secret}</label>'
                  f'<input id="secret" name="secret" maxlength="{MAX_SECRET_CHARS}" '
                  f'autocomplete="off" autocapitalize="characters" spellcheck="false">'
-                 f'<button class="take">{take}</button></form>')
+                 f'<button class="take">{take}</button></form>'
+                 + (f'<p class="league"><a href="/join/{escape(code)}/league">'
+                    f"{join_league}</a></p>" if league else ""))
 
 
 def answer_page(seat: int, player: str, players: list[str]) -> str:
@@ -53,12 +57,15 @@ def answer_page(seat: int, player: str, players: list[str]) -> str:
                  f'<p class="note">{next_step}</p>')
 
 
-def refusal_page(code: str, reason: str, again: bool = True) -> str:
-    """No seat: the reason (an English sentence, said in the page's language:
-    :func:`.words.said`), and (when trying again can help) the way back."""
-    again_text, heading = tr("Try again"), tr("No seat")
+def refusal_page(code: str, reason: str, again: bool = True, heading: str | None = None,
+                 back: str | None = None) -> str:
+    """No seat (or ``heading``): the reason (an English sentence, said in the page's
+    language: :func:`.words.said`), and (when trying again can help) the way back
+    (``back``: the join page, else)."""
+    again_text, heading = tr("Try again"), heading or tr("No seat")
     reason = said(reason)
-    back = f'<p><a href="/join/{escape(code)}">{again_text}</a></p>' if again else ""
+    back = (f'<p><a href="{escape(back or f"/join/{code}")}">{again_text}</a></p>'
+            if again else "")
     return _page(f"<h1>{heading}</h1>"
                  f'<p class="reason">{escape(reason[:1].upper() + reason[1:])}.</p>{back}')
 

@@ -32,6 +32,7 @@ from ..content.reader import Reader
 from ..gate.forms import form_fields
 from ..gate.limits import AddressLimit
 from ..gate.refusals import Refused
+from .league import LeagueJoin, in_league
 from .page import (
     MAX_SECRET_CHARS,
     answer_page,
@@ -66,13 +67,15 @@ class Join:
         self.claims_path, self.base, self.read = claims_path, base, read
         self.limit = AddressLimit(TRIES_PER_ADDRESS, TRIES_WINDOW_S, clock)
         self.asks = anyio.CapacityLimiter(ASKS_AT_ONCE)
+        self.league = LeagueJoin(claims_path, read, self._same_site, self.asks, clock)
 
     def routes(self) -> list[Route]:
         # the QR code holds the address in capitals (render/qr.py): both spellings
         return [Route(f"/{j}/{{code}}", self.page, methods=["GET"]) for j in ("join", "JOIN")] + \
             [Route(f"/{j}/{{code}}", self.claim, methods=["POST"]) for j in ("join", "JOIN")] + \
             [Route("/join/{code}/qr.svg", self.qr_svg),
-             Route("/join/{code}/asked/{ticket}", self.asked, methods=["GET"])]
+             Route("/join/{code}/asked/{ticket}", self.asked, methods=["GET"])] + \
+            self.league.routes(self._code)      # joining the league (league.py)
 
     @staticmethod
     def _code(request: Request) -> str:
@@ -90,7 +93,7 @@ class Join:
         code = self._code(request)
         self._on()
 
-        def work(reader: Reader) -> tuple[dict[str, Any] | None, list[str]]:
+        def work(reader: Reader) -> tuple[dict[str, Any] | None, list[str], bool]:
             db = reader.connection()
             picture = read_shown(db, reader.schema)
             names = [p.name for p in recent(db, RECENT_NAMES)] \
@@ -98,8 +101,8 @@ class Join:
             if offers(reader.schema, Capability.LEAGUE):   # claimed with a secret, typed
                 league = league_keys(db)
                 names = [n for n in names if name_key(n) not in league]
-            return picture, names
-        picture, names = await self.read(work)
+            return picture, names, in_league(reader)
+        picture, names, league = await self.read(work)
         current = (picture or {}).get("join") or {}
         if picture is not None and picture.get("phase") != "idle":
             return HTMLResponse(refusal_page(code, "a game is under way: join the next one",
@@ -107,7 +110,7 @@ class Join:
         if current and current.get("code") != code:
             return HTMLResponse(refusal_page(code, "this code has expired: scan the box again",
                                              again=False), status_code=410)
-        return HTMLResponse(join_page(code, names, MAX_NAME_CHARS))
+        return HTMLResponse(join_page(code, names, MAX_NAME_CHARS, league))
 
     async def claim(self, request: Request) -> Response:
         code = self._code(request)

@@ -51,6 +51,12 @@ SENTENCES = (
     N_("{name} is not in the league's roster on this box: leave the secret out to play "
        "as a guest"),
     N_("the box cannot read the league's roster now: try again in a moment"),
+    # a phone joining the league (claims/league_join.py, league.py)
+    N_("joining the league is not offered on this box"),
+    N_("the league has a player called {name} already: choose another name"),
+    N_("someone at this box has asked for the name {name} already: choose another name"),
+    N_("too many requests to join are waiting to be sent: try again later"),
+    N_("too many requests to join from this phone: wait ten minutes"),
     # a name's problems (players/names.py: name_problem)
     N_("a name must be text"),
     N_("a name cannot hold control characters"),
