@@ -65,10 +65,22 @@ def test_ci_runs_the_readme_s_test_command_with_the_slowest_tests_printed():
     assert _stages()["tests"][1] == _words(pytest) + ["--durations=25"]
 
 
+def test_the_league_night_runs_by_its_path_and_the_readme_s_command_leaves_it_out():
+    """tests/league_night runs in a stage of its own, named by its path; the default
+    collection (testpaths) does not recurse into it."""
+    assert _stages()["league night"][1] == [".venv/bin/python", "-m", "pytest", "-p",
+                                            "no:cacheprovider", "tests/league_night"]
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
+        "ini_options"]
+    assert options["testpaths"] == ["tests"] and "league_night" in options["norecursedirs"]
+    assert (ROOT / "tests" / "league_night" / "test_league_night.py").is_file()
+
+
 def test_every_stage_has_a_bound_and_the_budget_ends_before_ci_s_limit():
     budget = int(re.search(r"CI_BUDGET:-(\d+)", SCRIPT)[1])
     stages = _stages()
-    assert set(stages) == {"setup", "tests", "mypy", "ruff", "rehearsal full", "arm"}
+    assert set(stages) == {"setup", "tests", "mypy", "ruff", "league night", "rehearsal full",
+                           "arm"}
     assert all(0 < bound <= budget for bound, _ in stages.values())
     assert budget <= CI_LIMIT - 5 * 60
 

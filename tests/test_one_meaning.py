@@ -123,6 +123,7 @@ HOLDS = {
     Capability.LEAGUE: lambda db: {"league_roster", "league_claims"} <= _tables(db),
     Capability.FORGOTTEN: lambda db: "league_forgotten" in _tables(db)
     and ["turn_id"] in _indexed(db, "rejected_flaps"),
+    Capability.LEAGUE_TABLE: lambda db: "league_table" in _tables(db),
 }
 
 

@@ -1,8 +1,8 @@
 """Issue 42, item 1: the TV page fits every game on a pub's TV. Debian's Chromium
 draws each state of a night (tv_states.night: 1 to 8 players, 9 and 12 flaps, a
 pool's pot, long names, a refused flap with its reason, best moves, between
-games with the last result, tonight, the high scores and the join code) at
-1280x720 and 1920x1080 in every language, and every element of the game must
+games with the last result, tonight, the high scores, the league's table and the join
+code) at 1280x720 and 1920x1080 in every language, and every element of the game must
 be on the screen, uncut and on top: no link, no other element over the flaps,
 the dice or the reason (read with getBoundingClientRect and elementFromPoint).
 One Chromium for the module; screenshots in the test's folder (copied to
@@ -28,7 +28,8 @@ MIN_TEXT_VMIN = 1.5      # the smallest text the TV may shrink a long table to
 GAME = ("#title, #turn, #accuracy, #dice .die, #flaps .flap, #players th, #players td,"
         " #pot, #problem")
 BETWEEN = ("#title, #fault, #last > div, #last span, #tonight, #scores h2, #scores h3,"
-           " #scores .place, #joinqr, #join .scan, #joinurl")
+           " #scores .place, #joinqr, #join .scan, #joinurl, #league h2, #league h3,"
+           " #league .place, #leagueasof")
 LINKS = "nav.links a"
 
 PROBLEMS = """

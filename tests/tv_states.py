@@ -74,7 +74,8 @@ def high_scores(long: bool) -> dict[str, Any]:
 
 
 def between(*, players: int = 3, pool: bool = False, long: bool = False, clock: str = "set",
-            join: bool = False, result: bool = True, fault: bool = False) -> dict[str, Any]:
+            join: bool = False, result: bool = True, fault: bool = False,
+            league: bool = False) -> dict[str, Any]:
     names = list((LONG if long else SHORT)[:players])
     last = None
     if result:
@@ -89,7 +90,22 @@ def between(*, players: int = 3, pool: bool = False, long: bool = False, clock: 
         "high_scores": high_scores(long), "problem": storage_fault() if fault else None}
     if join:
         summary["join"] = {"url": "http://shutbox.local:8080/join/K7Q2", "code": "K7Q2"}
+    if league:
+        summary["league"] = league_table(long)
     return summary
+
+
+def league_table(long: bool) -> dict[str, Any]:
+    """The league's table as the box keeps it (network/league_table.py): its venue's
+    first 8 rows and the league's top 5, at its longest (three-digit points)."""
+    names = list(LONG if long else SHORT) * 2
+
+    def rows(count: int) -> list[dict[str, Any]]:
+        return [{"rank": i + 1, "player": names[i], "games": 120 - i, "wins": 60 - i,
+                 "points": 180 - 3 * i} for i in range(count)]
+    return {"season": "Winter league 2026/27" if long else "Winter", "venue":
+            "The Crown and Anchor" if long else "Crown", "as_of": "2026-12-05T19:30:00Z",
+            "table": rows(8), "top": rows(5)}
 
 
 def night() -> list[tuple[str, dict[str, Any]]]:
@@ -108,5 +124,8 @@ def night() -> list[tuple[str, dict[str, Any]]]:
         ("between: pool, 8 long names, join, a storage fault",
          between(players=8, pool=True, long=True, join=True, fault=True)),
         ("between: the first game", between(result=False, join=True)),
+        ("between: 3 players, the league's table", between(league=True)),
+        ("between: pool, 8 long names, join, the league's table",
+         between(players=8, pool=True, long=True, join=True, league=True)),
     ]
     return states

@@ -26,7 +26,9 @@ published from here too, retained on ``shutbox/league/roster/<id>``, when the
 process connects and within a second of a change (:mod:`.players`). A player
 joining from a box's join page comes in on ``shutbox/<box>/league/join`` (a shared
 subscription too) and is made here, in the batch's turn (:mod:`.players`): the
-roster that follows is the box's answer.
+roster that follows is the box's answer. Each box's TV table is published here as
+well, retained on ``shutbox/league/table/<box>``, within seconds of a change in the
+standings (:mod:`.tables`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from .record import (
 )
 from .rights import ForgetPublisher
 from .schema import check
+from .tables import TablePublisher
 
 log = logging.getLogger("shutbox_hw.league")
 
@@ -114,6 +117,7 @@ class Ingest:
         self.roster = RosterPublisher()       # the players the boxes verify (league/players.py)
         self._next_roster = 0.0
         self.forget = ForgetPublisher()       # deleted players' tombstones (league/rights.py)
+        self.tables = TablePublisher()        # each box's TV table (league/tables.py)
 
     # ---------------------------------------------------------------- MQTT
     def _connect_mqtt(self) -> Any:
@@ -145,6 +149,7 @@ class Ingest:
                           (join_filter(self.options.group), 1)])
         self.roster.connected(client)
         self.forget.connected(client)
+        self.tables.connected(client)
         log.info("league ingest: connected to %s:%d", self.broker.host, self.broker.port)
 
     # ---------------------------------------------------------------- PostgreSQL
@@ -294,6 +299,7 @@ class Ingest:
             self._next_roster = now + ROSTER_LOOK_S
             self.roster.tick(self._db())
             self.forget.tick(self._db())
+            self.tables.tick(self._db(), now)
 
     def _gaps(self) -> None:
         now = time.monotonic()

@@ -10,7 +10,8 @@ box finds the name among the ones it holds (its roster of players, the league's
 roster it kept) and removes the player with its own removal
 (:func:`shutbox_hw.store.write.forget.forget_player`, what ``shutbox-hw players
 --remove`` does: the record, the outbox, the kept figures), deletes their league
-roster entry and verified claims, and notes the tombstone in ``league_forgotten`` in
+roster entry, verified claims and rows of the TV's league table
+(network/league_table.py), and notes the tombstone in ``league_forgotten`` in
 the same transaction, so that it is applied once: a restarted box, which receives it
 again, does nothing (a newcomer who later plays under that name at this box is
 not removed). A player sitting in the game under way is removed when a later
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from ..players.names import name_key, name_problem
 from ..store.tables.transaction import immediate
 from ..store.write.forget import WAIT_S, RemoveRefused, forget_player
+from .league_table import forget as forget_in_table
 
 log = logging.getLogger("shutbox_hw.mqtt")
 
@@ -150,6 +152,7 @@ def _apply(db: sqlite3.Connection, stone: Tombstone, now: float) -> int:
                 if fingerprint(key) == stone.fingerprint:
                     db.execute("DELETE FROM league_claims WHERE key = ?", (key,))
             db.execute("DELETE FROM league_roster WHERE player = ?", (player,))
+            forget_in_table(db, lambda name: fingerprint(name) == stone.fingerprint)
         except sqlite3.OperationalError:    # a record before schema 9
             pass
         db.execute("INSERT INTO league_forgotten (player, fingerprint, games, applied_at)"

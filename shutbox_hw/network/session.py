@@ -48,6 +48,8 @@ from .league_forget import applied as deleted
 from .league_forget import take as take_tombstone
 from .league_roster import ROSTER_FILTER, roster_player
 from .league_roster import take as take_roster
+from .league_table import BOX_TABLE, table_topic
+from .league_table import take as take_table
 from .live import Kept
 
 WINDOW = 20              # messages in flight at once (paho's own default)
@@ -209,6 +211,7 @@ class Session:
         client.subscribe(pub.topics["resend"], qos=1)   # the league asks for games
         client.subscribe(ROSTER_FILTER, qos=1)          # the league's players (retained)
         client.subscribe(FORGET_FILTER, qos=1)          # players deleted there (retained)
+        client.subscribe(table_topic(pub.box), qos=1)   # the TV's league table (retained)
         if pub.network.homeassistant:
             for topic, payload in discovery_messages(pub.box, pub.topics, pub.network):
                 self._publish(topic, payload, retain=True)
@@ -239,6 +242,15 @@ class Session:
             return
         if forget_player_id(message.topic) is not None:
             self._tombstone(message.topic, message.payload)
+            return
+        if message.topic.startswith(BOX_TABLE) and message.topic == table_topic(self.pub.box):
+            try:       # the TV's league table (network/league_table.py); retained: given
+                problem = take_table(self.db, message.payload, self.pub.now())  # again
+            except sqlite3.Error as error:
+                problem = f"the league's table could not be kept now ({error}): connecting again"
+                self.lost = True
+            if problem is not None:
+                self.pub.roster_problem(problem)
             return
         if message.topic != self.pub.topics["resend"]:
             return

@@ -137,12 +137,13 @@ class LeagueBroker(Broker):
 
 def box_user(box: str) -> list[str]:
     """A box's ACL on its pub's broker: its own topics only (a phone's request to join
-    the league among them), the league's roster and its tombstones (players deleted)."""
+    the league among them), the league's roster, its tombstones (players deleted) and the
+    box's own TV table."""
     return [f"topic write shutbox/{box}/event", f"topic write shutbox/{box}/state",
             f"topic write shutbox/{box}/status", f"topic write shutbox/{box}/game",
             f"topic read shutbox/{box}/resend", f"topic write shutbox/{box}/league/join",
             "topic read shutbox/league/roster/#",
-            "topic read shutbox/league/forget/#"]
+            "topic read shutbox/league/forget/#", f"topic read shutbox/league/table/{box}"]
 
 
 def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) -> str:
@@ -154,6 +155,8 @@ def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) ->
     topics += "".join(f"topic shutbox/{box}/league/join out 1\n" for box in boxes)
     topics += "topic shutbox/league/roster/# in 1\n"      # the league's players, retained
     topics += "topic shutbox/league/forget/# in 1\n"      # players deleted, retained
+    topics += "".join(f"topic shutbox/league/table/{box} in 1\n"    # each box's TV table
+                      for box in boxes)
     return (f"\nconnection {name}\naddress 127.0.0.1:{central.port}\n"
             f"bridge_protocol_version mqttv50\nremote_clientid {name}\n"
             + (f"bridge_cafile {central.ca}\n" if central.ca else "")

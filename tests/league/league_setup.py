@@ -72,13 +72,15 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
                                                  "topic read shutbox/+/league/join",
                                                  "topic write shutbox/+/resend",
                                                  "topic write shutbox/league/roster/#",
-                                                 "topic write shutbox/league/forget/#"])}
+                                                 "topic write shutbox/league/forget/#",
+                                                 "topic write shutbox/league/table/#"])}
         for pub, boxes in PUBS.items():
             users[pub] = (f"{pub}-secret", [line for box in boxes for line in (
                 [f"topic write shutbox/{box}/{k}" for k in ("event", "state", "status",
                                                            "game")]
                 + [f"topic read shutbox/{box}/resend",
-                   f"topic write shutbox/{box}/league/join"])]
+                   f"topic write shutbox/{box}/league/join",
+                   f"topic read shutbox/league/table/{box}"])]
                 + ["topic read shutbox/league/roster/#",
                    "topic read shutbox/league/forget/#"])
         central = LeagueBroker(tmp_path / "central", users, tls=True)   # TLS, as the docs

@@ -29,6 +29,7 @@ class Capability(IntEnum):
     EPOCH = 8          # the record's epoch and the outbox's topic
     LEAGUE = 9         # the league's roster and the league names verified
     FORGOTTEN = 10     # the league's tombstones applied; rejected flaps indexed by turn
+    LEAGUE_TABLE = 11  # the last venue table the league sent for the TV
 
 
 def offers(version: int, capability: Capability) -> bool:

@@ -20,13 +20,14 @@ from .figures import migrate_to_5
 from .game_record import add_topic
 from .league import FORGOTTEN as LEAGUE_FORGOTTEN
 from .league import TABLES as LEAGUE_TABLES
+from .league import TV_TABLE
 from .player_stats import migrate_player_stats
 from .ratings import TABLES as RATING_TABLES
 from .ratings import start_mark
 from .roster import migrate_to_7
 
 APP_ID = 0x53425857  # "SBHW"
-VERSION = 10
+VERSION = 11
 
 # schema 1: the tables as first released (no version stamp)
 SCHEMA_1 = """
@@ -148,6 +149,9 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # both IF NOT EXISTS, so a record where that table is already is migrated as it is
     9: ("CREATE INDEX IF NOT EXISTS rejected_flaps_turn ON rejected_flaps (turn_id)",
         LEAGUE_FORGOTTEN),
+    # 11: the last venue table the league sent for the TV (issue 41, item 5;
+    # network/league_table.py), shown between games however long the pub is offline
+    10: TV_TABLE,
 }
 
 TABLES_1 = {"games", "players", "rounds", "turns", "throws", "rejected_flaps"}

@@ -250,7 +250,10 @@ function show(s) {
         shut: plural(t.boxes_shut, "{n} box shut", "{n} boxes shut")}) +
       (t.best ? w(", best {score} by {player}", {score: t.best.score, player: t.best.player}) : "") +
       (clockNote(t) ? ". " + clockNote(t) : "");
-    scores(s.high_scores || {});
+    // the league's table, where the box has one, in the high scores' place (the TV
+    // cannot scroll, and both did not fit: the box's own are on /highscores)
+    scores(s.league ? {} : s.high_scores || {});
+    league(s.league);
   }
   showJoin(playing ? null : s.join);
   $("stale").hidden = true;
@@ -287,6 +290,28 @@ function scores(h) {
     });
     if (column.children.length) { column.prepend(el("h2", "", w(title))); board.appendChild(column); }
   });
+}
+// the league's last table between games (the box keeps it: shown offline too), its
+// venue's first rows and the league's top players, with the date the league made it
+const WHEN = new Intl.DateTimeFormat(document.documentElement.lang || "en",
+  {day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"});
+function league(t) {
+  $("league").hidden = !t;
+  const board = $("leagueboard"); board.replaceChildren();
+  if (!t) return;
+  const column = (head, sub, rows) => {
+    const c = el("div", "scores");
+    c.appendChild(el("h2", "", head));
+    if (sub) c.appendChild(el("h3", "", sub));
+    rows.forEach((r) => c.appendChild(el("div", "place", r.rank + ". " + r.player + "  " +
+                                          plural(r.points, "{n} point", "{n} points"))));
+    return c;
+  };
+  if (t.table.length) board.appendChild(column(wc("League: {season}", {season: t.season}), t.venue, t.table));
+  if (t.top.length) board.appendChild(column(wc("Top of the league"), null, t.top));
+  const at = new Date(t.as_of);
+  $("leagueasof").textContent = wc("League table as of {date}",
+                                   {date: isNaN(at) ? t.as_of : WHEN.format(at)});
 }
 // The stream, kept for ever: the browser reconnects by itself after the stream ends or the
 // network fails, but gives up for good after an answer that is not the stream (a 503, the

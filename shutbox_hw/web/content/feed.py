@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...network.league_table import shown as league_shown
 from ...network.live import Kept, join_shown, live
 from ...players.display import hide_names
 from ...store.tables.schema import sqlite_problem
@@ -93,6 +94,7 @@ class LiveFeed:
             db = self.reader.connection()
             summary = with_accuracy(db, self._live(db, now, self._version))
             summary["join"] = join_shown(db)    # the TV's QR code while the box is set up
+            summary["league"] = league_shown(db)   # the league's last table (between games)
             return "data", json.dumps(summary if self.public else hide_names(summary))
         except Unavailable as error:
             return "unavailable", json.dumps(str(error))

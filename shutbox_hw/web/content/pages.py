@@ -66,7 +66,9 @@ def live_page() -> str:
             '<div class="problem" id="fault" hidden></div>'
             '<div class="result" id="last"></div>'
             '<div class="result note" id="tonight"></div>'
-            '<div class="board tv" id="scores"></div></div>'
+            '<div class="board tv" id="scores"></div>'
+            '<div id="league" hidden><div class="board tv" id="leagueboard"></div>'
+            '<div class="result note" id="leagueasof"></div></div></div>'
             '<div class="joinbox" id="join" hidden><img id="joinqr" alt="QR">'
             '<div class="scan">' + tr("Scan to join the next game") + '</div>'
             '<div class="note" id="joinurl"></div></div></section>'
@@ -88,6 +90,8 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE, N_("unknown rules"),
               # ... and the words of a rules line (live.js builds it from the summary's
               # title_parts: words/rules.py's summary_parts)
+              # the league's table between games (network/league_table.py)
+              N_("League: {season}"), N_("Top of the league"), N_("League table as of {date}"),
               N_("{n} tiles"), N_("x allowed"), *rule_words.CLOSURE.values(),
               *rule_words.MATCH.values(), *rule_words.UP_TO.values())
 
@@ -112,6 +116,9 @@ def live_words() -> str:
     words = {key: tr(key) for key in LIVE_WORDS}
     for one, many in LIVE_PLURALS:
         words[one], words[many] = ngettext(one, many, 1), ngettext(one, many, 2)
+    # the league table's points (spelled out here: no other page counts points)
+    words["{n} point"] = ngettext("{n} point", "{n} points", 1)
+    words["{n} points"] = ngettext("{n} point", "{n} points", 2)
     # tonight's clock line by its state: the summary's own note is in the language
     # it was computed in (one summary for TVs of every language)
     for state, note in TV_CLOCK_NOTES.items():
