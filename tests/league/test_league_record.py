@@ -167,3 +167,25 @@ def test_a_league_name_the_box_did_not_verify_is_kept_aside_once_by_both_writes(
     assert [(g, reason) for _, _, _, g, reason, _ in held["set_aside"]] == [
         (1, "unverified league name"), (3, "unverified league name"),
         (4, "unverified league name")]
+
+
+def test_a_games_record_is_compressed_with_lz4(pg):
+    """Schema 8: PostgreSQL compresses a game's record (and ratings) with lz4, the
+    cheaper of its two methods, and gives the record back as it came."""
+    import psycopg
+    pg.query("CREATE DATABASE lz4")
+    with psycopg.connect(pg.dsn.replace("dbname=postgres", "dbname=lz4"),
+                         autocommit=True) as conn:
+        migrate(conn)
+        long = {**game("bar", 1, ratings=300), "turns": [{"seat": n % 2, "throw": [n, 6 - n % 6]}
+                                                          for n in range(400)]}
+        with conn.transaction():
+            assert [o.kind for o in write_batch(conn, [message(long)])] == ["stored"]
+        assert conn.execute("SELECT attname, attcompression FROM pg_attribute WHERE attrelid ="
+                            " 'games'::regclass AND attname IN ('record', 'ratings')"
+                            " ORDER BY attname").fetchall() == [("ratings", "l"), ("record", "l")]
+        record, ratings, how, how_ratings = conn.execute(
+            "SELECT record, ratings, pg_column_compression(record),"
+            " pg_column_compression(ratings) FROM games").fetchone()
+        assert (how, how_ratings) == ("lz4", "lz4")
+        assert record == content(long) and ratings == long["ratings"]
