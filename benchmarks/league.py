@@ -277,9 +277,14 @@ def main() -> int:
         brokers.append(central)
         senders = {}
         for pub, boxes in pubs.items():
+            # its bridge's queue too: a pub here is 250 boxes, and --capacity gives it
+            # 2,500 games at once; Mosquitto's default of 1,000 queued per client (the
+            # bridge is one) dropped about 100 of a pub's games in such a run (a real
+            # league asks the boxes for them again; these boxes do not answer)
             broker = LeagueBroker(folder / pub, {"pub": ("pub-secret", ["topic write shutbox/#"])},
                                   bridge_lines(pub, central, f"{pub}-secret", boxes),
-                                  log=False, save_each_change=False)
+                                  log=False, save_each_change=False,
+                                  extra=f"max_queued_messages {QUEUE}\n")
             broker.start()
             brokers.append(broker)
             senders[pub] = broker
