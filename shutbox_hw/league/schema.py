@@ -116,8 +116,8 @@ STEPS: dict[int, tuple[str, ...]] = {
     ),
     # 8: a game's record and ratings compressed with lz4, not pglz (issue 40, item 8):
     # PostgreSQL compresses every game's 5 KB in the ingest's transaction, and pglz
-    # took 0.1 ms of the 0.3 ms of CPU PostgreSQL spends on a game, for the same size
-    # stored (benchmarks/README.md); games written before stay as they are. A
+    # took 0.1 ms of the 0.3 ms of CPU PostgreSQL spent on a game; lz4 stores a quarter
+    # more (benchmarks/README.md); games written before stay as they are. A
     # PostgreSQL built without lz4 keeps pglz.
     8: (
         "DO $$ BEGIN ALTER TABLE games ALTER COLUMN record SET COMPRESSION lz4,"
