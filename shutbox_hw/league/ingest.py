@@ -98,7 +98,9 @@ class Ingest:
         self.options = options
         self.broker = parse_broker(options.mqtt)
         self.client_id = f"league-ingest-{secrets.token_hex(4)}"
-        self.inbox: queue.Queue[Any] = queue.Queue()
+        # paho's thread puts every message here, the loop takes them in batches (a
+        # SimpleQueue: Queue's lock and condition per put were 10 % of a capacity run)
+        self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.stopping = threading.Event()
         self.counts: dict[str, int] = {}
         self.asked = 0
@@ -121,6 +123,7 @@ class Ingest:
 
     # ---------------------------------------------------------------- MQTT
     def _connect_mqtt(self) -> Any:
+        share_property_tables()
         mqtt: Any = importlib.import_module("paho.mqtt.client")
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
                              protocol=mqtt.MQTTv5, manual_ack=True)
@@ -342,6 +345,32 @@ class Ingest:
             self.asked += len(games)
             log.info("league ingest: asked box %s (epoch %s) for %d game(s)", box, epoch,
                      len(games))
+
+
+def share_property_tables() -> None:
+    """paho's MQTT 5 ``Properties`` tables made once and shared, not once per message.
+
+    paho builds a ``Properties`` for every message it receives, and each builds the
+    same three tables (the property names, their types, the packets each applies to:
+    two dicts of 27 entries) in ``__init__``: 14 % of an ingest's busy samples in a
+    capacity run (benchmarks/README.md). paho only reads them (a property's value is
+    an attribute of its own), so every ``Properties`` here gets the tables paho's own
+    ``__init__`` built once. Done once per process, by the ingest only."""
+    properties: Any = importlib.import_module("paho.mqtt.properties").Properties
+    if getattr(properties, "_shutbox_shared", False):
+        return
+    model = properties(importlib.import_module("paho.mqtt.packettypes").PacketTypes.PUBLISH)
+    types, names, table = model.types, model.names, model.properties
+
+    def shared_init(self: Any, packetType: int) -> None:
+        object.__setattr__(self, "packetType", packetType)
+        object.__setattr__(self, "types", types)
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "properties", table)
+
+    properties._paho_init = properties.__init__
+    properties.__init__ = shared_init
+    properties._shutbox_shared = True
 
 
 def gap_round_s(options: Options) -> float:

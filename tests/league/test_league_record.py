@@ -40,6 +40,8 @@ BATCH = [
     message(game("pub", 7)),                          # new, another box
     ("shutbox/pub/game", json.dumps(game("pub", 8)).encode("utf-16")),   # JSON in UTF-16
     ("shutbox/pub/game", b"\xef\xbb\xbf" + json.dumps(game("pub", 9)).encode()),  # a BOM
+    message({**game("bar", 5), "turns": [{"n": 2**70}]}),   # an integer past 64 bits
+    message({**game("bar", 6), "game": 2**70}),             # a game id past 64 bits
 ]
 BEFORE = [message(game("bar", 2)), message(game("bar", 3))]
 
@@ -84,12 +86,15 @@ def test_a_batch_writes_what_its_messages_one_by_one_would(pg):
     assert results["batch"] == results["one"]
     kinds = [k for k, _, _ in results["batch"][0]]
     assert kinds == ["stored", "duplicate", "differs", "duplicate", "ratings", "other box",
-                     "unreadable", "unreadable", "stored", "stored", "stored"]
+                     "unreadable", "unreadable", "stored", "stored", "stored", "stored",
+                     "unreadable"]
     games = results["batch"][1]["games"]
     assert [(b, g, r["result"]["winners"], len(ra)) for b, _, g, _, r, ra in games] == [
         ("bar", 1, ["Anna"], 0), ("bar", 2, ["Anna"], 0), ("bar", 3, ["Anna"], 2),
-        ("pub", 7, ["Anna"], 0), ("pub", 8, ["Anna"], 0), ("pub", 9, ["Anna"], 0)]
-    assert results["batch"][1]["epochs"] == [("bar", "e1", 3), ("pub", "e1", 9)]
+        ("bar", 5, ["Anna"], 0), ("pub", 7, ["Anna"], 0), ("pub", 8, ["Anna"], 0),
+        ("pub", 9, ["Anna"], 0)]
+    assert games[3][4]["turns"] == [{"n": 2**70}]      # kept exactly, not as a float
+    assert results["batch"][1]["epochs"] == [("bar", "e1", 5), ("pub", "e1", 9)]
 
 
 def test_the_batch_leaves_out_what_content_leaves_out():
@@ -98,6 +103,27 @@ def test_the_batch_leaves_out_what_content_leaves_out():
     record = {**game("bar", 1, ratings=2), "extra": {"kept": True}}
     assert content(record) == {k: v for k, v in record.items() if k not in LEFT_OUT}
     assert set(record) - set(content(record)) == set(LEFT_OUT)
+
+
+def test_a_message_read_by_orjson_is_what_json_reads(monkeypatch):
+    """The batch reads a game message with orjson when it can (record._fast_game): the
+    same game, outcome and set-aside row as json.loads alone gives, for every message
+    of the batch above and for those where the two libraries part (integers past 64
+    bits, NaN, a lone surrogate, a BOM, UTF-16, a number past float's range)."""
+    from shutbox_hw.league import record as module
+    assert module._orjson is not None       # the league extra brings it
+    odd = [b'{"box": "bar", "epoch": "e1", "game": 1, "state": "finished", "seats": [],'
+           b' "rounds": [], "turns": [' + text + b'], "result": {}}'
+           for text in (b"NaN", b'"\\ud800"', b"1e400", str(2**64).encode(), b"-0.0")]
+    odd += [json.dumps({**game("bar", 1), "seats": [{"seat": 2**64, "name": "A"}]}).encode(),
+            json.dumps({**game("bar", 1), "ended_at": 2**70}).encode(),
+            json.dumps({**game("bar", 1), "seq": 2**64}).encode()]
+    messages = BATCH + BEFORE + [("shutbox/bar/game", payload) for payload in odd]
+    fast = [module._classify(i, topic, payload) for i, (topic, payload) in enumerate(messages)]
+    monkeypatch.setattr(module, "_orjson", None)
+    slow = [module._classify(i, topic, payload) for i, (topic, payload) in enumerate(messages)]
+    assert fast == slow
+    assert sum(g is not None for g, _, _ in fast) == 19     # games; 4 refused
 
 
 def test_a_league_name_the_box_did_not_verify_is_kept_aside_once_by_both_writes(pg):
@@ -141,3 +167,25 @@ def test_a_league_name_the_box_did_not_verify_is_kept_aside_once_by_both_writes(
     assert [(g, reason) for _, _, _, g, reason, _ in held["set_aside"]] == [
         (1, "unverified league name"), (3, "unverified league name"),
         (4, "unverified league name")]
+
+
+def test_a_games_record_is_compressed_with_lz4(pg):
+    """Schema 8: PostgreSQL compresses a game's record (and ratings) with lz4, the
+    cheaper of its two methods, and gives the record back as it came."""
+    import psycopg
+    pg.query("CREATE DATABASE lz4")
+    with psycopg.connect(pg.dsn.replace("dbname=postgres", "dbname=lz4"),
+                         autocommit=True) as conn:
+        migrate(conn)
+        long = {**game("bar", 1, ratings=300), "turns": [{"seat": n % 2, "throw": [n, 6 - n % 6]}
+                                                          for n in range(400)]}
+        with conn.transaction():
+            assert [o.kind for o in write_batch(conn, [message(long)])] == ["stored"]
+        assert conn.execute("SELECT attname, attcompression FROM pg_attribute WHERE attrelid ="
+                            " 'games'::regclass AND attname IN ('record', 'ratings')"
+                            " ORDER BY attname").fetchall() == [("ratings", "l"), ("record", "l")]
+        record, ratings, how, how_ratings = conn.execute(
+            "SELECT record, ratings, pg_column_compression(record),"
+            " pg_column_compression(ratings) FROM games").fetchone()
+        assert (how, how_ratings) == ("lz4", "lz4")
+        assert record == content(long) and ratings == long["ratings"]
