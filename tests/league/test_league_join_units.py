@@ -270,7 +270,7 @@ def test_the_join_pages_offer_joining_only_on_a_league_s_box_and_speak_german(pa
     assert status == 200 and "Der Liga beitreten" in page
     # a league player's name, another site's form, a name the box refuses
     status, _, page = web.get(f"/join/{CODE}/league", {"name": "anna"})
-    assert status == 409 and "Die Liga hat schon einen Spieler namens Anna" in page
+    assert status == 409 and "Den Namen Anna gibt es in der Liga schon" in page
     assert "Nicht beigetreten" in page
     status, _, page = web.get(f"/join/{CODE}/league", {"name": "Bea"},
                               {"Sec-Fetch-Site": "cross-site"})
