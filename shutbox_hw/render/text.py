@@ -29,8 +29,11 @@ def _glyph_image(font: Font, ch: str, scale: int) -> Image.Image:
     return img
 
 
+@lru_cache(maxsize=4096)
 def width(text: str, font: Font, scale: int = 1, spacing: int | None = None) -> int:
-    """Pixel width of ``text``; ``spacing`` defaults to one font pixel."""
+    """Pixel width of ``text``; ``spacing`` defaults to one font pixel. (Kept per
+    text, font, scale and spacing: a layout measures the same words again and again,
+    and a font's glyphs never change.)"""
     text = font.normalise(text)
     if not text:
         return 0
