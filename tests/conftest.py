@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import bytecode_cache  # noqa: F401  (first, for what it does on import: its docstring)
 import pytest
 from other_user import PublicCopy, make_public_copy
 

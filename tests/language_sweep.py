@@ -10,6 +10,7 @@ purpose, and the operator menu walked page by page.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -69,7 +70,14 @@ class Drawn:
 
     @property
     def cap(self) -> int:
-        return cap_height(self.font, self.scale)
+        return _cap(self.font, self.scale)
+
+
+@functools.cache
+def _cap(font: Font, scale: int) -> int:
+    """:func:`cap_height`, once per font and scale (asked for every piece drawn: the
+    sweep's pieces are counted in hundreds of thousands; a font's glyphs never change)."""
+    return cap_height(font, scale)
 
 
 @dataclass

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 from .latin import LARGE_EXTRA, SMALL_EXTRA, extend, spell
 
+NORMALISED_KEPT = 4096     # texts a font keeps normalised (Font.normalise)
+
 
 @dataclass(frozen=True, eq=False)
 class Font:
@@ -38,15 +40,24 @@ class Font:
     fixed: str = "0123456789"      # characters kept at full width (columns align)
     space_width: int = 3
     widths: dict[str, int] = field(default_factory=dict, compare=False)
+    # texts already normalised (every screen measures and draws the same few words
+    # again at each frame), at most NORMALISED_KEPT, then started afresh
+    normalised: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def normalise(self, text: str) -> str:
         """Map text onto the characters this font has: upper-case for
         capital-only fonts, a letter the font lacks spelled with those it has
         ("Ŧ" -> "T", "ø" -> "o" where there is no "ø"), anything else left out
         (:func:`.latin.spell`): never a "?" for a letter."""
-        upper_only = "a" not in self.glyphs
-        return "".join(ch if ch in self.glyphs and not (upper_only and ch.islower())
-                       else spell(ch, self.glyphs, upper_only) for ch in text)
+        done = self.normalised.get(text)
+        if done is None:
+            upper_only = "a" not in self.glyphs
+            done = "".join(ch if ch in self.glyphs and not (upper_only and ch.islower())
+                           else spell(ch, self.glyphs, upper_only) for ch in text)
+            if len(self.normalised) >= NORMALISED_KEPT:
+                self.normalised.clear()
+            self.normalised[text] = done
+        return done
 
     def glyph_width(self, ch: str) -> int:
         """Width of one glyph in pixels: letters are trimmed to their ink

@@ -29,8 +29,11 @@ def _glyph_image(font: Font, ch: str, scale: int) -> Image.Image:
     return img
 
 
+@lru_cache(maxsize=4096)
 def width(text: str, font: Font, scale: int = 1, spacing: int | None = None) -> int:
-    """Pixel width of ``text``; ``spacing`` defaults to one font pixel."""
+    """Pixel width of ``text``; ``spacing`` defaults to one font pixel. (Kept per
+    text, font, scale and spacing: a layout measures the same words again and again,
+    and a font's glyphs never change.)"""
     text = font.normalise(text)
     if not text:
         return 0
@@ -43,10 +46,30 @@ def draw(canvas: ImageDraw.ImageDraw, x: int, y: int, text: str, font: Font,
     """Draw ``text`` with its top-left corner at (x, y); returns the x after it."""
     text = font.normalise(text)
     gap = scale if spacing is None else spacing
+    if text and gap >= 0:     # the glyphs side by side: one mask for the whole text
+        image = _text_image(text, font, scale, gap)
+        canvas.bitmap((x, y), image, fill=fill)
+        return x + image.width
     for ch in text:
         canvas.bitmap((x, y), _glyph_image(font, ch, scale), fill=fill)
         x += font.glyph_width(ch) * scale + gap
     return x - gap if text else x
+
+
+@lru_cache(maxsize=1024)
+def _text_image(text: str, font: Font, scale: int, gap: int) -> Image.Image:
+    """``text`` (normalised, not empty) as one mode "1" mask: each glyph's ink where
+    :func:`draw` would put it glyph by glyph (``gap`` >= 0: side by side, none over
+    another), so that a screen draws a text in one call and the same text is not
+    put together again at every frame."""
+    size = (sum(font.glyph_width(c) * scale for c in text) + gap * (len(text) - 1),
+            font.height * scale)
+    image = Image.new("1", size, 0)
+    x = 0
+    for ch in text:
+        image.paste(1, (x, 0), _glyph_image(font, ch, scale))
+        x += font.glyph_width(ch) * scale + gap
+    return image
 
 
 def shorten(text: str, font: Font, max_width: int, scale: int = 1,
