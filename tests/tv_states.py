@@ -96,7 +96,7 @@ def between(*, players: int = 3, pool: bool = False, long: bool = False, clock: 
 
 
 def league_table(long: bool) -> dict[str, Any]:
-    """The league's table as the box keeps it (network/league_table.py): its venue's
+    """The league's table as the box keeps it (store/tables/league_table.py): its venue's
     first 8 rows and the league's top 5, at its longest (three-digit points)."""
     names = list(LONG if long else SHORT) * 2
 

@@ -12,7 +12,7 @@ The boxes' TVs show the same table between games (issue 41, item 5): :func:`box_
 makes, for each box the league knows, its venue's table and the league's top players of
 the season running today, and :class:`TablePublisher` (run by every ingest, beside the
 roster's) publishes each retained on ``shutbox/league/table/<box>``, where the box keeps
-it (network/league_table.py) so that its TV shows it with the pub's internet down.
+it (store/tables/league_table.py) so that its TV shows it with the pub's internet down.
 """
 
 from __future__ import annotations

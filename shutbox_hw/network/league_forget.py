@@ -11,7 +11,7 @@ roster it kept) and removes the player with its own removal
 (:func:`shutbox_hw.store.write.forget.forget_player`, what ``shutbox-hw players
 --remove`` does: the record, the outbox, the kept figures), deletes their league
 roster entry, verified claims and rows of the TV's league table
-(network/league_table.py), and notes the tombstone in ``league_forgotten`` in
+(store/tables/league_table.py), and notes the tombstone in ``league_forgotten`` in
 the same transaction, so that it is applied once: a restarted box, which receives it
 again, does nothing (a newcomer who later plays under that name at this box is
 not removed). A player sitting in the game under way is removed when a later
@@ -32,9 +32,9 @@ import sqlite3
 from dataclasses import dataclass
 
 from ..players.names import name_key, name_problem
+from ..store.tables.league_table import forget as forget_in_table
 from ..store.tables.transaction import immediate
 from ..store.write.forget import WAIT_S, RemoveRefused, forget_player
-from .league_table import forget as forget_in_table
 
 log = logging.getLogger("shutbox_hw.mqtt")
 

@@ -41,6 +41,8 @@ from typing import Any, Protocol
 
 from ..config.network import Broker, NetworkConfig, private_file_problem, read_secret
 from ..store.tables.game_record import queue_resend, resend_request
+from ..store.tables.league_table import BOX_TABLE, table_topic
+from ..store.tables.league_table import take as take_table
 from ..store.tables.outbox import newest_seq, oldest, outbox_figures, sent, shrink
 from .discovery import discovery_messages
 from .league_forget import FORGET_FILTER, forget_player_id
@@ -48,8 +50,6 @@ from .league_forget import applied as deleted
 from .league_forget import take as take_tombstone
 from .league_roster import ROSTER_FILTER, roster_player
 from .league_roster import take as take_roster
-from .league_table import BOX_TABLE, table_topic
-from .league_table import take as take_table
 from .live import Kept
 
 WINDOW = 20              # messages in flight at once (paho's own default)
@@ -244,7 +244,7 @@ class Session:
             self._tombstone(message.topic, message.payload)
             return
         if message.topic.startswith(BOX_TABLE) and message.topic == table_topic(self.pub.box):
-            try:       # the TV's league table (network/league_table.py); retained: given
+            try:       # the TV's league table (store/tables/league_table.py); retained: given
                 problem = take_table(self.db, message.payload, self.pub.now())  # again
             except sqlite3.Error as error:
                 problem = f"the league's table could not be kept now ({error}): connecting again"

@@ -18,9 +18,9 @@ from shutbox_hw.league.tables import MAX_TABLE as LEAGUE_MAX
 from shutbox_hw.league.tables import box_table_topic, fitted
 from shutbox_hw.network.league_forget import fingerprint
 from shutbox_hw.network.league_forget import take as take_tombstone
-from shutbox_hw.network.league_table import MAX_TABLE, kept, shown, table_topic, take
 from shutbox_hw.network.session import MAX_INCOMING, Session
 from shutbox_hw.store import Store
+from shutbox_hw.store.tables.league_table import MAX_TABLE, kept, shown, table_topic, take
 
 ROWS = [{"rank": 1, "player": "Ben", "games": 7, "wins": 4, "points": 12},
         {"rank": 2, "player": "Anna", "games": 5, "wins": 2, "points": 6}]

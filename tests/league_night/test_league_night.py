@@ -68,9 +68,9 @@ from test_league_rights import applied, names_on_box  # noqa: E402
 from test_league_web import get  # noqa: E402
 
 from shutbox_hw.claims.league import WRONG_SECRET  # noqa: E402
-from shutbox_hw.network.league_table import kept, shown  # noqa: E402
 from shutbox_hw.sim.runner import SimRunner  # noqa: E402
 from shutbox_hw.sim.script import load_script  # noqa: E402
+from shutbox_hw.store.tables.league_table import kept, shown  # noqa: E402
 
 pytestmark = [pytest.mark.league, pytest.mark.other_user, pytest.mark.broker,
               pytest.mark.slow]

@@ -4,7 +4,7 @@
 its retained message said: :mod:`shutbox_hw.network.league_roster`), kept in the
 record so that a box restarted while the pub's internet is down still verifies
 claims. ``league_table`` (schema 11): the last venue table the league sent for the
-TV (:mod:`shutbox_hw.network.league_table`). ``league_claims``: each league name
+TV (:mod:`shutbox_hw.store.tables.league_table`). ``league_claims``: each league name
 whose secret the box verified, with the game being set up then (``game``: the id the
 next game takes); the game's message for the league says which of its seats were
 verified (:func:`verified`, called by :func:`.game_record.game_record`), and the
@@ -32,7 +32,7 @@ TABLES = (
 FORGOTTEN = ("CREATE TABLE IF NOT EXISTS league_forgotten (player INTEGER PRIMARY KEY,"
              " fingerprint TEXT NOT NULL, games INTEGER NOT NULL, applied_at REAL NOT NULL)")
 # schema 11: the last TV table the league sent this box (one row: its message as sent,
-# network/league_table.py), kept so that the TV shows it between games offline
+# store/tables/league_table.py), kept so that the TV shows it between games offline
 TV_TABLE = (
     "CREATE TABLE IF NOT EXISTS league_table (id INTEGER PRIMARY KEY CHECK (id = 1),"
     " payload TEXT NOT NULL, received_at REAL NOT NULL)",

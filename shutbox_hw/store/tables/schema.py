@@ -150,7 +150,7 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     9: ("CREATE INDEX IF NOT EXISTS rejected_flaps_turn ON rejected_flaps (turn_id)",
         LEAGUE_FORGOTTEN),
     # 11: the last venue table the league sent for the TV (issue 41, item 5;
-    # network/league_table.py), shown between games however long the pub is offline
+    # store/tables/league_table.py), shown between games however long the pub is offline
     10: TV_TABLE,
 }
 

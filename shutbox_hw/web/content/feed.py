@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...network.league_table import shown as league_shown
 from ...network.live import Kept, join_shown, live
 from ...players.display import hide_names
+from ...store.tables.league_table import shown as league_shown
 from ...store.tables.schema import sqlite_problem
 from .reader import Reader, Unavailable
 from .views import with_accuracy

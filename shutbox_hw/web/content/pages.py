@@ -90,7 +90,7 @@ LIVE_WORDS = (N_("{rules} · round {round}"), N_("{player}'s turn"),
               *PRESET_TITLES.values(), HOUSE_RULES, NO_DATABASE, N_("unknown rules"),
               # ... and the words of a rules line (live.js builds it from the summary's
               # title_parts: words/rules.py's summary_parts)
-              # the league's table between games (network/league_table.py)
+              # the league's table between games (store/tables/league_table.py)
               N_("League: {season}"), N_("Top of the league"), N_("League table as of {date}"),
               N_("{n} tiles"), N_("x allowed"), *rule_words.CLOSURE.values(),
               *rule_words.MATCH.values(), *rule_words.UP_TO.values())
