@@ -36,12 +36,12 @@ from ..hal.contracts.poll import run_loop
 from ..skill.hints import ready_advisor_for as solver_advisor
 from ..skill.rater import RaterPort
 from .box import Seen, SimulatedBox
-from .disk import PowerCut, SimDisk
 from .observed import record
+from .parts.disk import PowerCut, SimDisk
 from .script import ScriptError
 from .script_commands import Step
-from .steps import check_steps as check_steps
-from .steps import run_step
+from .script_run import check_steps as check_steps
+from .script_run import run_step
 
 PRESS_MS = 80       # a short press of a button
 SETTLE_MARGIN_MS = 10
@@ -399,7 +399,7 @@ class SimRunner:
         self._settle_after(last)
 
     def run(self, step: Step) -> None:
-        """Carry out one script line (:func:`.steps.run_step`)."""
+        """Carry out one script line (:func:`.script_run.run_step`)."""
         run_step(self, step)
 
     def throw_next(self, faces: tuple[int, ...]) -> None:

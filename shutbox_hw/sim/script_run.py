@@ -11,7 +11,7 @@ from typing import Protocol, assert_never
 
 from ..config.config_file import Config
 from .box import SimulatedBox, device_problem, has_int_line
-from .disk import SimDisk
+from .parts.disk import SimDisk
 from .script import ScriptError
 from .script_commands import (
     Bounce,
