@@ -131,9 +131,29 @@ class Publisher:
         return self.link.sent
 
     @property
+    def resent(self) -> int:
+        """Games queued again on the league's request."""
+        return self.link.resent
+
+    @property
     def refused(self) -> int:
         """Events the broker refused (they stay queued)."""
         return self.link.refused
+
+    @property
+    def roster_refused(self) -> int:
+        """League roster entries not kept."""
+        return self.link.roster_refused
+
+    @property
+    def epoch(self) -> str:
+        """The record's epoch, on every message (read once the store made it)."""
+        return self.link.epoch
+
+    @property
+    def faults(self) -> dict[str, str]:
+        """The box's faults the events sent say (device -> detail)."""
+        return self.link.faults
 
     @property
     def v5(self) -> bool:
