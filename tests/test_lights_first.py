@@ -102,7 +102,7 @@ def test_counts_that_the_disk_refused_stay_pending_and_are_not_doubled(tmp_path)
 def test_a_cut_between_the_lights_and_the_write_restarts_on_the_flaps_as_they_are(tmp_path):
     """The LEDs showed a shut flap whose step never reached the disk: the new box
     reads the flaps, and the game goes on as if there had been no cut."""
-    from shutbox_hw.sim.disk import PowerCut
+    from shutbox_hw.sim.parts.disk import PowerCut
 
     script = "start 1\ndice 3 4\nroll\nclose 3 4\ndice 2 5\nroll\nclose 7\ndice 1 1\nroll\n"
 

@@ -476,7 +476,7 @@ def test_a_publish_paho_refuses_ends_the_connection_and_keeps_the_rows(tmp_path)
     _queued(db, 2)
     publisher = _publisher(db, "mqtt://127.0.0.1:1")
     conn = sqlite3.connect(db, isolation_level=None)
-    session = Session(publisher, conn)
+    session = Session(publisher.link, conn)
     mqtt = publisher.mqtt
     session._client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="never",
                                   protocol=mqtt.MQTTv5)     # a real client, never connected

@@ -273,7 +273,7 @@ def test_a_probe_that_loses_arbitration_is_tried_again(failures, ok):
     from shutbox_hw.hal.simulated import SimBus
     from shutbox_hw.selftest import _probe
     bus = SimBus(1)
-    from shutbox_hw.sim.recorded_panel import AckingChip
+    from shutbox_hw.sim.parts.recorded_panel import AckingChip
     bus.attach(0x3C, AckingChip())
     flaky = Flaky(bus, failures)
     if ok:

@@ -132,7 +132,7 @@ def killed_then_restarted(tmp_path: Path, monkeypatch, seed: int, cls: type, met
     on in a new daemon on the same database and world file, as a restarted
     process would. Returns the database, the uninterrupted run's record and the
     script's steps."""
-    from shutbox_hw.sim import disk as sim_disk
+    from shutbox_hw.sim.parts import disk as sim_disk
     from shutbox_hw.sim.runner import SimRunner
     from shutbox_hw.sim.script import load_script
     from shutbox_hw.sim.world_file import run_with_world
@@ -170,7 +170,7 @@ def test_kill_at_a_chosen_write_then_restart_ends_the_same(tmp_path, monkeypatch
     """Deterministic form of the random kills: the process dies right after its
     ``kill_at``-th database write; a new one on the same db and world file ends
     the game as the uninterrupted run did."""
-    from shutbox_hw.sim.disk import SimDisk
+    from shutbox_hw.sim.parts.disk import SimDisk
     writes = [0]
 
     def dies(disk, steps) -> bool:

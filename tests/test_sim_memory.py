@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from shutbox_hw.config.config_file import load_config
-from shutbox_hw.sim import recent
-from shutbox_hw.sim.recent import Recent
+from shutbox_hw.sim.parts import recent
+from shutbox_hw.sim.parts.recent import Recent
 from shutbox_hw.sim.runner import SimRunner
 from shutbox_hw.sim.script import load_script, parse_script
 

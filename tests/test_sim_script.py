@@ -10,6 +10,7 @@ import pytest
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.config.config_file import load_config
+from shutbox_hw.sim import clock as clock_module
 from shutbox_hw.sim import runner as runner_module
 from shutbox_hw.sim.script import ScriptError, Step, parse_script
 from shutbox_hw.sim.script_commands import Bounce, Brownout, I2cFault, IntWire, Plug
@@ -106,7 +107,7 @@ class FakeTime:
 
 def test_realtime_follows_the_wall_clock(tmp_path, monkeypatch):
     fake = FakeTime()
-    monkeypatch.setattr(runner_module, "time", fake)
+    monkeypatch.setattr(clock_module, "time", fake)
     runner = runner_module.SimRunner(load_config(), tmp_path / "db", realtime=True)
     start = runner.world.now_ms()
     for step in parse_script("start 1\nwait 2.5\nclose 3\nwait 1\n", 9):
@@ -117,7 +118,7 @@ def test_realtime_follows_the_wall_clock(tmp_path, monkeypatch):
 
 def test_realtime_from_the_command_line(capsys, tmp_path, monkeypatch):
     fake = FakeTime()
-    monkeypatch.setattr(runner_module, "time", fake)
+    monkeypatch.setattr(clock_module, "time", fake)
     # no claims socket: a phone's claim would wake the wait on the real clock instead
     code, out, err = sim(capsys, tmp_path, "start 1\nwait 2.5\n", "--realtime", "--no-claims")
     assert code == 0 and fake.slept > 2.5 and '"game_started"' in out

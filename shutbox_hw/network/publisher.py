@@ -8,7 +8,9 @@ the box's loop, which never waits for the network). One connection at a time
 is a :class:`~.session.Session` (a fresh client, a clean session): after a
 drop, sending starts again from the oldest row still queued, so the broker may
 see a message twice (same ``seq``) but never out of order, and nothing is
-deleted before the broker has accepted it.
+deleted before the broker has accepted it. The publisher and its sessions share
+one :class:`~.link.Link` (the connection's settings, the thread's signals, how the
+link stands) and never read each other.
 
 The thread is supervised: whatever fails in it (a database locked at start, a
 bug) is logged once, shown on the box as a fault of the part ``mqtt``
@@ -39,7 +41,6 @@ Topics (``<box>``: ``[network] box``, default :func:`~shutbox_hw.config.network.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets
@@ -51,14 +52,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
 from ..base.events import InputFault
 from ..config.network import NetworkConfig
-from ..store.disk.backup import stamp
 from ..store.tables.epoch import epoch_of
-from ..store.tables.game_record import latest_ended
 from ..store.tables.outbox import waiting
-from .health import PART, Health
+from .health import Health
+from .link import Ending, Link
 from .session import MAX_INCOMING, Session
 
 if TYPE_CHECKING:
@@ -71,9 +70,6 @@ BUSY_TIMEOUT_S = 5.0     # this thread may wait for the daemon's writes; the dae
 GRACE_S = 60.0           # a broker away this long is a fault (a restart takes a second)
 STOP_WAIT_S = 10.0       # stop() waits this long for the thread
 STATE_REFRESH_S = 60.0   # the state looked at again this often (tonight's window moves)
-ACL_CAVEAT = ("the broker does not speak MQTT 5: using MQTT 3.1.1, where the broker's "
-              "acknowledgement carries no reason (a message its ACL drops looks delivered: "
-              "let the ACL allow shutbox/{box}/#)")
 
 
 def topics(box: str) -> dict[str, str]:
@@ -97,50 +93,96 @@ def _paho() -> Any:
 
 
 class Publisher:
-    """Sends the outbox of the database at ``db_path`` to the broker of ``network``."""
+    """Sends the outbox of the database at ``db_path`` to the broker of ``network``:
+    the thread that keeps the :class:`~.link.Link` up, one session after another."""
 
     def __init__(self, db_path: str | Path, network: NetworkConfig,
                  clock: Callable[[], float] = time.time, *, grace_s: float = GRACE_S,
                  refresh_s: float = STATE_REFRESH_S,
                  wake_box: Callable[[], None] | None = None) -> None:
-        self.mqtt = _paho()
-        broker = network.broker
-        assert broker is not None, "a publisher needs [network] mqtt"
-        self.broker = broker
-        self.network = network
-        self.box = network.box_id
-        # a suffix of its own each run: two processes never take each other's session
-        self.client_id = f"shutbox-{self.box}-{secrets.token_hex(4)}"
-        self.topics = topics(self.box)
+        mqtt = _paho()
+        assert network.broker is not None, "a publisher needs [network] mqtt"
+        box = network.box_id
         self.db_path = Path(db_path)
-        self.epoch = ""                      # the record's (store/tables/epoch.py), read at start
-        self.v5 = True                       # until the broker says it speaks only 3.1.1
-        self.grace_s = grace_s
-        self.refresh_s = refresh_s
-        self.health = Health()
-        self._clock = clock
-        self._wake_box = wake_box            # the box's loop, to take a fault at once
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
         self._stop = threading.Event()
         self._closed = False
         self._pipe_lock = threading.Lock()
-        self.drained = threading.Event()
+        # a suffix of its own each run: two processes never take each other's session
+        self.link = Link(mqtt, network, f"shutbox-{box}-{secrets.token_hex(4)}", topics(box),
+                         wake_fd=self._wake_r, stop=self._stop, clock=clock, grace_s=grace_s,
+                         refresh_s=refresh_s, wake_box=wake_box)
         self._thread = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
-        self.faults: dict[str, str] = {}     # device -> detail, from the events sent
-        self.problem: str | None = None      # why the broker is not reached (for logs, tests)
-        self.sent = 0                        # messages accepted since start
-        self.resent = 0                      # games queued again on the league's request
-        self.refused = 0                     # events the broker refused (they stay queued)
-        self.roster_refused = 0              # league roster entries not kept
         self.restarts = 0                    # times the supervisor started the work again
-        # [backup]: when the newest copy was taken (None here: backups are off)
-        self.last_backup: Callable[[], float | None] | None = None
-        self._refused_seq: int | None = None
         self._crash: str | None = None       # the last failure logged with its traceback
-        self._attempt = 0
-        self._down_since: float | None = None
+
+    # ------------------------------------------------------------------ what the link says
+
+    @property
+    def problem(self) -> str | None:
+        """Why the broker is not reached (for logs, tests); None: it is."""
+        return self.link.problem
+
+    @property
+    def sent(self) -> int:
+        """Messages the broker accepted since start."""
+        return self.link.sent
+
+    @property
+    def resent(self) -> int:
+        """Games queued again on the league's request."""
+        return self.link.resent
+
+    @property
+    def refused(self) -> int:
+        """Events the broker refused (they stay queued)."""
+        return self.link.refused
+
+    @property
+    def roster_refused(self) -> int:
+        """League roster entries not kept."""
+        return self.link.roster_refused
+
+    @property
+    def epoch(self) -> str:
+        """The record's epoch, on every message (read once the store made it)."""
+        return self.link.epoch
+
+    @property
+    def faults(self) -> dict[str, str]:
+        """The box's faults the events sent say (device -> detail)."""
+        return self.link.faults
+
+    @property
+    def v5(self) -> bool:
+        return self.link.v5
+
+    @property
+    def client_id(self) -> str:
+        return self.link.client_id
+
+    @property
+    def mqtt(self) -> Any:
+        return self.link.mqtt
+
+    @property
+    def health(self) -> Health:
+        return self.link.health
+
+    @property
+    def wake_fd(self) -> int:
+        return self._wake_r
+
+    def drain_pipe(self) -> None:
+        self.link.drain_pipe()
+
+    def state(self, db: sqlite3.Connection, live: Callable[[sqlite3.Connection, float],
+                                                            dict[str, Any]],
+              outbox: Callable[[sqlite3.Connection], dict[str, int]]) -> dict[str, Any] | None:
+        """The retained state's payload (:meth:`.link.Link.state`)."""
+        return self.link.state(db, live, outbox)
 
     # ------------------------------------------------------------------ the loop's side
 
@@ -160,14 +202,20 @@ class Publisher:
 
     def reports(self, now_ms: int) -> list[InputFault]:
         """The publisher's faults and recoveries since the last look (the box's loop)."""
-        return self.health.take(now_ms)
+        return self.link.health.take(now_ms)
+
+    def follow_backups(self, worker: BackupWorker) -> None:
+        """The state carries the newest copy's time, and is looked at again (published
+        if it changed) each time ``worker`` takes one: no loop of its own."""
+        self.link.last_backup = lambda: worker.last
+        worker.on_copy = self.wake
 
     def stop(self, drain_s: float = 0.0) -> int:
         """Stop, after up to ``drain_s`` seconds for the queue to empty; how many wait still."""
         if drain_s > 0 and self._thread.is_alive():
-            self.drained.clear()
+            self.link.drained.clear()
             self.wake()
-            self.drained.wait(drain_s)
+            self.link.drained.wait(drain_s)
         self._stop.set()
         self.wake()
         self._thread.join(STOP_WAIT_S)
@@ -212,8 +260,8 @@ class Publisher:
                 text = f"the publisher failed ({type(error).__name__}: {error}); it starts again"
                 if text != self._crash:     # the same failure again: not logged again
                     log.exception("MQTT: %s", text)
-                self._crash = self.problem = text
-                self.health.bad(text)
+                self._crash = self.link.problem = text
+                self.link.health.bad(text)
                 self.restarts += 1
                 self._sleep(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
                 failures += 1
@@ -226,28 +274,32 @@ class Publisher:
             db.execute("PRAGMA synchronous=NORMAL")
             self._await_outbox(db)
             while not self._stop.is_set():
-                session = Session(self, db)
+                session = Session(self.link, db)
                 try:
                     if session.connect():
                         session.serve()
                 finally:
-                    session.close()
-                if session.too_big is not None:
-                    self.problem_now(f"the broker sent a packet of {session.too_big} bytes "
-                                     f"(the box takes {MAX_INCOMING} at most): cut off, and "
-                                     f"connected again in a while")
-                elif session.refused is not None:
-                    self._was_refused(*session.refused)
-                elif session.accepted and not self._stop.is_set():
-                    self.unreachable("the broker closed the connection")
+                    ending = session.close()
+                self._ended(ending)
                 if self._stop.is_set():
                     break
-                if session.downgrade:
+                if ending.downgrade:
                     continue   # at once, in 3.1.1
-                self._sleep(BACKOFF_S[min(self._attempt, len(BACKOFF_S) - 1)])
-                self._attempt += 1
+                self._sleep(BACKOFF_S[min(self.link.attempt, len(BACKOFF_S) - 1)])
+                self.link.attempt += 1
         finally:
             db.close()
+
+    def _ended(self, ending: Ending) -> None:
+        """What a session's end means for the link (the fault, the journal)."""
+        if ending.too_big is not None:
+            self.link.problem_now(f"the broker sent a packet of {ending.too_big} bytes "
+                                  f"(the box takes {MAX_INCOMING} at most): cut off, and "
+                                  f"connected again in a while")
+        elif ending.refused is not None:
+            self.link.was_refused(*ending.refused)
+        elif ending.accepted and not self._stop.is_set():
+            self.link.unreachable("the broker closed the connection")
 
     def _await_outbox(self, db: sqlite3.Connection) -> None:
         """Wait for the store to have made the outbox and the record's epoch (it
@@ -255,148 +307,14 @@ class Publisher:
         while not self._stop.is_set():
             epoch = epoch_of(db)
             if epoch is not None:
-                self.epoch = epoch
+                self.link.epoch = epoch
                 return
             select.select([self._wake_r], [], [], 1.0)
-            self.drain_pipe()
+            self.link.drain_pipe()
 
     def _sleep(self, seconds: float) -> None:
         """Wait, cut short by a stop (not by new rows: the broker is away)."""
         end = time.monotonic() + seconds
         while not self._stop.is_set() and time.monotonic() < end:
             select.select([self._wake_r], [], [], max(0.0, end - time.monotonic()))
-            self.drain_pipe()
-
-    # ------------------------------------------------------------------ for the session
-
-    @property
-    def wake_fd(self) -> int:
-        return self._wake_r
-
-    def stopping(self) -> bool:
-        return self._stop.is_set()
-
-    def drain_pipe(self) -> None:
-        try:
-            while os.read(self._wake_r, 4096):
-                pass
-        except (BlockingIOError, OSError):
-            pass
-
-    def _say(self, text: str) -> None:
-        if text != self.problem:
-            log.warning("MQTT: %s", text)
-        self.problem = text
-
-    def problem_now(self, text: str) -> None:
-        """A problem that is a fault at once (refused credentials, a secret file)."""
-        self._say(text)
-        self._tell_box(text)
-
-    def unreachable(self, text: str) -> None:
-        """The broker is away: a fault once it has been away for ``grace_s``."""
-        self._say(text)
-        now = time.monotonic()
-        if self._down_since is None:
-            self._down_since = now
-        if now - self._down_since >= self.grace_s:
-            self._tell_box(text)
-
-    def _tell_box(self, text: str) -> None:
-        if self.health.fault is None:
-            self.health.bad(text)
-            if self._wake_box is not None:
-                self._wake_box()
-
-    def speak_311(self) -> None:
-        if self.v5:
-            self.v5 = False
-            log.warning("MQTT: %s", ACL_CAVEAT.format(box=self.box))
-
-    def connected(self) -> None:
-        """The broker accepted the connection."""
-        if self.problem is not None:
-            log.info("MQTT: connected to %s:%d (MQTT %s)", self.broker.host, self.broker.port,
-                     "5" if self.v5 else "3.1.1")
-        self.problem, self._down_since = None, None
-        if self._refused_seq is None:
-            self._attempt = 0
-
-    def working(self) -> None:
-        """A round of sending went through (the session, after each): the fault,
-        if one was shown, is over unless the broker refused an event still queued."""
-        if self._refused_seq is None:
-            self._all_well()
-
-    def _all_well(self) -> None:
-        if self.health.fault is not None:
-            self.health.good()
-            if self._wake_box is not None:
-                self._wake_box()
-
-    def _was_refused(self, seq: int, reason: str) -> None:
-        self.refused += 1
-        self._refused_seq = seq
-        self.problem_now(f"the broker refused event {seq} on {self.topics['event']} "
-                         f"({reason}): it stays in the outbox")
-
-    def acknowledged(self, seqs: list[int]) -> None:
-        """Rows the broker accepted (and the session deleted)."""
-        self.sent += len(seqs)
-        if self._refused_seq is not None and seqs[-1] >= self._refused_seq:
-            self._refused_seq, self._attempt = None, 0   # taken (or dropped by the limits)
-            self._all_well()
-
-    def follow_backups(self, worker: BackupWorker) -> None:
-        """The state carries the newest copy's time, and is looked at again (published
-        if it changed) each time ``worker`` takes one: no loop of its own."""
-        self.last_backup = lambda: worker.last
-        worker.on_copy = self.wake
-
-    def roster_problem(self, text: str) -> None:
-        """A league roster entry not kept (the league's to mend: logged, the box plays
-        on with the roster it holds)."""
-        self.roster_refused += 1
-        log.warning("MQTT: %s", text)
-
-    def now(self) -> float:
-        """The wall clock (the time a resent game is queued at)."""
-        return self._clock()
-
-    def note_event(self, event: str) -> None:
-        if event.startswith('{"event":"fault"') or event.startswith('{"event":"recovered"'):
-            try:
-                data = json.loads(event)
-                device = str(data["device"])
-            except (ValueError, KeyError, TypeError):
-                return
-            if data["event"] == "fault":
-                self.faults[device] = str(data.get("detail", ""))
-            else:
-                self.faults.pop(device, None)
-
-    def state(self, db: sqlite3.Connection, live: Callable[[sqlite3.Connection, float],
-                                                            dict[str, Any]],
-              outbox: Callable[[sqlite3.Connection], dict[str, int]]) -> dict[str, Any] | None:
-        """The retained state's payload (without its ``seq``), or None if the
-        record cannot be read now (said once; the events go on)."""
-        try:
-            summary = live(db, self._clock())
-            figures = outbox(db)
-            latest = latest_ended(db)
-        except (ValueError, TypeError, KeyError, IndexError) as error:
-            self._say(f"the state cannot be read from the record ({error}): not published")
-            return None
-        faults = {**self.faults}
-        if self.health.fault is not None:
-            faults[PART] = self.health.fault
-        listed = [{"device": d, "detail": t} for d, t in sorted(faults.items())]
-        state = "fault" if listed else "playing" if summary["playing"] else "idle"
-        best = summary["tonight"]["best"]
-        return {"box": self.box, "epoch": self.epoch, "state": state, "faults": listed,
-                "fault_parts": ", ".join(f["device"] for f in listed) or None,
-                "games_tonight": summary["tonight"]["games"],
-                "best_tonight": None if best is None else best["score"],
-                "outbox": figures, "latest_game": latest, "version": __version__,
-                "last_backup": stamp(self.last_backup() if self.last_backup else None),
-                **summary}
+            self.link.drain_pipe()

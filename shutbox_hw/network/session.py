@@ -25,6 +25,10 @@ the publisher's thread (paho's callbacks run inside them: no locks here).
 On connect the retained state goes first (fresh figures), then ``online``,
 then Home Assistant's discovery; the events follow, at most :data:`WINDOW`
 in flight.
+
+A session knows nothing of the publisher: what it connects with, the thread's
+signals and where it says what happened are the :class:`~.link.Link` both hold,
+and :meth:`Session.close` hands back how it ended (:class:`~.link.Ending`).
 """
 
 from __future__ import annotations
@@ -33,13 +37,11 @@ import functools
 import json
 import select
 import sqlite3
-import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
-from ..config.network import Broker, NetworkConfig, private_file_problem, read_secret
+from ..config.network import private_file_problem, read_secret
 from ..store.tables.game_record import queue_resend, resend_request
 from ..store.tables.league_table import BOX_TABLE, table_topic
 from ..store.tables.league_table import take as take_table
@@ -50,6 +52,7 @@ from .league_forget import applied as deleted
 from .league_forget import take as take_tombstone
 from .league_roster import ROSTER_FILTER, roster_player
 from .league_roster import take as take_roster
+from .link import Ending, Link
 from .live import Kept
 
 WINDOW = 20              # messages in flight at once (paho's own default)
@@ -79,46 +82,11 @@ def guarded_client(client_class: type) -> type:
     return Guarded
 
 
-class Owner(Protocol):
-    """What a session uses of its publisher (:class:`.publisher.Publisher`): the
-    connection's settings, the thread's wake-up pipe, and where to say what happened.
-    Written out here so the session does not import the publisher that imports it."""
-
-    mqtt: Any                 # the paho-mqtt client module
-    broker: Broker
-    network: NetworkConfig
-    box: str
-    client_id: str
-    topics: dict[str, str]
-    v5: bool
-    refresh_s: float
-    drained: threading.Event
-    epoch: str                # the record's (store/tables/epoch.py), on every message
-    resent: int               # games queued again on the league's request
-
-    @property
-    def wake_fd(self) -> int: ...
-    def stopping(self) -> bool: ...
-    def drain_pipe(self) -> None: ...
-    def problem_now(self, text: str) -> None: ...
-    def unreachable(self, text: str) -> None: ...
-    def speak_311(self) -> None: ...
-    def connected(self) -> None: ...
-    def working(self) -> None: ...
-    def acknowledged(self, seqs: list[int]) -> None: ...
-    def note_event(self, event: str) -> None: ...
-    def roster_problem(self, text: str) -> None: ...
-    def now(self) -> float: ...
-    def state(self, db: sqlite3.Connection,
-              live: Callable[[sqlite3.Connection, float], dict[str, Any]],
-              outbox: Callable[[sqlite3.Connection], dict[str, int]]) -> dict[str, Any] | None: ...
-
-
 class Session:
     """Connect, pump the outbox until the connection drops or the publisher stops."""
 
-    def __init__(self, publisher: Owner, db: sqlite3.Connection) -> None:
-        self.pub = publisher
+    def __init__(self, link: Link, db: sqlite3.Connection) -> None:
+        self.link = link
         self.db = db
         self.accepted = False      # the broker accepted the CONNACK
         self.lost = False
@@ -141,46 +109,46 @@ class Session:
     # ------------------------------------------------------------------ connecting
 
     def connect(self) -> bool:
-        pub = self.pub
-        mqtt = pub.mqtt
+        link = self.link
+        mqtt = link.mqtt
         client_class = guarded_client(mqtt.Client)
-        if pub.v5:
-            client = client_class(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
+        if link.v5:
+            client = client_class(mqtt.CallbackAPIVersion.VERSION2, client_id=link.client_id,
                                   protocol=mqtt.MQTTv5, reconnect_on_failure=False)
         else:
-            client = client_class(mqtt.CallbackAPIVersion.VERSION2, client_id=pub.client_id,
+            client = client_class(mqtt.CallbackAPIVersion.VERSION2, client_id=link.client_id,
                                   protocol=mqtt.MQTTv311, clean_session=True,
                                   reconnect_on_failure=False)
-        client.will_set(pub.topics["status"], "offline", qos=1, retain=True)
+        client.will_set(link.topics["status"], "offline", qos=1, retain=True)
         try:
-            credentials = pub.network.credentials_file
+            credentials = link.network.credentials_file
             if credentials:
                 problem = private_file_problem(credentials, f"credentials file {credentials}")
                 if problem:
                     raise ValueError(problem + " (not used meanwhile)")
                 user, _, password = read_secret(credentials, "credentials file").partition(":")
                 client.username_pw_set(user, password or None)
-            if pub.broker.tls:
-                client.tls_set(ca_certs=pub.network.ca_file)
+            if link.broker.tls:
+                client.tls_set(ca_certs=link.network.ca_file)
         except (ValueError, OSError) as error:
-            pub.problem_now(str(error))
+            link.problem_now(str(error))
             return False
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         try:
-            if pub.v5:
+            if link.v5:
                 from paho.mqtt.packettypes import PacketTypes
                 from paho.mqtt.properties import Properties
                 limits = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
                 limits.MaximumPacketSize = MAX_INCOMING   # a broker sends nothing larger
-                client.connect(pub.broker.host, pub.broker.port, keepalive=KEEPALIVE_S,
+                client.connect(link.broker.host, link.broker.port, keepalive=KEEPALIVE_S,
                                clean_start=True, properties=limits)
             else:
-                client.connect(pub.broker.host, pub.broker.port, keepalive=KEEPALIVE_S)
+                client.connect(link.broker.host, link.broker.port, keepalive=KEEPALIVE_S)
         except (OSError, ValueError) as error:
-            pub.unreachable(f"cannot reach {pub.broker.host}:{pub.broker.port}: "
+            link.unreachable(f"cannot reach {link.broker.host}:{link.broker.port}: "
                             f"{getattr(error, 'strerror', None) or error}")
             return False
         self._client = client
@@ -188,32 +156,32 @@ class Session:
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                     properties: Any) -> None:
-        pub = self.pub
+        link = self.link
         if reason.is_failure:
             self.lost = True
-            if pub.v5 and getattr(reason, "value", None) == UNSUPPORTED_PROTOCOL:
-                pub.speak_311()
+            if link.v5 and getattr(reason, "value", None) == UNSUPPORTED_PROTOCOL:
+                link.speak_311()
                 self.downgrade = True
                 return
-            pub.problem_now(f"the broker refused the connection: {reason}")
+            link.problem_now(f"the broker refused the connection: {reason}")
             return
         self.accepted = True
-        pub.connected()
+        link.connected()
         # the fresh state before "online": no stale retained figures shown as live
         self._state_seq = newest_seq(self.db)
         self._last_queued = 0
         for event, in self.db.execute(   # the faults the state includes, sent or not yet
                 "SELECT event FROM outbox WHERE event LIKE '{\"event\":\"fault\"%'"
                 " OR event LIKE '{\"event\":\"recovered\"%' ORDER BY seq"):
-            pub.note_event(event)
+            link.note_event(event)
         self._publish_state()
-        self._publish(pub.topics["status"], "online", retain=True)
-        client.subscribe(pub.topics["resend"], qos=1)   # the league asks for games
+        self._publish(link.topics["status"], "online", retain=True)
+        client.subscribe(link.topics["resend"], qos=1)   # the league asks for games
         client.subscribe(ROSTER_FILTER, qos=1)          # the league's players (retained)
         client.subscribe(FORGET_FILTER, qos=1)          # players deleted there (retained)
-        client.subscribe(table_topic(pub.box), qos=1)   # the TV's league table (retained)
-        if pub.network.homeassistant:
-            for topic, payload in discovery_messages(pub.box, pub.topics, pub.network):
+        client.subscribe(table_topic(link.box), qos=1)  # the TV's league table (retained)
+        if link.network.homeassistant:
+            for topic, payload in discovery_messages(link.box, link.topics, link.network):
                 self._publish(topic, payload, retain=True)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
@@ -243,26 +211,26 @@ class Session:
         if forget_player_id(message.topic) is not None:
             self._tombstone(message.topic, message.payload)
             return
-        if message.topic.startswith(BOX_TABLE) and message.topic == table_topic(self.pub.box):
+        if message.topic.startswith(BOX_TABLE) and message.topic == table_topic(self.link.box):
             try:       # the TV's league table (store/tables/league_table.py); retained: given
-                problem = take_table(self.db, message.payload, self.pub.now())  # again
+                problem = take_table(self.db, message.payload, self.link.now())  # again
             except sqlite3.Error as error:
                 problem = f"the league's table could not be kept now ({error}): connecting again"
                 self.lost = True
             if problem is not None:
-                self.pub.roster_problem(problem)
+                self.link.roster_problem(problem)
             return
-        if message.topic != self.pub.topics["resend"]:
+        if message.topic != self.link.topics["resend"]:
             return
-        wanted = resend_request(message.payload, self.pub.epoch)
+        wanted = resend_request(message.payload, self.link.epoch)
         if not wanted:
             return
         try:
-            count = queue_resend(self.db, wanted, self.pub.now())
+            count = queue_resend(self.db, wanted, self.link.now())
         except sqlite3.Error as error:   # the daemon's write holds the lock: asked again
-            self.pub.problem_now(f"a resend request could not be queued ({error})")
+            self.link.problem_now(f"a resend request could not be queued ({error})")
             return
-        self.pub.resent += count
+        self.link.resent += count
         self._look = True
 
     def _roster(self, topic: str, payload: bytes) -> None:
@@ -273,19 +241,19 @@ class Session:
             player = roster_player(topic)
             if payload and player is not None and deleted(self.db, player):
                 return        # an old copy of a player deleted at the league
-            problem = take_roster(self.db, topic, payload, self.pub.now())
+            problem = take_roster(self.db, topic, payload, self.link.now())
         except sqlite3.Error as error:
             problem = f"the league's roster could not be kept now ({error}): connecting again"
             self.lost = True
         if problem is not None:
-            self.pub.roster_problem(problem)
+            self.link.roster_problem(problem)
 
     def _tombstone(self, topic: str, payload: bytes) -> None:
         """A player deleted at the league removed here (network/league_forget.py); one
         sitting in the game under way, or a record busy past the timeout, tried again
         every few seconds (:meth:`serve`)."""
         try:
-            problem = take_tombstone(self.db, topic, payload, self.pub.now())
+            problem = take_tombstone(self.db, topic, payload, self.link.now())
         except sqlite3.Error as error:
             problem = f"a player deleted at the league could not be removed now ({error})"
         if problem is not None and "refused" not in problem:
@@ -293,7 +261,7 @@ class Session:
         else:
             self._tombstones.pop(topic, None)
         if problem is not None:
-            self.pub.roster_problem(problem)
+            self.link.roster_problem(problem)
 
     def _retry_tombstones(self) -> None:
         now = time.monotonic()
@@ -306,10 +274,10 @@ class Session:
         """One message, QoS 1; a refusal by paho (not connected, its queue full)
         ends this connection: the rows stay queued and go on the next."""
         info = self._client.publish(topic, payload, qos=1, retain=retain)
-        if info.rc != self.pub.mqtt.MQTT_ERR_SUCCESS:
+        if info.rc != self.link.mqtt.MQTT_ERR_SUCCESS:
             self.lost = True
-            self.pub.unreachable(f"could not publish on {topic}: "
-                                 f"{self.pub.mqtt.error_string(info.rc)}")
+            self.link.unreachable(f"could not publish on {topic}: "
+                                 f"{self.link.mqtt.error_string(info.rc)}")
             return None
         return info
 
@@ -317,15 +285,15 @@ class Session:
 
     def serve(self) -> None:
         """Pump until the connection drops or the publisher stops."""
-        client, pub = self._client, self.pub
-        while not pub.stopping() and not self.lost:
+        client, link = self._client, self.link
+        while not link.stopping() and not self.lost:
             sock = client.socket()
             if sock is None:
                 break
             want = [sock] if client.want_write() else []
-            readable, writable, _ = select.select([sock, pub.wake_fd], want, [], 1.0)
-            if pub.wake_fd in readable:
-                pub.drain_pipe()
+            readable, writable, _ = select.select([sock, link.wake_fd], want, [], 1.0)
+            if link.wake_fd in readable:
+                link.drain_pipe()
                 self._look = True     # the box's picture may have moved without an event
             if sock in readable and client.loop_read() != 0:
                 break
@@ -337,7 +305,7 @@ class Session:
             if self.accepted:
                 self._pump()
                 if not self.lost:
-                    pub.working()
+                    link.working()
         self.too_big = getattr(client, "too_big", None)
 
     def _pump(self) -> None:
@@ -352,37 +320,37 @@ class Session:
             done.append(seq)
         if done:
             sent(self.db, done)
-            self.pub.acknowledged(done)
+            self.link.acknowledged(done)
             shrink(self.db)
         if self.lost:
             return
         room = WINDOW - len(self._inflight)
         if room > 0:
             for seq, at, event, topic in oldest(self.db, self._last_queued, room):
-                payload = (f'{{"box":{json.dumps(self.pub.box)},'
-                           f'"epoch":{json.dumps(self.pub.epoch)},"seq":{seq},"at":{at:.3f},'
+                payload = (f'{{"box":{json.dumps(self.link.box)},'
+                           f'"epoch":{json.dumps(self.link.epoch)},"seq":{seq},"at":{at:.3f},'
                            f'{event[1:]}')
-                info = self._publish(self.pub.topics[topic or "event"], payload)
+                info = self._publish(self.link.topics[topic or "event"], payload)
                 if info is None:
                     return
                 self._inflight[info.mid] = [seq, False, False]
                 self._last_queued = seq
                 if topic is None:
-                    self.pub.note_event(event)
+                    self.link.note_event(event)
         if not self._inflight:
             fresh = self._last_queued > self._state_seq
-            if fresh or self._look or time.monotonic() - self._state_at >= self.pub.refresh_s:
+            if fresh or self._look or time.monotonic() - self._state_at >= self.link.refresh_s:
                 self._look = False
                 self._publish_state(only_if_changed=not fresh)
                 self._state_seq = max(self._state_seq, self._last_queued)
-            self.pub.drained.set()
+            self.link.drained.set()
 
     def _publish_state(self, only_if_changed: bool = False) -> None:
         """The retained state (the live summary, the faults, the outbox); with
         ``only_if_changed`` (the periodic look: tonight's window moves with
         the clock) only when it differs from the last one sent."""
         self._state_at = time.monotonic()
-        payload = self.pub.state(self.db, self._live, outbox_figures)
+        payload = self.link.state(self.db, self._live, outbox_figures)
         if payload is None:
             return
         seq = max(self._state_seq, self._last_queued)
@@ -390,20 +358,24 @@ class Session:
         if only_if_changed and text == self._state_sent:
             return
         self._state_sent = text
-        self._publish(self.pub.topics["state"], json.dumps({**payload, "seq": seq}),
+        self._publish(self.link.topics["state"], json.dumps({**payload, "seq": seq}),
                       retain=True)
 
-    def close(self) -> None:
+    def close(self) -> Ending:
         """Offline said on a clean stop; a clean DISCONNECT after a refused event
         (no last will: the box is online, only its events wait); the socket
-        closed in any case."""
+        closed in any case. How the session ended, for the publisher."""
         client, self._client = self._client, None
-        if client is None:
-            return
-        if self.accepted and not self.dropped and (self.pub.stopping() or self.refused):
+        if client is not None:
+            self._disconnect(client)
+        return Ending(accepted=self.accepted, refused=self.refused, too_big=self.too_big,
+                      downgrade=self.downgrade)
+
+    def _disconnect(self, client: Any) -> None:
+        if self.accepted and not self.dropped and (self.link.stopping() or self.refused):
             end = time.monotonic() + 2
-            if self.pub.stopping():
-                info = client.publish(self.pub.topics["status"], "offline", qos=1,
+            if self.link.stopping():
+                info = client.publish(self.link.topics["status"], "offline", qos=1,
                                       retain=True)
                 while not info.is_published() and time.monotonic() < end:
                     if client.loop(0.1) != 0:

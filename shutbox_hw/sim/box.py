@@ -33,8 +33,8 @@ from ..hal.simulated.mcp23017 import SimMcp23017
 from ..hal.simulated.reader import WorldReader
 from ..hal.simulated.world import SimSwitch, SimWorld, expander_pin_setter
 from .observed import Observed
-from .recent import Recent, recent_states
-from .recorded_panel import AckingChip, PanelRecorder, SyncedDisplay
+from .parts.recent import Recent, recent_states
+from .parts.recorded_panel import AckingChip, PanelRecorder, SyncedDisplay
 
 Seen = FlapChanged | ButtonPressed | ServiceRequested
 """An input the daemon got that the simulated person watches for."""

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..hal.simulated.timing import DiskProfile, SyncLatency
-from ..store import Store
+from ...hal.simulated.timing import DiskProfile, SyncLatency
+from ...store import Store
 
 
 class PowerCut(BaseException):

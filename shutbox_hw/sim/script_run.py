@@ -11,7 +11,9 @@ from typing import Protocol, assert_never
 
 from ..config.config_file import Config
 from .box import SimulatedBox, device_problem, has_int_line
-from .disk import SimDisk
+from .clock import VirtualTime
+from .parts.disk import SimDisk
+from .person import Person
 from .script import ScriptError
 from .script_commands import (
     Bounce,
@@ -36,25 +38,16 @@ from .world_commands import Bus, Disk, Glitch, Press
 
 
 class Actor(Protocol):
-    """What a script line is carried out with: the simulated box and its disk, and
-    the person's acts (:class:`.runner.SimRunner` is the one; written out here so
-    this module does not import the runner that imports it)."""
+    """What a script line is carried out with (:class:`.runner.SimRunner` wires it;
+    written out here so this module does not import the runner that imports it): the
+    simulated box and its disk, the person at it, its virtual time, and its power."""
 
     sim: SimulatedBox
     disk: SimDisk
+    person: Person
+    time: VirtualTime
 
-    def start_game(self, players: int) -> None: ...
-    def throw_next(self, faces: tuple[int, ...]) -> None: ...
-    def press(self, button: str, long: bool = False) -> None: ...
-    def await_module(self) -> None: ...
-    def shake(self, line: int = 0) -> None: ...
-    def hold_both(self) -> None: ...
-    def service(self) -> None: ...
-    def flap(self, tile: int, shut: bool) -> None: ...
-    def advance(self, ms: int) -> None: ...
     def restart(self) -> None: ...
-    def bounce(self, tile: int, edges: int) -> None: ...
-    def contact(self, name: int | str, ms: int, *, bounce: bool) -> None: ...
 
 
 def check_steps(steps: list[Step], config: Config, name: str = "script") -> None:
@@ -77,26 +70,27 @@ def check_steps(steps: list[Step], config: Config, name: str = "script") -> None
 def run_step(runner: Actor, step: Step) -> None:
     """Carry out one script line on ``runner``'s box (a person's act, a fault,
     the world changing)."""
+    person = runner.person
     match step.command:
         case Start(players):
-            runner.start_game(players)
+            person.start_game(players)
         case Dice(faces):
-            runner.throw_next(faces)
+            person.throw_next(faces)
         case ButtonPress(button, long):
-            runner.press(button, long=long)
+            person.press(button, long=long)
             if button == "roll":
-                runner.await_module()
+                person.await_module()
         case Shake():
-            runner.shake(step.line)
+            person.shake(step.line)
         case HoldBoth():
-            runner.hold_both()
+            person.hold_both()
         case Service():
-            runner.service()
+            person.service()
         case MoveFlaps(tiles, shut):
             for tile in tiles:
-                runner.flap(tile, shut)
+                person.flap(tile, shut)
         case Wait(seconds):
-            runner.advance(round(seconds * 1000))
+            runner.time.advance(round(seconds * 1000))
         case Restart():
             runner.restart()
         case I2cFault(rate):
@@ -106,7 +100,7 @@ def run_step(runner: Actor, step: Step) -> None:
         case Plug(device, plugged):
             runner.sim.set_plugged(device, plugged)
         case Bounce(tile, edges):
-            runner.bounce(tile, edges)
+            person.bounce(tile, edges)
         case IntWire(cut):
             runner.sim.set_int_cut(cut)
         case CutAfterWrites(writes):
@@ -114,9 +108,9 @@ def run_step(runner: Actor, step: Step) -> None:
         case DiskFull(full):
             runner.disk.full = full
         case Glitch(name, ms):
-            runner.contact(name, ms, bounce=False)
+            person.contact(name, ms, bounce=False)
         case Press(name, ms):
-            runner.contact(name, ms, bounce=True)
+            person.contact(name, ms, bounce=True)
         case Disk(profile):
             runner.disk.set_profile(profile)
         case Bus(hz):

@@ -18,11 +18,11 @@ from typing import Any
 
 from PIL import Image
 
-from ..base.events import InputFault
-from ..hal.adapters.display import dummy_device
-from ..hal.adapters.panel_pages import page_bytes
-from ..hal.simulated.bus import FAULT_ERRNOS, SimBus
-from ..hal.simulated.panel import SimPanel, frame_transfers, queue_frame
+from ...base.events import InputFault
+from ...hal.adapters.display import dummy_device
+from ...hal.adapters.panel_pages import page_bytes
+from ...hal.simulated.bus import FAULT_ERRNOS, SimBus
+from ...hal.simulated.panel import SimPanel, frame_transfers, queue_frame
 
 
 class SyncedDisplay:
