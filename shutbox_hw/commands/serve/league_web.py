@@ -45,7 +45,7 @@ import threading
 from collections.abc import Callable, Iterator
 from html import escape
 from typing import Any, TypeVar
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode
 
 import anyio
 import anyio.to_thread
@@ -64,6 +64,7 @@ from ...league.views import GAME_FIELDS, player_games, players, seasons, spellin
 from ...players.league_secret import shown
 from ...players.names import MAX_NAME_CHARS, name_key
 from ...render import qr
+from ...web.gate.forms import same_site
 from ...web.gate.guard import line, secure
 from ...web.gate.limits import AddressLimit
 
@@ -538,21 +539,6 @@ async def _form(request: Request) -> dict[str, list[str]]:
         return parse_qs(body.decode("utf-8", "replace"), max_num_fields=3)
     except ValueError:
         raise HTTPException(400, "a form of at most 3 fields") from None
-
-
-def same_site(request: Request) -> bool:
-    """The form was sent from these pages: a browser says where from (``Sec-Fetch-Site``;
-    ``Origin``, compared with the ``Host`` the guard accepted); a client that says
-    neither is no browser, so no visitor of another site is abused."""
-    fetch_site = request.headers.get("sec-fetch-site")
-    if fetch_site is not None and fetch_site != "same-origin":
-        return False
-    origin = request.headers.get("origin")
-    if origin is None or (origin == "null" and fetch_site is not None):
-        return True
-    parts = urlsplit(origin.strip())
-    return parts.scheme in ("http", "https") and \
-        parts.netloc.lower() == request.headers.get("host", "").lower()
 
 
 def join_form(name: str = "") -> str:

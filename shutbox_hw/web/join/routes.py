@@ -11,7 +11,6 @@ import re
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -29,7 +28,7 @@ from ...store.tables.capability import Capability, offers
 from ...store.tables.league import league_keys
 from ...store.tables.roster import recent
 from ..content.reader import Reader
-from ..gate.forms import form_fields
+from ..gate.forms import form_fields, same_site
 from ..gate.limits import AddressLimit
 from ..gate.refusals import Refused
 from .league import LeagueJoin, in_league
@@ -161,22 +160,9 @@ class Join:
                                         [str(p) for p in answer.get("players", [])]))
 
     def _same_site(self, request: Request) -> bool:
-        """The form was sent from the box's own page: a browser says where from
-        (``Sec-Fetch-Site``, and ``Origin``: "null" under the pages' no-referrer
-        policy, so then only with the former); a page of another site must not claim
-        seats with its visitors' phones. A client that says neither is no browser (no
-        visitor to abuse) and goes on to the same checks as everyone."""
-        fetch_site = request.headers.get("sec-fetch-site")
-        if fetch_site is not None and fetch_site != "same-origin":
-            return False
-        origin = request.headers.get("origin")
-        if origin is None or (origin == "null" and fetch_site is not None):
-            return True
-        ours = {request.headers.get("host", "").lower()}
-        if self.base is not None:
-            ours.add(urlsplit(self.base).netloc.lower())
-        parts = urlsplit(origin.strip())
-        return parts.scheme in ("http", "https") and parts.netloc.lower() in ours
+        """The form came from the box's own page (its host, or the address phones
+        are given): seats are not claimed with another site's visitors' phones."""
+        return same_site(request, self.base)
 
     async def qr_svg(self, request: Request) -> Response:
         code = self._code(request)
