@@ -8,7 +8,8 @@ function's name (``from league_setup import league_fixture``); pytest finds it a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,8 +58,47 @@ class League:
                          + [b.log() for b in [self.central, *self.pubs.values()]])
 
 
-@pytest.fixture(name="league")
-def league_fixture(tmp_path: Path) -> Iterator[League]:
+def league_users(pubs: dict[str, list[str]]) -> dict[str, tuple[str, list[str]]]:
+    """The central broker's users and ACLs, as docs/network/league.md's "The brokers"
+    writes them: the league's, and each pub's bridge for its boxes (``pubs``)."""
+    users = {LEAGUE_USER: (LEAGUE_PASSWORD, ["topic read shutbox/+/game",
+                                             "topic read shutbox/+/state",
+                                             "topic read shutbox/+/league/join",
+                                             "topic write shutbox/+/resend",
+                                             "topic write shutbox/league/roster/#",
+                                             "topic write shutbox/league/forget/#",
+                                             "topic write shutbox/league/table/#"])}
+    for pub, boxes in pubs.items():
+        users[pub] = (f"{pub}-secret", [line for box in boxes for line in (
+            [f"topic write shutbox/{box}/{k}" for k in ("event", "state", "status",
+                                                       "game")]
+            + [f"topic read shutbox/{box}/resend",
+               f"topic write shutbox/{box}/league/join",
+               f"topic read shutbox/league/table/{box}"])]
+            + ["topic read shutbox/league/roster/#",
+               "topic read shutbox/league/forget/#"])
+    return users
+
+
+@dataclass
+class Parts:
+    """The league's parts as started (see :func:`league_parts`)."""
+    pg: Postgres
+    central: LeagueBroker
+    pubs: dict[str, LeagueBroker]
+    configs: dict[str, Path]                 # box -> its sim config
+    credentials: Path                        # the ingests' user:password
+    ingests: list[IngestProcess]
+
+
+@contextmanager
+def league_parts(folder: Path, pubs: dict[str, list[str]],
+                 central_port: Callable[[str, LeagueBroker], int] | None = None
+                 ) -> Iterator[Parts]:
+    """PostgreSQL (migrated), the central broker on TLS, a broker per pub bridged to it
+    (``central_port``: the port a pub's bridge dials, the central's by default), each
+    box's sim config; the ingests' list (empty: the caller starts them); everything
+    stopped at the end."""
     need_parts()
     pg = Postgres()
     brokers: list[LeagueBroker] = []
@@ -67,45 +107,39 @@ def league_fixture(tmp_path: Path) -> Iterator[League]:
         pg.start()
         migrated = run_cli("league", "migrate", "--dsn", pg.dsn, cwd=CHECKOUT)
         assert migrated.returncode == 0, migrated.stderr
-        users = {LEAGUE_USER: (LEAGUE_PASSWORD, ["topic read shutbox/+/game",
-                                                 "topic read shutbox/+/state",
-                                                 "topic read shutbox/+/league/join",
-                                                 "topic write shutbox/+/resend",
-                                                 "topic write shutbox/league/roster/#",
-                                                 "topic write shutbox/league/forget/#",
-                                                 "topic write shutbox/league/table/#"])}
-        for pub, boxes in PUBS.items():
-            users[pub] = (f"{pub}-secret", [line for box in boxes for line in (
-                [f"topic write shutbox/{box}/{k}" for k in ("event", "state", "status",
-                                                           "game")]
-                + [f"topic read shutbox/{box}/resend",
-                   f"topic write shutbox/{box}/league/join",
-                   f"topic read shutbox/league/table/{box}"])]
-                + ["topic read shutbox/league/roster/#",
-                   "topic read shutbox/league/forget/#"])
-        central = LeagueBroker(tmp_path / "central", users, tls=True)   # TLS, as the docs
+        central = LeagueBroker(folder / "central", league_users(pubs), tls=True)
         brokers.append(central)
         central.start()
-        pubs, configs = {}, {}
-        for pub, boxes in PUBS.items():
-            broker = LeagueBroker(tmp_path / pub, {box: (f"{box}-pw", box_user(box))
-                                                   for box in boxes},
-                                  bridge_lines(pub, central, f"{pub}-secret", boxes))
+        started, configs = {}, {}
+        for pub, boxes in pubs.items():
+            lines = bridge_lines(pub, central, f"{pub}-secret", boxes)
+            if central_port is not None:
+                lines = lines.replace(f"address 127.0.0.1:{central.port}",
+                                      f"address 127.0.0.1:{central_port(pub, central)}")
+            broker = LeagueBroker(folder / pub, {box: (f"{box}-pw", box_user(box))
+                                                 for box in boxes}, lines)
             brokers.append(broker)
             broker.start()
-            pubs[pub] = broker
+            started[pub] = broker
             for box in boxes:
-                configs[box] = box_config(tmp_path / "boxes", box, broker, f"{box}-pw")
-        credentials = tmp_path / "league.credentials"
+                configs[box] = box_config(folder / "boxes", box, broker, f"{box}-pw")
+        credentials = folder / "league.credentials"
         credentials.write_text(f"{LEAGUE_USER}:{LEAGUE_PASSWORD}\n")
         credentials.chmod(0o600)
-        league = League(tmp_path, pg, central, pubs, configs, credentials, ingests)
-        for _ in range(2):
-            league.start_ingest()
-        yield league
+        yield Parts(pg, central, started, configs, credentials, ingests)
     finally:
         for ingest in ingests:
             ingest.stop()
         for broker in brokers:
             broker.kill()
         pg.destroy()
+
+
+@pytest.fixture(name="league")
+def league_fixture(tmp_path: Path) -> Iterator[League]:
+    with league_parts(tmp_path, PUBS) as parts:
+        league = League(tmp_path, parts.pg, parts.central, parts.pubs, parts.configs,
+                        parts.credentials, parts.ingests)
+        for _ in range(2):
+            league.start_ingest()
+        yield league

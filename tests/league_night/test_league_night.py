@@ -47,12 +47,9 @@ from league_parts import (  # noqa: E402
     Link,
     Postgres,
     all_in,
-    box_config,
-    box_user,
-    bridge_lines,
-    need_parts,
     publish_as,
 )
+from league_setup import LEAGUE_PASSWORD, LEAGUE_USER, league_parts  # noqa: E402
 from league_truth import (  # noqa: E402
     key,
     luck_truth,
@@ -91,7 +88,6 @@ EVENING: dict[str, list[tuple[str, str | None]]] = {
     "b2": [("Jo", "Dev"), ("Kai", "Eli"), ("Fay", "Gus")],
     "c1": [("Anna", "Ivo"), ("Lou", "Hana"), ("Lou", GUEST)],
 }
-LEAGUE_USER, LEAGUE_PASSWORD = "league", "league-secret"
 TV = ("rank", "player", "games", "wins", "points")
 
 
@@ -115,54 +111,21 @@ class Night:
 
 @pytest.fixture(name="night")
 def night_fixture(tmp_path: Path) -> Iterator[Night]:
-    need_parts()
-    pg = Postgres()
-    brokers: list[LeagueBroker] = []
-    ingests: list[IngestProcess] = []
-    try:
-        pg.start()
-        migrated = run_cli("league", "migrate", "--dsn", pg.dsn, cwd=CHECKOUT)
-        assert migrated.returncode == 0, migrated.stderr
-        # the ACLs of docs/network/league.md's "The brokers"
-        users = {LEAGUE_USER: (LEAGUE_PASSWORD, [
-            "topic read shutbox/+/game", "topic read shutbox/+/state",
-            "topic write shutbox/+/resend", "topic write shutbox/league/roster/#",
-            "topic write shutbox/league/forget/#", "topic write shutbox/league/table/#"])}
-        for pub, boxes in PUBS.items():
-            users[pub] = (f"{pub}-secret", [line for b in boxes for line in (
-                [f"topic write shutbox/{b}/{k}" for k in ("event", "state", "status", "game")]
-                + [f"topic read shutbox/{b}/resend", f"topic read shutbox/league/table/{b}"])]
-                + ["topic read shutbox/league/roster/#", "topic read shutbox/league/forget/#"])
-        central = LeagueBroker(tmp_path / "central", users, tls=True)
-        brokers.append(central)
-        central.start()
-        link = Link(central.port)
-        pubs, configs = {}, {}
-        for pub, boxes in PUBS.items():
-            lines = bridge_lines(pub, central, f"{pub}-secret", boxes)
-            if pub == "pubC":        # the Bell's internet: a link the test cuts
-                lines = lines.replace(f"address 127.0.0.1:{central.port}",
-                                      f"address 127.0.0.1:{link.port}")
-            broker = LeagueBroker(tmp_path / pub, {b: (f"{b}-pw", box_user(b)) for b in boxes},
-                                  lines)
-            brokers.append(broker)
-            broker.start()
-            pubs[pub] = broker
-            for b in boxes:
-                configs[b] = box_config(tmp_path / "boxes", b, broker, f"{b}-pw")
-        credentials = tmp_path / "league.credentials"
-        credentials.write_text(f"{LEAGUE_USER}:{LEAGUE_PASSWORD}\n")
-        credentials.chmod(0o600)
+    links: dict[str, Link] = {}
+
+    def through_a_link(pub: str, central: LeagueBroker) -> int:
+        if pub != "pubC":            # the Bell's internet: a link the test cuts
+            return central.port
+        links[pub] = Link(central.port)
+        return links[pub].port
+
+    with league_parts(tmp_path, PUBS, through_a_link) as parts:
         for _ in range(2):
-            ingests.append(IngestProcess(tmp_path / "ingest", pg.dsn, central.url,
-                                         credentials, ca=central.ca))
-        yield Night(tmp_path, pg, central, pubs, link, configs, ingests)
-    finally:
-        for ingest in ingests:
-            ingest.stop()
-        for broker in brokers:
-            broker.kill()
-        pg.destroy()
+            parts.ingests.append(IngestProcess(tmp_path / "ingest", parts.pg.dsn,
+                                               parts.central.url, parts.credentials,
+                                               ca=parts.central.ca))
+        yield Night(tmp_path, parts.pg, parts.central, parts.pubs, links["pubC"],
+                    parts.configs, parts.ingests)
 
 
 def league(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
