@@ -37,6 +37,10 @@ def test_a_stuck_display_does_not_hold_up_the_game(tmp_path):
     panel.transfer = hung_transfer   # a whole frame or a page: the bus hangs
     sent_before = panel.count
     runner.sim.settle_display = lambda: None  # do not wait for the panel in this test
+    display = getattr(runner.sim.box.display, "inner", runner.sim.box.display)
+    waited: list[float] = []                  # ... so nothing waits for it (5 s a time)
+    real_wait = display.wait_idle
+    display.wait_idle = lambda timeout: (waited.append(timeout), real_wait(timeout))[1]
     try:
         play(runner, "start 1\ndice 3 4\nroll\nclose 3 4\ndice 2 2\nroll\n")
         committed = [e["closed"] for e in events if e["event"] == "throw_committed"]
@@ -45,6 +49,7 @@ def test_a_stuck_display_does_not_hold_up_the_game(tmp_path):
         ended = [e for e in events if e["event"] == "turn_ended"]
         assert ended and ended[0]["score"] == 45 - 7
         assert not gate.is_set() and panel.count == sent_before
+        assert waited == []   # the runner took the swapped settling, not a bound copy
     finally:
         gate.set()
 

@@ -63,7 +63,8 @@ class SimRunner:
         self.world = self.sim.world
         self.disk = SimDisk(self.world, random.Random(seed))
         self.power_cuts = 0
-        self.time = VirtualTime(self.world, self._daemon_step, self.sim.settle_display,
+        # the display's settling looked up at each call, not bound now: a test swaps it
+        self.time = VirtualTime(self.world, self._daemon_step, lambda: self.sim.settle_display(),
                                 realtime=realtime, wakeable=lambda: self.claims is not None)
         self.person = Person(self.sim, self.time, config, db_path, lambda: self.power_cuts)
         self.claims: ClaimServer | None = None
