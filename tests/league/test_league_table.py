@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from test_league_tombstones import _Owner as TombstoneOwner
 
 from shutbox_hw.league.rights import tombstone
 from shutbox_hw.league.tables import MAX_TABLE as LEAGUE_MAX
@@ -45,19 +46,8 @@ def db(tmp_path: Path):
         con.close()
 
 
-class _Owner:
-    topics = {"resend": "shutbox/a1/resend"}
-    epoch = "e1"
-    box = "a1"
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-
-    def roster_problem(self, text: str) -> None:
-        self.problems.append(text)
-
-    def now(self) -> float:
-        return 50.0
+class _Owner(TombstoneOwner):
+    box = "a1"                       # the session subscribes to this box's table
 
 
 def test_the_box_keeps_its_own_table_and_the_tv_shows_it(db):
