@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +42,7 @@ pytestmark = [pytest.mark.install, pytest.mark.league]
 FAKE_SYSTEMCTL = """#!{python}
 import os, signal, subprocess, sys
 sys.path[:0] = [os.environ["FAKE_HELPERS"], os.path.dirname(os.environ["FAKE_HELPERS"])]
-from test_league_install import systemd_command, systemd_environment
+from test_league_install import stop_and_wait, systemd_command, systemd_environment
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write(" ".join(sys.argv[1:]) + "\\n")
 failing = os.environ.get("FAKE_FAILING", "")
@@ -52,10 +53,7 @@ pids = os.environ["FAKE_PIDS"]
 if web in sys.argv and (sys.argv[1] == "restart" or "--now" in sys.argv):
     if os.path.exists(pids):
         for pid in open(pids).read().split():
-            try:
-                os.killpg(int(pid), signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+            stop_and_wait(int(pid))
         os.remove(pids)
     if sys.argv[1] == "restart" and not os.environ.get("FAKE_SILENT"):
         unit = open(os.path.join(os.environ["FAKE_UNITS"], web)).read()
@@ -73,6 +71,29 @@ if web in sys.argv and (sys.argv[1] == "restart" or "--now" in sys.argv):
 FAKE_JOURNALCTL = """#!/bin/sh
 echo "shutbox-hw: cannot reach the league's database (a stand-in line)"
 """
+
+
+def stop_and_wait(pid: int, timeout: float = 10.0) -> None:
+    """Stop a process group as systemd's stop does: SIGTERM, wait until the process is
+    gone (or a zombie), SIGKILL after the timeout. A restart that did not wait left the
+    old pages answering on the port the installer then probes."""
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.02)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def unit_setting(unit: str, key: str) -> list[str]:
@@ -154,10 +175,7 @@ class Tree:
         root = root or self.root
         pids = root.parent / f"{root.name}.web.pid"
         if pids.exists():
-            try:
-                os.killpg(int(pids.read_text()), signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+            stop_and_wait(int(pids.read_text()))
             pids.unlink()
 
     @property
