@@ -10,8 +10,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from shutbox_hw.base.sdnotify import Notifier
+from shutbox_hw.claims import client
 from shutbox_hw.claims.server import ClaimServer
 from shutbox_hw.commands.box.run import _claims_server, build_real_box, serve
 from shutbox_hw.config.config_file import load_config
@@ -19,6 +21,25 @@ from shutbox_hw.daemon.daemon import Daemon
 from shutbox_hw.hal.contracts.clock import MonotonicClock
 from shutbox_hw.hal.contracts.poll import Waker
 from shutbox_hw.store import Store
+
+
+def claim_on_socket(runner: Any, sock: Path, name: str, secret: str | None = None,
+                    join_code: str | None = None, address: str | None = None) -> dict[str, Any]:
+    """A phone's claim over the box's real socket while a simulated box's loop runs (with
+    its current join code unless ``join_code`` says another). Virtual time is moved on
+    50 ms at a time, at most ten times as fast as real time: moved on as fast as the loop
+    went, a claim that waited for the GIL on a loaded machine let minutes pass on the box,
+    and the join code (five minutes) expired under the next claims."""
+    code = runner.daemon.controller.state.join.code
+    assert code is not None
+    answer: dict[str, Any] = {}
+    asking = threading.Thread(target=lambda: answer.update(
+        client.claim(str(sock), name, join_code or code.code, address, secret=secret)))
+    asking.start()
+    while asking.is_alive():
+        runner.advance(50)
+        asking.join(0.005)
+    return answer
 
 
 @contextmanager

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from claims_box import short_folder
+from claims_box import claim_on_socket, short_folder
 from league_parts import CHECKOUT, PRACTICE, SB, league_status
 from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from loopback import wait_for
 
-from shutbox_hw.claims import client
 from shutbox_hw.claims.league import NEEDS_SECRET, WRONG_SECRET
 from shutbox_hw.config.config_file import load_config
 from shutbox_hw.network.hookup import publishing
@@ -52,15 +50,7 @@ def box(config_path: Path, db: Path, sock: Path) -> Iterator[SimRunner]:
 
 
 def claim(runner: SimRunner, sock: Path, name: str, secret: str) -> dict:
-    code = runner.daemon.controller.state.join.code
-    assert code is not None
-    answer: dict = {}
-    asking = threading.Thread(target=lambda: answer.update(
-        client.claim(str(sock), name, code.code, secret=secret)))
-    asking.start()
-    while asking.is_alive():
-        runner.advance(50)
-    return answer
+    return claim_on_socket(runner, sock, name, secret)
 
 
 def play_game(runner: SimRunner) -> None:

@@ -9,13 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
-from claims_box import short_folder
+from claims_box import claim_on_socket, short_folder
 
-from shutbox_hw.claims import client
 from shutbox_hw.claims.league import (
     NEEDS_SECRET,
     NOT_IN_LEAGUE,
@@ -237,18 +235,10 @@ def test_the_box_s_setup_roster_leaves_league_players_out(record, tmp_path):
 
 def claim(runner: SimRunner, sock: Path, name: str, secret: str,
           join_code: str | None = None) -> dict:
-    """A phone's claim over the real socket while the box's loop runs (with the box's
-    current join code unless ``join_code`` says another)."""
-    code = runner.daemon.controller.state.join.code
-    assert code is not None
-    answer: dict = {}
-    asking = threading.Thread(target=lambda: answer.update(
-        client.claim(str(sock), name, join_code or code.code,
-                     "10.0.0.9" if name == "Bob" else None, secret=secret)))
-    asking.start()
-    while asking.is_alive():
-        runner.advance(50)
-    return answer
+    """A phone's claim (Bob's from another address) over the real socket while the box's
+    loop runs."""
+    return claim_on_socket(runner, sock, name, secret, join_code,
+                           "10.0.0.9" if name == "Bob" else None)
 
 
 def test_a_claim_on_the_box_then_the_game_s_message_says_the_seat_was_verified(tmp_path):
