@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+from forked import sb_run
 from loopback import free_port, wait_for
 from web_server import CHECKOUT, InProcessServer, WebServer, need_web
 
@@ -38,14 +39,14 @@ TOKEN = "s3cret-Token-for-the-backup"
 
 
 def sim(db: Path, script: str, *extra: str) -> list[dict]:
-    out = subprocess.run([*SB, "sim", "--db", str(db), "--script", str(SCRIPTS / script),
-                          *extra], capture_output=True, text=True, timeout=120, cwd=CHECKOUT)
+    out = sb_run(["sim", "--db", str(db), "--script", str(SCRIPTS / script),
+                  *extra], timeout=120)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
 def cli(*args: str) -> str:
-    out = subprocess.run([*SB, *args], capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    out = sb_run([*args], timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout
 

@@ -8,13 +8,13 @@ import http.client
 import json
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forked import PIPE, Forked
 from loopback import free_port
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -65,18 +65,17 @@ class Client:
 class WebServer(Client):
     def __init__(self, db: Path, config: Path | None = None, port: int | None = None) -> None:
         self.port = port or free_port()
-        args = [sys.executable, "-m", "shutbox_hw", "web", "--db", str(db),
-                "--listen", f"127.0.0.1:{self.port}"]
+        args = ["web", "--db", str(db), "--listen", f"127.0.0.1:{self.port}"]
         if config is not None:
             args += ["--config", str(config)]
-        self.proc = subprocess.Popen(args, cwd=CHECKOUT, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        # a real process, forked from the warm interpreter (tests/forked.py)
+        self.proc = Forked(args, cwd=CHECKOUT, stdout=PIPE, stderr=PIPE)
         self.wait_until_up(self._died)
 
     def _died(self) -> str | None:
         if self.proc.poll() is None:
             return None
-        return self.proc.stderr.read() if self.proc.stderr else ""
+        return self.proc.output()[1]
 
     def stop(self) -> str:
         """Stops it (once); its stderr (the log)."""

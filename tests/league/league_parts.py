@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 from cli_inprocess import run_cli
+from forked import Forked, sb_run
 from loopback import free_port, wait_for
 from mqtt_broker import MOSQUITTO, Broker
 from other_user import NOBODY, setpriv
@@ -165,7 +166,8 @@ def bridge_lines(name: str, central: Broker, password: str, boxes: list[str]) ->
 
 
 class IngestProcess:
-    """``shutbox-hw league ingest`` (``code``: other Python to run instead, for a fault)."""
+    """``shutbox-hw league ingest``, a process forked from the warm interpreter
+    (tests/forked.py) (``code``: other Python to run instead, for a fault)."""
 
     def __init__(self, folder: Path, dsn: str, url: str, credentials: Path,
                  grace_s: float = 2.0, code: str | None = None,
@@ -178,9 +180,7 @@ class IngestProcess:
             args += ["--ca", str(ca)]
         if retry_max_s is not None:
             args += ["--retry-max", str(retry_max_s)]
-        head = SB if code is None else [sys.executable, "-c", code]
-        self.proc = subprocess.Popen([*head, *args], cwd=CHECKOUT, stdout=subprocess.DEVNULL,
-                                     stderr=open(self.log, "ab"))
+        self.proc = Forked(args, cwd=CHECKOUT, stderr=self.log, code=code)
 
     def text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -296,9 +296,8 @@ def play(config: Path, db: Path, games: int = 1) -> None:
     brokers' and ingests' output, the sim's publisher missed its 10 s to send the game on
     a loaded machine, and the league waited for a game no box was left to resend)."""
     for _ in range(games):
-        out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--db",
-                              str(db), "--script", str(PRACTICE)], capture_output=True,
-                             text=True, timeout=120, cwd=CHECKOUT)
+        out = sb_run(["sim", "--publish", "--config", str(config), "--db",
+                      str(db), "--script", str(PRACTICE)], timeout=120)
         assert out.returncode == 0, out.stderr
 
 

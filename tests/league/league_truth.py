@@ -10,12 +10,12 @@ import datetime as dt
 import json
 import sqlite3
 import statistics
-import subprocess
 import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from league_parts import CHECKOUT, PRACTICE, SB
+from forked import sb_run
+from league_parts import PRACTICE
 
 VENUES = {"a1": "Crown", "a2": "Crown", "b1": "Anchor"}
 
@@ -59,9 +59,8 @@ def slip(folder: Path) -> Path:
 
 
 def play_script(config: Path, db: Path, script: Path) -> None:
-    out = subprocess.run([*SB, "sim", "--publish", "--config", str(config), "--db", str(db),
-                          "--script", str(script)], capture_output=True, text=True,
-                         timeout=120, cwd=CHECKOUT)     # a process: league_parts.play says why
+    out = sb_run(["sim", "--publish", "--config", str(config), "--db", str(db),
+                  "--script", str(script)], timeout=120)   # a process: league_parts.play says why
     assert out.returncode == 0, out.stderr
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import subprocess
 import time
 
 import pytest
+from forked import sb_run
 from league_parts import (
-    SB,
     Answering,
     Link,
     all_in,
@@ -144,8 +143,7 @@ def test_a_message_for_another_box_is_refused_and_reported(league):
     rows = settled(league, dbs)
     assert {(r["box"], r["games"], r["set_aside"]) for r in rows} == {("a1", 1, 2),
                                                                      ("a2", 1, 0)}
-    words = subprocess.run([*SB, "league", "status", "--dsn", league.pg.dsn],
-                           capture_output=True, text=True, timeout=60).stdout
+    words = sb_run(["league", "status", "--dsn", league.pg.dsn], timeout=60).stdout
     assert "on shutbox/a1/game: other box (game 9)" in words
     assert "on shutbox/a1/game: unreadable" in words
     assert league.pg.query("SELECT count(*) FROM games WHERE game = 9") == [(0,)]
@@ -238,10 +236,9 @@ def test_a_bridge_down_for_an_evening(league):
     pub = league.pubs["pubA"]
     link = Link(league.central.port)
     today = dt.datetime.now(dt.UTC).date()
-    made = subprocess.run([*SB, "league", "season", "--dsn", league.pg.dsn, "--name", "Eve",
-                           "--from", str(today - dt.timedelta(days=1)),
-                           "--to", str(today + dt.timedelta(days=1))],
-                          capture_output=True, text=True, timeout=60)
+    made = sb_run(["league", "season", "--dsn", league.pg.dsn, "--name", "Eve",
+                   "--from", str(today - dt.timedelta(days=1)),
+                   "--to", str(today + dt.timedelta(days=1))], timeout=60)
     assert made.returncode == 0, made.stderr
     for box, names in (("a1", '["Anna", "Ben"]'), ("a2", '["Ben", "Cleo"]')):
         config = league.configs[box]
@@ -281,8 +278,7 @@ def test_a_bridge_down_for_an_evening(league):
         assert set_aside(league) == []
 
         def rebuilt() -> dict:
-            out = subprocess.run([*SB, "league", "rebuild", "--dsn", league.pg.dsn, "--json"],
-                                 capture_output=True, text=True, timeout=60)
+            out = sb_run(["league", "rebuild", "--dsn", league.pg.dsn, "--json"], timeout=60)
             assert out.returncode in (0, 1), out.stderr
             return json.loads(out.stdout)
         assert wait_for(lambda: rebuilt()["equal"] and rebuilt()["games"] == 9, 30), \

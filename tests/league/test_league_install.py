@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from league_parts import SB, Postgres, need_parts
+from forked import sb_run
+from league_parts import Postgres, need_parts
 from loopback import free_port
 from other_user import setpriv
 
@@ -309,10 +310,9 @@ def test_the_units_command_line_serves_the_standings_page(tree, runs):
     assert argv[1:] == [str(tree.root / "opt/shutbox-league/.venv/bin/shutbox-hw"),
                         "league", "web", "--dsn", tree.pg.dsn, "--listen", listen,
                         "--host", "league.example.org", "--host", "pub.lan"], argv
-    season = subprocess.run([*SB, "league", "season", "--dsn", tree.pg.dsn, "--name",
-                             "Spring 27", "--from", "2027-03-01", "--to", "2027-05-31",
-                             "--rules", "crafthouse-12"],
-                            capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    season = sb_run(["league", "season", "--dsn", tree.pg.dsn, "--name",
+                     "Spring 27", "--from", "2027-03-01", "--to", "2027-05-31",
+                     "--rules", "crafthouse-12"], timeout=60)
     assert season.returncode == 0, season.stderr
     for host in ("league.example.org", "pub.lan", listen):
         status, html = _get(f"{base}/standings?season=Spring%2027", host)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import urllib.error
 import urllib.request
 from html import unescape
@@ -27,7 +26,8 @@ from urllib.parse import urlencode
 import pytest
 import zxingcpp
 from claims_box import short_folder
-from league_parts import CHECKOUT, SB
+from forked import PIPE, STDOUT, Forked, sb_run
+from league_parts import CHECKOUT
 from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from loopback import free_port, wait_for
 from PIL import Image, ImageDraw
@@ -86,9 +86,8 @@ def test_a_player_joins_from_the_league_s_page_and_claims_a_seat_at_a_box(league
     pg = league.pg
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    web = subprocess.Popen([*SB, "league", "web", "--dsn", pg.dsn, "--listen",
-                            f"127.0.0.1:{port}", "--join-code", "CROWN26"], cwd=CHECKOUT,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    web = Forked(["league", "web", "--dsn", pg.dsn, "--listen", f"127.0.0.1:{port}",
+                  "--join-code", "CROWN26"], cwd=CHECKOUT, stdout=PIPE, stderr=STDOUT)
     try:
         assert wait_for(lambda: web.poll() is not None or _up(base), 30)
         assert web.poll() is None
@@ -133,8 +132,7 @@ def test_a_player_joins_from_the_league_s_page_and_claims_a_seat_at_a_box(league
     assert junk.startswith("a join request on shutbox/b1/league/join was dropped: ")
     assert pg.query("SELECT name FROM league_players ORDER BY id") == [("Anna",), ("Bob",)]
     # without --join-code the league's pages have no join form
-    off = subprocess.run([*SB, "league", "web", "--dsn", pg.dsn, "--join-code", "x"],
-                         capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    off = sb_run(["league", "web", "--dsn", pg.dsn, "--join-code", "x"], timeout=60)
     assert off.returncode == 2 and "--join-code: 4 to 40 letters or digits" in off.stderr
 
     db = league.db("a1")

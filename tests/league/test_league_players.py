@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 from claims_box import claim_on_socket, short_folder
-from league_parts import CHECKOUT, PRACTICE, SB, league_status
+from forked import sb_run
+from league_parts import PRACTICE, league_status
 from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from loopback import wait_for
 
@@ -32,8 +33,7 @@ pytestmark = [pytest.mark.league, pytest.mark.other_user, pytest.mark.broker]
 
 
 def league_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SB, "league", *args], capture_output=True, text=True, timeout=60,
-                          cwd=CHECKOUT)
+    return sb_run(["league", *args], timeout=60)
 
 
 @contextmanager

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
-from league_parts import CHECKOUT, PRACTICE, SB, Postgres, message_of, need_parts
+from forked import Forked, sb_run
+from league_parts import CHECKOUT, PRACTICE, Postgres, message_of, need_parts
 from loopback import free_port, wait_for
 from test_league_web import BOX, _open, get, into_league, league, sim, tables
 
@@ -43,8 +44,8 @@ def pub_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                 sim(config, db, PRACTICE)
             into_league(pg.dsn, box, db)
         for name in ("Anna Lena", "Ben", "Cleo"):
-            subprocess.run([*SB, "league", "players", "add", "--dsn", pg.dsn, name],
-                           check=True, capture_output=True, cwd=CHECKOUT, timeout=60)
+            added = sb_run(["league", "players", "add", "--dsn", pg.dsn, name], timeout=60)
+            added.check_returncode()
         days = sorted(dt.datetime.fromtimestamp(at, dt.UTC).date()
                       for at, in pg.query("SELECT ended_at FROM games"))
         league(pg.dsn, "season", "--name", "Winter 26", "--from",
@@ -52,9 +53,8 @@ def pub_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                "--min-games", "1")
         league(pg.dsn, "ratings")
         port = free_port()
-        web = subprocess.Popen([*SB, "league", "web", "--dsn", pg.dsn, "--listen",
-                                f"127.0.0.1:{port}"], cwd=CHECKOUT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+        web = Forked(["league", "web", "--dsn", pg.dsn, "--listen", f"127.0.0.1:{port}"],
+                      cwd=CHECKOUT)
         base = f"http://127.0.0.1:{port}"
         assert wait_for(lambda: _open(port) and get(base, "/")[0] == 200, 30)
         yield {"pg": pg, "base": base, "folder": folder}
@@ -156,8 +156,7 @@ def test_a_deleted_player_s_rows_keep_their_figures_and_a_later_game_does_not_br
     assert pg.query("SELECT name FROM seats WHERE box = 'c1' ORDER BY seat") == [
         ("Forgotten 2",), ("Dora",)]
     # Ben joins the league again (a new id): his games are his own name again
-    again = subprocess.run([*SB, "league", "players", "add", "--dsn", pg.dsn, "Ben"],
-                           capture_output=True, text=True, cwd=CHECKOUT, timeout=60)
+    again = sb_run(["league", "players", "add", "--dsn", pg.dsn, "Ben"], timeout=60)
     assert again.returncode == 0 and "league player Ben (id 4)" in again.stdout, again.stderr
     seats = [{"seat": 0, "name": "Ben", "league": {"player": 4, "verified": True}},
              {"seat": 1, "name": "Dora"}]

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 from claims_box import short_folder
-from league_parts import CHECKOUT, SB, Link
+from forked import sb_run
+from league_parts import Link
 from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from loopback import wait_for
 from test_league_players import box, claim, play_game, roster_held
@@ -28,8 +29,7 @@ NAME = "Annika"
 
 
 def league_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SB, "league", *args], capture_output=True, text=True, timeout=120,
-                          cwd=CHECKOUT)
+    return sb_run(["league", *args], timeout=120)
 
 
 def box_rows(db: Path, box_id: str, name: str) -> list[dict[str, Any]]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
-import subprocess
 
 import pytest
 from cli_inprocess import run_cli
-from league_parts import CHECKOUT, PRACTICE, SB, Answering, all_in, publish_as
+from forked import sb_run
+from league_parts import CHECKOUT, PRACTICE, Answering, all_in, publish_as
 from league_setup import league_fixture  # noqa: F401 (the fixture "league")
 from league_truth import (
     VENUES,
@@ -99,9 +99,8 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
         extra = (["--from", str(starts), "--to", str(ends)] if args[1] != "Gone" else
                  ["--from", str(starts - dt.timedelta(days=30)),
                   "--to", str(starts - dt.timedelta(days=1))])
-        made = subprocess.run([*SB, "league", "season", "--dsn", league.pg.dsn, *args,
-                               *extra], capture_output=True, text=True, timeout=60,
-                              cwd=CHECKOUT)
+        made = sb_run(["league", "season", "--dsn", league.pg.dsn, *args,
+                       *extra], timeout=60)
         assert made.returncode == 0, made.stderr
 
     def without_season(rows: list[dict]) -> list[dict]:
@@ -148,8 +147,7 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
     assert without_season(standings(dsn)) == crown     # running today, and made last
     assert standings(dsn, "--season", "Gone") == []
     # and the plain table has a line per ranked player
-    table = subprocess.run([*SB, "league", "standings", "--dsn", dsn, "--season", "Winter"],
-                           capture_output=True, text=True, timeout=60, cwd=CHECKOUT)
+    table = sb_run(["league", "standings", "--dsn", dsn, "--season", "Winter"], timeout=60)
     lines = table.stdout.splitlines()
     assert lines[0].startswith("season Winter") and len(lines) == 2 + len(winter)
     assert [line.split()[1] for line in lines[2:]] == [r["player"] for r in winter]
@@ -174,15 +172,13 @@ def test_standings_equal_the_boxes_own_records(league, tmp_path):
         assert code == 1 and [(d["season"], d["player"], d["field"]) for d in found[
             "differences"]] == [("Winter", "anna", "mu")]
         assert found["differences"][0]["kept"] == rated["anna"]["mu"] + 1
-        text = subprocess.run([*SB, "league", "rebuild", "--dsn", dsn], capture_output=True,
-                              text=True, timeout=60, cwd=CHECKOUT)
+        text = sb_run(["league", "rebuild", "--dsn", dsn], timeout=60)
         assert text.returncode == 1 and text.stdout.splitlines()[0] == (
             f"ratings season 'Winter' player 'anna': mu kept {rated['anna']['mu'] + 1}, "
             f"rebuilt {rated['anna']['mu']}"), text.stdout
         assert "1 difference(s) from what was kept" in text.stdout
         held.execute("SELECT pg_advisory_unlock(%s)", (REFRESH_LOCK,))
-    kept = subprocess.run([*SB, "league", "ratings", "--dsn", dsn], capture_output=True,
-                          text=True, timeout=60, cwd=CHECKOUT)
+    kept = sb_run(["league", "ratings", "--dsn", dsn], timeout=60)
     assert kept.returncode == 0 and "from 9 finished game(s)" in kept.stdout, kept.stderr
     assert rebuild(dsn)[0] == 0
     # a game arriving after the seasons were made (the box on, answering the league's

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from league_parts import CHECKOUT, PRACTICE, SB, Postgres, need_parts
+from forked import sb_run
+from league_parts import PRACTICE, Postgres, need_parts
 
 from shutbox_hw.league.standings import Season, counts
 from shutbox_hw.league.trust import (
@@ -64,8 +65,7 @@ BOX = '[rules]\npreset = "crafthouse-12"\nmatch = "single-round"\n'
 
 
 def league(dsn: str, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run([*SB, "league", *args, "--dsn", dsn], capture_output=True,
-                         text=True, timeout=120, cwd=CHECKOUT)
+    out = sb_run(["league", *args, "--dsn", dsn], timeout=120)
     assert out.returncode == code, (out.stdout, out.stderr)
     return out
 
@@ -74,9 +74,8 @@ def base_record(folder: Path) -> dict[str, Any]:
     """One game as a box records it (practice-001: two seats, P2 wins)."""
     db, config = folder / "base.db", folder / "base.toml"
     config.write_text(BOX)
-    out = subprocess.run([*SB, "sim", "--config", str(config), "--db", str(db), "--script",
-                          str(PRACTICE)], capture_output=True, text=True, timeout=120,
-                         cwd=CHECKOUT)
+    out = sb_run(["sim", "--config", str(config), "--db", str(db), "--script",
+                  str(PRACTICE)], timeout=120)
     assert out.returncode == 0, out.stderr
     with sqlite3.connect(db) as con:
         record = game_record(con, 1)

@@ -21,7 +21,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from league_parts import CHECKOUT, PRACTICE, SB, Postgres, message_of, need_parts
+from forked import PIPE, STDOUT, Forked, sb_run
+from league_parts import CHECKOUT, PRACTICE, Postgres, message_of, need_parts
 from league_truth import VENUES, key, rated_on_the_box, slip, swapped, truth
 from loopback import free_port, wait_for
 
@@ -32,9 +33,8 @@ BOX = '[rules]\npreset = "crafthouse-12"\nmatch = "single-round"\n'
 
 
 def sim(config: Path, db: Path, script: Path) -> None:
-    out = subprocess.run([*SB, "sim", "--config", str(config), "--db", str(db), "--script",
-                          str(script)], capture_output=True, text=True, timeout=120,
-                         cwd=CHECKOUT)
+    out = sb_run(["sim", "--config", str(config), "--db", str(db), "--script",
+                  str(script)], timeout=120)
     assert out.returncode == 0, out.stderr
 
 
@@ -52,8 +52,7 @@ def into_league(dsn: str, box: str, db: Path) -> None:
 
 
 def league(dsn: str, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run([*SB, "league", *args, "--dsn", dsn], capture_output=True,
-                         text=True, timeout=120, cwd=CHECKOUT)
+    out = sb_run(["league", *args, "--dsn", dsn], timeout=120)
     assert out.returncode == code, (out.stdout, out.stderr)
     return out
 
@@ -143,13 +142,11 @@ def night_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         league(pg.dsn, "season", "--name", "Winter 26", "--from", str(starts), "--to",
                str(ends), "--rules", "crafthouse-12", "--min-games", "2", "--band-games", "2")
         port = free_port()
-        web = subprocess.Popen([*SB, "league", "web", "--dsn", pg.dsn, "--listen",
-                                f"127.0.0.1:{port}"], cwd=CHECKOUT, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+        web = Forked(["league", "web", "--dsn", pg.dsn, "--listen", f"127.0.0.1:{port}"],
+                      cwd=CHECKOUT, stdout=PIPE, stderr=STDOUT)
         base = f"http://127.0.0.1:{port}"
         assert wait_for(lambda: web.poll() is not None or get(base, "/")[0] == 200
-                        if _open(port) else False, 30), web.stdout.read() if web.stdout \
-            else ""
+                        if _open(port) else False, 30), web.output()[0]
         yield {"pg": pg, "dbs": dbs, "base": base, "starts": starts, "ends": ends,
                "folder": folder}
     finally:

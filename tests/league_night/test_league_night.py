@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "league"))
 
 from claims_box import short_folder  # noqa: E402
 from cli_inprocess import run_cli  # noqa: E402
+from forked import Forked, sb_run  # noqa: E402
 from league_parts import (  # noqa: E402
     CHECKOUT,
     PRACTICE,
-    SB,
     Answering,
     IngestProcess,
     LeagueBroker,
@@ -129,8 +129,7 @@ def night_fixture(tmp_path: Path) -> Iterator[Night]:
 
 
 def league(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run([*SB, "league", *args], capture_output=True, text=True,
-                         timeout=120, cwd=CHECKOUT)
+    out = sb_run(["league", *args], timeout=120)
     assert out.returncode == code, (out.stdout, out.stderr)
     return out
 
@@ -415,9 +414,8 @@ def check_pages(dsn: str, dbs: dict[str, Path], starts: dt.date, ends: dt.date) 
         finally:
             con.close()
     port = free_port()
-    web = subprocess.Popen([*SB, "league", "web", "--dsn", dsn, "--listen",
-                            f"127.0.0.1:{port}"], cwd=CHECKOUT, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    web = Forked(["league", "web", "--dsn", dsn, "--listen", f"127.0.0.1:{port}"],
+                  cwd=CHECKOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         assert wait_for(lambda: _answers(base), 30)
