@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ def _server() -> multiprocessing.context.ForkServerContext:
 
 
 def _child(argv: list[str], env: dict[str, str], cwd: str, streams: tuple[str, str, str],
-           new_session: bool, code: str | None) -> None:
+           new_session: bool, code: str | None, ready: str) -> None:
     """In the forked process: the streams, environment and directory as asked, then
     ``cli.main`` (or ``code``, as ``python -c code ARGS`` runs it); the exit status as the
     interpreter would give it."""
@@ -71,6 +72,7 @@ def _child(argv: list[str], env: dict[str, str], cwd: str, streams: tuple[str, s
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
+    os.close(os.open(ready, os.O_WRONLY | os.O_CREAT, 0o600))    # set up, as after exec
     sys.argv = [str(CHECKOUT / "shutbox_hw" / "__main__.py") if code is None else "-c", *argv]
     status = 1
     try:
@@ -118,11 +120,16 @@ class Forked:
             target=_child, daemon=True,
             args=(self.args, dict(os.environ if env is None else env),
                   str(cwd or os.getcwd()), (self._input, self._out, self._err),
-                  start_new_session, code))
+                  start_new_session, code, os.path.join(self._folder, "ready")))
         process.start()
         self._process = process
         self.pid: int = process.pid          # type: ignore[assignment]
         self.returncode: int | None = None
+        # as Popen returns once the child has exec'd: its session, streams and directory
+        # are set when this returns (a killpg at once reaches its group)
+        ready = Path(self._folder, "ready")
+        while not ready.exists() and process.is_alive():
+            time.sleep(0.002)
 
     def _path(self, stream: Any, name: str) -> str:
         if stream == PIPE:
