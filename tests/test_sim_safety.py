@@ -334,6 +334,7 @@ def test_a_real_terminal_too_small_then_bigger_plays_on_and_quits_cleanly(tmp_pa
         seen = b""
         set_size(master, 28, 80)
         proc.send_signal(signal.SIGWINCH)
+        deadline = time.monotonic() + 60     # its own minute: the start's may be spent
         while "┌".encode() not in read_for(0.5) and time.monotonic() < deadline:
             pass
         assert "┌".encode() in seen                    # the box is drawn again
