@@ -14,7 +14,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,13 +22,13 @@ from pathlib import Path
 import pytest
 from badinput.cases import CASES, Case, make
 from cli_inprocess import run_cli
+from forked import sb_run
 from other_user import PublicCopy
 
 from shutbox_hw.commands.cli import main
 from shutbox_hw.game.model.events import GameStarted
 from shutbox_hw.store import Store
 
-EXE = Path(sys.executable).with_name("shutbox-hw")
 # what tells a hang (a script read from a FIFO or /dev/zero) from a refusal: the refusal comes at
 # once, but four processes starting together at load 6 took more than 5 s, so the bound is not a
 # time to meet, only the point where waiting stops (SHUTBOX_HANG_S sets another)
@@ -59,9 +58,10 @@ def run_in_process(argv: list[str], tmp: Path, monkeypatch) -> tuple[int, str]:
 
 
 def run_process(argv: list[str], tmp: Path) -> tuple[int, str]:
+    """A process of its own (forked from the warm interpreter: tests/forked.py), killed if
+    it hangs."""
     try:
-        done = subprocess.run([str(EXE), *argv], capture_output=True, text=True,
-                              timeout=TIMEOUT_S, env=env(tmp), stdin=subprocess.DEVNULL)
+        done = sb_run(argv, timeout=TIMEOUT_S, env=env(tmp), cwd=None)
     except subprocess.TimeoutExpired:
         return -1, f"hung for {TIMEOUT_S} s"
     return done.returncode, done.stderr
@@ -211,8 +211,8 @@ def test_history_says_a_locked_database_is_locked_not_foreign(box_db):
     con.execute("PRAGMA locking_mode = EXCLUSIVE")
     con.execute("BEGIN EXCLUSIVE")
     try:
-        done = subprocess.run([str(EXE), "history", "--db", str(box_db)], capture_output=True,
-                              text=True, timeout=TIMEOUT_S, env=env(box_db.parent))
+        done = sb_run(["history", "--db", str(box_db)], timeout=TIMEOUT_S,
+                      env=env(box_db.parent), cwd=None)
     finally:
         con.close()
     assert done.returncode == 2
