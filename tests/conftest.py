@@ -268,10 +268,13 @@ def box_speaks_english():
     i18n.set_language(i18n.DEFAULT)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """One headless Chromium for a module's browser tests, quit after its last; each
-    test takes a fresh tab of it as ``browser`` (tests/test_web_browser.py)."""
+    """One headless Chromium for a worker's browser tests, quit after its last; each
+    test takes a fresh tab of it as ``browser`` (tests/test_web_browser.py: cookies
+    cleared, the origin's storage cleared and the window's size put back after it). A
+    start and quit is 2 to 4 s of CPU (its zygote, GPU and network processes); one per
+    module was six of them in a run."""
     from test_web_browser import start_chromium
     driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
     yield driver
