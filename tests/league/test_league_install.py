@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fake_league_systemctl.systemctl import stop_and_wait, unit_setting
 from forked import sb_run
 from league_parts import Postgres, need_parts
 from loopback import free_port
@@ -35,109 +33,14 @@ PREFIX = "would run: "
 # that test_private_checkout.py runs that one from a private checkout, not the pip runs)
 pytestmark = [pytest.mark.install, pytest.mark.league]
 
-# a systemctl for --root (SHUTBOX_SYSTEMCTL): every call logged; a unit whose name
-# contains $FAKE_FAILING fails to restart. The league's pages are started for real, as
-# systemd would start them: the ExecStart line of the unit installed in $FAKE_UNITS,
-# with the values of its EnvironmentFile (under $FAKE_ROOT), from /; their process id
-# kept in $FAKE_PIDS. FAKE_SILENT=1: the pages' restart succeeds and starts nothing.
-FAKE_SYSTEMCTL = """#!{python}
-import os, signal, subprocess, sys
-sys.path[:0] = [os.environ["FAKE_HELPERS"], os.path.dirname(os.environ["FAKE_HELPERS"])]
-from test_league_install import stop_and_wait, systemd_command, systemd_environment
-with open(os.environ["FAKE_LOG"], "a") as log:
-    log.write(" ".join(sys.argv[1:]) + "\\n")
-failing = os.environ.get("FAKE_FAILING", "")
-if sys.argv[1] in ("restart", "is-active") and failing and failing in sys.argv[-1]:
-    sys.exit(1)
-web = "shutbox-league-web.service"
-pids = os.environ["FAKE_PIDS"]
-if web in sys.argv and (sys.argv[1] == "restart" or "--now" in sys.argv):
-    if os.path.exists(pids):
-        for pid in open(pids).read().split():
-            stop_and_wait(int(pid))
-        os.remove(pids)
-    if sys.argv[1] == "restart" and not os.environ.get("FAKE_SILENT"):
-        unit = open(os.path.join(os.environ["FAKE_UNITS"], web)).read()
-        env = systemd_environment(unit, os.environ["FAKE_ROOT"])
-        command = systemd_command(unit, env, os.environ["FAKE_ROOT"])
-        web_process = subprocess.Popen(command, env=env, cwd="/",
-                                       stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL,
-                                       stderr=open(os.environ["FAKE_LOG"] + ".web", "a"),
-                                       start_new_session=True)
-        with open(pids, "w") as f:
-            f.write(str(web_process.pid))
-"""
+# a systemctl for --root (SHUTBOX_SYSTEMCTL): tests/fake_league_systemctl/systemctl.py,
+# run by this interpreter directly, without site-packages (it needs the standard library
+# only): it is called some fifty times a run
+FAKE_SYSTEMCTL = Path(__file__).resolve().parents[1] / "fake_league_systemctl" / "systemctl.py"
 # a journalctl for --root (SHUTBOX_JOURNALCTL): the journal's last lines of the pages
 FAKE_JOURNALCTL = """#!/bin/sh
 echo "shutbox-hw: cannot reach the league's database (a stand-in line)"
 """
-
-
-def stop_and_wait(pid: int, timeout: float = 10.0) -> None:
-    """Stop a process group as systemd's stop does: SIGTERM, wait until the process is
-    gone (or a zombie), SIGKILL after the timeout. A restart that did not wait left the
-    old pages answering on the port the installer then probes."""
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return
-        if state in ("Z", "X"):
-            return
-        time.sleep(0.02)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def unit_setting(unit: str, key: str) -> list[str]:
-    return [line.split("=", 1)[1] for line in unit.splitlines() if line.startswith(key + "=")]
-
-
-def systemd_environment(unit: str, root: str) -> dict[str, str]:
-    """The environment systemd gives the unit: its Environment= pairs and its
-    EnvironmentFile's (under ``root``): KEY=VALUE a line, # comments, quotes around the
-    whole value removed), over a bare PATH."""
-    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
-    for pair in unit_setting(unit, "Environment"):
-        key, _, value = pair.partition("=")
-        env[key] = value
-    for name in unit_setting(unit, "EnvironmentFile"):
-        for line in Path(root + name).read_text().splitlines():
-            line = line.strip()
-            if not line or line.startswith(("#", ";")) or "=" not in line:
-                continue
-            key, _, value = line.partition("=")
-            value = value.strip()
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            env[key.strip()] = value
-    return env
-
-
-def systemd_command(unit: str, env: dict[str, str], root: str) -> list[str]:
-    """The unit's ExecStart line as systemd runs it: split into words as a shell would
-    (quotes), then in each word $$ is a $, %% a %, ${VAR} the variable's value, and a
-    word that is only $VAR its value split at white space (systemd.service(5),
-    "Command lines"); /opt/ is the scratch tree's (``root``), as in a chroot there."""
-    line, = unit_setting(unit, "ExecStart")
-    words: list[str] = []
-    for word in shlex.split(line):
-        whole = re.fullmatch(r"\$(\w+)", word)
-        if whole:
-            words += env.get(whole[1], "").split()
-            continue
-        words.append(re.sub(r"\$\$|%%|\$\{(\w+)\}",
-                            lambda m: {"$$": "$", "%%": "%"}.get(m[0]) or env.get(m[1], ""),
-                            word))
-    return [w.replace("/opt/shutbox-league/", f"{root}/opt/shutbox-league/") for w in words]
 
 
 def would_run(out: str) -> list[str]:
@@ -164,7 +67,7 @@ class Tree:
         root = root or self.root
         env = {**os.environ, "SHUTBOX_SYSTEMCTL": str(self.fake), "FAKE_LOG": str(self.log),
                "FAKE_FAILING": failing, "SHUTBOX_INSTALL_SETTLE": "0",
-               "FAKE_HELPERS": str(Path(__file__).parent), "FAKE_ROOT": str(root),
+               "FAKE_ROOT": str(root),
                "FAKE_UNITS": str(root / "etc/systemd/system"),
                "FAKE_PIDS": str(root.parent / f"{root.name}.web.pid"),
                "SHUTBOX_JOURNALCTL": str(self.journal), **more}
@@ -195,7 +98,8 @@ def tree(tmp_path_factory):
         pytest.skip(f"no wheels to install from offline: {why}")
     scratch = tmp_path_factory.mktemp("league-install")
     fake = scratch / "systemctl"
-    fake.write_text(FAKE_SYSTEMCTL.replace("{python}", sys.executable, 1))
+    fake.write_text(f"#!{sys.executable} -S\n" +
+                    FAKE_SYSTEMCTL.read_text().split("\n", 1)[1])
     fake.chmod(0o755)
     journal = scratch / "journalctl"
     journal.write_text(FAKE_JOURNALCTL)
