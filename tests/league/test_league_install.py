@@ -63,6 +63,7 @@ class Tree:
     journal: Path
 
     def run(self, *args: str | Path, failing: str = "", root: Path | None = None,
+            installer: Path = INSTALLER, wheels: Path | None = None,
             **more: str) -> subprocess.CompletedProcess:
         root = root or self.root
         env = {**os.environ, "SHUTBOX_SYSTEMCTL": str(self.fake), "FAKE_LOG": str(self.log),
@@ -71,8 +72,8 @@ class Tree:
                "FAKE_UNITS": str(root / "etc/systemd/system"),
                "FAKE_PIDS": str(root.parent / f"{root.name}.web.pid"),
                "SHUTBOX_JOURNALCTL": str(self.journal), **more}
-        return subprocess.run(["bash", str(INSTALLER), "--root", str(root), "--wheels",
-                               str(self.wheels), *map(str, args)],
+        return subprocess.run(["bash", str(installer), "--root", str(root), "--wheels",
+                               str(wheels or self.wheels), *map(str, args)],
                               capture_output=True, text=True, timeout=600, env=env)
 
     def stop_web(self, root: Path | None = None) -> None:
@@ -263,6 +264,71 @@ def test_no_web_leaves_the_pages_out(tree, runs, tmp_path):
     assert f"restart {WEB_UNIT}" not in calls
     assert "pages answer" not in out.stdout
     tree.stop_web(root)
+
+
+def _newer_checkout(tmp_path: Path, version: str) -> Path:
+    """What the league's installer reads of this checkout, as version ``version``."""
+    src = tmp_path / "newer"
+    for part in ("pyproject.toml", "setup.py", "README.md", "shutbox_hw", "firmware",
+                 "systemd", "docs/network/league.md"):
+        (src / part).parent.mkdir(parents=True, exist_ok=True)
+        if (CHECKOUT / part).is_dir():
+            shutil.copytree(CHECKOUT / part, src / part,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(CHECKOUT / part, src / part)
+    pyproject = src / "pyproject.toml"
+    text = pyproject.read_text()
+    assert text.count('\nversion = "') == 1
+    pyproject.write_text(re.sub(r'\nversion = "[^"]*"', f'\nversion = "{version}"', text))
+    return src
+
+
+def _dists(root: Path) -> dict[str, int]:
+    """The venv's distributions (their .dist-info folders), each with its RECORD's mtime."""
+    site = next((root / "opt/shutbox-league/.venv/lib").glob("python3*/site-packages"))
+    return {p.name: (p / "RECORD").stat().st_mtime_ns for p in site.glob("*.dist-info")}
+
+
+def test_a_run_again_from_the_same_wheels_leaves_pip_out_and_new_wheels_go_in(
+        tree, runs, tmp_path):
+    """Run again with the wheels the venv was installed from, the installer says it
+    leaves the venv as it is (pip not run: nothing in it written again); a newer wheel of
+    shutbox-hw is installed, and a folder that changed in any wheel runs pip again."""
+    from wheel_folder import project_wheel
+    root = tmp_path / "root"
+    shutil.copytree(tree.root, root, symlinks=True)
+    before = _dists(root)
+    same = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root)
+    assert same.returncode == 0, same.stderr
+    assert f"{root}/opt/shutbox-league/.venv holds what the wheels of {tree.wheels} give " \
+           "already (installed from them, unchanged since): pip not run" in same.stdout
+    assert "install.sh: installed shutbox-hw 0.1.0 with psycopg" in same.stdout
+    assert _dists(root) == before
+
+    newer = _newer_checkout(tmp_path, "0.1.1")
+    wheels = tmp_path / "wheels"
+    shutil.copytree(tree.wheels, wheels)
+    project_wheel(newer, wheels)
+    out = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root,
+                   installer=newer / "systemd/league/install.sh", wheels=wheels)
+    assert out.returncode == 0, out.stderr
+    assert "pip not run" not in out.stdout
+    assert "install.sh: installed shutbox-hw 0.1.1 with psycopg" in out.stdout
+    after = _dists(root)
+    assert "shutbox_hw-0.1.1.dist-info" in after and "shutbox_hw-0.1.0.dist-info" not in after
+    again = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root,
+                     installer=newer / "systemd/league/install.sh", wheels=wheels)
+    assert again.returncode == 0 and "pip not run" in again.stdout, again.stdout
+
+    # one wheel of the folder other than it was (here: one gone), and pip runs again
+    setuptools, = wheels.glob("setuptools-*.whl")
+    setuptools.unlink()
+    changed = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root,
+                       installer=newer / "systemd/league/install.sh", wheels=wheels)
+    assert changed.returncode == 0, changed.stderr
+    assert "pip not run" not in changed.stdout
+    assert "install.sh: installed shutbox-hw 0.1.1 with psycopg" in changed.stdout
 
 
 def test_an_ingest_that_does_not_start_is_named(tree, runs):
