@@ -21,6 +21,7 @@ from forked import sb_run
 from league_parts import Postgres, need_parts
 from loopback import free_port
 from other_user import setpriv
+from wheel_folder import copy_tree, project_wheel
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 INSTALLER = CHECKOUT / "systemd" / "league" / "install.sh"
@@ -245,7 +246,7 @@ def test_pages_that_do_not_answer_are_said_with_the_journal(tree, runs):
 
 def test_no_web_leaves_the_pages_out(tree, runs, tmp_path):
     root = tmp_path / "root"
-    shutil.copytree(tree.root, root, symlinks=True)
+    copy_tree(tree.root, root)
     env_file = root / "etc/shutbox-league/league.env"
     # a league.env from before the pages: refused without --no-web, in one line
     env_file.write_text("".join(line + "\n" for line in runs["edited"].splitlines()
@@ -295,9 +296,8 @@ def test_a_run_again_from_the_same_wheels_leaves_pip_out_and_new_wheels_go_in(
     """Run again with the wheels the venv was installed from, the installer says it
     leaves the venv as it is (pip not run: nothing in it written again); a newer wheel of
     shutbox-hw is installed, and a folder that changed in any wheel runs pip again."""
-    from wheel_folder import project_wheel
     root = tmp_path / "root"
-    shutil.copytree(tree.root, root, symlinks=True)
+    copy_tree(tree.root, root)
     before = _dists(root)
     same = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root)
     assert same.returncode == 0, same.stderr
@@ -308,7 +308,7 @@ def test_a_run_again_from_the_same_wheels_leaves_pip_out_and_new_wheels_go_in(
 
     newer = _newer_checkout(tmp_path, "0.1.1")
     wheels = tmp_path / "wheels"
-    shutil.copytree(tree.wheels, wheels)
+    copy_tree(tree.wheels, wheels)
     project_wheel(newer, wheels)
     out = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root,
                    installer=newer / "systemd/league/install.sh", wheels=wheels)
@@ -353,7 +353,7 @@ def test_local_database_makes_the_role_and_the_database(tree, runs):
 
 def test_uninstall_keeps_the_settings(tree, runs, tmp_path):
     root = tmp_path / "root"
-    shutil.copytree(tree.root, root, symlinks=True)
+    copy_tree(tree.root, root)
     env = {**os.environ, "SHUTBOX_INSTALL_SETTLE": "0"}
     out = subprocess.run(["bash", str(INSTALLER), "--root", str(root), "--uninstall"],
                          capture_output=True, text=True, timeout=60, env=env)
