@@ -9,6 +9,7 @@ import subprocess
 import pytest
 from conftest import CHECKOUT, INSTALLER, SHIPPED_CONFIG_TXT, run_installer
 from other_user import setpriv
+from wheel_folder import copy_tree
 
 PREFIX = "would run: "
 
@@ -101,7 +102,7 @@ def test_it_installed_from_the_wheels_alone(installed):
 
 def _copy(installed, tmp_path):
     root = tmp_path / "root"
-    shutil.copytree(installed.root, root, symlinks=True)
+    copy_tree(installed.root, root)
     db = root / "var/lib/shutbox-hw/shutbox.db"
     db.parent.mkdir(parents=True)
     db.write_bytes(b"games")
@@ -233,7 +234,7 @@ def test_a_missing_wheel_fails_in_one_line_naming_it(installed, tmp_path):
     """No wheel of colorzero (gpiozero's dependency) and no index: pip may not build it
     from source, so the installer stops, in one line that names it, and leaves no venv."""
     wheels = tmp_path / "wheels"
-    shutil.copytree(installed.wheels, wheels)
+    copy_tree(installed.wheels, wheels)
     for whl in wheels.glob("colorzero-*.whl"):
         whl.unlink()
     root = tmp_path / "root"

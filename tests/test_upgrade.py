@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHECKOUT, INSTALLER
-from wheel_folder import project_wheel
+from wheel_folder import copy_tree, project_wheel
 
 from shutbox_hw.store.tables import schema
 
@@ -49,7 +49,7 @@ def newer_checkout(tmp_path: Path, refuse_pin: int | None = None) -> Path:
 
 def wheels_with(installed, src: Path, tmp_path: Path) -> Path:
     wheels = tmp_path / "wheels"
-    shutil.copytree(installed.wheels, wheels)
+    copy_tree(installed.wheels, wheels)
     project_wheel(src, wheels)
     return wheels
 
@@ -74,7 +74,7 @@ def versions(root: Path) -> list[str]:
 @pytest.fixture
 def box(installed, tmp_path):
     root = tmp_path / "root"
-    shutil.copytree(installed.root, root, symlinks=True)
+    copy_tree(installed.root, root)
     (root / "systemctl.log").write_text("")
     return root
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import CHECKOUT, run_installer
 from test_systemd_unit import last, parse
+from wheel_folder import copy_tree, make_wheel_folder
 
 from shutbox_hw.store import Store
 
@@ -61,24 +62,24 @@ def test_install_web_and_mqtt(installed, tmp_path):
     """--web --mqtt over an installed box: the extras from the wheels, the unit, the
     drop-ins, the user, a database made before now group-readable."""
     root = tmp_path / "root"
-    shutil.copytree(installed.root, root, symlinks=True)
+    copy_tree(installed.root, root)
     db = root / "var/lib/shutbox-hw/shutbox.db"
     db.parent.mkdir(parents=True)
     Store(db).close()           # the box's database: the installer checks it first
     db.chmod(0o600)
+    # the installed box's wheels and the web and mqtt extras' (with what they need),
+    # packed from this Python as tests/wheel_folder.py packs the others: no index asked
     wheels = tmp_path / "wheels"
-    shutil.copytree(installed.wheels, wheels)
+    wheels.mkdir()
     version = subprocess.run(["/usr/bin/python3" if Path("/usr/bin/python3").exists()
                               else sys.executable, "-c",
                               "import sys; print('%d.%d' % sys.version_info[:2])"],
                              capture_output=True, text=True, check=True).stdout.strip()
-    got = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
-                          "--python-version", version, "-d", str(wheels),
-                          "paho-mqtt>=2.0", "starlette>=0.37", "uvicorn>=0.30", "Babel>=2.10"],
-                         capture_output=True, text=True)
-    if got.returncode != 0:
-        pytest.skip("the web and mqtt wheels cannot be fetched here: " +
-                    got.stderr.strip().splitlines()[-1][:100])
+    why = make_wheel_folder(CHECKOUT, wheels, version, extras=("pi", "web", "mqtt"))
+    if why is not None:
+        pytest.skip(f"the web and mqtt wheels cannot be made here: {why}")
+    assert {p.name for p in installed.wheels.glob("*.whl")} <= \
+        {p.name for p in wheels.glob("*.whl")}
     out = run_installer("--root", root, "--wheels", wheels, "--skip-system-packages",
                         "--web", "--mqtt")
     assert out.returncode == 0, out.stderr

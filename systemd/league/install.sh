@@ -28,7 +28,8 @@ options:
                            in this machine's PostgreSQL (as league.env.example's
                            LEAGUE_DSN names them), unless they exist
   --wheels DIR             install from a folder of wheels only, no index
-                           (pip --no-index --find-links DIR)
+                           (pip --no-index --find-links DIR); run again with
+                           the same wheels, it leaves the venv as they made it
   --skip-system-packages   no apt-get: python3-venv, postgresql and mosquitto
                            must already be there
   --no-web                 leave the league's pages out (shutbox-league-web is not
@@ -224,20 +225,38 @@ chmod 0755 "$BUILD_DIR"
 # pip builds in the source tree: build from a copy, so that root leaves no files in the checkout
 cp -r "$SRC/pyproject.toml" "$SRC/setup.py" "$SRC/README.md" "$SRC/shutbox_hw" "$SRC/firmware" "$BUILD_DIR/"
 find "$BUILD_DIR" -name __pycache__ -prune -exec rm -rf {} +
+# the wheels pip last installed the venv from, with --wheels and this version's wheel:
+# a re-run from exactly the same wheels (a changed setting, more ingests) leaves the venv
+# as it is, and pip's run of seconds (a minute on a small server) out
+STAMP=$VENV/.installed-from-wheels
 if [[ ! -x $VENV/bin/python ]]; then
+    rm -f "$STAMP"
     "$PYTHON" -m venv "$VENV" || die "cannot make a venv with $PYTHON (apt-get install python3-venv)"
 fi
 PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check
      --root-user-action=ignore --upgrade-strategy only-if-needed)
 [[ -z $WHEELS ]] || PIP+=(--no-index --find-links "$WHEELS")
 if [[ -n $BUILT ]]; then SPEC="shutbox-hw[league,web] @ file://$BUILT"; else SPEC="$BUILD_DIR[league,web]"; fi
-if ! "${PIP[@]}" "$SPEC" 2>"$BUILD_DIR/pip.err"; then
-    missing=$(sed -n 's/.*No matching distribution found for \([A-Za-z0-9._-]*\).*/\1/p' "$BUILD_DIR/pip.err" | head -1)
-    [[ -z $missing ]] || die "pip found no $missing for this machine${WHEELS:+ in $WHEELS}: the league's software is unchanged"
-    cat "$BUILD_DIR/pip.err" >&2
-    die "pip could not install shutbox-hw[league,web] (above): the league's software is unchanged"
+WANT=""
+if [[ -n $BUILT ]]; then
+    # what was asked for, of which Python, and every wheel of the folder by its content
+    WANT=$( { echo "$SPEC"; "$VENV/bin/python" -c 'import sys; print(sys.version)'
+              cd "$WHEELS" && sha256sum -- *.whl; } | sha256sum) || WANT=""
+    WANT=${WANT%% *}
 fi
-say "installed $("$VENV/bin/python" -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"), "with psycopg", m.version("psycopg"), "and paho-mqtt", m.version("paho-mqtt"))') in $VENV"
+if [[ -n $WANT && -f $STAMP && $(<"$STAMP") == "$WANT" ]]; then
+    say "$VENV holds what the wheels of $WHEELS give already (installed from them, unchanged since): pip not run"
+else
+    rm -f "$STAMP"
+    if ! "${PIP[@]}" "$SPEC" 2>"$BUILD_DIR/pip.err"; then
+        missing=$(sed -n 's/.*No matching distribution found for \([A-Za-z0-9._-]*\).*/\1/p' "$BUILD_DIR/pip.err" | head -1)
+        [[ -z $missing ]] || die "pip found no $missing for this machine${WHEELS:+ in $WHEELS}: the league's software is unchanged"
+        cat "$BUILD_DIR/pip.err" >&2
+        die "pip could not install shutbox-hw[league,web] (above): the league's software is unchanged"
+    fi
+    [[ -z $WANT ]] || echo "$WANT" >"$STAMP"
+fi
+say "installed $("$VENV/bin/python" -I -c 'import importlib.metadata as m; print("shutbox-hw", m.version("shutbox-hw"), "with psycopg", m.version("psycopg"), "and paho-mqtt", m.version("paho-mqtt"))') in $VENV"
 # the page the units' Documentation= names
 rm -rf "$OPT/docs"
 install -m 0644 -D "$SRC/docs/network/league.md" "$OPT/docs/network/league.md"

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fake_league_systemctl.systemctl import stop_and_wait, unit_setting
 from forked import sb_run
 from league_parts import Postgres, need_parts
 from loopback import free_port
 from other_user import setpriv
+from wheel_folder import copy_tree, project_wheel
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 INSTALLER = CHECKOUT / "systemd" / "league" / "install.sh"
@@ -35,109 +34,14 @@ PREFIX = "would run: "
 # that test_private_checkout.py runs that one from a private checkout, not the pip runs)
 pytestmark = [pytest.mark.install, pytest.mark.league]
 
-# a systemctl for --root (SHUTBOX_SYSTEMCTL): every call logged; a unit whose name
-# contains $FAKE_FAILING fails to restart. The league's pages are started for real, as
-# systemd would start them: the ExecStart line of the unit installed in $FAKE_UNITS,
-# with the values of its EnvironmentFile (under $FAKE_ROOT), from /; their process id
-# kept in $FAKE_PIDS. FAKE_SILENT=1: the pages' restart succeeds and starts nothing.
-FAKE_SYSTEMCTL = """#!{python}
-import os, signal, subprocess, sys
-sys.path[:0] = [os.environ["FAKE_HELPERS"], os.path.dirname(os.environ["FAKE_HELPERS"])]
-from test_league_install import stop_and_wait, systemd_command, systemd_environment
-with open(os.environ["FAKE_LOG"], "a") as log:
-    log.write(" ".join(sys.argv[1:]) + "\\n")
-failing = os.environ.get("FAKE_FAILING", "")
-if sys.argv[1] in ("restart", "is-active") and failing and failing in sys.argv[-1]:
-    sys.exit(1)
-web = "shutbox-league-web.service"
-pids = os.environ["FAKE_PIDS"]
-if web in sys.argv and (sys.argv[1] == "restart" or "--now" in sys.argv):
-    if os.path.exists(pids):
-        for pid in open(pids).read().split():
-            stop_and_wait(int(pid))
-        os.remove(pids)
-    if sys.argv[1] == "restart" and not os.environ.get("FAKE_SILENT"):
-        unit = open(os.path.join(os.environ["FAKE_UNITS"], web)).read()
-        env = systemd_environment(unit, os.environ["FAKE_ROOT"])
-        command = systemd_command(unit, env, os.environ["FAKE_ROOT"])
-        web_process = subprocess.Popen(command, env=env, cwd="/",
-                                       stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL,
-                                       stderr=open(os.environ["FAKE_LOG"] + ".web", "a"),
-                                       start_new_session=True)
-        with open(pids, "w") as f:
-            f.write(str(web_process.pid))
-"""
+# a systemctl for --root (SHUTBOX_SYSTEMCTL): tests/fake_league_systemctl/systemctl.py,
+# run by this interpreter directly, without site-packages (it needs the standard library
+# only): it is called some fifty times a run
+FAKE_SYSTEMCTL = Path(__file__).resolve().parents[1] / "fake_league_systemctl" / "systemctl.py"
 # a journalctl for --root (SHUTBOX_JOURNALCTL): the journal's last lines of the pages
 FAKE_JOURNALCTL = """#!/bin/sh
 echo "shutbox-hw: cannot reach the league's database (a stand-in line)"
 """
-
-
-def stop_and_wait(pid: int, timeout: float = 10.0) -> None:
-    """Stop a process group as systemd's stop does: SIGTERM, wait until the process is
-    gone (or a zombie), SIGKILL after the timeout. A restart that did not wait left the
-    old pages answering on the port the installer then probes."""
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return
-        if state in ("Z", "X"):
-            return
-        time.sleep(0.02)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def unit_setting(unit: str, key: str) -> list[str]:
-    return [line.split("=", 1)[1] for line in unit.splitlines() if line.startswith(key + "=")]
-
-
-def systemd_environment(unit: str, root: str) -> dict[str, str]:
-    """The environment systemd gives the unit: its Environment= pairs and its
-    EnvironmentFile's (under ``root``): KEY=VALUE a line, # comments, quotes around the
-    whole value removed), over a bare PATH."""
-    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
-    for pair in unit_setting(unit, "Environment"):
-        key, _, value = pair.partition("=")
-        env[key] = value
-    for name in unit_setting(unit, "EnvironmentFile"):
-        for line in Path(root + name).read_text().splitlines():
-            line = line.strip()
-            if not line or line.startswith(("#", ";")) or "=" not in line:
-                continue
-            key, _, value = line.partition("=")
-            value = value.strip()
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            env[key.strip()] = value
-    return env
-
-
-def systemd_command(unit: str, env: dict[str, str], root: str) -> list[str]:
-    """The unit's ExecStart line as systemd runs it: split into words as a shell would
-    (quotes), then in each word $$ is a $, %% a %, ${VAR} the variable's value, and a
-    word that is only $VAR its value split at white space (systemd.service(5),
-    "Command lines"); /opt/ is the scratch tree's (``root``), as in a chroot there."""
-    line, = unit_setting(unit, "ExecStart")
-    words: list[str] = []
-    for word in shlex.split(line):
-        whole = re.fullmatch(r"\$(\w+)", word)
-        if whole:
-            words += env.get(whole[1], "").split()
-            continue
-        words.append(re.sub(r"\$\$|%%|\$\{(\w+)\}",
-                            lambda m: {"$$": "$", "%%": "%"}.get(m[0]) or env.get(m[1], ""),
-                            word))
-    return [w.replace("/opt/shutbox-league/", f"{root}/opt/shutbox-league/") for w in words]
 
 
 def would_run(out: str) -> list[str]:
@@ -160,16 +64,17 @@ class Tree:
     journal: Path
 
     def run(self, *args: str | Path, failing: str = "", root: Path | None = None,
+            installer: Path = INSTALLER, wheels: Path | None = None,
             **more: str) -> subprocess.CompletedProcess:
         root = root or self.root
         env = {**os.environ, "SHUTBOX_SYSTEMCTL": str(self.fake), "FAKE_LOG": str(self.log),
                "FAKE_FAILING": failing, "SHUTBOX_INSTALL_SETTLE": "0",
-               "FAKE_HELPERS": str(Path(__file__).parent), "FAKE_ROOT": str(root),
+               "FAKE_ROOT": str(root),
                "FAKE_UNITS": str(root / "etc/systemd/system"),
                "FAKE_PIDS": str(root.parent / f"{root.name}.web.pid"),
                "SHUTBOX_JOURNALCTL": str(self.journal), **more}
-        return subprocess.run(["bash", str(INSTALLER), "--root", str(root), "--wheels",
-                               str(self.wheels), *map(str, args)],
+        return subprocess.run(["bash", str(installer), "--root", str(root), "--wheels",
+                               str(wheels or self.wheels), *map(str, args)],
                               capture_output=True, text=True, timeout=600, env=env)
 
     def stop_web(self, root: Path | None = None) -> None:
@@ -195,7 +100,8 @@ def tree(tmp_path_factory):
         pytest.skip(f"no wheels to install from offline: {why}")
     scratch = tmp_path_factory.mktemp("league-install")
     fake = scratch / "systemctl"
-    fake.write_text(FAKE_SYSTEMCTL.replace("{python}", sys.executable, 1))
+    fake.write_text(f"#!{sys.executable} -S\n" +
+                    FAKE_SYSTEMCTL.read_text().split("\n", 1)[1])
     fake.chmod(0o755)
     journal = scratch / "journalctl"
     journal.write_text(FAKE_JOURNALCTL)
@@ -340,7 +246,7 @@ def test_pages_that_do_not_answer_are_said_with_the_journal(tree, runs):
 
 def test_no_web_leaves_the_pages_out(tree, runs, tmp_path):
     root = tmp_path / "root"
-    shutil.copytree(tree.root, root, symlinks=True)
+    copy_tree(tree.root, root)
     env_file = root / "etc/shutbox-league/league.env"
     # a league.env from before the pages: refused without --no-web, in one line
     env_file.write_text("".join(line + "\n" for line in runs["edited"].splitlines()
@@ -359,6 +265,70 @@ def test_no_web_leaves_the_pages_out(tree, runs, tmp_path):
     assert f"restart {WEB_UNIT}" not in calls
     assert "pages answer" not in out.stdout
     tree.stop_web(root)
+
+
+def _newer_checkout(tmp_path: Path, version: str) -> Path:
+    """What the league's installer reads of this checkout, as version ``version``."""
+    src = tmp_path / "newer"
+    for part in ("pyproject.toml", "setup.py", "README.md", "shutbox_hw", "firmware",
+                 "systemd", "docs/network/league.md"):
+        (src / part).parent.mkdir(parents=True, exist_ok=True)
+        if (CHECKOUT / part).is_dir():
+            shutil.copytree(CHECKOUT / part, src / part,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(CHECKOUT / part, src / part)
+    pyproject = src / "pyproject.toml"
+    text = pyproject.read_text()
+    assert text.count('\nversion = "') == 1
+    pyproject.write_text(re.sub(r'\nversion = "[^"]*"', f'\nversion = "{version}"', text))
+    return src
+
+
+def _dists(root: Path) -> dict[str, int]:
+    """The venv's distributions (their .dist-info folders), each with its RECORD's mtime."""
+    site = next((root / "opt/shutbox-league/.venv/lib").glob("python3*/site-packages"))
+    return {p.name: (p / "RECORD").stat().st_mtime_ns for p in site.glob("*.dist-info")}
+
+
+def test_a_run_again_from_the_same_wheels_leaves_pip_out_and_new_wheels_go_in(
+        tree, runs, tmp_path):
+    """Run again with the wheels the venv was installed from, the installer says it
+    leaves the venv as it is (pip not run: nothing in it written again); a newer wheel of
+    shutbox-hw is installed, and a folder that changed in any wheel runs pip again."""
+    root = tmp_path / "root"
+    copy_tree(tree.root, root)
+    before = _dists(root)
+    same = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root)
+    assert same.returncode == 0, same.stderr
+    assert f"{root}/opt/shutbox-league/.venv holds what the wheels of {tree.wheels} give " \
+           "already (installed from them, unchanged since): pip not run" in same.stdout
+    assert "install.sh: installed shutbox-hw 0.1.0 with psycopg" in same.stdout
+    assert _dists(root) == before
+
+    newer = _newer_checkout(tmp_path, "0.1.1")
+    wheels = tmp_path / "wheels"
+    copy_tree(tree.wheels, wheels)
+    project_wheel(newer, wheels)
+    out = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root,
+                   installer=newer / "systemd/league/install.sh", wheels=wheels)
+    assert out.returncode == 0, out.stderr
+    assert "pip not run" not in out.stdout
+    assert "install.sh: installed shutbox-hw 0.1.1 with psycopg" in out.stdout
+    after = _dists(root)
+    assert "shutbox_hw-0.1.1.dist-info" in after and "shutbox_hw-0.1.0.dist-info" not in after
+    again = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root,
+                     installer=newer / "systemd/league/install.sh", wheels=wheels)
+    assert again.returncode == 0 and "pip not run" in again.stdout, again.stdout
+
+    # one wheel of the folder other than it was (here: one gone), and pip runs again
+    setuptools, = wheels.glob("setuptools-*.whl")
+    setuptools.unlink()
+    changed = tree.run("--skip-system-packages", "--ingests", "1", "--no-web", root=root,
+                       installer=newer / "systemd/league/install.sh", wheels=wheels)
+    assert changed.returncode == 0, changed.stderr
+    assert "pip not run" not in changed.stdout
+    assert "install.sh: installed shutbox-hw 0.1.1 with psycopg" in changed.stdout
 
 
 def test_an_ingest_that_does_not_start_is_named(tree, runs):
@@ -383,7 +353,7 @@ def test_local_database_makes_the_role_and_the_database(tree, runs):
 
 def test_uninstall_keeps_the_settings(tree, runs, tmp_path):
     root = tmp_path / "root"
-    shutil.copytree(tree.root, root, symlinks=True)
+    copy_tree(tree.root, root)
     env = {**os.environ, "SHUTBOX_INSTALL_SETTLE": "0"}
     out = subprocess.run(["bash", str(INSTALLER), "--root", str(root), "--uninstall"],
                          capture_output=True, text=True, timeout=60, env=env)
