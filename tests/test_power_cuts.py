@@ -13,6 +13,7 @@ every N (see tests/README.md for the figures).
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from pathlib import Path
@@ -69,9 +70,7 @@ def cut_points(total: int, full: bool) -> list[int]:
 def test_a_power_cut_after_any_write_resumes_the_same_game(name, fast_dir, long_run):
     tmp_path = fast_dir
     config = load_config(rule_overrides=FORMATS[name])
-    plain, _ = play(config, tmp_path / "plain.db")
-    total = plain.disk.writes
-    expected = record_of(tmp_path / "plain.db")
+    total, expected, _ = _uninterrupted(name)
     assert expected["games"][0][2] == 1 and expected["integrity"] == "ok"
     tried = survived = 0
     failures = []
@@ -90,8 +89,9 @@ def test_a_power_cut_after_any_write_resumes_the_same_game(name, fast_dir, long_
     assert not failures, failures[:3]
 
 
-def _typed_events(config, db) -> list:
-    """The game events of the uninterrupted game, in the order they were stored."""
+def _played(config, db) -> tuple[SimRunner, list]:
+    """The uninterrupted game played on ``db``: its runner, and its game events in the
+    order they were stored."""
     kept: list = []
     runner = SimRunner(config, db)
     store = runner.daemon.store
@@ -104,7 +104,29 @@ def _typed_events(config, db) -> list:
 
     store.record_all = record_all
     SteadyPlayer(runner, players=3, rounds=3, seed=7).play()
-    return kept
+    return runner, kept
+
+
+@functools.cache
+def _uninterrupted(name: str) -> tuple[int, dict, tuple]:
+    """The uninterrupted game of a format, played once for both sweeps of cuts (the
+    same player, seed and rules: the same game): the daemon's writes, the record
+    every cut game must end with, and the game events in the order they were stored."""
+    folder = Path(tempfile.mkdtemp(prefix="shutbox-plain-", dir=_ram()))
+    try:
+        runner, events = _played(load_config(rule_overrides=FORMATS[name]),
+                                 folder / "plain.db")
+        played = runner.disk.writes, record_of(folder / "plain.db"), tuple(events)
+        runner.daemon.store.close()
+        return played
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _ram() -> Path | None:
+    """/dev/shm when there is one (as ``fast_dir``)."""
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() else None
 
 
 def _old_database(db: Path, events: list) -> None:
@@ -119,7 +141,7 @@ def test_a_person_at_a_resumed_box_counts_the_rounds_ended_before_it_booted(fast
     """The steady player stops after three rounds: on a new process it reads the
     rounds already ended from the box's record (it saw none of them printed)."""
     config = load_config(rule_overrides=FORMATS["pool"])
-    events = _typed_events(config, fast_dir / "plain.db")
+    events = _uninterrupted("pool")[2]
     ends = [i for i, e in enumerate(events) if e.name == "round_ended"]
     assert len(ends) == 3
     _old_database(fast_dir / "old.db", events[:ends[1] + 2])   # into the third round
@@ -141,8 +163,7 @@ def test_a_database_cut_between_two_events_of_one_step_is_finished_on_resume(
     """
     tmp_path = fast_dir
     config = load_config(rule_overrides=FORMATS[name])
-    events = _typed_events(config, tmp_path / "plain.db")
-    expected = record_of(tmp_path / "plain.db")
+    _, expected, events = _uninterrupted(name)
     assert expected["games"][0][2] == 1 and expected["integrity"] == "ok"
     assert len(events) > 1, "the uninterrupted game stored no events: nothing to cut"
     cuts = cut_points(len(events), long_run)

@@ -51,12 +51,18 @@ def test_unknown_objective_is_a_user_error():
 
 # --- brute force, from the seeds' wording, on frozensets of tiles ----------
 
+# (kept once worked out: the closures of a position and throw do not depend on the
+# objective, and each position's subsets serve all 36 throws; the sweep over the
+# twelve (rules, objective) pairs asked for the same ones again and again)
+@cache
 def bf_subsets(tiles):
     ordered = sorted(tiles)
-    return [frozenset(c) for c in
-            chain.from_iterable(combinations(ordered, k) for k in range(1, len(ordered) + 1))]
+    return tuple(frozenset(c) for c in
+                 chain.from_iterable(combinations(ordered, k)
+                                     for k in range(1, len(ordered) + 1)))
 
 
+@cache
 def bf_closures(rules, open_tiles, dice):
     if rules.closure == "sum-or-dice":
         found = []
@@ -64,12 +70,12 @@ def bf_closures(rules, open_tiles, dice):
             found.append(frozenset([sum(dice)]))
         if len(dice) == 2 and dice[0] != dice[1] and set(dice) <= open_tiles:
             found.append(frozenset(dice))
-        return found
+        return tuple(found)
     goals = {sum(dice)}
     if rules.multiplication and len(dice) == 2:
         goals.add(dice[0] * dice[1])
-    return [c for c in bf_subsets(open_tiles)
-            if sum(c) in goals or (rules.multiplication and prod(c) in goals)]
+    return tuple(c for c in bf_subsets(open_tiles)
+                 if sum(c) in goals or (rules.multiplication and prod(c) in goals))
 
 
 def bf_dice_counts(rules, open_tiles):
@@ -196,6 +202,15 @@ def test_ties_follow_the_documented_order(objective):
     for rules in (KLAPPENSPIEL, build_rules("klappenspiel", {"multiplication": "true"})):
         solver = Solver(rules)
         exact = solve(rules, objective, exact=True)
+        ranks: dict = {}     # each remaining mask's rank, worked out once (many moves reach it)
+
+        def rank_of(rest, exact=exact, ranks=ranks):
+            if rest not in ranks:
+                other = (exact.shut_probability[rest] if objective == "min-score"
+                         else exact.expected_score[rest])
+                ranks[rest] = (sign * exact.value(rest), -sign * other)
+            return ranks[rest]
+
         for mask in range(1, 512):
             for dice in ONE_DIE_THROWS + TWO_DICE_THROWS:
                 closures = legal_closures(rules, mask, dice)
@@ -203,11 +218,8 @@ def test_ties_follow_the_documented_order(objective):
                     assert solver.best_closure(objective, mask, dice) is None
                     continue
 
-                def rank(c, mask=mask, exact=exact):
-                    rest = mask & ~c
-                    other = (exact.shut_probability[rest] if objective == "min-score"
-                             else exact.expected_score[rest])
-                    return (sign * exact.value(rest), -sign * other)
+                def rank(c, mask=mask):
+                    return rank_of(mask & ~c)
 
                 ranked = sorted(closures, key=lambda c: (rank(c), mask & ~c))
                 if len(ranked) > 1:

@@ -88,10 +88,11 @@ def tonight(db: sqlite3.Connection, now: float) -> Tonight:
     games, never the whole record.
     """
     since = tonight_since(now)
-    games, = db.execute(f"SELECT COUNT(*) FROM games WHERE {TONIGHT_WHERE} AND {finished_sql()}",
-                        (since,)).fetchone()
-    shut, = db.execute("SELECT COUNT(*) FROM games g CROSS JOIN turns t ON t.game_id = g.id"
-                       f" WHERE {started_since_sql('g')} AND t.shut", (since,)).fetchone()
+    # (the two counts in one statement: each its own query, as it was read alone)
+    games, shut = db.execute(
+        f"SELECT (SELECT COUNT(*) FROM games WHERE {TONIGHT_WHERE} AND {finished_sql()}),"
+        " (SELECT COUNT(*) FROM games g CROSS JOIN turns t ON t.game_id = g.id"
+        f" WHERE {started_since_sql('g')} AND t.shut)", (since, since)).fetchone()
     best = db.execute("SELECT p.name, t.score FROM games g CROSS JOIN turns t ON"
                       " t.game_id = g.id CROSS JOIN players p ON p.game_id = t.game_id"
                       " AND p.seat = t.seat"

@@ -234,7 +234,7 @@ def read_shown(db: sqlite3.Connection, version: int = VERSION) -> dict[str, Any]
     path = main_file(db)
     if path is None:
         return None
-    return read_mirror(mirror_path(path))
+    return read_mirror(_mirror_at(path))
 
 
 def main_file(db: sqlite3.Connection) -> str | None:
@@ -245,7 +245,13 @@ def main_file(db: sqlite3.Connection) -> str | None:
     return None
 
 
-def read_mirror(path: Path) -> dict[str, Any] | None:
+def _mirror_at(db_path: str) -> str:
+    """:func:`mirror_path` as a string, joined as :func:`publish` joins it (the readers
+    ask at every read; a path object costs a parse of the folder's at each)."""
+    return os.path.join(folder(db_path), _mirror_name(db_path))
+
+
+def read_mirror(path: str | Path) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as file:      # (JSON's own UTF-8, as json.dumps wrote it)
             found = json.loads(file.read())
@@ -266,7 +272,8 @@ def mirror_bytes(db: sqlite3.Connection) -> bytes | None:
     if path is None:
         return None
     try:
-        return mirror_path(path).read_bytes()
+        with open(_mirror_at(path), "rb") as file:
+            return file.read()
     except OSError:
         return None
 
