@@ -8,7 +8,6 @@ version number raised (and, where it must refuse, one pin more kept back)."""
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHECKOUT, INSTALLER
-from wheel_folder import copy_tree, project_wheel
+from wheel_folder import checkout_as, copy_tree, project_wheel
 
 from shutbox_hw.store.tables import schema
 
@@ -27,18 +26,9 @@ NEW_VERSION = "9.9.9"
 def newer_checkout(tmp_path: Path, refuse_pin: int | None = None) -> Path:
     """This checkout as version 9.9.9; ``refuse_pin`` makes that version keep a BCM pin
     back (a new refusal, like the 14/15 one), so a config using it is refused."""
-    src = tmp_path / "newer"
-    src.mkdir()
-    for part in ("pyproject.toml", "setup.py", "README.md", "shutbox_hw", "firmware", "systemd",
-                 "hardware"):
-        if (CHECKOUT / part).is_dir():
-            shutil.copytree(CHECKOUT / part, src / part,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(CHECKOUT / part, src / part)
-    pyproject = src / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"',
-                                                       f'version = "{NEW_VERSION}"'))
+    src = checkout_as(CHECKOUT, tmp_path / "newer", NEW_VERSION,
+                      ("pyproject.toml", "setup.py", "README.md", "shutbox_hw", "firmware",
+                       "systemd", "hardware"))
     if refuse_pin is not None:
         config = src / "shutbox_hw/hal/contracts/wiring.py"
         text = config.read_text().replace(

@@ -41,6 +41,24 @@ def copy_tree(src: Path, dest: Path) -> None:
     subprocess.run(["cp", "-a", "--", str(src), str(dest)], check=True)
 
 
+def checkout_as(checkout: Path, dest: Path, version: str, parts: Iterable[str]) -> Path:
+    """The ``parts`` of ``checkout`` an installer reads, copied into ``dest`` with the
+    project's version set to ``version`` (a newer release to upgrade to)."""
+    import shutil
+    for part in parts:
+        (dest / part).parent.mkdir(parents=True, exist_ok=True)
+        if (checkout / part).is_dir():
+            shutil.copytree(checkout / part, dest / part,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(checkout / part, dest / part)
+    pyproject = dest / "pyproject.toml"
+    text = pyproject.read_text()
+    assert text.count('\nversion = "') == 1
+    pyproject.write_text(re.sub(r'\nversion = "[^"]*"', f'\nversion = "{version}"', text))
+    return dest
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 

@@ -21,7 +21,7 @@ from forked import sb_run
 from league_parts import Postgres, need_parts
 from loopback import free_port
 from other_user import setpriv
-from wheel_folder import copy_tree, project_wheel
+from wheel_folder import checkout_as, copy_tree, project_wheel
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 INSTALLER = CHECKOUT / "systemd" / "league" / "install.sh"
@@ -269,20 +269,9 @@ def test_no_web_leaves_the_pages_out(tree, runs, tmp_path):
 
 def _newer_checkout(tmp_path: Path, version: str) -> Path:
     """What the league's installer reads of this checkout, as version ``version``."""
-    src = tmp_path / "newer"
-    for part in ("pyproject.toml", "setup.py", "README.md", "shutbox_hw", "firmware",
-                 "systemd", "docs/network/league.md"):
-        (src / part).parent.mkdir(parents=True, exist_ok=True)
-        if (CHECKOUT / part).is_dir():
-            shutil.copytree(CHECKOUT / part, src / part,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(CHECKOUT / part, src / part)
-    pyproject = src / "pyproject.toml"
-    text = pyproject.read_text()
-    assert text.count('\nversion = "') == 1
-    pyproject.write_text(re.sub(r'\nversion = "[^"]*"', f'\nversion = "{version}"', text))
-    return src
+    return checkout_as(CHECKOUT, tmp_path / "newer", version,
+                       ("pyproject.toml", "setup.py", "README.md", "shutbox_hw", "firmware",
+                        "systemd", "docs/network/league.md"))
 
 
 def _dists(root: Path) -> dict[str, int]:
